@@ -1,0 +1,5 @@
+import sys
+
+from earmark.cli import main
+
+sys.exit(main())

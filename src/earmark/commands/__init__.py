@@ -1,0 +1,1 @@
+"""Subcommands of the earmark CLI, one module each."""

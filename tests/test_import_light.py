@@ -1,0 +1,24 @@
+"""`import earmark` and the scoring path must not pull in heavy runtimes."""
+
+import subprocess
+import sys
+
+HEAVY = ("torch", "transformers", "ctranslate2", "ray", "pandas", "faster_whisper", "pyarrow")
+
+
+def _imported_after(code: str) -> set[str]:
+    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    import json
+
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_import_earmark_is_light() -> None:
+    mods = _imported_after("import earmark")
+    assert not [m for m in HEAVY if m in mods]
+
+
+def test_cli_parser_is_light() -> None:
+    mods = _imported_after("from earmark.cli import build_parser; build_parser()")
+    assert not [m for m in HEAVY if m in mods]
