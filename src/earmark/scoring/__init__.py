@@ -1,1 +1,11 @@
+"""Scoring saved hypotheses: rows in, counts and rates with uncertainty out.
 
+This is the high-level API the CLI mirrors (`earmark score` calls `score_rows` and
+nothing else), so the CLI and the library give identical numbers.
+"""
+
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.rows import ScoringRow
+from earmark.scoring.scorer import ScoreResult, ScoringOptions, score_rows
+
+__all__ = ["NormalizerPolicy", "ScoreResult", "ScoringOptions", "ScoringRow", "score_rows"]

@@ -1,0 +1,58 @@
+"""`earmark engines`: list every backend, whether it is installed, and what it records.
+
+`earmark engines --check SPEC` validates an arm spec (settings, model reference) without
+loading anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "engines", help="list ASR backends: extra to install, formats, weight types, languages"
+    )
+    parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    parser.add_argument(
+        "--check",
+        metavar="SPEC",
+        action="append",
+        help="validate an arm spec such as faster-whisper:bundled:tiny.en?compute_type=int8 "
+        "(repeatable); loads nothing",
+    )
+    parser.set_defaults(func=_engines)
+
+
+def _engines(args: argparse.Namespace) -> int:
+    from earmark.engines.registry import BACKENDS, validate_arm
+    from earmark.engines.spec import parse_arm_spec
+
+    if args.check:
+        for text in args.check:
+            arm = parse_arm_spec(text)
+            validate_arm(arm)
+            print(f"ok  {arm.name}  {arm.canonical()}")
+        return 0
+    rows = [info.to_dict() for info in BACKENDS.values()]
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        if row["extra"] is None:
+            extra = "none (built in)"
+        elif row["installed"]:
+            extra = f"{row['extra']} (installed)"
+        else:
+            extra = f"{row['extra']} (not installed: pip install 'earmark[{row['extra']}]')"
+        print(f"{row['name']}: {row['summary']}")
+        print(f"  extra:        {extra}")
+        print(f"  formats:      {row['formats']}")
+        weights = ", ".join(row["weight_types"]) or "not applicable"
+        print(f"  weight types: {weights}")
+        print(f"  languages:    {row['languages']}")
+        print(f"  timestamps:   {row['timestamps']}")
+        print(f"  provenance:   {row['provenance']}")
+    return 0

@@ -1,0 +1,156 @@
+"""`earmark manifest validate|hash|select|leakage`: a thin mirror of `earmark.corpus`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "manifest", help="validate, hash, select from and check manifests"
+    )
+    sub = parser.add_subparsers(dest="manifest_command", metavar="ACTION")
+    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+
+    validate = sub.add_parser("validate", help="check every row, the sidecar and (optionally) audio")
+    validate.add_argument("manifest")
+    validate.add_argument("--audio-root", help="folder the rows' audio paths are relative to")
+    validate.add_argument(
+        "--check-audio", action="store_true", help="decode every clip and check sha256/duration"
+    )
+    validate.add_argument("--json", action="store_true", help="print the report as JSON")
+    validate.set_defaults(func=_validate)
+
+    hash_ = sub.add_parser("hash", help="print the canonical SHA-256 of a manifest")
+    hash_.add_argument("manifest")
+    hash_.set_defaults(func=_hash)
+
+    select = sub.add_parser(
+        "select",
+        help="write a subset manifest and sidecar recording the selection rule",
+        description="Steps apply in this order: --language/--slice filter, "
+        "--fraction/--seed hash subset, then --first N (rows, or distinct texts).",
+    )
+    select.add_argument("manifest")
+    select.add_argument("--out", required=True, help="path of the selected manifest to write")
+    select.add_argument("--language", action="append", help="keep this language (repeatable)")
+    select.add_argument("--slice", action="append", help="keep rows in this slice (repeatable)")
+    select.add_argument("--fraction", type=float, help="keep a seeded hash subset of this size")
+    select.add_argument("--seed", help="seed for --fraction")
+    select.add_argument("--first", type=int, help="keep the first N rows in file order")
+    select.add_argument(
+        "--distinct-text",
+        action="store_true",
+        help="with --first: the first N distinct text IDs (one recording each)",
+    )
+    select.set_defaults(func=_select)
+
+    leakage = sub.add_parser("leakage", help="list speakers present in both manifests")
+    leakage.add_argument("a")
+    leakage.add_argument("b")
+    leakage.set_defaults(func=_leakage)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from earmark.corpus.manifest import validate_manifest
+
+    report = validate_manifest(args.manifest, args.audio_root, args.check_audio)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        return 0 if report.ok else 1
+    hours = report.total_duration / 3600
+    print(f"manifest  {report.manifest}")
+    print(f"sha256    {report.sha256}")
+    print(f"rows      {report.rows}")
+    print(f"languages {_counts(report.languages)}")
+    print(f"slices    {_counts(report.slices) or '(none)'}")
+    print(f"speakers  {report.speakers} ({report.rows_without_speaker} rows without speaker)")
+    print(
+        f"duration  {report.total_duration:.1f} s ({hours:.2f} h; "
+        f"{report.rows_without_duration} rows without duration)"
+    )
+    if report.licence_problem:
+        print(f"licence   REFUSED: {report.licence_problem}")
+    elif report.meta is not None:
+        public = "public" if report.public else "not redistributable"
+        print(f"licence   {report.meta.licence}; consent: {report.meta.consent_basis}; {public}")
+    print(f"audio     {report.audio_checked}: {len(report.problems)} problem(s)")
+    for reason, count in report.problem_counts().items():
+        print(f"  {reason}: {count}")
+    for problem in report.problems[:20]:
+        print(f"  line {problem.line} {problem.id}: {problem.reason}: {problem.detail}")
+    if len(report.problems) > 20:
+        print(f"  … {len(report.problems) - 20} more (use --json for all)")
+    return 0 if report.ok else 1
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in counts.items())
+
+
+def _hash(args: argparse.Namespace) -> int:
+    from earmark.corpus.manifest import manifest_sha256
+
+    print(manifest_sha256(args.manifest))
+    return 0
+
+
+def _select(args: argparse.Namespace) -> int:
+    import dataclasses
+    import os
+
+    from earmark.corpus.manifest import manifest_sha256, read_manifest, read_meta
+    from earmark.corpus.selection import select
+    from earmark.corpus.writer import write_manifest
+    from earmark.errors import EarmarkError
+
+    if args.distinct_text and args.first is None:
+        raise EarmarkError("--distinct-text needs --first N")
+    if (args.fraction is None) != (args.seed is None):
+        raise EarmarkError("--fraction and --seed go together", hint="e.g. --fraction 0.1 --seed 2026")
+    if args.fraction is not None and not 0.0 <= args.fraction <= 1.0:
+        raise EarmarkError("--fraction must be within [0, 1]")
+    if args.first is not None and args.first < 0:
+        raise EarmarkError("--first must be >= 0")
+    if os.path.abspath(args.out) == os.path.abspath(args.manifest):
+        raise EarmarkError("--out must differ from the input manifest", file=args.out)
+    meta = read_meta(args.manifest)
+    source_sha = manifest_sha256(args.manifest)
+    kept, record = select(
+        read_manifest(args.manifest),
+        languages=args.language,
+        slices=args.slice,
+        fraction=args.fraction,
+        seed=args.seed,
+        distinct_texts=args.distinct_text,
+        n=args.first,
+    )
+    extra = dict(meta.extra)
+    extra["selection"] = {"source_manifest_sha256": source_sha, **record.to_dict()}
+    prior = f"{meta.selection_rule}; then " if meta.selection_rule else ""
+    new_meta = dataclasses.replace(meta, selection_rule=prior + record.rule, extra=extra)
+    write_manifest(args.out, kept, new_meta)
+    print(f"kept {record.kept_rows} of {record.input_rows} rows: {record.rule}")
+    for reason, count in record.excluded_counts().items():
+        print(f"  excluded {reason}: {count}")
+    print(f"slices {_counts(record.per_slice) or '(none)'}")
+    print(f"wrote {args.out} (sha256 {manifest_sha256(args.out)})")
+    return 0
+
+
+def _leakage(args: argparse.Namespace) -> int:
+    from earmark.corpus.manifest import read_manifest
+    from earmark.corpus.selection import speaker_leakage
+
+    result = speaker_leakage(read_manifest(args.a), read_manifest(args.b))
+    print(f"speakers: {result.a_speakers} in A, {result.b_speakers} in B")
+    unchecked = result.a_rows_without_speaker + result.b_rows_without_speaker
+    if unchecked:
+        print(f"unchecked: {unchecked} row(s) without a speaker")
+    if result.leaked:
+        print(f"LEAKAGE: {len(result.shared)} speaker(s) in both: {', '.join(result.shared)}")
+        return 1
+    print("no shared speakers")
+    return 0

@@ -1,0 +1,118 @@
+"""`earmark run`: run ASR arms over a corpus, then score; rerun to resume."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run one or more ASR arms over a corpus and score them (resumable)",
+        description="Run arms (backend + model + settings) over a manifest; every arm loads "
+        "its model once, in its own process. Rerunning the same command resumes.",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--plan", help="TOML plan (see `earmark plan --help`)")
+    src.add_argument("--manifest", help="manifest JSONL (with its .meta.json sidecar)")
+    p.add_argument("--expect-sha256", help="refuse to run unless the plan file has this SHA-256")
+    p.add_argument("--audio-root", help="folder the manifest's audio paths are relative to")
+    p.add_argument(
+        "--arm",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="BACKEND:MODEL?key=value&... (repeatable), e.g. "
+        "faster-whisper:bundled:tiny.en?compute_type=int8&beam_size=5",
+    )
+    p.add_argument(
+        "--weight-types",
+        help="expand each arm into one arm per weight type (compute_type), "
+        "the first being the reference, e.g. float32,int8",
+    )
+    p.add_argument("--normalizer", default="auto", help="NAME, auto, or LANG=NAME,...,*=NAME")
+    p.add_argument("--repeats", type=int, default=1)
+    p.add_argument("--bootstrap", type=int, default=10_000, metavar="B")
+    p.add_argument("--seed", type=int, default=20260926)
+    p.add_argument("--first", type=int, help="keep the first N rows (after filters)")
+    p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
+    p.add_argument("--languages", help="comma-separated languages to keep")
+    p.add_argument("--allow-network", action="store_true", help="permit outbound connections")
+    p.add_argument("--retry-failed", action="store_true", help="on resume, redo failed rows")
+    p.add_argument(
+        "--isolation",
+        choices=("process", "inline"),
+        default="process",
+        help="process: each arm in its own process (clean memory figures); inline: this one",
+    )
+    p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or tables")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from earmark.errors import EarmarkError
+    from earmark.report.terminal import print_summary
+    from earmark.run.plan import RunPlan, check_frozen, file_sha256, load_plan
+    from earmark.run.runner import RunOptions, run_plan
+    from earmark.run.sweep import expand_weight_types
+
+    plan_file_sha = None
+    if args.plan:
+        if args.expect_sha256:
+            plan_file_sha = check_frozen(args.plan, args.expect_sha256)
+        else:
+            plan_file_sha = file_sha256(args.plan)
+        plan = load_plan(args.plan)
+        if args.arm:
+            raise EarmarkError("--arm goes in the plan file when --plan is used", field="arm")
+    else:
+        from pathlib import Path
+
+        from earmark.engines.spec import parse_arm_spec
+
+        if args.expect_sha256:
+            raise EarmarkError("--expect-sha256 needs --plan", field="expect-sha256")
+        if not args.arm:
+            raise EarmarkError("give at least one --arm SPEC", field="arm")
+        arms = tuple(parse_arm_spec(s) for s in args.arm)
+        selection: dict[str, Any] = {}
+        if args.first is not None:
+            selection["first"] = args.first
+        if args.distinct_texts:
+            selection["distinct_texts"] = True
+        if args.languages:
+            selection["languages"] = [s for s in args.languages.split(",") if s]
+        manifest = Path(args.manifest).resolve()
+        plan = RunPlan(
+            manifest=str(manifest),
+            audio_root=str(Path(args.audio_root).resolve() if args.audio_root else manifest.parent),
+            arms=arms,
+            normalizer=args.normalizer,
+            repeats=args.repeats,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            selection=selection,
+            allow_network=args.allow_network,
+        )
+    if args.weight_types:
+        plan = expand_weight_types(plan, [w for w in args.weight_types.split(",") if w])
+    results = run_plan(
+        plan,
+        args.out,
+        RunOptions(
+            quiet=args.quiet,
+            isolation=args.isolation,
+            retry_failed=args.retry_failed,
+            command_line=list(sys.argv),
+            plan_file=args.plan,
+            plan_file_sha256=plan_file_sha,
+        ),
+    )
+    if not args.quiet:
+        print_summary(results, title="earmark run")
+        print(f"wrote {args.out}/results.json, predictions.jsonl, provenance.json, results.md")
+    return 0

@@ -1,0 +1,71 @@
+"""`earmark score`: rescore saved hypotheses from any system without running a model."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score saved hypotheses (JSONL, CSV, TSV, Kaldi text) against references",
+        description="Score saved hypotheses against references with a named, versioned "
+        "normaliser; writes results.json, predictions.jsonl and results.md.",
+    )
+    p.add_argument("predictions", help="hypotheses file (.jsonl, .csv, .tsv, or Kaldi `text`)")
+    p.add_argument("--refs", help="references file, when hypotheses are in a separate file")
+    p.add_argument(
+        "--normalizer",
+        required=True,
+        help="NAME (e.g. en-v1, zh-eval-v1, ga-v1, crude-v1, none), 'auto' (per language), "
+        "or LANG=NAME,...,*=NAME",
+    )
+    p.add_argument("--aggregate", choices=("micro", "macro"), default="micro")
+    p.add_argument("--bootstrap", type=int, default=10_000, metavar="B", help="resamples")
+    p.add_argument("--seed", type=int, default=20260926)
+    p.add_argument("--format", choices=("jsonl", "csv", "tsv", "kaldi"), help="input format")
+    p.add_argument("--id-field", default="id")
+    p.add_argument("--reference-field", default="reference")
+    p.add_argument("--hypothesis-field", default="hypothesis")
+    p.add_argument("--language-field", default="language")
+    p.add_argument("--cluster-field", default="clip", help="rows sharing it are one bootstrap unit")
+    p.add_argument("--language", help="language of rows that don't name one")
+    p.add_argument(
+        "--exclude-unmatched",
+        action="store_true",
+        help="list and skip hypotheses whose id has no reference (default: error)",
+    )
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from earmark.report.terminal import print_summary
+    from earmark.scoring.api import score_predictions
+    from earmark.scoring.readers import FieldNames
+
+    results = score_predictions(
+        args.predictions,
+        refs=args.refs,
+        normalizer=args.normalizer,
+        fmt=args.format,
+        fields=FieldNames(
+            id=args.id_field,
+            reference=args.reference_field,
+            hypothesis=args.hypothesis_field,
+            language=args.language_field,
+            cluster=args.cluster_field,
+        ),
+        language=args.language,
+        aggregate=args.aggregate,
+        resamples=args.bootstrap,
+        seed=args.seed,
+        allow_extra_hypotheses=args.exclude_unmatched,
+        out_dir=args.out,
+    )
+    if not args.quiet:
+        print_summary(results)
+        print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")
+    return 0

@@ -1,0 +1,304 @@
+"""Loading one clip as 16 kHz mono float32, or saying exactly why it could not be used.
+
+A bad clip never raises: it becomes an `AudioFailure` with a reason code, so the runner
+can count it as an exclusion instead of crashing or, worse, skipping it silently.
+
+Reason codes (stable, recorded in results):
+`missing_file`, `path_outside_root`, `too_large`, `unreadable`, `empty`, `too_short`,
+`too_long`, `non_finite_samples`, `sha256_mismatch`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from earmark.corpus.manifest import audio_path_problem
+from earmark.corpus.model import Utterance
+from earmark.errors import EarmarkError
+
+REASONS = (
+    "missing_file",
+    "path_outside_root",
+    "too_large",
+    "unreadable",
+    "empty",
+    "too_short",
+    "too_long",
+    "non_finite_samples",
+    "sha256_mismatch",
+)
+
+TARGET_RATE = 16_000
+DEFAULT_MIN_SECONDS = 0.0
+DEFAULT_MAX_SECONDS = 4 * 3600.0
+DEFAULT_MAX_BYTES = 1 << 30
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedAudio:
+    """Decoded samples ready for an engine, plus what the original file was."""
+
+    samples: np.ndarray  # float32, mono, `sample_rate` Hz
+    sample_rate: int
+    duration: float
+    sha256: str  # of the original file bytes (the whole file, even for a segment)
+    original_sample_rate: int
+    original_channels: int
+    original_format: str  # e.g. "WAV/PCM_16", "FLAC/PCM_16"
+
+
+@dataclass(frozen=True)
+class AudioFailure:
+    """Why a clip was not loaded: a reason code from `REASONS` and a human detail."""
+
+    reason: str
+    detail: str
+
+    def __post_init__(self) -> None:
+        if self.reason not in REASONS:
+            raise ValueError(f"unknown audio failure reason {self.reason!r}")
+
+
+def resolve_audio_path(root: str | os.PathLike[str], relative: str) -> Path:
+    """The file a manifest's `audio` names, refusing anything outside the root.
+
+    Absolute paths and `..` segments are refused outright; symlinks are resolved first
+    and the target must still lie inside the resolved root.
+    """
+    problem = audio_path_problem(relative)
+    if problem is not None:
+        raise EarmarkError(problem, field="audio", hint="audio paths are relative to the root")
+    base = Path(root).resolve()
+    target = (base / relative).resolve()
+    if target != base and base not in target.parents:
+        raise EarmarkError(
+            f"{relative!r} resolves outside the audio root (symlink?)",
+            field="audio",
+            hint="copy the file under the audio root instead of linking out of it",
+        )
+    return target
+
+
+def load_audio(
+    root: str | os.PathLike[str],
+    utt: Utterance,
+    *,
+    min_seconds: float = DEFAULT_MIN_SECONDS,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    target_rate: int = TARGET_RATE,
+) -> LoadedAudio | AudioFailure:
+    """Decode `utt`'s audio (or its `start`/`end` segment) to mono float32 at `target_rate`.
+
+    Order of checks: path, existence, byte size (before reading), sha256 of the bytes
+    (before decoding: a different file must not be scored), header duration (before
+    decoding a huge file), then decode, empty, non-finite samples, final duration.
+    """
+    try:
+        path = resolve_audio_path(root, utt.audio)
+    except EarmarkError as exc:
+        return AudioFailure("path_outside_root", exc.message)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return AudioFailure("missing_file", f"{utt.audio} not found under {root}")
+    except OSError as exc:
+        return AudioFailure("unreadable", f"{utt.audio}: {exc.strerror}")
+    if not path.is_file():
+        return AudioFailure("missing_file", f"{utt.audio} is not a regular file")
+    if size > max_bytes:
+        return AudioFailure("too_large", f"{utt.audio} is {size} bytes (limit {max_bytes})")
+
+    digest = hashlib.sha256()
+    buffer = io.BytesIO()
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+                buffer.write(chunk)
+                if buffer.tell() > max_bytes:  # the file grew after stat
+                    return AudioFailure("too_large", f"{utt.audio} exceeds {max_bytes} bytes")
+    except OSError as exc:
+        return AudioFailure("unreadable", f"{utt.audio}: {exc.strerror}")
+    sha256 = digest.hexdigest()
+    if utt.sha256 is not None and sha256 != utt.sha256:
+        return AudioFailure(
+            "sha256_mismatch", f"{utt.audio}: file sha256 {sha256[:12]}…, manifest {utt.sha256[:12]}…"
+        )
+    if size == 0:
+        return AudioFailure("empty", f"{utt.audio} is a zero-byte file")
+    buffer.seek(0)
+    return _decode(buffer, utt, sha256, min_seconds, max_seconds, target_rate)
+
+
+def _decode(
+    buffer: io.BytesIO,
+    utt: Utterance,
+    sha256: str,
+    min_seconds: float,
+    max_seconds: float,
+    target_rate: int,
+) -> LoadedAudio | AudioFailure:
+    import soundfile
+
+    try:
+        with soundfile.SoundFile(buffer) as sound:
+            rate = int(sound.samplerate)
+            channels = int(sound.channels)
+            fmt = f"{sound.format}/{sound.subtype}"
+            total = int(sound.frames)
+            first = 0 if utt.start is None else int(round(utt.start * rate))
+            last = total if utt.end is None else min(total, int(round(utt.end * rate)))
+            if first >= total and total > 0:
+                return AudioFailure(
+                    "empty", f"{utt.audio}: segment starts at {utt.start} s, file is {total / rate:.3f} s"
+                )
+            frames = max(0, last - first)
+            if frames / rate > max_seconds:
+                return AudioFailure(
+                    "too_long", f"{utt.audio}: {frames / rate:.3f} s (limit {max_seconds} s)"
+                )
+            if first:
+                sound.seek(first)
+            data = sound.read(frames, dtype="float32", always_2d=True)
+    except (RuntimeError, soundfile.LibsndfileError, ValueError, EOFError) as exc:
+        return AudioFailure("unreadable", f"{utt.audio}: {exc}")
+    if data.shape[0] == 0:
+        return AudioFailure("empty", f"{utt.audio}: no samples")
+    if not np.isfinite(data).all():
+        bad = int(data.size - np.isfinite(data).sum())
+        return AudioFailure("non_finite_samples", f"{utt.audio}: {bad} NaN/inf samples")
+    mono = data.mean(axis=1, dtype=np.float32) if channels > 1 else data[:, 0]
+    if rate != target_rate:
+        import soxr
+
+        mono = soxr.resample(mono, rate, target_rate, quality="HQ")
+    samples = np.ascontiguousarray(mono, dtype=np.float32)
+    duration = samples.shape[0] / target_rate
+    if samples.shape[0] == 0:
+        return AudioFailure("empty", f"{utt.audio}: no samples after resampling")
+    if duration < min_seconds:
+        return AudioFailure("too_short", f"{utt.audio}: {duration:.3f} s (minimum {min_seconds} s)")
+    if duration > max_seconds:
+        return AudioFailure("too_long", f"{utt.audio}: {duration:.3f} s (limit {max_seconds} s)")
+    return LoadedAudio(
+        samples=samples,
+        sample_rate=target_rate,
+        duration=duration,
+        sha256=sha256,
+        original_sample_rate=rate,
+        original_channels=channels,
+        original_format=fmt,
+    )
+
+
+_DONE = object()
+
+
+class AudioPrefetcher:
+    """Decode clips ahead of the consumer, yielding `(utt, LoadedAudio | AudioFailure)`
+    in input order.
+
+    At most `depth` decoded clips wait in memory, so RSS stays flat however long the
+    corpus is; `workers` threads decode in parallel (libsndfile and soxr release the GIL).
+    The input iterable is consumed lazily in a background thread; an exception it raises
+    (a malformed manifest row) is re-raised to the consumer at that position.
+    Use as a context manager, or call `close()` when stopping early.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        utterances: Iterable[Utterance],
+        *,
+        depth: int = 8,
+        workers: int = 1,
+        **load_kwargs: Any,
+    ) -> None:
+        if depth < 1 or workers < 1:
+            raise ValueError("depth and workers must be >= 1")
+        self._root = root
+        self._utterances = utterances
+        self._kwargs = load_kwargs
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="earmark-audio")
+        self._workers = workers
+        self._thread = threading.Thread(target=self._produce, name="earmark-prefetch", daemon=True)
+        self._started = False
+
+    def _put(self, item: Any) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _produce(self) -> None:
+        # Futures in flight beyond the queue are capped at `workers`, keeping memory bounded.
+        pending: deque[tuple[Utterance, Future[LoadedAudio | AudioFailure]]] = deque()
+        try:
+            for utt in self._utterances:
+                if self._stop.is_set():
+                    return
+                pending.append((utt, self._pool.submit(load_audio, self._root, utt, **self._kwargs)))
+                if len(pending) > self._workers and not self._put(pending.popleft()):
+                    return
+            while pending:
+                if not self._put(pending.popleft()):
+                    return
+            self._put(_DONE)
+        except BaseException as exc:  # forwarded to the consumer, raised there
+            while pending:
+                if not self._put(pending.popleft()):
+                    return
+            self._put(exc)
+
+    def __iter__(self) -> Iterator[tuple[Utterance, LoadedAudio | AudioFailure]]:
+        if self._started:
+            raise RuntimeError("an AudioPrefetcher can be iterated once")
+        self._started = True
+        self._thread.start()
+        try:
+            while True:
+                if self._stop.is_set():
+                    return
+                try:
+                    item = self._queue.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                utt, future = item
+                yield utt, future.result()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._started:
+            self._thread.join(timeout=5)
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> AudioPrefetcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

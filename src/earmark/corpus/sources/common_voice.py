@@ -1,0 +1,145 @@
+"""Common Voice release folders: `<split>.tsv` (with a header) plus `clips/*.mp3`.
+
+Columns vary by release (`client_id path sentence up_votes down_votes age gender accents
+variant locale segment`, newer ones add `sentence_id`, `sentence_domain`); only
+`client_id`, `path` and `sentence` are required. The speaker is the anonymous
+`client_id`; gender, age, accents and variant become slice candidates so results can be
+broken down by them. Audio is not decoded here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from earmark.corpus.model import CorpusMeta, Source, Utterance
+from earmark.corpus.sources.audio_paths import file_sha256
+from earmark.corpus.sources.languages import language_for_common_voice_locale
+from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.report import ImportReport, SkippedRow
+from earmark.corpus.sources.tsv import read_header_tsv
+from earmark.errors import EarmarkError
+
+COMMON_VOICE_DATASET = "mozilla-foundation/common_voice"
+COMMON_VOICE_URL = "https://commonvoice.mozilla.org/datasets"
+COMMON_VOICE_LICENCE = "CC0-1.0"
+COMMON_VOICE_CONSENT = (
+    "as published by Mozilla: contributors accepted the Common Voice terms and released "
+    "their recordings under CC0; users must not try to identify speakers"
+)
+REQUIRED_COLUMNS = ("client_id", "path", "sentence")
+CUSTOM_COLUMNS = (
+    "up_votes", "down_votes", "age", "gender", "accents", "variant", "locale", "segment",
+    "sentence_domain",
+)
+_RELEASE = re.compile(r"cv-corpus-[\w.\-]+")
+
+
+def _release_from_path(folder: Path) -> str | None:
+    for part in reversed(folder.resolve().parts):
+        if _RELEASE.fullmatch(part):
+            return part
+    return None
+
+
+def _slices(record: dict[str, str]) -> tuple[str, ...]:
+    slices = []
+    for column in ("gender", "age"):
+        value = record.get(column, "").strip()
+        if value:
+            slices.append(f"{column}:{value}")
+    for accent in record.get("accents", "").split("|"):
+        if accent.strip():
+            slices.append(f"accent:{accent.strip()}")
+    variant = record.get("variant", "").strip()
+    if variant:
+        slices.append(f"variant:{variant}")
+    return tuple(slices)
+
+
+def import_common_voice(
+    path: str | os.PathLike[str],
+    out_manifest: str | os.PathLike[str],
+    *,
+    split: str = "test",
+    locale: str | None = None,
+    language: str | None = None,
+    revision: str | None = None,
+    licence: str | None = COMMON_VOICE_LICENCE,
+    consent_basis: str | None = COMMON_VOICE_CONSENT,
+    hash_audio: bool = True,
+) -> ImportReport:
+    """Import `<split>.tsv` of one Common Voice locale folder (e.g. `cv-corpus-25.0/ga-IE`).
+
+    The locale defaults to the folder name; `revision` to the `cv-corpus-*` release folder
+    in the path. The audio root is the locale folder (`clips/<file>`).
+    """
+    folder = Path(path)
+    tsv = folder / f"{split}.tsv"
+    if not tsv.is_file():
+        raise EarmarkError(
+            f"no {split}.tsv in the Common Voice folder", file=str(folder),
+            hint="pass the locale folder (e.g. cv-corpus-25.0-.../ga-IE) and --split",
+        )
+    locale = locale or folder.name
+    language = language or language_for_common_voice_locale(locale)
+    revision = revision or _release_from_path(folder)
+    source = Source("common_voice", locale, split, revision, licence)
+    rows: list[Utterance] = []
+    skipped: list[SkippedRow] = []
+    seen: set[str] = set()
+    for line, record in read_header_tsv(tsv, REQUIRED_COLUMNS):
+        clip = record["path"].strip()
+        if not clip:
+            raise EarmarkError("empty clip path", file=str(tsv), line=line, field="path")
+        utt_id = Path(clip).stem
+        audio = folder / "clips" / clip
+        reason = None
+        if utt_id in seen:
+            reason = "duplicate_id"
+        elif not record["sentence"].strip():
+            reason = "empty_text"
+        elif not audio.is_file():
+            reason = "missing_audio"
+        if reason:
+            skipped.append(SkippedRow(reason, str(tsv), line, utt_id))
+            continue
+        seen.add(utt_id)
+        custom: dict[str, Any] = {"locale": record.get("locale") or locale}
+        for column in CUSTOM_COLUMNS:
+            value = record.get(column, "").strip()
+            if value and column != "locale":
+                custom[column] = int(value) if column.endswith("votes") and value.isdigit() \
+                    else value
+        rows.append(
+            Utterance(
+                id=utt_id,
+                audio=f"clips/{clip}",
+                text=record["sentence"],
+                language=language,
+                speaker=record["client_id"].strip() or None,
+                slices=_slices(record),
+                sha256=file_sha256(audio) if hash_audio else None,
+                source=source,
+                text_id=record.get("sentence_id", "").strip() or None,
+                custom=custom,
+            )
+        )
+    meta = CorpusMeta(
+        dataset="common_voice",
+        licence=licence,
+        consent_basis=consent_basis,
+        redistribute_audio=licence == COMMON_VOICE_LICENCE,
+        redistribute_transcripts=licence == COMMON_VOICE_LICENCE,
+        url=COMMON_VOICE_URL,
+        creator="Mozilla Common Voice contributors",
+        selection_rule=f"all rows of {split}.tsv in file order",
+        revision=revision,
+    )
+    return write_import(
+        importer="common_voice", out_manifest=out_manifest, rows=rows, audio_root=folder,
+        skipped=skipped, meta=meta, source_path=tsv,
+        warnings=licence_warnings(licence, consent_basis),
+    )

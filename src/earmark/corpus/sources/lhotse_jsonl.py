@@ -1,0 +1,192 @@
+"""lhotse manifests read as JSON lines, without needing lhotse installed.
+
+lhotse's on-disk format is stable, documented JSON: a `RecordingSet` (`id`, `sources`
+[{type, channels, source}], `sampling_rate`, `num_samples`, `duration`), a
+`SupervisionSet` (`id`, `recording_id`, `start`, `duration`, `channel`, `text`,
+`language`, `speaker`, `gender`, `custom`), or a `CutSet` whose cuts embed both (with
+supervision times relative to the cut). Reading it directly keeps lhotse an optional tool,
+not a dependency. Only `file` sources are supported; `url`, `command` or in-memory audio
+is skipped with `unsupported_lhotse_source`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from earmark.corpus.model import Source, Utterance
+from earmark.corpus.sources.audio_paths import (
+    common_root,
+    file_sha256,
+    relative_under,
+    resolve_listed,
+)
+from earmark.corpus.sources.generic_meta import declared_meta
+from earmark.corpus.sources.jsonl import read_jsonl, require
+from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.report import ImportReport, SkippedRow
+from earmark.errors import EarmarkError
+
+#: lhotse recipes often store language names, not codes.
+LANGUAGE_NAMES = {"english": "en", "chinese": "zh", "mandarin": "zh", "irish": "ga"}
+_NUMBER = (int, float)
+
+
+def _manifest_files(path: Path, recordings: Path | None) -> tuple[str, Path, Path | None]:
+    """('cuts', cuts, None) or ('supervisions', supervisions, recordings)."""
+    if path.is_dir():
+        def one(word: str) -> Path | None:
+            found = sorted(p for p in path.iterdir() if word in p.name and
+                           (p.name.endswith(".jsonl") or p.name.endswith(".jsonl.gz")))
+            if len(found) > 1:
+                raise EarmarkError(f"several {word} manifests: {', '.join(p.name for p in found)}",
+                                   file=str(path), hint="pass the file itself")
+            return found[0] if found else None
+        sups, recs, cuts = one("supervisions"), one("recordings"), one("cuts")
+        if sups is not None and recs is not None:
+            return "supervisions", sups, recs
+        if cuts is not None:
+            return "cuts", cuts, None
+        raise EarmarkError("no lhotse cuts or supervisions+recordings JSONL in the folder",
+                           file=str(path))
+    if "supervisions" in path.name:
+        recs = recordings or path.with_name(path.name.replace("supervisions", "recordings"))
+        if not recs.is_file():
+            raise EarmarkError("recordings manifest not found beside the supervisions",
+                               file=str(recs), hint="pass --recordings")
+        return "supervisions", path, recs
+    return "cuts", path, None
+
+
+def _number(obj: dict[str, Any], key: str, path: Path, line: int) -> float:
+    return float(require(obj, key, path, line, _NUMBER))
+
+
+def import_lhotse(
+    path: str | os.PathLike[str],
+    out_manifest: str | os.PathLike[str],
+    *,
+    recordings: str | os.PathLike[str] | None = None,
+    language: str | None = None,
+    dataset: str | None = None,
+    split: str | None = None,
+    revision: str | None = None,
+    licence: str | None = None,
+    consent_basis: str | None = None,
+    audio_root: str | os.PathLike[str] | None = None,
+    relative_to: str | os.PathLike[str] | None = None,
+    hash_audio: bool = True,
+) -> ImportReport:
+    """Import a lhotse CutSet, or a SupervisionSet with its RecordingSet, one row per
+    supervision. Relative audio paths are taken from `relative_to` (default: the folder of
+    the manifest)."""
+    kind, main, recs_path = _manifest_files(Path(path), Path(recordings) if recordings else None)
+    base = Path(relative_to).resolve() if relative_to else main.resolve().parent
+    # (line, supervision, recording, offset of supervision times, file holding the row)
+    items: list[tuple[int, dict[str, Any], dict[str, Any] | None, float]] = []
+    if kind == "cuts":
+        for line, cut in read_jsonl(main):
+            recording = require(cut, "recording", main, line, dict)
+            cut_start = _number(cut, "start", main, line)
+            for sup in cut.get("supervisions") or []:
+                items.append((line, sup, recording, cut_start))
+    else:
+        assert recs_path is not None
+        recs = {}
+        for line, rec in read_jsonl(recs_path):
+            recs[require(rec, "id", recs_path, line, str)] = rec
+        for line, sup in read_jsonl(main):
+            rec_id = require(sup, "recording_id", main, line, str)
+            items.append((line, sup, recs.get(rec_id), 0.0))
+
+    skipped: list[SkippedRow] = []
+    pending = []
+    for line, sup, rec, offset in items:
+        sup_id = require(sup, "id", main, line, str)
+        text = sup.get("text")
+        if rec is None:
+            skipped.append(SkippedRow("missing_recording", str(main), line, sup_id,
+                                      detail=str(sup.get("recording_id"))))
+            continue
+        audio = _file_source(rec, int(sup.get("channel") or 0), base)
+        if audio is None:
+            skipped.append(SkippedRow("unsupported_lhotse_source", str(main), line, sup_id))
+            continue
+        if not isinstance(text, str) or not text.strip():
+            skipped.append(SkippedRow("empty_text", str(main), line, sup_id))
+            continue
+        if not audio.is_file():
+            skipped.append(SkippedRow("missing_audio", str(main), line, sup_id,
+                                      detail=str(audio)))
+            continue
+        lang = language or sup.get("language")
+        if not lang:
+            raise EarmarkError("supervision has no language", file=str(main), line=line,
+                               field="language", hint="pass --language")
+        lang = LANGUAGE_NAMES.get(str(lang).lower(), str(lang))
+        start = offset + _number(sup, "start", main, line)
+        duration = _number(sup, "duration", main, line)
+        whole = abs(start) < 1e-9 and abs(duration - float(rec.get("duration") or -1)) < 1e-6
+        pending.append((line, sup_id, audio, text, lang, None if whole else start,
+                        None if whole else start + duration, duration, sup))
+    root = (Path(audio_root).resolve() if audio_root
+            else common_root([p[2] for p in pending], base))
+
+    source = Source(dataset or main.name.split(".")[0], None, split, revision, licence)
+    rows: list[Utterance] = []
+    seen: set[str] = set()
+    hashes: dict[Path, str] = {}
+    for line, sup_id, audio, text, lang, start, end, duration, sup in pending:
+        rel = relative_under(audio, root)
+        if sup_id in seen or rel is None:
+            reason = "duplicate_id" if sup_id in seen else "audio_outside_root"
+            skipped.append(SkippedRow(reason, str(main), line, sup_id))
+            continue
+        seen.add(sup_id)
+        if hash_audio and audio not in hashes:
+            hashes[audio] = file_sha256(audio)
+        custom = dict(sup.get("custom") or {})
+        gender = sup.get("gender")
+        if gender:
+            custom["gender"] = gender
+        rows.append(
+            Utterance(
+                id=sup_id,
+                audio=rel,
+                text=text,
+                language=lang,
+                speaker=sup.get("speaker"),
+                slices=(f"gender:{gender}",) if gender else (),
+                duration=duration,
+                sha256=hashes.get(audio),
+                source=source,
+                start=start,
+                end=end,
+                custom=custom,
+            )
+        )
+    return write_import(
+        importer="lhotse",
+        out_manifest=out_manifest,
+        rows=rows,
+        audio_root=root,
+        skipped=skipped,
+        meta=declared_meta(source.dataset or "lhotse", licence=licence,
+                           consent_basis=consent_basis, revision=revision,
+                           selection_rule="all supervisions in file order"),
+        source_path=main,
+        warnings=licence_warnings(licence, consent_basis),
+    )
+
+
+def _file_source(recording: dict[str, Any], channel: int, base: Path) -> Path | None:
+    sources = recording.get("sources") or []
+    chosen = None
+    if len(sources) == 1:
+        chosen = sources[0]
+    else:
+        chosen = next((s for s in sources if channel in (s.get("channels") or [])), None)
+    if not chosen or chosen.get("type") != "file" or not isinstance(chosen.get("source"), str):
+        return None
+    return resolve_listed(chosen["source"], base)

@@ -1,0 +1,112 @@
+"""NeMo JSON-lines manifests: `audio_filepath`, `text`, optional `duration`, `offset`, `lang`.
+
+Relative `audio_filepath`s are taken from the manifest's folder (NeMo's own rule). The
+utterance id is the row's `id`/`utt_id` if present, else the audio file stem, plus the
+offset in milliseconds when the row is a segment of a longer file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from earmark.corpus.model import Source, Utterance
+from earmark.corpus.sources.audio_paths import (
+    common_root,
+    file_sha256,
+    relative_under,
+    resolve_listed,
+)
+from earmark.corpus.sources.generic_meta import declared_meta
+from earmark.corpus.sources.jsonl import read_jsonl, require
+from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.report import ImportReport, SkippedRow
+from earmark.errors import EarmarkError
+
+_NUMBER = (int, float)
+
+
+def import_nemo(
+    path: str | os.PathLike[str],
+    out_manifest: str | os.PathLike[str],
+    *,
+    language: str | None = None,
+    dataset: str | None = None,
+    split: str | None = None,
+    revision: str | None = None,
+    licence: str | None = None,
+    consent_basis: str | None = None,
+    audio_root: str | os.PathLike[str] | None = None,
+    hash_audio: bool = True,
+) -> ImportReport:
+    """Import a NeMo manifest; `language` overrides (or stands in for) each row's `lang`."""
+    manifest = Path(path)
+    base = manifest.resolve().parent
+    pending = []
+    for line, obj in read_jsonl(manifest):
+        audio_text = require(obj, "audio_filepath", manifest, line, str)
+        text = require(obj, "text", manifest, line, str)
+        offset = obj.get("offset")
+        duration = obj.get("duration")
+        for key, value in (("offset", offset), ("duration", duration)):
+            if value is not None and (not isinstance(value, _NUMBER) or isinstance(value, bool)):
+                raise EarmarkError("expected a number", file=str(manifest), line=line, field=key)
+        lang = language or obj.get("lang")
+        if not lang:
+            raise EarmarkError("row has no language", file=str(manifest), line=line,
+                               field="lang", hint="pass --language")
+        audio = resolve_listed(audio_text, base)
+        utt_id = obj.get("id") or obj.get("utt_id") or audio.stem
+        if obj.get("id") is None and obj.get("utt_id") is None and offset:
+            utt_id = f"{utt_id}_{round(float(offset) * 1000):d}"
+        pending.append((line, str(utt_id), audio, text, str(lang), offset, duration))
+    root = (Path(audio_root).resolve() if audio_root
+            else common_root([p[2] for p in pending if p[2].is_file()], base))
+
+    source = Source(dataset or manifest.stem, None, split, revision, licence)
+    rows: list[Utterance] = []
+    skipped: list[SkippedRow] = []
+    seen: set[str] = set()
+    for line, utt_id, audio, text, lang, offset, duration in pending:
+        rel = relative_under(audio, root)
+        reason = None
+        if utt_id in seen:
+            reason = "duplicate_id"
+        elif not text.strip():
+            reason = "empty_text"
+        elif not audio.is_file():
+            reason = "missing_audio"
+        elif rel is None:
+            reason = "audio_outside_root"
+        if reason:
+            skipped.append(SkippedRow(reason, str(manifest), line, utt_id))
+            continue
+        assert rel is not None
+        seen.add(utt_id)
+        start = float(offset) if offset is not None else None
+        end = start + float(duration) if start is not None and duration is not None else None
+        rows.append(
+            Utterance(
+                id=utt_id,
+                audio=rel,
+                text=text,
+                language=lang,
+                duration=float(duration) if duration is not None else None,
+                sha256=file_sha256(audio) if hash_audio else None,
+                source=source,
+                start=start,
+                end=end,
+            )
+        )
+    return write_import(
+        importer="nemo",
+        out_manifest=out_manifest,
+        rows=rows,
+        audio_root=root,
+        skipped=skipped,
+        meta=declared_meta(dataset or manifest.stem, licence=licence,
+                           consent_basis=consent_basis, revision=revision,
+                           selection_rule="all rows of the NeMo manifest in file order"),
+        source_path=manifest,
+        warnings=licence_warnings(licence, consent_basis),
+    )

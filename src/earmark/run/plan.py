@@ -1,0 +1,187 @@
+"""A run plan: corpus, selection, arms, normaliser policy, repeats, seeds.
+
+A plan can be written as TOML and frozen before any data is acquired (seed 001): `earmark
+plan freeze PLAN.toml` records the SHA-256 of the file's bytes, and `earmark run --plan
+PLAN.toml --expect-sha256 H` refuses a plan whose bytes changed. Paths in a plan file are
+relative to the plan's folder.
+
+```toml
+manifest = "corpus/manifest.jsonl"
+audio_root = "corpus"            # default: the manifest's folder
+normalizer = "auto"              # or a name, or "zh=zh-eval-v1,*=crude-v1"
+repeats = 1
+bootstrap = 10000
+seed = 20260926
+
+[selection]                      # optional
+languages = ["zh"]
+first = 8
+distinct_texts = true
+
+[[arms]]
+backend = "faster-whisper"
+model = "bundled:tiny.en"
+settings = { compute_type = "int8", beam_size = 5 }
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PLAN_KEYS = {
+    "manifest",
+    "audio_root",
+    "normalizer",
+    "repeats",
+    "bootstrap",
+    "seed",
+    "selection",
+    "audio",
+    "arms",
+    "allow_network",
+    "batch_size",
+}
+SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
+AUDIO_KEYS = {"min_seconds", "max_seconds", "max_bytes"}
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    manifest: str
+    audio_root: str
+    arms: tuple[ArmSpec, ...]
+    normalizer: str = "auto"
+    repeats: int = 1
+    bootstrap: int = 10_000
+    seed: int = 20260926
+    selection: dict[str, Any] = field(default_factory=dict)
+    audio: dict[str, Any] = field(default_factory=dict)
+    allow_network: bool = False
+    batch_size: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.arms:
+            raise EarmarkError("a run needs at least one arm", field="arms")
+        names = [a.name for a in self.arms]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise EarmarkError(
+                f"arm names must be unique: {', '.join(dupes)}",
+                field="arms",
+                hint="give each arm a distinct name=... setting",
+            )
+        if self.repeats < 1:
+            raise EarmarkError("repeats must be at least 1", field="repeats")
+        if self.batch_size < 1:
+            raise EarmarkError("batch_size must be at least 1", field="batch_size")
+        unknown = set(self.selection) - SELECTION_KEYS
+        if unknown:
+            raise EarmarkError(f"unknown selection key(s) {sorted(unknown)}", field="selection")
+        unknown = set(self.audio) - AUDIO_KEYS
+        if unknown:
+            raise EarmarkError(f"unknown audio key(s) {sorted(unknown)}", field="audio")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "manifest": self.manifest,
+            "audio_root": self.audio_root,
+            "arms": [a.to_dict() for a in self.arms],
+            "normalizer": self.normalizer,
+            "repeats": self.repeats,
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "selection": dict(sorted(self.selection.items())),
+            "audio": dict(sorted(self.audio.items())),
+            "allow_network": self.allow_network,
+            "batch_size": self.batch_size,
+        }
+
+    def sha256(self) -> str:
+        """Hash of the canonical plan (what it asks for, independent of file formatting)."""
+        text = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def load_plan(path: str | os.PathLike[str]) -> RunPlan:
+    """Read a TOML plan; every problem names the file and the key."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text("utf-8"))
+    except FileNotFoundError:
+        raise EarmarkError("plan file not found", file=str(p)) from None
+    except UnicodeDecodeError:
+        raise EarmarkError("plan file is not UTF-8", file=str(p)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise EarmarkError(f"invalid TOML: {exc}", file=str(p)) from None
+    unknown = sorted(set(data) - PLAN_KEYS)
+    if unknown:
+        raise EarmarkError(
+            f"unknown plan key(s) {', '.join(unknown)}", file=str(p), field=unknown[0]
+        )
+    base = p.resolve().parent
+    if "manifest" not in data:
+        raise EarmarkError("missing key", file=str(p), field="manifest")
+    manifest = (base / str(data["manifest"])).resolve()
+    audio_root = (base / str(data["audio_root"])).resolve() if "audio_root" in data else None
+    arms_data = data.get("arms")
+    if not isinstance(arms_data, list) or not arms_data:
+        raise EarmarkError("a plan needs at least one [[arms]] table", file=str(p), field="arms")
+    arms = tuple(ArmSpec.from_mapping(a, file=str(p)) for a in arms_data)
+    try:
+        return RunPlan(
+            manifest=str(manifest),
+            audio_root=str(audio_root or manifest.parent),
+            arms=arms,
+            normalizer=str(data.get("normalizer", "auto")),
+            repeats=int(data.get("repeats", 1)),
+            bootstrap=int(data.get("bootstrap", 10_000)),
+            seed=int(data.get("seed", 20260926)),
+            selection=dict(data.get("selection", {})),
+            audio=dict(data.get("audio", {})),
+            allow_network=bool(data.get("allow_network", False)),
+            batch_size=int(data.get("batch_size", 1)),
+        )
+    except EarmarkError as exc:
+        exc.file = str(p)
+        raise
+    except (TypeError, ValueError) as exc:
+        raise EarmarkError(f"bad value: {exc}", file=str(p)) from None
+
+
+def freeze_plan(path: str | os.PathLike[str]) -> tuple[str, Path]:
+    """Validate the plan, then write `<plan>.sha256` (sha256sum format) beside it."""
+    load_plan(path)
+    digest = file_sha256(path)
+    out = Path(f"{os.fspath(path)}.sha256")
+    out.write_text(f"{digest}  {Path(path).name}\n", encoding="utf-8")
+    return digest, out
+
+
+def check_frozen(path: str | os.PathLike[str], expected: str) -> str:
+    digest = file_sha256(path)
+    if digest != expected.strip().lower():
+        raise EarmarkError(
+            f"plan changed since it was frozen: sha256 {digest} != expected {expected}",
+            file=str(path),
+            hint="a frozen plan must not change; freeze a new plan and record the deviation",
+        )
+    return digest

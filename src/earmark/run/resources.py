@@ -1,0 +1,107 @@
+"""What users feel: latency, real-time factor, memory, CPU time — measured, never guessed.
+
+Memory comes from the kernel (`/proc/self/status` VmRSS/VmHWM on Linux, `getrusage`
+elsewhere); CPU time from `getrusage` (user + system, all threads of the process).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+def _proc_status_kib(field: str) -> int | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def rss_bytes() -> int | None:
+    """Current resident set size."""
+    kib = _proc_status_kib("VmRSS")
+    return kib * 1024 if kib is not None else None
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process so far."""
+    kib = _proc_status_kib("VmHWM")
+    if kib is not None:
+        return kib * 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return float(usage.ru_utime + usage.ru_stime)
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolation percentile (numpy's default); None for no values."""
+    if not values:
+        return None
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q))
+
+
+@dataclass
+class ArmResources:
+    """Per-arm resource figures for results.json. Latency is per clip decode time."""
+
+    load_seconds: float | None
+    rss_after_load_bytes: int | None
+    peak_rss_bytes: int | None
+    cpu_seconds: float | None
+    wall_seconds: float | None
+    audio_seconds: float
+    decode_seconds: list[float]
+    model_size_bytes: int | None
+    threads: int | None
+    clips_timed: int
+
+    def to_dict(self) -> dict[str, object]:
+        total_decode = float(sum(self.decode_seconds))
+        rtf = total_decode / self.audio_seconds if self.audio_seconds > 0 else None
+        return {
+            "load_seconds": self.load_seconds,
+            "rss_after_load_bytes": self.rss_after_load_bytes,
+            "peak_rss_bytes": self.peak_rss_bytes,
+            "cpu_seconds": self.cpu_seconds,
+            "cpu_seconds_per_audio_second": (
+                self.cpu_seconds / self.audio_seconds
+                if self.cpu_seconds is not None and self.audio_seconds > 0
+                else None
+            ),
+            "wall_seconds": self.wall_seconds,
+            "audio_seconds": self.audio_seconds,
+            "decode_seconds_total": total_decode,
+            "latency_p50_seconds": percentile(self.decode_seconds, 50),
+            "latency_p95_seconds": percentile(self.decode_seconds, 95),
+            "latency_max_seconds": max(self.decode_seconds) if self.decode_seconds else None,
+            "real_time_factor": rtf,
+            "rtfx": (1.0 / rtf) if rtf else None,
+            "model_size_bytes": self.model_size_bytes,
+            "threads": self.threads,
+            "clips_timed": self.clips_timed,
+            "definitions": {
+                "latency": "per-clip decode wall time inside the engine (model already loaded)",
+                "real_time_factor": "decode seconds / audio seconds (lower is faster)",
+                "rtfx": "1 / real_time_factor (audio seconds processed per second)",
+                "cpu_seconds": "user + system CPU time of the arm's process while transcribing",
+            },
+        }
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1

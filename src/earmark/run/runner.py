@@ -1,0 +1,367 @@
+"""`earmark run`: corpus → arms (each in its own process, model loaded once) → scores.
+
+The run directory holds everything needed to audit and re-check the result:
+`plan.json` (the plan and its SHA-256), `predictions.jsonl` (one row per arm ×
+utterance × repeat), `results.json`, `provenance.json`, `results.md`, and per arm
+`arms/<name>/{model,resources,egress}.json`. Rerunning the same command resumes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import multiprocessing
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from earmark.corpus.manifest import (
+    is_public,
+    licence_gate,
+    manifest_sha256,
+    read_manifest,
+    read_meta,
+)
+from earmark.corpus.model import Utterance
+from earmark.corpus.selection import SelectionRecord, select
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError
+from earmark.report.markdown import render_results_markdown
+from earmark.report.results import build_results, write_results
+from earmark.run.plan import RunPlan
+from earmark.run.provenance import host_profile, is_verifiable, software_profile
+from earmark.run.store import PredictionStore
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.probes import run_scorer_probes
+from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
+from earmark.scoring.scorer import ScoringOptions, score_rows
+
+Isolation = Literal["process", "inline"]
+
+
+@dataclass
+class RunOptions:
+    quiet: bool = False
+    isolation: Isolation = "process"
+    retry_failed: bool = False
+    command_line: list[str] = field(default_factory=lambda: list(sys.argv))
+    plan_file: str | None = None
+    plan_file_sha256: str | None = None
+
+
+def selected_utterances(plan: RunPlan) -> tuple[list[Utterance], SelectionRecord]:
+    """Read the manifest and apply the plan's selection (deterministic: every arm and
+    every process computes the same list)."""
+    sel = dict(plan.selection)
+    return select(
+        read_manifest(plan.manifest),
+        languages=sel.get("languages"),
+        slices=sel.get("slices"),
+        fraction=sel.get("fraction"),
+        seed=sel.get("seed"),
+        distinct_texts=bool(sel.get("distinct_texts", False)),
+        n=sel.get("first"),
+    )
+
+
+def _check_out_dir(out: Path, plan: RunPlan) -> None:
+    plan_path = out / "plan.json"
+    if plan_path.exists():
+        try:
+            previous = json.loads(plan_path.read_text("utf-8"))
+        except json.JSONDecodeError:
+            previous = {}
+        if previous.get("sha256") != plan.sha256():
+            raise EarmarkError(
+                "the output directory holds a run of a different plan",
+                file=str(out),
+                hint="resume with the same plan, or choose a new --out",
+            )
+
+
+def _set_parent_death_signal() -> None:
+    """Linux: the arm process dies with its parent (a killed run leaves no orphan writing
+    to the store)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _arm_process_main(
+    plan_dict: dict[str, Any], arm_index: int, out_dir: str, retry_failed: bool, quiet: bool
+) -> None:
+    _set_parent_death_signal()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    from earmark.run.arm_worker import run_arm
+
+    plan = plan_from_dict(plan_dict)
+    utterances, _ = selected_utterances(plan)
+    try:
+        run_arm(
+            plan,
+            plan.arms[arm_index],
+            utterances,
+            Path(out_dir),
+            retry_failed=retry_failed,
+            quiet=quiet,
+        )
+    except EarmarkError as exc:
+        print(f"earmark: error: arm {plan.arms[arm_index].name}: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def plan_from_dict(data: dict[str, Any]) -> RunPlan:
+    return RunPlan(
+        manifest=data["manifest"],
+        audio_root=data["audio_root"],
+        arms=tuple(ArmSpec.from_mapping(a) for a in data["arms"]),
+        normalizer=data["normalizer"],
+        repeats=data["repeats"],
+        bootstrap=data["bootstrap"],
+        seed=data["seed"],
+        selection=data["selection"],
+        audio=data["audio"],
+        allow_network=data["allow_network"],
+        batch_size=data["batch_size"],
+    )
+
+
+def _run_arm_isolated(plan: RunPlan, index: int, out: Path, options: RunOptions) -> int:
+    ctx = multiprocessing.get_context("spawn")
+    proc = ctx.Process(
+        target=_arm_process_main,
+        args=(plan.to_dict(), index, str(out), options.retry_failed, options.quiet),
+        name=f"earmark-arm-{plan.arms[index].name}",
+    )
+    proc.start()
+    try:
+        proc.join()
+    except KeyboardInterrupt:
+        proc.terminate()
+        proc.join(10)
+        raise
+    return int(proc.exitcode or 0)
+
+
+def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions) -> dict[str, Any]:
+    """Run every arm (resuming finished rows), score, and write the run directory."""
+    meta = read_meta(plan.manifest)
+    licence_gate(meta, manifest=plan.manifest)
+    corpus_sha = manifest_sha256(plan.manifest)
+    utterances, selection = selected_utterances(plan)
+    if not utterances:
+        raise EarmarkError("the selection kept no utterance", file=plan.manifest)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_out_dir(out, plan)
+    (out / "plan.json").write_text(
+        json.dumps(
+            {
+                "sha256": plan.sha256(),
+                "plan": plan.to_dict(),
+                "plan_file": options.plan_file,
+                "plan_file_sha256": options.plan_file_sha256,
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n",
+        "utf-8",
+    )
+    store = PredictionStore(out / "predictions.jsonl")
+    torn = store.repair.torn_bytes
+    arm_exit: dict[str, int] = {}
+    for index, arm in enumerate(plan.arms):
+        if options.isolation == "process":
+            arm_exit[arm.name] = _run_arm_isolated(plan, index, out, options)
+        else:
+            from earmark.run.arm_worker import run_arm
+
+            run_arm(
+                plan,
+                arm,
+                utterances,
+                out,
+                retry_failed=options.retry_failed,
+                quiet=options.quiet,
+            )
+            arm_exit[arm.name] = 0
+        if arm_exit[arm.name] == 130:
+            raise KeyboardInterrupt
+    return finish_run(plan, out, utterances, selection, meta, corpus_sha, arm_exit, options, torn)
+
+
+def finish_run(
+    plan: RunPlan,
+    out: Path,
+    utterances: list[Utterance],
+    selection: SelectionRecord,
+    meta: Any,
+    corpus_sha: str,
+    arm_exit: dict[str, int],
+    options: RunOptions,
+    torn_bytes: int = 0,
+) -> dict[str, Any]:
+    """Score the store's rows (one per arm × utterance × repeat) and write every file."""
+    latest = PredictionStore(out / "predictions.jsonl").latest()
+    scoring = ScoringOptions(
+        policy=NormalizerPolicy.parse(plan.normalizer),
+        resamples=plan.bootstrap,
+        seed=plan.seed,
+    )
+    arms_results: dict[str, Any] = {}
+    all_records: list[dict[str, Any]] = []
+    deviations: list[dict[str, Any]] = []
+    provenance_arms: dict[str, Any] = {}
+    for arm in plan.arms:
+        arm_dir = out / "arms" / arm.name
+        model = _read_json(arm_dir / "model.json")
+        resources = _read_json(arm_dir / "resources.json")
+        egress = _read_json(arm_dir / "egress.json")
+        rows: list[ScoringRow] = []
+        raw_rows: list[dict[str, Any]] = []
+        mismatches = 0
+        for utt in utterances:
+            for r in range(plan.repeats):
+                stored = latest.get((arm.name, utt.id, r))
+                if stored is None:
+                    status = "arm_failed" if arm_exit.get(arm.name) else MISSING_HYPOTHESIS
+                    stored = {
+                        "arm": arm.name,
+                        "id": utt.id,
+                        "repeat": r,
+                        "reference": utt.text,
+                        "language": utt.language,
+                        "slices": list(utt.slices),
+                        "status": status,
+                        "hypothesis": None,
+                    }
+                mismatches += bool(stored.get("language_mismatch"))
+                raw_rows.append(stored)
+                rows.append(
+                    ScoringRow(
+                        id=utt.id if plan.repeats == 1 else f"{utt.id}#{r}",
+                        reference=utt.text,
+                        hypothesis=stored.get("hypothesis"),
+                        language=utt.language,
+                        slices=utt.slices,
+                        status=stored.get("status", "ok"),
+                        cluster=None if plan.repeats == 1 else utt.id,
+                        duration=stored.get("audio_seconds"),
+                    )
+                )
+        scored = score_rows(rows, scoring)
+        for raw, record in zip(raw_rows, scored.records, strict=True):
+            all_records.append(
+                {**raw, "normalizer": record["normalizer"], "views": record["views"]}
+            )
+        summary = scored.to_dict()
+        summary["model"] = model
+        summary["resources"] = resources
+        summary["spec"] = arm.to_dict()
+        summary["language_mismatches"] = mismatches
+        summary["resources_by_language"] = latency_by_language(raw_rows)
+        if arm_exit.get(arm.name):
+            summary["arm_exit_code"] = arm_exit[arm.name]
+            deviations.append({"arm": arm.name, "kind": "arm_failed", "exit": arm_exit[arm.name]})
+        if mismatches:
+            deviations.append(
+                {
+                    "arm": arm.name,
+                    "kind": "language_override",
+                    "rows": mismatches,
+                    "detail": "the engine decoded in another language than requested",
+                }
+            )
+        for nok in summary["coverage"]["not_ok"]:
+            deviations.append({"arm": arm.name, "kind": "excluded_or_failed", **nok})
+        arms_results[arm.name] = summary
+        provenance_arms[arm.name] = {"spec": arm.to_dict(), "model": model, "egress": egress}
+
+    corpus = {
+        "manifest": plan.manifest,
+        "manifest_sha256": corpus_sha,
+        "audio_root": plan.audio_root,
+        "dataset": meta.dataset,
+        "licence": meta.licence,
+        "licence_is_assertion": True,
+        "consent_basis": meta.consent_basis,
+        "redistribute_audio": meta.redistribute_audio,
+        "redistribute_transcripts": meta.redistribute_transcripts,
+        "selection": selection.to_dict(),
+    }
+    provenance = {
+        "host": host_profile(),
+        "software": software_profile(),
+        "command_line": options.command_line,
+        "plan_sha256": plan.sha256(),
+        "plan_file": options.plan_file,
+        "plan_file_sha256": options.plan_file_sha256,
+        "corpus": corpus,
+        "normalizer_policy": scoring.policy.to_dict(),
+        "seeds": {"bootstrap": plan.seed},
+        "arms": provenance_arms,
+        "deviations": deviations,
+        "store_repair": {"torn_bytes_truncated": torn_bytes},
+    }
+    verifiable, missing = is_verifiable(provenance)
+    provenance["verifiable"] = {"ok": verifiable, "missing": missing}
+    probes = run_scorer_probes()
+    results = build_results(
+        arms_results,
+        probes,
+        corpus=corpus,
+        plan={"sha256": plan.sha256(), **plan.to_dict()},
+        provenance={"file": "provenance.json", "verifiable": verifiable, "missing": missing},
+        public=is_public(meta),
+    )
+    (out / "provenance.json").write_text(
+        json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", "utf-8"
+    )
+    write_results(
+        out,
+        results,
+        all_records,
+        probes=probes,
+        markdown=render_results_markdown(results, title="earmark run"),
+    )
+    return results
+
+
+def latency_by_language(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-language decode latency and real-time factor from the rows' own timings."""
+    from earmark.run.resources import percentile
+
+    groups: dict[str, tuple[list[float], list[float]]] = {}
+    for row in rows:
+        if row.get("status") != "ok" or row.get("decode_seconds") is None:
+            continue
+        lang = str(row.get("language") or "und")
+        decode, audio = groups.setdefault(lang, ([], []))
+        decode.append(float(row["decode_seconds"]))
+        audio.append(float(row.get("audio_seconds") or 0.0))
+    out: dict[str, Any] = {}
+    for lang, (decode, audio) in sorted(groups.items()):
+        total_audio = sum(audio)
+        out[lang] = {
+            "clips": len(decode),
+            "latency_p50_seconds": percentile(decode, 50),
+            "latency_p95_seconds": percentile(decode, 95),
+            "real_time_factor": sum(decode) / total_audio if total_audio > 0 else None,
+        }
+    return out
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+        return data
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None

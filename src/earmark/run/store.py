@@ -1,0 +1,97 @@
+"""The crash-safe, append-only prediction store behind `earmark run`'s resume.
+
+Each row is one JSON line written whole, flushed and fsynced before the next clip, so a
+`kill -9` loses at most the row being written. Opening the store repairs a torn last
+line (truncates to the last complete newline) and reports it. Finished rows are keyed by
+(arm, utterance id, repeat); a row is reused only when its cache key (audio hash, model
+file hashes, runtime version, settings) matches the current arm, so a changed setting is
+never served from a stale row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+RowKey = tuple[str, str, int]
+
+
+def row_key(row: dict[str, Any]) -> RowKey:
+    return (str(row["arm"]), str(row["id"]), int(row.get("repeat", 0)))
+
+
+@dataclass
+class RepairReport:
+    torn_bytes: int = 0
+    invalid_lines: int = 0
+
+
+class PredictionStore:
+    """Append-only JSONL of prediction rows; the last row written for a key wins."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.repair = self._repair()
+        self._handle: Any = None
+
+    def _repair(self) -> RepairReport:
+        report = RepairReport()
+        if not self.path.exists():
+            return report
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            report.torn_bytes = len(data) - cut
+            with open(self.path, "r+b") as handle:
+                handle.truncate(cut)
+                handle.flush()
+                os.fsync(handle.fileno())
+        return report
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Every complete, valid row in write order (invalid lines are counted, skipped)."""
+        if not self.path.exists():
+            return
+        with open(self.path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    self.repair.invalid_lines += 1
+                    continue
+                if isinstance(row, dict) and "arm" in row and "id" in row:
+                    yield row
+                else:
+                    self.repair.invalid_lines += 1
+
+    def latest(self) -> dict[RowKey, dict[str, Any]]:
+        """The last row written for each key."""
+        out: dict[RowKey, dict[str, Any]] = {}
+        for row in self.rows():
+            out[row_key(row)] = row
+        return out
+
+    def append(self, row: dict[str, Any]) -> None:
+        if self._handle is None:
+            self._handle = open(self.path, "a", encoding="utf-8", newline="\n")
+        self._handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> PredictionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

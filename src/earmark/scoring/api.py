@@ -1,0 +1,72 @@
+"""High-level scoring of files: what `earmark score` does, callable from Python.
+
+The CLI is a thin mirror of `score_predictions` (a test checks both give identical
+numbers), so anything the CLI can do a script can do with the same result.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from earmark.report.markdown import render_results_markdown
+from earmark.report.results import build_results, write_results
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.probes import run_scorer_probes
+from earmark.scoring.readers import FieldNames, read_pairs
+from earmark.scoring.scorer import Aggregate, ScoringOptions, score_rows
+
+
+def score_predictions(
+    predictions: str | os.PathLike[str],
+    *,
+    normalizer: str,
+    refs: str | os.PathLike[str] | None = None,
+    fmt: str | None = None,
+    fields: FieldNames | None = None,
+    language: str | None = None,
+    aggregate: Aggregate = "micro",
+    resamples: int = 10_000,
+    seed: int = 20260926,
+    allow_extra_hypotheses: bool = False,
+    out_dir: str | os.PathLike[str] | None = None,
+    arm_name: str | None = None,
+) -> dict[str, Any]:
+    """Score a predictions file (optionally joined to references); returns results.json's
+    content and, with `out_dir`, writes results.json, predictions.jsonl and results.md."""
+    read = read_pairs(
+        predictions,
+        refs=refs,
+        fmt=fmt,
+        fields=fields or FieldNames(),
+        allow_extra_hypotheses=allow_extra_hypotheses,
+    )
+    rows = read.rows
+    if language is not None:
+        rows = [r if r.language else replace(r, language=language) for r in rows]
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse(normalizer),
+        aggregate=aggregate,
+        resamples=resamples,
+        seed=seed,
+    )
+    scored = score_rows(rows, options)
+    summary = scored.to_dict()
+    summary["coverage"]["excluded"] = read.excluded
+    probes = run_scorer_probes()
+    results = build_results(
+        {arm_name or Path(predictions).stem: summary},
+        probes,
+        inputs={"files": [str(Path(f)) for f in read.source_files], "format": fmt or "auto"},
+    )
+    if out_dir is not None:
+        write_results(
+            out_dir,
+            results,
+            scored.records,
+            probes=probes,
+            markdown=render_results_markdown(results),
+        )
+    return results

@@ -1,0 +1,339 @@
+"""Score reference/hypothesis rows: normalise both sides, count edits, aggregate, bootstrap.
+
+Per row and per (view, unit) the scorer keeps the four counts S, D, I, C in a numpy
+array; every figure (micro rate, macro rate, CIs, breakdowns by language and slice) is
+computed from those counts, so the numbers in `results.json` can be re-derived from
+`predictions.jsonl` alone (`earmark verify` does exactly that).
+
+Rows are grouped by the normaliser their language gets; figures from different
+normalisers are never summed (the top-level `overall` block is null with a reason then).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from earmark.errors import EarmarkError
+from earmark.metrics.alignment import count_errors_array
+from earmark.metrics.counts import ErrorCounts
+from earmark.metrics.hallucination import HallucinationCounts, hallucination_flags
+from earmark.metrics.tokens import CHAR_CONVENTION, WORD_CONVENTION, chars, words
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.rows import ScoringRow
+from earmark.stats import bootstrap_ci
+from earmark.text import get_normalizer
+from earmark.text.base import Normalizer
+
+Aggregate = Literal["micro", "macro"]
+METRIC_FOR_UNIT = {"word": "wer", "char": "cer"}
+TOKENIZER = {"word": words, "char": chars}
+DEFAULT_SEED = 20260926
+EMPTY_REFERENCE_CONVENTION = (
+    "per-utterance rate with an empty reference is 0 when the hypothesis is empty, else 1 "
+    "(macro only; micro rates sum counts)"
+)
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    """Everything that changes a number; recorded in every result."""
+
+    policy: NormalizerPolicy
+    aggregate: Aggregate = "micro"
+    resamples: int = 10_000
+    seed: int = DEFAULT_SEED
+    level: float = 0.95
+    #: Break figures down by slice too (manifest `slices`).
+    by_slice: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "normalizer_policy": self.policy.to_dict(),
+            "aggregate": self.aggregate,
+            "bootstrap": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "level": self.level,
+                "method": "percentile",
+                "unit": "clip (rows sharing a cluster key are resampled together)",
+            },
+        }
+
+
+@dataclass
+class _Group:
+    """Rows scored by one normaliser: counts per (view, unit), availability per view."""
+
+    normalizer: Normalizer
+    indices: list[int]
+    counts: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    available: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Per position and view: why the view is unavailable ("" when it is available).
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+    #: Per position: hallucination flags on the primary view (None when unavailable).
+    hallucination: list[HallucinationCounts | None] = field(default_factory=list)
+
+
+@dataclass
+class ScoreResult:
+    """The scored corpus: per-row records and aggregate blocks."""
+
+    options: ScoringOptions
+    rows: list[ScoringRow]
+    records: list[dict[str, Any]]
+    summary: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.summary
+
+
+def _counts_dict(arr: np.ndarray) -> dict[str, int]:
+    s, d, i, h = (int(x) for x in arr)
+    return ErrorCounts(s, d, i, h).as_dict()
+
+
+def _score_group(group: _Group, rows: Sequence[ScoringRow], records: list[dict[str, Any]]) -> None:
+    norm = group.normalizer
+    n = len(group.indices)
+    pending: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    pending_pos: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for view in norm.views:
+        group.available[view] = np.zeros(n, dtype=bool)
+        group.reasons[view] = [""] * n
+    group.hallucination = [None] * n
+    primary_unit = norm.units[0]
+    for pos, idx in enumerate(group.indices):
+        row = rows[idx]
+        pairs = norm.normalize_pair(row.reference, row.hypothesis_text)
+        view_records: dict[str, Any] = {}
+        for view in norm.views:
+            pair = pairs[view]
+            if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
+                reason = pair.null_reason or "view_unavailable"
+                group.reasons[view][pos] = reason
+                view_records[view] = {"null_reason": reason}
+                continue
+            group.available[view][pos] = True
+            view_records[view] = {"reference": pair.reference, "hypothesis": pair.hypothesis}
+            for unit in norm.units:
+                # Strings go to the batch counter as is: whitespace-split for words, code
+                # points for chars (the `metrics.tokens` convention), without token lists.
+                pending[(view, unit)].append((pair.reference, pair.hypothesis))
+                pending_pos[(view, unit)].append(pos)
+            if view == norm.primary_view:
+                tok = TOKENIZER[primary_unit]
+                group.hallucination[pos] = hallucination_flags(
+                    tok(pair.reference), tok(pair.hypothesis)
+                )
+        records[idx]["normalizer"] = norm.name
+        records[idx]["views"] = view_records
+    for view in norm.views:
+        for unit in norm.units:
+            arr = np.zeros((n, 4), dtype=np.int64)
+            key = (view, unit)
+            if pending.get(key):
+                units = "words" if unit == "word" else "given"
+                counted = count_errors_array(pending[key], units=units)
+                arr[np.asarray(pending_pos[key], dtype=np.int64)] = counted
+            group.counts[key] = arr
+            metric = METRIC_FOR_UNIT[unit]
+            for pos, idx in enumerate(group.indices):
+                vr = records[idx]["views"][view]
+                if "null_reason" not in vr:
+                    vr[metric] = _counts_dict(arr[pos])
+
+
+def _metric(
+    arr: np.ndarray,
+    clusters: np.ndarray,
+    options: ScoringOptions,
+    null_reasons: Counter[str],
+    n_rows: int,
+) -> dict[str, Any]:
+    s, d, i, h = (int(x) for x in arr.sum(axis=0)) if len(arr) else (0, 0, 0, 0)
+    totals = ErrorCounts(s, d, i, h)
+    out: dict[str, Any] = {
+        "value": None,
+        "ci95": None,
+        **totals.as_dict(),
+        "aggregate": options.aggregate,
+        "n_scored": int(len(arr)),
+        "n_unavailable": int(n_rows - len(arr)),
+    }
+    if null_reasons:
+        out["unavailable_reasons"] = dict(sorted(null_reasons.items()))
+    if len(arr) == 0:
+        reasons = ", ".join(sorted(null_reasons))
+        out["null_reason"] = f"no row has this view: {reasons}" if null_reasons else "no rows"
+
+        return out
+    errors = arr[:, 0] + arr[:, 1] + arr[:, 2]
+    ref_units = arr[:, 0] + arr[:, 1] + arr[:, 3]
+    hyp_units = arr[:, 0] + arr[:, 2] + arr[:, 3]
+    if options.aggregate == "micro":
+        value = totals.error_rate()
+        if value is None:
+            out["null_reason"] = "no reference units (every reference is empty)"
+            return out
+    else:
+        rates = np.where(
+            ref_units > 0,
+            errors / np.maximum(ref_units, 1),
+            np.where(hyp_units > 0, 1.0, 0.0),
+        )
+        value = float(rates.mean())
+    out["value"] = value
+    out["mer"] = totals.match_error_rate()
+    out["wil"] = totals.word_information_lost()
+    out["ser"] = float(np.mean(errors > 0))
+    if options.resamples > 0:
+        ci = bootstrap_ci(
+            errors,
+            ref_units,
+            clusters=clusters,
+            resamples=options.resamples,
+            seed=options.seed,
+            level=options.level,
+            aggregate=options.aggregate,
+        )
+        if ci.low is not None and ci.high is not None:
+            out["ci95"] = [float(ci.low), float(ci.high)]
+    return out
+
+
+def _block(
+    group: _Group,
+    positions: np.ndarray,
+    rows: Sequence[ScoringRow],
+    options: ScoringOptions,
+) -> dict[str, Any]:
+    norm = group.normalizer
+    cluster_keys = np.asarray([rows[group.indices[p]].cluster_key for p in positions], dtype=object)
+    views: dict[str, Any] = {}
+    for view in norm.views:
+        avail = group.available[view][positions]
+        reasons = Counter(group.reasons[view][p] for p in positions[~avail])
+        metrics = {}
+        for unit in norm.units:
+            arr = group.counts[(view, unit)][positions][avail]
+            metrics[METRIC_FOR_UNIT[unit]] = _metric(
+                arr, cluster_keys[avail], options, reasons, len(positions)
+            )
+        views[view] = metrics
+    halluc = HallucinationCounts()
+    for p in positions:
+        flags = group.hallucination[p]
+        if flags is not None:
+            halluc = halluc + flags
+    statuses = Counter(rows[group.indices[p]].status for p in positions)
+    return {
+        "normalizer": {
+            "name": norm.name,
+            "comparison_only": norm.comparison_only,
+            "units": list(norm.units),
+        },
+        "n_utterances": int(len(positions)),
+        "n_clusters": int(len(set(cluster_keys.tolist()))),
+        "primary_view": norm.primary_view,
+        "views": views,
+        "statuses": dict(sorted(statuses.items())),
+        "hallucination": halluc.as_dict(),
+    }
+
+
+def _base_language(language: str | None) -> str:
+    if not language:
+        return "und"
+    return language
+
+
+def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResult:
+    """Score every row; no row is dropped (missing hypotheses count as deletions)."""
+    rows = list(rows)
+    seen: set[str] = set()
+    for row in rows:
+        key = f"{row.id}\x00{row.cluster_key}" if row.cluster is not None else row.id
+        if key in seen:
+            raise EarmarkError(f"duplicate utterance id {row.id!r} in scoring input", field="id")
+        seen.add(key)
+    records: list[dict[str, Any]] = [
+        {
+            "id": r.id,
+            "language": r.language,
+            "slices": list(r.slices),
+            "status": r.status,
+            "reference": r.reference,
+            "hypothesis": r.hypothesis,
+            **({"cluster": r.cluster} if r.cluster is not None else {}),
+        }
+        for r in rows
+    ]
+    by_norm: dict[str, list[int]] = defaultdict(list)
+    for idx, row in enumerate(rows):
+        by_norm[options.policy.for_language(row.language)].append(idx)
+    groups: dict[str, _Group] = {}
+    for name, indices in sorted(by_norm.items()):
+        group = _Group(normalizer=get_normalizer(name), indices=indices)
+        _score_group(group, rows, records)
+        groups[name] = group
+
+    by_language: dict[str, Any] = {}
+    for group in groups.values():
+        langs: dict[str, list[int]] = defaultdict(list)
+        for pos, idx in enumerate(group.indices):
+            langs[_base_language(rows[idx].language)].append(pos)
+        for lang, positions in sorted(langs.items()):
+            pos_arr = np.asarray(positions, dtype=np.int64)
+            block = _block(group, pos_arr, rows, options)
+            if options.by_slice:
+                slices: dict[str, list[int]] = defaultdict(list)
+                for p in positions:
+                    for sl in rows[group.indices[p]].slices:
+                        slices[sl].append(p)
+                block["by_slice"] = {
+                    sl: _block(group, np.asarray(ps, dtype=np.int64), rows, options)
+                    for sl, ps in sorted(slices.items())
+                }
+            by_language[lang] = block
+
+    if len(groups) == 1:
+        (group,) = groups.values()
+        overall: dict[str, Any] | None = _block(
+            group, np.arange(len(group.indices), dtype=np.int64), rows, options
+        )
+        overall_null = None
+    else:
+        overall = None
+        overall_null = (
+            "languages are scored with different normalisers "
+            f"({', '.join(sorted(groups))}); see by_language"
+            if groups
+            else "no rows"
+        )
+
+    statuses = Counter(r.status for r in rows)
+    not_ok = [{"id": r.id, "status": r.status} for r in rows if r.status != "ok"]
+    summary: dict[str, Any] = {
+        **options.to_dict(),
+        "conventions": {
+            "wer": f"word units: {WORD_CONVENTION}",
+            "cer": f"character units: {CHAR_CONVENTION}",
+            "empty_reference": EMPTY_REFERENCE_CONVENTION,
+            "missing_hypothesis": "scored as an empty hypothesis (all deletions) and listed",
+        },
+        "coverage": {
+            "references": len(rows),
+            "scored": len(rows),
+            "statuses": dict(sorted(statuses.items())),
+            "not_ok": not_ok,
+        },
+        "overall": overall,
+        **({"overall_null_reason": overall_null} if overall_null else {}),
+        "by_language": by_language,
+    }
+    return ScoreResult(options=options, rows=rows, records=records, summary=summary)

@@ -1,0 +1,204 @@
+"""Paired significance tests on per-utterance error counts, and Holm's multiplicity adjustment.
+
+Used by `earmark compare`: x and y are the error counts of two systems on the same
+utterances (row i is the same utterance in both). Pure numpy and `math`; scipy is only a
+test oracle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from earmark.errors import EarmarkError
+
+# Up to this many non-zero pairs the sign test sums exact integer binomial coefficients;
+# above it, log-space terms (relative error ~1e-12) keep it fast.
+SIGN_TEST_EXACT_INTEGER_MAX = 5_000
+# Wilcoxon: exact null distribution up to this many non-zero differences without ties.
+WILCOXON_EXACT_MAX = 50
+
+
+@dataclass(frozen=True, slots=True)
+class SignTestResult:
+    """Exact two-sided sign test on the non-zero differences x - y."""
+
+    n: int
+    """Pairs with a non-zero difference (the ones the test uses)."""
+    n_positive: int
+    """Pairs with x > y."""
+    n_negative: int
+    n_zero: int
+    """Pairs with x == y, dropped."""
+    p_value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class WilcoxonResult:
+    """Wilcoxon signed-rank test of x - y (zero differences dropped, ties mid-ranked)."""
+
+    n: int
+    n_zero: int
+    w_plus: float
+    """Sum of ranks of the positive differences (x > y)."""
+    w_minus: float
+    statistic: float
+    """min(w_plus, w_minus), as usually reported for the two-sided test."""
+    p_value: float
+    method: str
+    """'exact' (no ties, n <= 50) or 'normal' (tie- and continuity-corrected)."""
+    z: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+    a = np.asarray(x, dtype=np.float64)
+    b = np.asarray(y, dtype=np.float64)
+    if a.ndim != 1 or b.ndim != 1:
+        raise EarmarkError("paired tests take 1-D arrays", field="x")
+    if a.shape != b.shape:
+        raise EarmarkError(
+            f"x has {a.shape[0]} rows but y has {b.shape[0]}",
+            field="y",
+            hint="pair the systems by utterance id first; rows must be aligned",
+        )
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise EarmarkError("contains NaN or infinite values", field="x")
+    return a - b
+
+
+def _binomial_half_cdf(k: int, n: int) -> float:
+    """P(X <= k) for X ~ Binomial(n, 1/2)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    if n <= SIGN_TEST_EXACT_INTEGER_MAX:
+        term, total = 1, 1
+        for i in range(k):
+            term = term * (n - i) // (i + 1)
+            total += term
+        return total / 2**n
+    logs = [
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2)
+        for i in range(k + 1)
+    ]
+    top = max(logs)
+    return math.exp(top) * math.fsum(math.exp(v - top) for v in logs)
+
+
+def sign_test(x: ArrayLike, y: ArrayLike) -> SignTestResult:
+    """Exact two-sided sign test: p = min(1, 2 P(X <= min(k, n - k))), X ~ Bin(n, 1/2).
+
+    n counts only the pairs that differ. With no differing pair, p = 1.
+
+    >>> sign_test([3, 2, 5, 1, 4], [1, 1, 2, 1, 2]).p_value
+    0.125
+    """
+    d = _differences(x, y)
+    n_positive = int(np.count_nonzero(d > 0))
+    n_negative = int(np.count_nonzero(d < 0))
+    n = n_positive + n_negative
+    p = min(1.0, 2.0 * _binomial_half_cdf(min(n_positive, n_negative), n)) if n else 1.0
+    return SignTestResult(
+        n=n,
+        n_positive=n_positive,
+        n_negative=n_negative,
+        n_zero=int(d.size - n),
+        p_value=p,
+    )
+
+
+def _average_ranks(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[int]]:
+    """Ranks 1..n with ties given their mean rank, and the sizes of the tie groups."""
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    ranks = np.empty(values.size, dtype=np.float64)
+    tie_sizes: list[int] = []
+    start = 0
+    boundaries = np.flatnonzero(np.diff(sorted_values)) + 1
+    for end in [*boundaries.tolist(), values.size]:
+        ranks[order[start:end]] = (start + 1 + end) / 2.0
+        if end - start > 1:
+            tie_sizes.append(end - start)
+        start = end
+    return ranks, tie_sizes
+
+
+def _signed_rank_counts(n: int) -> list[int]:
+    """Number of subsets of {1..n} with each rank sum 0..n(n+1)/2 (exact null law)."""
+    counts = [1] + [0] * (n * (n + 1) // 2)
+    for r in range(1, n + 1):
+        for s in range(r * (r + 1) // 2, r - 1, -1):
+            counts[s] += counts[s - r]
+    return counts
+
+
+def wilcoxon_signed_rank(x: ArrayLike, y: ArrayLike) -> WilcoxonResult:
+    """Two-sided Wilcoxon signed-rank test on d = x - y.
+
+    Zero differences are dropped (Wilcoxon's "wilcox" zero method), then |d| is ranked
+    with tied values sharing their average rank. The p-value is exact (full null
+    distribution of W+) when n <= 50 and no |d| is tied; otherwise it is the normal
+    approximation with the tie correction to the variance and a continuity correction of
+    0.5 toward the mean (as `scipy.stats.wilcoxon(..., correction=True,
+    method="asymptotic")`, except that |W+ - mean| < 0.5 gives p = 1). With no non-zero
+    difference, p = 1.
+
+    >>> r = wilcoxon_signed_rank([5, 6, 7, 9], [1, 1, 1, 1])
+    >>> (r.w_plus, r.w_minus, r.p_value, r.method)
+    (10.0, 0.0, 0.125, 'exact')
+    """
+    d = _differences(x, y)
+    nonzero = d[d != 0]
+    n = int(nonzero.size)
+    n_zero = int(d.size - n)
+    if n == 0:
+        return WilcoxonResult(n, n_zero, 0.0, 0.0, 0.0, 1.0, "exact")
+    ranks, tie_sizes = _average_ranks(np.abs(nonzero))
+    w_plus = float(ranks[nonzero > 0].sum())
+    w_minus = float(ranks[nonzero < 0].sum())
+    statistic = min(w_plus, w_minus)
+    if not tie_sizes and n <= WILCOXON_EXACT_MAX:
+        counts = _signed_rank_counts(n)
+        tail = sum(counts[: int(statistic) + 1])
+        p = min(1.0, 2.0 * tail / 2**n)
+        return WilcoxonResult(n, n_zero, w_plus, w_minus, statistic, p, "exact")
+    mean = n * (n + 1) / 4.0
+    variance = n * (n + 1) * (2 * n + 1) / 24.0 - sum(t**3 - t for t in tie_sizes) / 48.0
+    distance = max(abs(w_plus - mean) - 0.5, 0.0)
+    z = distance / math.sqrt(variance) if variance > 0 else 0.0
+    p = min(1.0, math.erfc(z / math.sqrt(2.0)))
+    return WilcoxonResult(n, n_zero, w_plus, w_minus, statistic, p, "normal", z=-z)
+
+
+def holm_adjust(pvalues: Sequence[float] | ArrayLike) -> list[float]:
+    """Holm-Bonferroni step-down adjusted p-values, in the input order.
+
+    Sorted ascending, the i-th smallest (0-based) becomes max over j <= i of
+    min(1, (m - j) p_(j)). Controls the family-wise error rate without independence.
+
+    >>> holm_adjust([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.ndim != 1:
+        raise EarmarkError("expected a 1-D list of p-values", field="pvalues")
+    if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise EarmarkError("p-values must lie in [0, 1]", field="pvalues")
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.empty(m, dtype=np.float64)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return [float(v) for v in adjusted]

@@ -1,0 +1,217 @@
+"""Inputs of the normaliser golden files, with what each case exercises.
+
+`python tests/text/text_golden_cases.py` rewrites `tests/text/golden/<name>.jsonl` from the
+current implementation. Only do that for a *new* normaliser or new cases, and read the
+diff: a changed output of a released normaliser is a bug (or a new versioned name).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+
+# A case is (note, text) or (note, reference, hypothesis) for pair-dependent views.
+Case = tuple[str, ...]
+
+ZH_EVAL_V1: list[Case] = [
+    ("simplified sentence, full stop removed in normalized", "我们今天去北京。"),
+    ("full-width Latin letters fold and lower-case", "ＡＢＣ ｘｙｚ"),
+    ("full-width digits fold to ASCII", "２０２６年"),
+    ("ideographic space U+3000 folds to a space, then whitespace is removed", "你好\u3000世界"),
+    ("ASCII spaces, leading and trailing, removed", " 你好 世界 "),
+    ("tab and newline removed", "你好\t世界\n再见"),
+    ("mixed Mandarin + Latin: spaces between words removed", "我在用 Python 写代码"),
+    ("Latin case folding of app names", "打开 GitHub 和 VS Code"),
+    ("full-width iPhone model name", "ｉＰｈｏｎｅ１５很贵"),
+    ("enumeration comma 、 stays distinct from ， in punct", "苹果、香蕉，还有橙子。"),
+    ("full-width comma folds to ASCII comma; 。 is not in U+FF01-FF5E", "你好，世界。你好,世界."),
+    ("question and exclamation marks, full-width and ASCII", "真的吗？真的!"),
+    ("corner brackets and book-title marks are punctuation", "「你好」《红楼梦》"),
+    ("ellipsis, em dashes and middle dot", "等等……——好·的"),
+    ("Traditional sentence (Taiwan)", "這裡的麵包很好吃。"),
+    ("numerals kept: digits", "2026年"),
+    ("numerals kept: Chinese numerals", "二零二六年"),
+    ("percent sign is P* and removed in normalized", "50%的人"),
+    ("full-width currency and plus are symbols S*, kept", "＄１００＋５元"),
+    ("yen sign and degree Celsius symbols kept", "¥100，气温30℃"),
+    ("full-width tilde folds to ~ (Sm), kept", "３～５天"),
+    ("C++ keeps its pluses, C# loses its #", "学习C++和C#"),
+    ("URL: case folded, punctuation removed in normalized", "访问 https://Example.com/A_b"),
+    ("e-mail address", "联系 Li.Wei@Example.CN"),
+    ("Greek and Cyrillic capitals are not Latin: not folded", "ΑΒΓ Привет"),
+    ("accented Latin capitals lower-cased", "ÉCOLE Ärger"),
+    ("decomposed e + combining acute becomes é (NFC)", "cafe\u0301"),
+    ("no NFKC: circled digit, ㎏ and ﬁ ligature stay", "①号㎏ﬁ"),
+    ("empty text", ""),
+    ("only punctuation: normalized is empty", "。！？"),
+    ("only whitespace", " \u3000\t"),
+    ("mixed reference (Simplified-only and Traditional-only): script view null", "漢字和汉字"),
+    ("script-neutral text", "你好"),
+    ("Taiwan reference, Simplified hypothesis: folded with s2tw",
+     "我們在台灣的公司裡面工作。", "我们在台湾的公司里面工作"),
+    ("Traditional reference with 裡/麵, Simplified hypothesis", "這裡的麵包很好吃。", "这里的面包很好吃"),
+    ("OpenCC-standard reference 裏/麪", "這裏的麪包", "这里的面包"),
+    ("Simplified reference, Traditional hypothesis: folded with t2s",
+     "后来他的头发很长", "後來他的頭髮很長"),
+    ("script-neutral reference folds with t2s (reference unchanged)", "你好", "妳好"),
+    ("mixed reference: script view null for the pair", "漢字和汉字", "汉字和汉字"),
+    ("Han-free reference folds with t2s", "OK", "好的"),
+    ("numerals differ in every view", "2026年", "二零二六年"),
+    ("lexical Taiwan difference (軟體/软件) is not folded", "軟體", "软件"),
+    ("punctuation and width differences vanish in normalized", "你好，ＷＯＲＬＤ！", "你好 world"),
+]
+
+GA_V1: list[Case] = [
+    ("t-prefix before capital vowel gets its hyphen", "Tá an tAthair sa bhaile."),
+    ("hyphenated t-prefix kept as one word", "an t-athair"),
+    ("n-prefix before capital vowel", "i nÉirinn"),
+    ("hyphenated n-prefix with capital", "i n-Éirinn"),
+    ("sentence-initial capital I, n-prefix", "I nÉirinn atá sé"),
+    ("h-prefix keeps its h, no hyphen", "Muintir na hÉireann"),
+    ("h-prefix on Albain", "go hAlbain"),
+    ("eclipsis before consonant: nG", "i nGaillimh"),
+    ("eclipsis gC, dT, mb", "i gCorcaigh, i dTír, ar an mbád"),
+    ("eclipsis bhF", "sa bhFrainc"),
+    ("t-prefix before s", "an tSeachtain seo"),
+    ("lenition kept", "an bhean agus a bhean"),
+    ("eclipsis of bean kept", "ár mbean"),
+    ("capital Ú after t", "An tÚdarás"),
+    ("Tír na nÓg", "Tír na nÓg"),
+    ("capital N and T at word start are not prefixes", "Níl Tomás anseo"),
+    ("straight apostrophe inside a word", "d'athair agus b'fhéidir"),
+    ("curly apostrophe unified to '", "d’athair agus m’athair"),
+    ("fadas are kept and distinct", "fear féar"),
+    ("decomposed fada composed by NFC", "fe\u0301ar"),
+    ("precomposed capital fada", "Seán Ó Briain"),
+    ("comma between words never merges them", "fear,féar"),
+    ("greeting punctuation removed", "Dia dhuit!"),
+    ("quotes at word edges removed", "'sea' arsa sé"),
+    ("guillemets removed", "«Dia duit»"),
+    ("hyphenated compound kept", "dea-scéal"),
+    ("spaced dash removed", "fear - bean"),
+    ("em dash between words becomes a space", "fear—bean"),
+    ("double hyphen is a dash", "fear--bean"),
+    ("numbers with decimal, thousands and time separators", "3.5 1,000 ag 10:30."),
+    ("digit-hyphen-digit and mixed tokens", "COVID-19 i 2020"),
+    ("percent is P* (space), euro is S* (kept)", "Bhí 20% ann ar €5"),
+    ("soft hyphen (Cf) removed", "Gael\u00adtacht"),
+    ("brackets removed", "(athair) [ceol]"),
+    ("whitespace collapsed", "  Tá   sé\tgo\nmaith  "),
+    ("all capitals", "DIA DHUIT"),
+    ("English word in Irish text", "Tá an iPhone go maith"),
+    ("empty text", ""),
+]
+
+EN_V1: list[Case] = [
+    ("case and punctuation", "Hello, World!"),
+    ("contraction I'm", "I'm going home."),
+    ("contractions won't and can't", "I won't and I can't."),
+    ("contraction it's", "It's late."),
+    ("contraction they're", "They're here."),
+    ("spelled-out number", "twenty-five"),
+    ("number with and", "one hundred and one"),
+    ("year", "two thousand and twenty six"),
+    ("digits with thousands separator", "1,000 people"),
+    ("decimal", "three point five"),
+    ("currency spelled out", "twenty five dollars"),
+    ("currency in digits", "$5.50"),
+    ("percent", "ten percent"),
+    ("ordinal", "the twenty first of May"),
+    ("decade", "the 1990s"),
+    ("British spelling colour", "the colour red"),
+    ("British spelling centre", "the city centre"),
+    ("British spelling organise", "organise the theatre"),
+    ("British spelling favourite", "my favourite analyse"),
+    ("British spelling travelled", "we travelled"),
+    ("title Mr.", "Mr. Smith"),
+    ("titles Mrs. and Dr.", "Mrs. Jones and Dr. Who"),
+    ("fillers removed", "uh I um think so"),
+    ("bracketed annotation removed", "hello [laughter] there"),
+    ("parenthesised annotation removed", "hello (inaudible) there"),
+    ("diacritics removed", "café naïve"),
+    ("ampersand and at sign", "Tom & Jerry at me@example.com"),
+    ("hyphenated compound", "a well-known fact"),
+    ("whitespace collapsed", "  a   b \t c  "),
+    ("empty text", ""),
+    ("okay", "OK, okay"),
+    ("numbers as digits already", "I have 3 cats and 12 dogs"),
+]
+
+CRUDE_V1: list[Case] = [
+    ("case and punctuation", "Hello, World!"),
+    ("NFKC folds full-width letters", "ＡＢＣ　ｄｅｆ"),
+    ("NFKC ligature and superscript", "ﬁne x²"),
+    ("apostrophe becomes a space", "don't stop"),
+    ("symbols become spaces", "$5 + 3 = 8 & more"),
+    ("digits kept", "Room 101"),
+    ("Devanagari: combining vowel signs and virama kept, words not split", "नमस्ते दुनिया! यह परीक्षा है।"),
+    ("Arabic harakat kept", "كَتَبَ الوَلَدُ."),
+    ("Persian zero-width non-joiner removed, word kept whole", "می\u200cخواهم بروم"),
+    ("Chinese: no spaces, so one word; punctuation becomes spaces", "你好，世界。"),
+    ("German sharp s and capital umlaut", "STRAßE Über"),
+    ("Greek capitals lower-cased", "ΑΘΗΝΑ"),
+    ("decomposed accent composed by NFKC", "cafe\u0301"),
+    ("whitespace collapsed", "  a \t b\n"),
+    ("empty text", ""),
+    ("emoji is a symbol: a space", "ok👍yes"),
+    ("underscore and hyphen become spaces", "snake_case well-known"),
+]
+
+NONE: list[Case] = [
+    ("text unchanged", "Hello, World!"),
+    ("whitespace unchanged", "  a  b "),
+    ("Chinese unchanged", "你好，世界。"),
+    ("empty text", ""),
+]
+
+CASES: dict[str, list[Case]] = {
+    "zh-eval-v1": ZH_EVAL_V1,
+    "ga-v1": GA_V1,
+    "en-v1": EN_V1,
+    "crude-v1": CRUDE_V1,
+    "none": NONE,
+}
+
+
+def render(name: str, case: Case) -> dict[str, Any]:
+    """One golden record: the case and every view of it under normaliser `name`."""
+    from earmark.text import get_normalizer
+
+    normalizer = get_normalizer(name)
+    if len(case) == 2:
+        note, text = case
+        pair = normalizer.normalize_pair(text, text)
+        record: dict[str, Any] = {"note": note, "text": text}
+        record["views"] = {view: p.reference for view, p in pair.items()}
+        reasons = {view: p.null_reason for view, p in pair.items() if p.null_reason}
+        if reasons:
+            record["null_reasons"] = reasons
+        return record
+    note, reference, hypothesis = case
+    pair = normalizer.normalize_pair(reference, hypothesis)
+    return {
+        "note": note,
+        "reference": reference,
+        "hypothesis": hypothesis,
+        "views": {
+            view: {"reference": p.reference, "hypothesis": p.hypothesis, "null_reason": p.null_reason}
+            for view, p in pair.items()
+        },
+    }
+
+
+def main() -> int:
+    GOLDEN_DIR.mkdir(exist_ok=True)
+    for name, cases in CASES.items():
+        lines = [json.dumps(render(name, case), ensure_ascii=False) for case in cases]
+        (GOLDEN_DIR / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"wrote {len(lines)} cases for {name}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
