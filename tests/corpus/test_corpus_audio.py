@@ -127,7 +127,9 @@ def test_too_short_and_too_long(tmp_path: Path) -> None:
     soundfile.write(tmp_path / "c.wav", tone(0.5, 16_000), 16_000)
     assert failure(load_audio(tmp_path, utt("c.wav"), min_seconds=0.6)) == "too_short"
     assert failure(load_audio(tmp_path, utt("c.wav"), max_seconds=0.4)) == "too_long"
-    assert isinstance(load_audio(tmp_path, utt("c.wav"), min_seconds=0.5, max_seconds=0.5), LoadedAudio)
+    assert isinstance(
+        load_audio(tmp_path, utt("c.wav"), min_seconds=0.5, max_seconds=0.5), LoadedAudio
+    )
 
 
 def test_nan_samples(tmp_path: Path) -> None:

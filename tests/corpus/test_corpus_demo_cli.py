@@ -76,8 +76,9 @@ def test_cli_hash_matches_library(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_validate(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["manifest", "validate", str(DEMO), "--audio-root", str(demo_audio_root()),
-                 "--json"])
+    code = main(
+        ["manifest", "validate", str(DEMO), "--audio-root", str(demo_audio_root()), "--json"]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["rows"] == 31 and out["ok"] and out["audio_checked"] == "exists"
     assert out["sha256"] == manifest_sha256(DEMO)
@@ -85,8 +86,11 @@ def test_cli_validate(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_cli_validate_fails_on_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "m.jsonl"
-    write_manifest(path, [Utterance(id="a", audio="a.wav", text="x", language="en")],
-                   CorpusMeta(dataset="d", licence=None, consent_basis=None))
+    write_manifest(
+        path,
+        [Utterance(id="a", audio="a.wav", text="x", language="en")],
+        CorpusMeta(dataset="d", licence=None, consent_basis=None),
+    )
     assert main(["manifest", "validate", str(path), "--audio-root", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "REFUSED" in out and "missing_file" in out
@@ -96,10 +100,24 @@ def test_cli_validate_fails_on_problems(tmp_path: Path, capsys: pytest.CaptureFi
     assert f"{path}:1: field 'audio'" in err
 
 
-def test_cli_select_writes_manifest_and_sidecar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_select_writes_manifest_and_sidecar(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "sel" / "zh.jsonl"
-    code = main(["manifest", "select", str(DEMO), "--out", str(out), "--language", "zh",
-                 "--first", "3", "--distinct-text"])
+    code = main(
+        [
+            "manifest",
+            "select",
+            str(DEMO),
+            "--out",
+            str(out),
+            "--language",
+            "zh",
+            "--first",
+            "3",
+            "--distinct-text",
+        ]
+    )
     assert code == 0
     kept = list(read_manifest(out))
     assert [u.id for u in kept] == ["zh-01", "zh-02", "zh-03"]
@@ -117,8 +135,22 @@ def test_cli_select_hash_subset_same_as_library(tmp_path: Path) -> None:
     from earmark.corpus.selection import hash_subset
 
     out = tmp_path / "sub.jsonl"
-    assert main(["manifest", "select", str(DEMO), "--out", str(out), "--fraction", "0.5",
-                 "--seed", "2026"]) == 0
+    assert (
+        main(
+            [
+                "manifest",
+                "select",
+                str(DEMO),
+                "--out",
+                str(out),
+                "--fraction",
+                "0.5",
+                "--seed",
+                "2026",
+            ]
+        )
+        == 0
+    )
     expected, _ = hash_subset(read_manifest(DEMO), 0.5, "2026")
     assert list(read_manifest(out)) == expected
     assert main(["manifest", "select", str(DEMO), "--out", str(out), "--fraction", "0.5"]) == 2

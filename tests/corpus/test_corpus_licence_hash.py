@@ -32,10 +32,18 @@ META = CorpusMeta(
 
 def rows() -> list[Utterance]:
     return [
-        Utterance(id="a", audio="a.wav", text="你好。", language="zh", speaker="s1",
-                  slices=("zh",), duration=0.5),
-        Utterance(id="b", audio="b.wav", text="", language="zh", slices=("no-speech",),
-                  duration=1.5),
+        Utterance(
+            id="a",
+            audio="a.wav",
+            text="你好。",
+            language="zh",
+            speaker="s1",
+            slices=("zh",),
+            duration=0.5,
+        ),
+        Utterance(
+            id="b", audio="b.wav", text="", language="zh", slices=("no-speech",), duration=1.5
+        ),
     ]
 
 
@@ -56,8 +64,13 @@ def test_gate_refuses_missing_licence(tmp_path: Path, licence: str | None) -> No
 
 @pytest.mark.parametrize("consent", [None, "", "unknown"])
 def test_gate_refuses_missing_consent(tmp_path: Path, consent: str | None) -> None:
-    meta = CorpusMeta(dataset="x", licence="CC0-1.0", consent_basis=consent,
-                      redistribute_audio=True, redistribute_transcripts=True)
+    meta = CorpusMeta(
+        dataset="x",
+        licence="CC0-1.0",
+        consent_basis=consent,
+        redistribute_audio=True,
+        redistribute_transcripts=True,
+    )
     with pytest.raises(EarmarkError, match="no consent basis") as info:
         licence_gate(meta, manifest="m.jsonl")
     assert info.value.field == "consent_basis"
@@ -65,8 +78,13 @@ def test_gate_refuses_missing_consent(tmp_path: Path, consent: str | None) -> No
 
 
 def test_public_needs_both_redistribution_flags() -> None:
-    meta = CorpusMeta(dataset="x", licence="CC-BY-4.0", consent_basis="yes",
-                      redistribute_audio=True, redistribute_transcripts=False)
+    meta = CorpusMeta(
+        dataset="x",
+        licence="CC-BY-4.0",
+        consent_basis="yes",
+        redistribute_audio=True,
+        redistribute_transcripts=False,
+    )
     assert not is_public(meta)
 
 
@@ -76,14 +94,17 @@ def test_read_meta_round_trip_and_errors(tmp_path: Path) -> None:
     assert read_meta(path) == META
     with pytest.raises(EarmarkError, match="no metadata sidecar"):
         read_meta(tmp_path / "other.jsonl")
-    (tmp_path / "x.jsonl.meta.json").write_text(json.dumps({"dataset": "x", "licence": "MIT",
-                                                            "consent_basis": "y", "lisence": 1}))
+    (tmp_path / "x.jsonl.meta.json").write_text(
+        json.dumps({"dataset": "x", "licence": "MIT", "consent_basis": "y", "lisence": 1})
+    )
     with pytest.raises(EarmarkError) as info:
         read_meta(tmp_path / "x.jsonl")
     assert info.value.field == "lisence"
-    (tmp_path / "y.jsonl.meta.json").write_text(json.dumps({"dataset": "y", "licence": "MIT",
-                                                            "consent_basis": "y",
-                                                            "redistribute_audio": "yes"}))
+    (tmp_path / "y.jsonl.meta.json").write_text(
+        json.dumps(
+            {"dataset": "y", "licence": "MIT", "consent_basis": "y", "redistribute_audio": "yes"}
+        )
+    )
     with pytest.raises(EarmarkError) as info:
         read_meta(tmp_path / "y.jsonl")
     assert info.value.field == "redistribute_audio"
@@ -103,8 +124,10 @@ def test_hash_is_stable_under_reformatting(tmp_path: Path) -> None:
     assert manifest_sha256(messy) == manifest_sha256(canonical)
     # Number spelling does not matter either: 0.5 == 0.50.
     spelled = tmp_path / "spelled.jsonl"
-    spelled.write_text(canonical.read_text(encoding="utf-8").replace('"duration":0.5', '"duration":0.50'),
-                       encoding="utf-8")
+    spelled.write_text(
+        canonical.read_text(encoding="utf-8").replace('"duration":0.5', '"duration":0.50'),
+        encoding="utf-8",
+    )
     assert manifest_sha256(spelled) == manifest_sha256(canonical)
     # Content and order do.
     swapped = tmp_path / "swapped.jsonl"
@@ -144,7 +167,9 @@ def test_validate_report(tmp_path: Path) -> None:
 def test_validate_lists_audio_problems_with_lines(tmp_path: Path) -> None:
     path = tmp_path / "m.jsonl"
     write_manifest(path, rows(), META)
-    soundfile.write(tmp_path / "a.wav", np.zeros(16_000, dtype=np.float32), 16_000)  # 1.0 s, not 0.5
+    soundfile.write(
+        tmp_path / "a.wav", np.zeros(16_000, dtype=np.float32), 16_000
+    )  # 1.0 s, not 0.5
     report = validate_manifest(path, audio_root=tmp_path, check_audio=True)
     assert [(p.id, p.line, p.reason) for p in report.problems] == [
         ("a", 1, "duration_mismatch"),

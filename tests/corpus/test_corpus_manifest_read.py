@@ -170,7 +170,9 @@ def test_reading_is_lazy(tmp_path: Path) -> None:
         next(rows)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.data())
 def test_fuzzed_bytes_never_drop_rows_silently(tmp_path: Path, data: st.DataObject) -> None:
     """Any byte mutation of a valid manifest either raises EarmarkError or yields one row
@@ -196,3 +198,20 @@ def test_fuzzed_bytes_never_drop_rows_silently(tmp_path: Path, data: st.DataObje
         return
     expected = bytes(blob).count(b"\n") + (0 if bytes(blob).endswith(b"\n") else 1)
     assert len(rows) == expected
+
+
+@pytest.mark.parametrize("value", [["CC0"], {"id": "CC0"}, 3, ""])
+def test_source_values_must_be_strings(tmp_path: Path, value: object) -> None:
+    path = write(tmp_path, GOOD_LINE + row(source={"dataset": "d", "licence": value}) + b"\n")
+    with pytest.raises(EarmarkError) as info:
+        list(read_manifest(path))
+    assert (info.value.line, info.value.field) == (2, "source.licence")
+
+
+def test_shared_source_objects_are_equal_values(tmp_path: Path) -> None:
+    src = {"dataset": "d", "split": "test"}
+    data = GOOD_LINE.replace(b"}", b', "source": ' + json.dumps(src).encode() + b"}") + row(
+        source=src
+    )
+    a, b = read_manifest(write(tmp_path, data))
+    assert a.source == b.source == Source(dataset="d", split="test")

@@ -23,10 +23,23 @@ from earmark.corpus.selection import (
 )
 
 
-def u(i: str, text_id: str | None = None, lang: str = "zh", slices: tuple[str, ...] = (),
-      speaker: str | None = None, text: str = "t") -> Utterance:
-    return Utterance(id=i, audio=f"{i}.wav", text=text, language=lang, speaker=speaker,
-                     slices=slices, text_id=text_id)
+def u(
+    i: str,
+    text_id: str | None = None,
+    lang: str = "zh",
+    slices: tuple[str, ...] = (),
+    speaker: str | None = None,
+    text: str = "t",
+) -> Utterance:
+    return Utterance(
+        id=i,
+        audio=f"{i}.wav",
+        text=text,
+        language=lang,
+        speaker=speaker,
+        slices=slices,
+        text_id=text_id,
+    )
 
 
 FLEURS_LIKE = [
@@ -84,7 +97,9 @@ def test_hash_subset_independent_of_order_and_deterministic() -> None:
     assert rec.excluded_counts() == {"outside_fraction": 2000 - len(kept)}
     other, _ = hash_subset(rows, 0.25, seed=8)
     assert {r.id for r in other} != {r.id for r in kept}
-    assert hash_subset(rows, 0.0, seed=7)[0] == [] and len(hash_subset(rows, 1.0, seed=7)[0]) == 2000
+    assert (
+        hash_subset(rows, 0.0, seed=7)[0] == [] and len(hash_subset(rows, 1.0, seed=7)[0]) == 2000
+    )
 
 
 @given(st.floats(0, 1), st.floats(0, 1))
@@ -98,8 +113,12 @@ def test_hash_subsets_nest(f1: float, f2: float) -> None:
 
 
 def test_filter_rows_language_prefix_and_slices() -> None:
-    rows = [u("a", lang="zh-CN", slices=("numbers",)), u("b", lang="zh"), u("c", lang="zho"),
-            u("d", lang="en", slices=("numbers",))]
+    rows = [
+        u("a", lang="zh-CN", slices=("numbers",)),
+        u("b", lang="zh"),
+        u("c", lang="zho"),
+        u("d", lang="en", slices=("numbers",)),
+    ]
     kept, rec = filter_rows(rows, languages=["zh"])
     assert [r.id for r in kept] == ["a", "b"]
     assert rec.excluded_counts() == {"language_filtered": 2}

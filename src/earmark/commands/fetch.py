@@ -14,18 +14,27 @@ def register(subparsers: Any) -> None:
         "command after an interruption and finished languages are not downloaded again.",
     )
     parser.add_argument("corpus", choices=("fleurs",))
-    parser.add_argument("--languages", required=True,
-                        help="comma-separated FLEURS configs, e.g. cmn_hans_cn,ga_ie")
-    parser.add_argument("--per-language", type=int, required=True, metavar="N",
-                        help="clips to keep per language")
+    parser.add_argument(
+        "--languages", required=True, help="comma-separated FLEURS configs, e.g. cmn_hans_cn,ga_ie"
+    )
+    parser.add_argument(
+        "--per-language", type=int, required=True, metavar="N", help="clips to keep per language"
+    )
     parser.add_argument("--out", required=True, help="output folder (manifest.jsonl, audio)")
     parser.add_argument("--split", default="test", help="split (default: test)")
-    parser.add_argument("--layout", choices=("parquet", "tsv-tar"), default="parquet",
-                        help="hub layout to read (default: parquet)")
+    parser.add_argument(
+        "--layout",
+        choices=("parquet", "tsv-tar"),
+        default="parquet",
+        help="hub layout to read (default: parquet)",
+    )
     parser.add_argument("--revision", help="dataset revision to pin (default: per layout)")
     parser.add_argument("--base-url", help="base URL; may contain {revision}")
-    parser.add_argument("--distinct-text-ids", action="store_true",
-                        help="keep the first recording of each of the first N sentence ids")
+    parser.add_argument(
+        "--distinct-text-ids",
+        action="store_true",
+        help="keep the first recording of each of the first N sentence ids",
+    )
     parser.add_argument("--max-shard-bytes", type=int, help="refuse bigger downloads")
     parser.set_defaults(func=run)
 

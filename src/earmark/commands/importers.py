@@ -38,8 +38,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--out", required=True, help="manifest to write (JSONL)")
     parser.add_argument("--language", help="language code for the rows (zh, ga, en)")
     parser.add_argument("--split", help="split to import (default: test where it applies)")
-    parser.add_argument("--licence", help="dataset licence (SPDX id); FLEURS and Common "
-                        "Voice default to their published licences")
+    parser.add_argument(
+        "--licence",
+        help="dataset licence (SPDX id); FLEURS and Common "
+        "Voice default to their published licences",
+    )
     parser.add_argument("--consent", help="consent basis, as published by the dataset")
     parser.add_argument("--config", help="FLEURS config (cmn_hans_cn, ga_ie)")
     parser.add_argument("--locale", help="Common Voice locale (default: folder name)")
@@ -49,8 +52,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--audio-dir", help="where audio embedded in parquet is written")
     parser.add_argument("--relative-to", help="folder relative audio paths are taken from")
     parser.add_argument("--recordings", help="lhotse recordings manifest for supervisions")
-    parser.add_argument("--no-hash", action="store_true",
-                        help="do not hash audio files (faster on huge corpora)")
+    parser.add_argument(
+        "--no-hash", action="store_true", help="do not hash audio files (faster on huge corpora)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -67,8 +71,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         if keyword not in accepted:
             flag = "--" + option.replace("_", "-")
-            raise EarmarkError(f"{flag} does not apply to source {args.source!r}",
-                               field=option)
+            raise EarmarkError(f"{flag} does not apply to source {args.source!r}", field=option)
         kwargs[keyword] = value
     if args.no_hash:
         if "hash_audio" not in accepted:

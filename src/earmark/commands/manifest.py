@@ -14,7 +14,9 @@ def register(subparsers: Any) -> None:
     sub = parser.add_subparsers(dest="manifest_command", metavar="ACTION")
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
-    validate = sub.add_parser("validate", help="check every row, the sidecar and (optionally) audio")
+    validate = sub.add_parser(
+        "validate", help="check every row, the sidecar and (optionally) audio"
+    )
     validate.add_argument("manifest")
     validate.add_argument("--audio-root", help="folder the rows' audio paths are relative to")
     validate.add_argument(
@@ -109,7 +111,9 @@ def _select(args: argparse.Namespace) -> int:
     if args.distinct_text and args.first is None:
         raise EarmarkError("--distinct-text needs --first N")
     if (args.fraction is None) != (args.seed is None):
-        raise EarmarkError("--fraction and --seed go together", hint="e.g. --fraction 0.1 --seed 2026")
+        raise EarmarkError(
+            "--fraction and --seed go together", hint="e.g. --fraction 0.1 --seed 2026"
+        )
     if args.fraction is not None and not 0.0 <= args.fraction <= 1.0:
         raise EarmarkError("--fraction must be within [0, 1]")
     if args.first is not None and args.first < 0:

@@ -136,7 +136,8 @@ def load_audio(
     sha256 = digest.hexdigest()
     if utt.sha256 is not None and sha256 != utt.sha256:
         return AudioFailure(
-            "sha256_mismatch", f"{utt.audio}: file sha256 {sha256[:12]}…, manifest {utt.sha256[:12]}…"
+            "sha256_mismatch",
+            f"{utt.audio}: file sha256 {sha256[:12]}…, manifest {utt.sha256[:12]}…",
         )
     if size == 0:
         return AudioFailure("empty", f"{utt.audio} is a zero-byte file")
@@ -164,7 +165,8 @@ def _decode(
             last = total if utt.end is None else min(total, int(round(utt.end * rate)))
             if first >= total and total > 0:
                 return AudioFailure(
-                    "empty", f"{utt.audio}: segment starts at {utt.start} s, file is {total / rate:.3f} s"
+                    "empty",
+                    f"{utt.audio}: segment starts at {utt.start} s, file is {total / rate:.3f} s",
                 )
             frames = max(0, last - first)
             if frames / rate > max_seconds:
@@ -256,7 +258,9 @@ class AudioPrefetcher:
             for utt in self._utterances:
                 if self._stop.is_set():
                     return
-                pending.append((utt, self._pool.submit(load_audio, self._root, utt, **self._kwargs)))
+                pending.append(
+                    (utt, self._pool.submit(load_audio, self._root, utt, **self._kwargs))
+                )
                 if len(pending) > self._workers and not self._put(pending.popleft()):
                     return
             while pending:

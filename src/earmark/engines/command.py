@@ -66,7 +66,9 @@ def read_options(arm: ArmSpec) -> CommandOptions:
             field="model",
             hint="e.g. command:./asr.sh {audio} {language}",
         )
-    unknown = sorted({f"{{{p}}}" for p in re.findall(r"\{([a-z_]+)\}", template)} - set(PLACEHOLDERS))
+    unknown = sorted(
+        {f"{{{p}}}" for p in re.findall(r"\{([a-z_]+)\}", template)} - set(PLACEHOLDERS)
+    )
     if unknown:
         raise EarmarkError(
             f"arm '{arm.name}': unknown placeholder {unknown[0]} in {template!r}",
@@ -175,7 +177,9 @@ class CommandEngine:
         try:
             code, stdout, stderr = _run(self._command(audio, language), self.options)
         except OSError as exc:
-            return self._failed(clip, language, started, f"command_failed:{type(exc).__name__}", str(exc))
+            return self._failed(
+                clip, language, started, f"command_failed:{type(exc).__name__}", str(exc)
+            )
         finally:
             if audio.parent == folder:
                 audio.unlink(missing_ok=True)

@@ -147,7 +147,12 @@ def resolve_model(arm: ArmSpec, options: FasterWhisperOptions) -> ModelSource:
         )
     if options.download:
         return ModelSource(
-            "hub", model, None, f"{model}@{options.revision}", options.licence, options.licence_source
+            "hub",
+            model,
+            None,
+            f"{model}@{options.revision}",
+            options.licence,
+            options.licence_source,
         )
     raise EarmarkError(
         f"arm '{arm.name}': model not found at {model}",

@@ -49,9 +49,7 @@ class HttpOptions:
 def read_options(arm: ArmSpec) -> HttpOptions:
     parsed = urlparse(arm.model)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise EarmarkError(
-            f"arm '{arm.name}': {arm.model!r} is not an http(s) URL", field="model"
-        )
+        raise EarmarkError(f"arm '{arm.name}': {arm.model!r} is not an http(s) URL", field="model")
     if parsed.username or parsed.password:
         raise EarmarkError(
             f"arm '{arm.name}': the endpoint URL carries credentials",
@@ -209,7 +207,10 @@ class HttpEngine:
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         req = urlrequest.Request(
-            f"{self.options.endpoint}/audio/transcriptions", data=body, headers=headers, method="POST"
+            f"{self.options.endpoint}/audio/transcriptions",
+            data=body,
+            headers=headers,
+            method="POST",
         )
         try:
             with urlrequest.urlopen(req, timeout=self.options.timeout) as response:
@@ -219,7 +220,7 @@ class HttpEngine:
             if exc.code in _FORMAT_REJECTED and self._format != "json":
                 raise _ClipFailure(f"format_rejected:{exc.code}", detail) from None
             raise _ClipFailure(f"http_error:{exc.code}", detail) from None
-        except (TimeoutError, socket.timeout) as exc:
+        except TimeoutError as exc:
             raise _ClipFailure("timeout", str(exc)) from None
         except urlerror.URLError as exc:
             if isinstance(exc.reason, (TimeoutError, socket.timeout)):
@@ -242,7 +243,9 @@ def _parse(payload: Any) -> tuple[str, tuple[Segment, ...], str | None]:
     if isinstance(raw_segments, list):
         try:
             for seg in raw_segments:
-                segments.append(Segment(float(seg["start"]), float(seg["end"]), str(seg["text"]).strip()))
+                segments.append(
+                    Segment(float(seg["start"]), float(seg["end"]), str(seg["text"]).strip())
+                )
         except (KeyError, TypeError, ValueError):
             segments = []
     reported = payload.get("language")
@@ -253,12 +256,11 @@ def _multipart(fields: dict[str, str], audio: bytes) -> tuple[bytes, str]:
     boundary = f"earmark-{uuid.uuid4().hex}"
     parts: list[bytes] = []
     for key, value in fields.items():
-        parts.append(
-            f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
-        )
+        disposition = f'Content-Disposition: form-data; name="{key}"'
+        parts.append(f"--{boundary}\r\n{disposition}\r\n\r\n{value}\r\n".encode())
     parts.append(
         (
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
             f'filename="clip.wav"\r\nContent-Type: audio/wav\r\n\r\n'
         ).encode()
         + audio

@@ -133,8 +133,12 @@ class PrecomputedEngine:
         try:
             seconds_value = float(seconds) if seconds not in (None, "") else 0.0
         except (TypeError, ValueError):
-            raise EarmarkError("decode_seconds is not a number", field="decode_seconds", **where) from None
-        return key, _Row(text, language if isinstance(language, str) and language else None, seconds_value)
+            raise EarmarkError(
+                "decode_seconds is not a number", field="decode_seconds", **where
+            ) from None
+        return key, _Row(
+            text, language if isinstance(language, str) and language else None, seconds_value
+        )
 
     def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
         if self._rows is None:

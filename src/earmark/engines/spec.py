@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 from earmark.errors import EarmarkError
 
@@ -83,7 +83,9 @@ class ArmSpec:
     def compact(self) -> str:
         """The `BACKEND:MODEL?k=v&...` form (settings sorted, name included)."""
         pairs = [*self.settings, ("name", self.name)]
-        return f"{self.backend}:{self.model}?" + "&".join(f"{k}={v}" for k, v in pairs)
+        return f"{self.backend}:{self.model}?" + "&".join(
+            f"{k}={quote(v, safe='/:,.-_ {}@*+')}" for k, v in pairs
+        )
 
     @classmethod
     def from_mapping(cls, table: Mapping[str, Any], *, file: str | None = None) -> ArmSpec:
@@ -116,7 +118,9 @@ class ArmSpec:
         name = table.get("name") or setting_name
         if not isinstance(name, str):
             raise EarmarkError("arm name must be a string", file=file, field="name")
-        return cls(backend=backend, model=model, settings=_settings_tuple(settings, backend), name=name)
+        return cls(
+            backend=backend, model=model, settings=_settings_tuple(settings, backend), name=name
+        )
 
 
 def parse_arm_spec(spec: str) -> ArmSpec:
@@ -148,7 +152,9 @@ def parse_arm_spec(spec: str) -> ArmSpec:
     if not model:
         raise EarmarkError(f"arm spec {spec!r} has no model", field="model")
     name = settings.pop("name", "")
-    return ArmSpec(backend=backend, model=model, settings=_settings_tuple(settings, backend), name=name)
+    return ArmSpec(
+        backend=backend, model=model, settings=_settings_tuple(settings, backend), name=name
+    )
 
 
 def _looks_like_settings(tail: str) -> bool:
@@ -159,7 +165,9 @@ def _looks_like_settings(tail: str) -> bool:
 def _settings_tuple(settings: Mapping[str, Any], backend: str) -> tuple[tuple[str, str], ...]:
     for key, value in settings.items():
         if not isinstance(key, str) or not _KEY.match(key):
-            raise EarmarkError(f"arm setting key {key!r} is not a lower-case identifier", field=str(key))
+            raise EarmarkError(
+                f"arm setting key {key!r} is not a lower-case identifier", field=str(key)
+            )
         if not isinstance(value, str):
             raise EarmarkError(
                 f"arm setting {key!r} of backend {backend!r} must be a string here", field=key

@@ -58,6 +58,9 @@ CATEGORIES: tuple[str, ...] = (
 
 _NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
 _NOT_ALNUM_AFTER = r"(?![A-Za-z0-9])"
+# Start of a run of code characters: not after a letter/digit, nor after one plus a joiner.
+# Keeps the scan linear (no rescanning from every position inside "a.b.c.d...").
+_RUN_START = r"(?<![A-Za-z0-9])(?<![A-Za-z0-9][-./_@%+])"
 _ARABIC = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _CN_DIGIT = "零〇一二两三四五六七八九壹贰叁肆伍陆柒捌玖"
 _CN_UNIT = "十拾百佰千仟万萬亿億"
@@ -142,12 +145,12 @@ _TLD = r"(?:com|org|net|edu|gov|io|ai|cn|ie|uk|de|fr|jp|eu|info|dev|app|co|tv|me
 _URL = "|".join(
     (
         r"(?i:https?://|www\.)[^\s<>\"'，。！？、；：（）「」《》]*[^\s<>\"'，。！？、；：（）「」《》.,;:!?)]",
-        rf"{_NOT_ALNUM_BEFORE}[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.{_TLD}"
+        rf"{_RUN_START}[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.{_TLD}"
         r"(?:/[A-Za-z0-9._~%/?#=&+-]*[A-Za-z0-9_~%/#=&+-])?" + _NOT_ALNUM_AFTER,
     )
 )
 _EMAIL = (
-    _NOT_ALNUM_BEFORE
+    _RUN_START
     + r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
     + _NOT_ALNUM_AFTER
 )
@@ -164,7 +167,7 @@ _NUMBER = "|".join(
 )
 # Letters and digits mixed (A12-345, iPhone15, COVID-19, v2.0), parts joined by - . / _.
 _ID_MIXED = (
-    _NOT_ALNUM_BEFORE
+    _RUN_START
     + r"(?=[A-Za-z0-9./_-]*[A-Za-z])(?=[A-Za-z0-9./_-]*\d)"
     + r"[A-Za-z0-9]+(?:[-./_][A-Za-z0-9]+)*"
     + _NOT_ALNUM_AFTER
@@ -223,7 +226,11 @@ def _scanner_for(language: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
 
 @dataclass(frozen=True, slots=True)
 class CriticalToken:
-    """One critical token: its category, the text as written, its comparison key and span."""
+    """One critical token: its category, the text as written, its comparison key and span.
+
+    `start`/`end` index the NFC form of the input (identical to the input when it is
+    already NFC, as almost all text is); `key` is what matching compares.
+    """
 
     category: str
     text: str
@@ -233,7 +240,12 @@ class CriticalToken:
 
 
 def extract_critical_tokens(text: str, language: str) -> list[CriticalToken]:
-    """Critical tokens of `text` in reading order (see the module docstring for rules)."""
+    """Critical tokens of `text` in reading order (see the module docstring for rules).
+
+    Pass the raw text (before any normaliser): case, digits and separators are the point.
+    `language` is a BCP-47-ish tag; only its primary subtag matters (Chinese tags such as
+    `zh`, `zh-TW`, `cmn`, `yue` turn on Latin-run extraction; `en` adds camel case).
+    """
     text = unicodedata.normalize("NFC", text)
     folded = text.translate(_WIDTH_FOLD)  # one character for one: spans stay valid
     scanner, categories = _scanner_for(language)

@@ -111,6 +111,14 @@ def _records_delimited(path: Path, delimiter: str) -> Iterator[tuple[int, dict[s
         header = next(reader, None)
         if header is None:
             raise EarmarkError("empty file (expected a header row)", file=str(path), line=1)
+        other = "\t" if delimiter == "," else ","
+        if len(header) == 1 and other in header[0]:
+            raise EarmarkError(
+                f"the header has one column but contains {other!r}: wrong delimiter",
+                file=str(path),
+                line=1,
+                hint="use --format tsv for tab-separated files, --format csv for commas",
+            )
         for values in reader:
             if not any(v.strip() for v in values):
                 continue

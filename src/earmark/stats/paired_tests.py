@@ -88,13 +88,13 @@ def _binomial_half_cdf(k: int, n: int) -> float:
         for i in range(k):
             term = term * (n - i) // (i + 1)
             total += term
-        return total / 2**n
+        return total / (1 << n)
     logs = [
         math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2)
         for i in range(k + 1)
     ]
     top = max(logs)
-    return math.exp(top) * math.fsum(math.exp(v - top) for v in logs)
+    return float(math.exp(top) * math.fsum(math.exp(v - top) for v in logs))
 
 
 def sign_test(x: ArrayLike, y: ArrayLike) -> SignTestResult:
@@ -172,7 +172,7 @@ def wilcoxon_signed_rank(x: ArrayLike, y: ArrayLike) -> WilcoxonResult:
     if not tie_sizes and n <= WILCOXON_EXACT_MAX:
         counts = _signed_rank_counts(n)
         tail = sum(counts[: int(statistic) + 1])
-        p = min(1.0, 2.0 * tail / 2**n)
+        p = min(1.0, 2.0 * tail / (1 << n))
         return WilcoxonResult(n, n_zero, w_plus, w_minus, statistic, p, "exact")
     mean = n * (n + 1) / 4.0
     variance = n * (n + 1) * (2 * n + 1) / 24.0 - sum(t**3 - t for t in tie_sizes) / 48.0

@@ -44,8 +44,8 @@ from numpy.typing import ArrayLike, NDArray
 from earmark.errors import EarmarkError
 
 # A group this large is cheaper as one binomial draw (~50-100 ns) than as `m` index draws
-# and gathers in the tail (~5 ns each), per replicate. Part of the algorithm: changing it changes the
-# random stream for a given seed.
+# and gathers in the tail (~5 ns each), per replicate. Part of the algorithm: changing it
+# changes the random stream for a given seed.
 MIN_GROUP = 8
 # Tail indices drawn per block of replicates (bounds memory to a few tens of MB).
 BLOCK_ELEMENTS = 1 << 21

@@ -125,7 +125,9 @@ def build_tiny_whisper(
     if fixed_text is not None:
         from tokenizers import Tokenizer
 
-        text_ids = Tokenizer.from_str(json.dumps(tok)).encode(fixed_text, add_special_tokens=False).ids
+        text_ids = (
+            Tokenizer.from_str(json.dumps(tok)).encode(fixed_text, add_special_tokens=False).ids
+        )
     # The prompt is sot, language, task (multilingual) or sot alone, then either
     # <|notimestamps|> or a generated <|0.00|>: text always starts one position later.
     first = 3 if multilingual else 1
@@ -189,9 +191,7 @@ def build_tiny_whisper(
         cross.linear[2].weight, cross.linear[2].bias = small(dim, dim), zeros(dim)
         _fill_ffn(layer.ffn, dim, small, zeros, ones)
 
-    english_config = json.loads(
-        (bundled_tiny_en_dir() / "config.json").read_text(encoding="utf-8")
-    )
+    english_config = json.loads((bundled_tiny_en_dir() / "config.json").read_text(encoding="utf-8"))
     shift = lambda i: i + offset if i >= _N_TEXT else i  # noqa: E731
     spec.config.suppress_ids = [shift(i) for i in english_config["suppress_ids"]]
     spec.config.suppress_ids_begin = [shift(i) for i in english_config["suppress_ids_begin"]]

@@ -12,8 +12,10 @@ import soundfile as sf
 from earmark.corpus.sources import import_common_voice
 from earmark.errors import EarmarkError
 
-HEADER = ("client_id\tpath\tsentence_id\tsentence\tsentence_domain\tup_votes\tdown_votes\tage"
-          "\tgender\taccents\tvariant\tlocale\tsegment\n")
+HEADER = (
+    "client_id\tpath\tsentence_id\tsentence\tsentence_domain\tup_votes\tdown_votes\tage"
+    "\tgender\taccents\tvariant\tlocale\tsegment\n"
+)
 
 
 def write_mp3(path: Path) -> None:
@@ -29,7 +31,8 @@ def cv_dir(tmp_path: Path) -> Path:
         "abc\tcommon_voice_ga-IE_1.mp3\ts1\tTá an lá go breá.\t\t2\t0\ttwenties"
         "\tfemale_feminine\tMunster|Irish English\t\tga-IE\t\n",
         "def\tcommon_voice_ga-IE_2.mp3\ts2\tSlán leat.\t\t3\t1\t\tmale_masculine\t\t\tga-IE\t\n",
-        "abc\tcommon_voice_ga-IE_3.mp3\ts3\tNíl sé ann.\t\t2\t0\n",  # short line: columns left empty
+        # a short line: its missing trailing columns are left empty
+        "abc\tcommon_voice_ga-IE_3.mp3\ts3\tNíl sé ann.\t\t2\t0\n",
         "ghi\tcommon_voice_ga-IE_4.mp3\ts4\t\t\t2\t0\t\t\t\t\tga-IE\t\n",
         "jkl\tcommon_voice_ga-IE_5.mp3\ts5\tGan fuaim.\t\t2\t0\t\t\t\t\tga-IE\t\n",
         "abc\tcommon_voice_ga-IE_1.mp3\ts1\tTá an lá go breá.\t\t2\t0\t\t\t\t\tga-IE\t\n",
@@ -60,20 +63,38 @@ def test_rows_slices_and_skips(cv_dir: Path, tmp_path: Path) -> None:
         "language": "ga",
         "speaker": "abc",
         "text_id": "s1",
-        "slices": ["gender:female_feminine", "age:twenties", "accent:Munster",
-                   "accent:Irish English"],
-        "source": {"dataset": "common_voice", "config": "ga-IE", "split": "test",
-                   "revision": "cv-corpus-25.0-2026-03-14", "licence": "CC0-1.0"},
-        "custom": {"locale": "ga-IE", "up_votes": 2, "down_votes": 0, "age": "twenties",
-                   "gender": "female_feminine", "accents": "Munster|Irish English"},
+        "slices": [
+            "gender:female_feminine",
+            "age:twenties",
+            "accent:Munster",
+            "accent:Irish English",
+        ],
+        "source": {
+            "dataset": "common_voice",
+            "config": "ga-IE",
+            "split": "test",
+            "revision": "cv-corpus-25.0-2026-03-14",
+            "licence": "CC0-1.0",
+        },
+        "custom": {
+            "locale": "ga-IE",
+            "up_votes": 2,
+            "down_votes": 0,
+            "age": "twenties",
+            "gender": "female_feminine",
+            "accents": "Munster|Irish English",
+        },
     }
     assert rows[1]["slices"] == ["gender:male_masculine"] and rows[1]["speaker"] == "def"
     assert "slices" not in rows[2]
     assert rows[2]["custom"] == {"locale": "ga-IE", "up_votes": 2, "down_votes": 0}
     meta = json.loads(Path(f"{out}.meta.json").read_text(encoding="utf-8"))
     assert meta["licence"] == "CC0-1.0" and meta["consent_basis"]
-    assert meta["extra"]["skipped_counts"] == {"duplicate_id": 1, "empty_text": 1,
-                                               "missing_audio": 1}
+    assert meta["extra"]["skipped_counts"] == {
+        "duplicate_id": 1,
+        "empty_text": 1,
+        "missing_audio": 1,
+    }
 
 
 def test_missing_required_column(cv_dir: Path, tmp_path: Path) -> None:

@@ -153,18 +153,20 @@ def hub_row(text_id: int, name: str, raw: str, gender: int, audio: bytes | None)
 def test_parquet_layout_writes_audio(tmp_path: Path) -> None:
     shard = tmp_path / "hub" / "ga_ie" / "test" / "0000.parquet"
     audio = wav_bytes(freq=300.0)
-    write_parquet(shard, [
-        hub_row(7, "11.wav", "Tá sé go maith.", 1, audio),
-        hub_row(7, "12.wav", "Tá sé go maith.", 0, audio),
-        hub_row(8, "13.wav", "", 2, audio),
-        hub_row(9, "14.wav", "Slán.", 0, None),
-    ])
+    write_parquet(
+        shard,
+        [
+            hub_row(7, "11.wav", "Tá sé go maith.", 1, audio),
+            hub_row(7, "12.wav", "Tá sé go maith.", 0, audio),
+            hub_row(8, "13.wav", "", 2, audio),
+            hub_row(9, "14.wav", "Slán.", 0, None),
+        ],
+    )
     out = tmp_path / "out" / "m.jsonl"
     report = import_fleurs(tmp_path / "hub", out)
     assert report.rows_written == 2
     assert report.audio_root == tmp_path / "out" / "audio"
-    assert [(s.reason, s.line) for s in report.skipped] == [("empty_text", 3),
-                                                            ("missing_audio", 4)]
+    assert [(s.reason, s.line) for s in report.skipped] == [("empty_text", 3), ("missing_audio", 4)]
     rows = read_rows(out)
     assert [(r["id"], r["language"], r["slices"], r["audio"]) for r in rows] == [
         ("ga_ie_7_11", "ga", ["gender:female"], "ga_ie/test/11.wav"),
@@ -192,9 +194,16 @@ def test_parquet_missing_column(tmp_path: Path) -> None:
     assert info.value.field == "raw_transcription"
 
 
-@pytest.mark.parametrize(("config", "language"), [
-    ("cmn_hans_cn", "zh"), ("ga_ie", "ga"), ("en_us", "en"), ("yue_hant_hk", "yue"),
-    ("fil_ph", "fil"), ("de_de", "de"),
-])
+@pytest.mark.parametrize(
+    ("config", "language"),
+    [
+        ("cmn_hans_cn", "zh"),
+        ("ga_ie", "ga"),
+        ("en_us", "en"),
+        ("yue_hant_hk", "yue"),
+        ("fil_ph", "fil"),
+        ("de_de", "de"),
+    ],
+)
 def test_language_for_config(config: str, language: str) -> None:
     assert language_for_fleurs_config(config) == language

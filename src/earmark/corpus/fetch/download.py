@@ -44,8 +44,9 @@ def default_opener(timeout: float = 60.0) -> Opener:
     return open_url
 
 
-def download_to(url: str, dest: Path, *, max_bytes: int, opener: Opener | None = None
-                ) -> Downloaded:
+def download_to(
+    url: str, dest: Path, *, max_bytes: int, opener: Opener | None = None
+) -> Downloaded:
     """Stream `url` into `dest` (via `dest.part`), refusing more than `max_bytes`."""
     open_url = opener or default_opener()
     part = dest.with_name(dest.name + ".part")
@@ -58,11 +59,14 @@ def download_to(url: str, dest: Path, *, max_bytes: int, opener: Opener | None =
         except urllib.error.HTTPError as exc:
             if exc.code == 404:
                 raise RemoteFileMissing(f"not found (HTTP 404): {url}") from exc
-            raise EarmarkError(f"download failed with HTTP {exc.code}: {url}",
-                               hint="rerun the same command to resume") from exc
+            raise EarmarkError(
+                f"download failed with HTTP {exc.code}: {url}",
+                hint="rerun the same command to resume",
+            ) from exc
         except (urllib.error.URLError, OSError) as exc:
-            raise EarmarkError(f"download failed: {exc}: {url}",
-                               hint="check the network and rerun to resume") from exc
+            raise EarmarkError(
+                f"download failed: {exc}: {url}", hint="check the network and rerun to resume"
+            ) from exc
         with response:
             declared = response.headers.get("Content-Length")
             if declared is not None and int(declared) > max_bytes:
@@ -75,14 +79,18 @@ def download_to(url: str, dest: Path, *, max_bytes: int, opener: Opener | None =
                     try:
                         block = response.read(_CHUNK)
                     except (OSError, http.client.HTTPException) as exc:
-                        raise EarmarkError(f"download interrupted after {size} bytes: {url}",
-                                           hint="rerun the same command to resume") from exc
+                        raise EarmarkError(
+                            f"download interrupted after {size} bytes: {url}",
+                            hint="rerun the same command to resume",
+                        ) from exc
                     if not block:
                         break
                     size += len(block)
                     if size > max_bytes:
-                        raise EarmarkError(f"{url} exceeded the {max_bytes}-byte bound",
-                                           hint="raise --max-shard-bytes if this is expected")
+                        raise EarmarkError(
+                            f"{url} exceeded the {max_bytes}-byte bound",
+                            hint="raise --max-shard-bytes if this is expected",
+                        )
                     digest.update(block)
                     handle.write(block)
             if declared is not None and size != int(declared):

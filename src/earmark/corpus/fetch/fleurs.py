@@ -128,8 +128,10 @@ class _Selection:
 def selection_rule(per_language: int, split: str, distinct: bool, layout: str) -> str:
     order = "TSV order" if layout == "tsv-tar" else "parquet shard order"
     if distinct:
-        return (f"first {per_language} distinct text ids per config in {split} {order}, "
-                "first recording of each")
+        return (
+            f"first {per_language} distinct text ids per config in {split} {order}, "
+            "first recording of each"
+        )
     return f"first {per_language} clips per config in {split} {order}"
 
 
@@ -156,22 +158,29 @@ def fetch_fleurs(
     `{revision}`; `opener(url)` replaces urllib's `urlopen` (tests, proxies, mirrors).
     """
     if layout not in URL_PATTERNS:
-        raise EarmarkError(f"unknown layout {layout!r}", field="layout",
-                           hint=f"one of: {', '.join(URL_PATTERNS)}")
+        raise EarmarkError(
+            f"unknown layout {layout!r}", field="layout", hint=f"one of: {', '.join(URL_PATTERNS)}"
+        )
     if per_language < 1:
         raise EarmarkError("per-language count must be at least 1", field="per_language")
     configs = list(dict.fromkeys(c.strip() for c in languages if c.strip()))
     if not configs:
-        raise EarmarkError("no FLEURS config given", field="languages",
-                           hint="e.g. --languages cmn_hans_cn,ga_ie")
+        raise EarmarkError(
+            "no FLEURS config given", field="languages", hint="e.g. --languages cmn_hans_cn,ga_ie"
+        )
     revision = revision or DEFAULT_REVISIONS[layout]
     patterns = {**URL_PATTERNS[layout], **(url_patterns or {})}
     root = Path(out_dir)
     root.mkdir(parents=True, exist_ok=True)
     partial = root / ".partial"
     shutil.rmtree(partial, ignore_errors=True)  # leftovers of a killed run: never reused
-    settings = {"layout": layout, "split": split, "revision": revision,
-                "per_language": per_language, "distinct_text_ids": keep_distinct_text_ids}
+    settings = {
+        "layout": layout,
+        "split": split,
+        "revision": revision,
+        "per_language": per_language,
+        "distinct_text_ids": keep_distinct_text_ids,
+    }
     say = on_progress or (lambda _message: None)
 
     fetched: list[str] = []
@@ -189,13 +198,25 @@ def fetch_fleurs(
         selection = _Selection(per_language, keep_distinct_text_ids)
         url_base = base_url.format(revision=revision)
         downloads, exhausted = fetcher(
-            config, split, selection, url_base, patterns, partial, opener, max_shard_bytes,
-            max_shards, stats,
+            config,
+            split,
+            selection,
+            url_base,
+            patterns,
+            partial,
+            opener,
+            max_shard_bytes,
+            max_shards,
+            stats,
         )
         rows = [_store(root, config, split, revision, clip) for clip in selection.taken]
         record = {
-            "format": PROGRESS_FORMAT, "config": config, **settings,
-            "base_url": url_base, "downloads": downloads, "exhausted": exhausted,
+            "format": PROGRESS_FORMAT,
+            "config": config,
+            **settings,
+            "base_url": url_base,
+            "downloads": downloads,
+            "exhausted": exhausted,
             "repeats_passed_over": selection.repeats_passed,
             "rows": [row.to_dict() for row in rows],
         }
@@ -219,43 +240,73 @@ def fetch_fleurs(
         "downloads": {c: progress[c]["downloads"] for c in configs},
         "short_configs": list(short),
     }
-    write_manifest(manifest, rows_all, fleurs_meta(
-        revision=revision, licence=FLEURS_LICENCE, consent_basis=FLEURS_CONSENT,
-        selection_rule=selection_rule(per_language, split, keep_distinct_text_ids, layout),
-        extra=extra,
-    ))
+    write_manifest(
+        manifest,
+        rows_all,
+        fleurs_meta(
+            revision=revision,
+            licence=FLEURS_LICENCE,
+            consent_basis=FLEURS_CONSENT,
+            selection_rule=selection_rule(per_language, split, keep_distinct_text_ids, layout),
+            extra=extra,
+        ),
+    )
     return FetchReport(
-        out_dir=root, manifest=manifest, fetched=tuple(fetched), resumed=tuple(resumed),
+        out_dir=root,
+        manifest=manifest,
+        fetched=tuple(fetched),
+        resumed=tuple(resumed),
         rows_per_config={c: len(progress[c]["rows"]) for c in configs},
-        bytes_downloaded=stats["bytes"], downloads_deleted=stats["deleted"], short_configs=short,
+        bytes_downloaded=stats["bytes"],
+        downloads_deleted=stats["deleted"],
+        short_configs=short,
     )
 
 
-def _fetch_parquet(config: str, split: str, selection: _Selection, base: str,
-                   patterns: dict[str, str], partial: Path, opener: Opener | None,
-                   max_bytes: int, max_shards: int, stats: dict[str, int],
-                   ) -> tuple[list[dict[str, Any]], bool]:
+def _fetch_parquet(
+    config: str,
+    split: str,
+    selection: _Selection,
+    base: str,
+    patterns: dict[str, str],
+    partial: Path,
+    opener: Opener | None,
+    max_bytes: int,
+    max_shards: int,
+    stats: dict[str, int],
+) -> tuple[list[dict[str, Any]], bool]:
     shard_split = PARQUET_SPLIT_NAMES.get(split, split)
     downloads: list[dict[str, Any]] = []
     order = 0
     for shard in range(max_shards):
-        url = patterns["shard"].format(base_url=base, config=config, split=shard_split,
-                                       shard=shard)
+        url = patterns["shard"].format(base_url=base, config=config, split=shard_split, shard=shard)
         try:
-            got = download_to(url, partial / f"{config}-{shard:04d}.parquet",
-                              max_bytes=max_bytes, opener=opener)
+            got = download_to(
+                url, partial / f"{config}-{shard:04d}.parquet", max_bytes=max_bytes, opener=opener
+            )
         except RemoteFileMissing:
             if shard == 0:
-                raise EarmarkError(f"no parquet shard for FLEURS config {config!r}: {url}",
-                                   field="languages",
-                                   hint="check the config name, --split and --revision") from None
+                raise EarmarkError(
+                    f"no parquet shard for FLEURS config {config!r}: {url}",
+                    field="languages",
+                    hint="check the config name, --split and --revision",
+                ) from None
             return downloads, True
         try:
             stats["bytes"] += got.size
             for row in iter_fleurs_parquet(got.path):
-                selection.offer(_Clip(row.text_id, row.file_name, row.audio_bytes,
-                                      row.raw_transcription, row.transcription, row.gender,
-                                      row.num_samples, order))
+                selection.offer(
+                    _Clip(
+                        row.text_id,
+                        row.file_name,
+                        row.audio_bytes,
+                        row.raw_transcription,
+                        row.transcription,
+                        row.gender,
+                        row.num_samples,
+                        order,
+                    )
+                )
                 order += 1
                 if selection.full:
                     break
@@ -267,28 +318,49 @@ def _fetch_parquet(config: str, split: str, selection: _Selection, base: str,
     return downloads, False
 
 
-def _fetch_tsv_tar(config: str, split: str, selection: _Selection, base: str,
-                   patterns: dict[str, str], partial: Path, opener: Opener | None,
-                   max_bytes: int, max_shards: int, stats: dict[str, int],
-                   ) -> tuple[list[dict[str, Any]], bool]:
+def _fetch_tsv_tar(
+    config: str,
+    split: str,
+    selection: _Selection,
+    base: str,
+    patterns: dict[str, str],
+    partial: Path,
+    opener: Opener | None,
+    max_bytes: int,
+    max_shards: int,
+    stats: dict[str, int],
+) -> tuple[list[dict[str, Any]], bool]:
     tsv_split = TSV_SPLIT_NAMES.get(split, split)
     fmt = {"base_url": base, "config": config, "split": tsv_split}
     downloads: list[dict[str, Any]] = []
     try:
-        tsv = download_to(patterns["tsv"].format(**fmt), partial / f"{config}-{tsv_split}.tsv",
-                          max_bytes=max_bytes, opener=opener)
+        tsv = download_to(
+            patterns["tsv"].format(**fmt),
+            partial / f"{config}-{tsv_split}.tsv",
+            max_bytes=max_bytes,
+            opener=opener,
+        )
     except RemoteFileMissing as exc:
-        raise EarmarkError(f"no {tsv_split}.tsv for FLEURS config {config!r}",
-                           field="languages", hint="check the config name and --split"
-                           ) from exc
+        raise EarmarkError(
+            f"no {tsv_split}.tsv for FLEURS config {config!r}",
+            field="languages",
+            hint="check the config name and --split",
+        ) from exc
     try:
         stats["bytes"] += tsv.size
         for line, rec in read_headerless_tsv(tsv.path, FLEURS_TSV_COLUMNS):
-            selection.offer(_Clip(rec["id"].strip(), rec["file_name"].strip(), None,
-                                  rec["raw_transcription"], rec["transcription"],
-                                  rec["gender"].strip().lower() or None,
-                                  int(rec["num_samples"]) if rec["num_samples"].isdigit()
-                                  else None, line - 1))
+            selection.offer(
+                _Clip(
+                    rec["id"].strip(),
+                    rec["file_name"].strip(),
+                    None,
+                    rec["raw_transcription"],
+                    rec["transcription"],
+                    rec["gender"].strip().lower() or None,
+                    int(rec["num_samples"]) if rec["num_samples"].isdigit() else None,
+                    line - 1,
+                )
+            )
             if selection.full:
                 break
     finally:
@@ -296,9 +368,12 @@ def _fetch_tsv_tar(config: str, split: str, selection: _Selection, base: str,
     downloads.append(_provenance(tsv))
     wanted = {clip.file_name for clip in selection.taken}
     found: dict[str, bytes] = {}
-    archive = download_to(patterns["archive"].format(**fmt),
-                          partial / f"{config}-{tsv_split}.tar.gz", max_bytes=max_bytes,
-                          opener=opener)
+    archive = download_to(
+        patterns["archive"].format(**fmt),
+        partial / f"{config}-{tsv_split}.tar.gz",
+        max_bytes=max_bytes,
+        opener=opener,
+    )
     try:
         stats["bytes"] += archive.size
         with tarfile.open(archive.path, "r:gz") as tar:
@@ -317,11 +392,22 @@ def _fetch_tsv_tar(config: str, split: str, selection: _Selection, base: str,
     downloads.append(_provenance(archive))
     missing = sorted(wanted - set(found))
     if missing:
-        raise EarmarkError(f"{len(missing)} selected clips are not in the archive "
-                           f"(first: {missing[0]})", file=archive.url)
+        raise EarmarkError(
+            f"{len(missing)} selected clips are not in the archive (first: {missing[0]})",
+            file=archive.url,
+        )
     selection.taken = [
-        _Clip(c.text_id, c.file_name, found[c.file_name], c.raw, c.normalized, c.gender,
-              c.num_samples, c.order) for c in selection.taken
+        _Clip(
+            c.text_id,
+            c.file_name,
+            found[c.file_name],
+            c.raw,
+            c.normalized,
+            c.gender,
+            c.num_samples,
+            c.order,
+        )
+        for c in selection.taken
     ]
     return downloads, not selection.full
 
@@ -333,10 +419,14 @@ def _store(root: Path, config: str, split: str, revision: str, clip: _Clip) -> U
     try:
         stored = store_flac_16k_mono(clip.audio, root / config / f"{utt_id}.flac")
     except RuntimeError as exc:  # soundfile's error for undecodable bytes
-        raise EarmarkError(f"cannot decode audio of {clip.file_name}: {exc}",
-                           field="audio") from exc
-    custom: dict[str, Any] = {"fleurs_config": config, "source_file": clip.file_name,
-                              "order_index": clip.order}
+        raise EarmarkError(
+            f"cannot decode audio of {clip.file_name}: {exc}", field="audio"
+        ) from exc
+    custom: dict[str, Any] = {
+        "fleurs_config": config,
+        "source_file": clip.file_name,
+        "order_index": clip.order,
+    }
     if clip.normalized is not None:
         custom["normalized_transcription"] = clip.normalized
     if clip.gender:
@@ -370,16 +460,19 @@ def _read_progress(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise EarmarkError(f"unreadable progress file: {exc}", file=str(path),
-                           hint="delete it to refetch that language") from exc
+        raise EarmarkError(
+            f"unreadable progress file: {exc}",
+            file=str(path),
+            hint="delete it to refetch that language",
+        ) from exc
     if not isinstance(record, dict) or record.get("format") != PROGRESS_FORMAT:
-        raise EarmarkError("not an earmark FLEURS progress file", file=str(path),
-                           field="format")
+        raise EarmarkError("not an earmark FLEURS progress file", file=str(path), field="format")
     for key in _SETTINGS:
         if record.get(key) != settings[key]:
             raise EarmarkError(
                 f"this folder was fetched with {key}={record.get(key)!r}, now {settings[key]!r}",
-                file=str(path), field=key,
+                file=str(path),
+                field=key,
                 hint="use a new --out folder, or the original settings to resume",
             )
     return record
@@ -387,8 +480,9 @@ def _read_progress(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n",
-                   encoding="utf-8")
+    tmp.write_text(
+        json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
     os.replace(tmp, path)
 
 

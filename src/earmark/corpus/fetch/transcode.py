@@ -35,5 +35,6 @@ def store_flac_16k_mono(data: bytes, dest: Path) -> StoredClip:
     sf.write(buffer, np.clip(mono, -1.0, 1.0), TARGET_RATE, format="FLAC", subtype="PCM_16")
     encoded = buffer.getvalue()
     dest.write_bytes(encoded)
-    return StoredClip(dest, hashlib.sha256(encoded).hexdigest(), len(mono) / TARGET_RATE,
-                      int(rate), int(channels))
+    return StoredClip(
+        dest, hashlib.sha256(encoded).hexdigest(), len(mono) / TARGET_RATE, int(rate), int(channels)
+    )

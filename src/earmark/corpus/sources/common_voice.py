@@ -31,7 +31,14 @@ COMMON_VOICE_CONSENT = (
 )
 REQUIRED_COLUMNS = ("client_id", "path", "sentence")
 CUSTOM_COLUMNS = (
-    "up_votes", "down_votes", "age", "gender", "accents", "variant", "locale", "segment",
+    "up_votes",
+    "down_votes",
+    "age",
+    "gender",
+    "accents",
+    "variant",
+    "locale",
+    "segment",
     "sentence_domain",
 )
 _RELEASE = re.compile(r"cv-corpus-[\w.\-]+")
@@ -80,7 +87,8 @@ def import_common_voice(
     tsv = folder / f"{split}.tsv"
     if not tsv.is_file():
         raise EarmarkError(
-            f"no {split}.tsv in the Common Voice folder", file=str(folder),
+            f"no {split}.tsv in the Common Voice folder",
+            file=str(folder),
             hint="pass the locale folder (e.g. cv-corpus-25.0-.../ga-IE) and --split",
         )
     locale = locale or folder.name
@@ -111,8 +119,9 @@ def import_common_voice(
         for column in CUSTOM_COLUMNS:
             value = record.get(column, "").strip()
             if value and column != "locale":
-                custom[column] = int(value) if column.endswith("votes") and value.isdigit() \
-                    else value
+                custom[column] = (
+                    int(value) if column.endswith("votes") and value.isdigit() else value
+                )
         rows.append(
             Utterance(
                 id=utt_id,
@@ -139,7 +148,12 @@ def import_common_voice(
         revision=revision,
     )
     return write_import(
-        importer="common_voice", out_manifest=out_manifest, rows=rows, audio_root=folder,
-        skipped=skipped, meta=meta, source_path=tsv,
+        importer="common_voice",
+        out_manifest=out_manifest,
+        rows=rows,
+        audio_root=folder,
+        skipped=skipped,
+        meta=meta,
+        source_path=tsv,
         warnings=licence_warnings(licence, consent_basis),
     )

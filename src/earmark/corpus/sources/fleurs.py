@@ -54,9 +54,14 @@ def fleurs_utterance_id(config: str, text_id: str, file_name: str) -> str:
     return f"{config}_{text_id}_{Path(file_name).stem}"
 
 
-def fleurs_meta(*, revision: str | None, licence: str | None, consent_basis: str | None,
-                selection_rule: str | None = None, extra: dict[str, Any] | None = None,
-                ) -> CorpusMeta:
+def fleurs_meta(
+    *,
+    revision: str | None,
+    licence: str | None,
+    consent_basis: str | None,
+    selection_rule: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> CorpusMeta:
     return CorpusMeta(
         dataset=FLEURS_DATASET,
         licence=licence,
@@ -97,13 +102,27 @@ def import_fleurs(
     shards = _parquet_shards(root)
     if shards:
         return _import_parquet(
-            root, shards, Path(out_manifest), split=split, config=config, language=language,
-            revision=revision, licence=licence, consent_basis=consent_basis,
+            root,
+            shards,
+            Path(out_manifest),
+            split=split,
+            config=config,
+            language=language,
+            revision=revision,
+            licence=licence,
+            consent_basis=consent_basis,
             audio_dir=Path(audio_dir) if audio_dir else None,
         )
     return _import_tsv(
-        root, Path(out_manifest), split=split, config=config, language=language,
-        revision=revision, licence=licence, consent_basis=consent_basis, hash_audio=hash_audio,
+        root,
+        Path(out_manifest),
+        split=split,
+        config=config,
+        language=language,
+        revision=revision,
+        licence=licence,
+        consent_basis=consent_basis,
+        hash_audio=hash_audio,
     )
 
 
@@ -128,8 +147,16 @@ def _config_folder(root: Path, split: str, config: str | None) -> Path:
 
 
 def _import_tsv(
-    root: Path, out_manifest: Path, *, split: str, config: str | None, language: str | None,
-    revision: str | None, licence: str | None, consent_basis: str | None, hash_audio: bool,
+    root: Path,
+    out_manifest: Path,
+    *,
+    split: str,
+    config: str | None,
+    language: str | None,
+    revision: str | None,
+    licence: str | None,
+    consent_basis: str | None,
+    hash_audio: bool,
 ) -> ImportReport:
     tsv_split = TSV_SPLIT_NAMES.get(split, split)
     folder = _config_folder(root, tsv_split, config)
@@ -155,7 +182,9 @@ def _import_tsv(
             num_samples = int(record["num_samples"])
         except ValueError:
             raise EarmarkError(
-                f"not an integer: {record['num_samples']!r}", file=str(tsv), line=line,
+                f"not an integer: {record['num_samples']!r}",
+                file=str(tsv),
+                line=line,
                 field="num_samples",
             ) from None
         audio = audio_folder / file_name
@@ -191,15 +220,20 @@ def _import_tsv(
         rows=rows,
         audio_root=folder,
         skipped=skipped,
-        meta=fleurs_meta(revision=revision, licence=licence, consent_basis=consent_basis,
-                         selection_rule=f"all rows of {tsv_split}.tsv in file order"),
+        meta=fleurs_meta(
+            revision=revision,
+            licence=licence,
+            consent_basis=consent_basis,
+            selection_rule=f"all rows of {tsv_split}.tsv in file order",
+        ),
         source_path=tsv,
         warnings=licence_warnings(licence, consent_basis),
     )
 
 
-def _custom(config: str, normalised: str | None, gender: str | None,
-            num_samples: int | None) -> dict[str, Any]:
+def _custom(
+    config: str, normalised: str | None, gender: str | None, num_samples: int | None
+) -> dict[str, Any]:
     custom: dict[str, Any] = {"fleurs_config": config}
     if normalised is not None:
         custom["normalized_transcription"] = normalised
@@ -219,9 +253,17 @@ def _infer_config_split(shard: Path) -> tuple[str | None, str | None]:
 
 
 def _import_parquet(
-    root: Path, shards: list[Path], out_manifest: Path, *, split: str, config: str | None,
-    language: str | None, revision: str | None, licence: str | None,
-    consent_basis: str | None, audio_dir: Path | None,
+    root: Path,
+    shards: list[Path],
+    out_manifest: Path,
+    *,
+    split: str,
+    config: str | None,
+    language: str | None,
+    revision: str | None,
+    licence: str | None,
+    consent_basis: str | None,
+    audio_dir: Path | None,
 ) -> ImportReport:
     parquet_split = PARQUET_SPLIT_NAMES.get(split, split)
     kept: list[Path] = []
@@ -242,7 +284,8 @@ def _import_parquet(
         raise EarmarkError(f"no parquet shard for split {parquet_split!r}", file=str(root))
     if config is None:
         raise EarmarkError(
-            "cannot tell which FLEURS config these shards hold", file=str(root),
+            "cannot tell which FLEURS config these shards hold",
+            file=str(root),
             hint="pass --config (e.g. cmn_hans_cn)",
         )
     language = language or language_for_fleurs_config(config)
@@ -277,13 +320,15 @@ def _import_parquet(
                     text=record.raw_transcription,
                     language=language,
                     slices=(f"gender:{record.gender}",) if record.gender else (),
-                    duration=(record.num_samples / FLEURS_SAMPLE_RATE
-                              if record.num_samples is not None else None),
+                    duration=(
+                        record.num_samples / FLEURS_SAMPLE_RATE
+                        if record.num_samples is not None
+                        else None
+                    ),
                     sha256=hashlib.sha256(record.audio_bytes).hexdigest(),
                     source=source,
                     text_id=record.text_id,
-                    custom=_custom(config, record.transcription, record.gender,
-                                   record.num_samples),
+                    custom=_custom(config, record.transcription, record.gender, record.num_samples),
                 )
             )
     return write_import(
@@ -292,8 +337,12 @@ def _import_parquet(
         rows=rows,
         audio_root=audio_root,
         skipped=skipped,
-        meta=fleurs_meta(revision=revision, licence=licence, consent_basis=consent_basis,
-                         selection_rule="all rows of the parquet shards in file order"),
+        meta=fleurs_meta(
+            revision=revision,
+            licence=licence,
+            consent_basis=consent_basis,
+            selection_rule="all rows of the parquet shards in file order",
+        ),
         source_path=root,
         warnings=licence_warnings(licence, consent_basis),
     )

@@ -79,8 +79,9 @@ def iter_fleurs_parquet(path: Path, *, batch_size: int = 64) -> Iterator[FleursP
                 field=required,
             )
     if "audio" not in names and "path" not in names:
-        raise EarmarkError("FLEURS parquet has neither 'audio' nor 'path'", file=str(path),
-                           field="audio")
+        raise EarmarkError(
+            "FLEURS parquet has neither 'audio' nor 'path'", file=str(path), field="audio"
+        )
     columns = [name for name in _WANTED if name in names]
     index = 0
     for batch in shard.iter_batches(batch_size=batch_size, columns=columns):
@@ -92,7 +93,9 @@ def iter_fleurs_parquet(path: Path, *, batch_size: int = 64) -> Iterator[FleursP
             raw = record.get("raw_transcription")
             if raw is None:
                 raise EarmarkError(
-                    "raw transcription is null", file=str(path), line=index + 1,
+                    "raw transcription is null",
+                    file=str(path),
+                    line=index + 1,
                     field="raw_transcription",
                 )
             num_samples = record.get("num_samples")

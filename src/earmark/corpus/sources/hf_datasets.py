@@ -38,16 +38,17 @@ def import_hf_datasets(
     try:
         import datasets
     except ImportError as exc:
-        raise MissingExtraError("importing a Hugging Face dataset", "datasets",
-                                "datasets") from exc
+        raise MissingExtraError("importing a Hugging Face dataset", "datasets", "datasets") from exc
     if not language:
-        raise EarmarkError("the dataset's language must be given", field="language",
-                           hint="pass --language")
+        raise EarmarkError(
+            "the dataset's language must be given", field="language", hint="pass --language"
+        )
     loaded: Any = datasets.load_from_disk(str(path))
     if isinstance(loaded, datasets.DatasetDict):
         if split not in loaded:
-            raise EarmarkError(f"no split {split!r} (found: {', '.join(loaded)})",
-                               file=str(path), field="split")
+            raise EarmarkError(
+                f"no split {split!r} (found: {', '.join(loaded)})", file=str(path), field="split"
+            )
         loaded = loaded[split]
     for column in (text_column, audio_column):
         if column not in loaded.column_names:
@@ -67,26 +68,47 @@ def import_hf_datasets(
         if data is None and audio.get("path") and Path(audio["path"]).is_file():
             data = Path(audio["path"]).read_bytes()
         text = record[text_column]
-        reason = ("duplicate_id" if utt_id in seen else "empty_text"
-                  if not isinstance(text, str) or not text.strip() else
-                  "missing_audio" if data is None else None)
+        reason = (
+            "duplicate_id"
+            if utt_id in seen
+            else "empty_text"
+            if not isinstance(text, str) or not text.strip()
+            else "missing_audio"
+            if data is None
+            else None
+        )
         if reason:
             skipped.append(SkippedRow(reason, str(path), index + 1, utt_id))
             continue
         seen.add(utt_id)
+        assert data is not None
         rel = f"{split}/{name}"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
-        rows.append(Utterance(
-            id=utt_id, audio=rel, text=text, language=language,
-            speaker=str(record[speaker_column]) if speaker_column else None,
-            sha256=hashlib.sha256(data).hexdigest(), source=source,
-        ))
+        rows.append(
+            Utterance(
+                id=utt_id,
+                audio=rel,
+                text=text,
+                language=language,
+                speaker=str(record[speaker_column]) if speaker_column else None,
+                sha256=hashlib.sha256(data).hexdigest(),
+                source=source,
+            )
+        )
     return write_import(
-        importer="hf_datasets", out_manifest=out, rows=rows, audio_root=root,
+        importer="hf_datasets",
+        out_manifest=out,
+        rows=rows,
+        audio_root=root,
         skipped=skipped,
-        meta=declared_meta(source.dataset or "dataset", licence=licence,
-                           consent_basis=consent_basis, revision=revision,
-                           selection_rule=f"all rows of split {split!r} in dataset order"),
-        source_path=Path(path), warnings=licence_warnings(licence, consent_basis),
+        meta=declared_meta(
+            source.dataset or "dataset",
+            licence=licence,
+            consent_basis=consent_basis,
+            revision=revision,
+            selection_rule=f"all rows of split {split!r} in dataset order",
+        ),
+        source_path=Path(path),
+        warnings=licence_warnings(licence, consent_basis),
     )

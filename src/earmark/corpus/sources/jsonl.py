@@ -25,25 +25,29 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise EarmarkError(f"not valid UTF-8 at byte {exc.start} of the line",
-                               file=str(path), line=number) from exc
+            raise EarmarkError(
+                f"not valid UTF-8 at byte {exc.start} of the line", file=str(path), line=number
+            ) from exc
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise EarmarkError(f"not valid JSON: {exc.msg} (column {exc.colno})",
-                               file=str(path), line=number) from exc
+            raise EarmarkError(
+                f"not valid JSON: {exc.msg} (column {exc.colno})", file=str(path), line=number
+            ) from exc
         if not isinstance(obj, dict):
             raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
         yield number, obj
 
 
-def require(obj: dict[str, Any], key: str, path: Path, line: int, kind: type | tuple[type, ...]
-            ) -> Any:
+def require(
+    obj: dict[str, Any], key: str, path: Path, line: int, kind: type | tuple[type, ...]
+) -> Any:
     """obj[key], which must exist and be of `kind`; otherwise an error naming the field."""
     if key not in obj or obj[key] is None:
         raise EarmarkError("required field missing", file=str(path), line=line, field=key)
     value = obj[key]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise EarmarkError(f"wrong type {type(value).__name__}", file=str(path), line=line,
-                           field=key)
+        raise EarmarkError(
+            f"wrong type {type(value).__name__}", file=str(path), line=line, field=key
+        )
     return value

@@ -39,12 +39,15 @@ def _read_table(path: Path, *, allow_empty: bool = False) -> dict[str, _Entry]:
     for line, text in numbered_lines(path):
         parts = text.strip().split(None, 1)
         if len(parts) < 2 and not allow_empty:
-            raise EarmarkError("expected `key value`", file=str(path), line=line,
-                               field="value")
+            raise EarmarkError("expected `key value`", file=str(path), line=line, field="value")
         key = parts[0]
         if key in table:
-            raise EarmarkError(f"duplicate key {key!r} (first on line {table[key].line})",
-                               file=str(path), line=line, field="key")
+            raise EarmarkError(
+                f"duplicate key {key!r} (first on line {table[key].line})",
+                file=str(path),
+                line=line,
+                field="key",
+            )
         table[key] = _Entry(line, key, parts[1] if len(parts) > 1 else "")
     return table
 
@@ -54,13 +57,18 @@ def _segments(path: Path) -> dict[str, tuple[int, str, float, float | None]]:
     for line, text in numbered_lines(path):
         parts = text.split()
         if len(parts) != 4:
-            raise EarmarkError("expected `utt recording start end`", file=str(path),
-                               line=line, field="end" if len(parts) == 3 else None)
+            raise EarmarkError(
+                "expected `utt recording start end`",
+                file=str(path),
+                line=line,
+                field="end" if len(parts) == 3 else None,
+            )
         try:
             start, end = float(parts[2]), float(parts[3])
         except ValueError:
-            raise EarmarkError("start/end are not numbers", file=str(path), line=line,
-                               field="start") from None
+            raise EarmarkError(
+                "start/end are not numbers", file=str(path), line=line, field="start"
+            ) from None
         out[parts[0]] = (line, parts[1], start, None if end < 0 else end)
     return out
 
@@ -82,8 +90,12 @@ def import_kaldi(
     """Import a Kaldi data dir; rows follow the order of `text`."""
     folder = Path(path)
     if not language:
-        raise EarmarkError("a Kaldi data dir does not record its language", file=str(folder),
-                           field="language", hint="pass --language (e.g. ga)")
+        raise EarmarkError(
+            "a Kaldi data dir does not record its language",
+            file=str(folder),
+            field="language",
+            hint="pass --language (e.g. ga)",
+        )
     for name in ("wav.scp", "text"):
         if not (folder / name).is_file():
             raise EarmarkError(f"Kaldi data dir has no {name}", file=str(folder / name))
@@ -120,13 +132,21 @@ def import_kaldi(
             reason, line = unusable[rec]
             skipped.append(SkippedRow(reason, str(folder / "wav.scp"), line, utt))
         elif rec not in files:
-            skipped.append(SkippedRow("missing_audio_entry", text_path, entry.line, utt,
-                                      detail=f"recording {rec!r} not in wav.scp"))
+            skipped.append(
+                SkippedRow(
+                    "missing_audio_entry",
+                    text_path,
+                    entry.line,
+                    utt,
+                    detail=f"recording {rec!r} not in wav.scp",
+                )
+            )
         elif not entry.value.strip():
             skipped.append(SkippedRow("empty_text", text_path, entry.line, utt))
         elif not files[rec].is_file():
-            skipped.append(SkippedRow("missing_audio", text_path, entry.line, utt,
-                                      detail=str(files[rec])))
+            skipped.append(
+                SkippedRow("missing_audio", text_path, entry.line, utt, detail=str(files[rec]))
+            )
         else:
             pending.append((utt, files[rec], start, end))
     with_audio = set(segments) if segments is not None else set(files) | set(unusable)
@@ -141,8 +161,9 @@ def import_kaldi(
     for utt, audio, start, end in pending:
         rel = relative_under(audio, root)
         if rel is None:
-            skipped.append(SkippedRow("audio_outside_root", text_path, texts[utt].line, utt,
-                                      detail=str(audio)))
+            skipped.append(
+                SkippedRow("audio_outside_root", text_path, texts[utt].line, utt, detail=str(audio))
+            )
             continue
         if hash_audio and audio not in hashes:
             hashes[audio] = file_sha256(audio)
@@ -166,8 +187,13 @@ def import_kaldi(
         rows=rows,
         audio_root=root,
         skipped=skipped,
-        meta=declared_meta(dataset or folder.name, licence=licence, consent_basis=consent_basis,
-                           revision=revision, selection_rule="all utterances of `text`"),
+        meta=declared_meta(
+            dataset or folder.name,
+            licence=licence,
+            consent_basis=consent_basis,
+            revision=revision,
+            selection_rule="all utterances of `text`",
+        ),
         source_path=folder,
         warnings=licence_warnings(licence, consent_basis),
     )

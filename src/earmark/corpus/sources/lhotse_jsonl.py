@@ -36,25 +36,37 @@ _NUMBER = (int, float)
 def _manifest_files(path: Path, recordings: Path | None) -> tuple[str, Path, Path | None]:
     """('cuts', cuts, None) or ('supervisions', supervisions, recordings)."""
     if path.is_dir():
+
         def one(word: str) -> Path | None:
-            found = sorted(p for p in path.iterdir() if word in p.name and
-                           (p.name.endswith(".jsonl") or p.name.endswith(".jsonl.gz")))
+            found = sorted(
+                p
+                for p in path.iterdir()
+                if word in p.name and (p.name.endswith(".jsonl") or p.name.endswith(".jsonl.gz"))
+            )
             if len(found) > 1:
-                raise EarmarkError(f"several {word} manifests: {', '.join(p.name for p in found)}",
-                                   file=str(path), hint="pass the file itself")
+                raise EarmarkError(
+                    f"several {word} manifests: {', '.join(p.name for p in found)}",
+                    file=str(path),
+                    hint="pass the file itself",
+                )
             return found[0] if found else None
+
         sups, recs, cuts = one("supervisions"), one("recordings"), one("cuts")
         if sups is not None and recs is not None:
             return "supervisions", sups, recs
         if cuts is not None:
             return "cuts", cuts, None
-        raise EarmarkError("no lhotse cuts or supervisions+recordings JSONL in the folder",
-                           file=str(path))
+        raise EarmarkError(
+            "no lhotse cuts or supervisions+recordings JSONL in the folder", file=str(path)
+        )
     if "supervisions" in path.name:
         recs = recordings or path.with_name(path.name.replace("supervisions", "recordings"))
         if not recs.is_file():
-            raise EarmarkError("recordings manifest not found beside the supervisions",
-                               file=str(recs), hint="pass --recordings")
+            raise EarmarkError(
+                "recordings manifest not found beside the supervisions",
+                file=str(recs),
+                hint="pass --recordings",
+            )
         return "supervisions", path, recs
     return "cuts", path, None
 
@@ -93,9 +105,9 @@ def import_lhotse(
                 items.append((line, sup, recording, cut_start))
     else:
         assert recs_path is not None
-        recs = {}
-        for line, rec in read_jsonl(recs_path):
-            recs[require(rec, "id", recs_path, line, str)] = rec
+        recs: dict[str, dict[str, Any]] = {}
+        for line, rec_obj in read_jsonl(recs_path):
+            recs[require(rec_obj, "id", recs_path, line, str)] = rec_obj
         for line, sup in read_jsonl(main):
             rec_id = require(sup, "recording_id", main, line, str)
             items.append((line, sup, recs.get(rec_id), 0.0))
@@ -106,8 +118,15 @@ def import_lhotse(
         sup_id = require(sup, "id", main, line, str)
         text = sup.get("text")
         if rec is None:
-            skipped.append(SkippedRow("missing_recording", str(main), line, sup_id,
-                                      detail=str(sup.get("recording_id"))))
+            skipped.append(
+                SkippedRow(
+                    "missing_recording",
+                    str(main),
+                    line,
+                    sup_id,
+                    detail=str(sup.get("recording_id")),
+                )
+            )
             continue
         audio = _file_source(rec, int(sup.get("channel") or 0), base)
         if audio is None:
@@ -117,27 +136,41 @@ def import_lhotse(
             skipped.append(SkippedRow("empty_text", str(main), line, sup_id))
             continue
         if not audio.is_file():
-            skipped.append(SkippedRow("missing_audio", str(main), line, sup_id,
-                                      detail=str(audio)))
+            skipped.append(SkippedRow("missing_audio", str(main), line, sup_id, detail=str(audio)))
             continue
         lang = language or sup.get("language")
         if not lang:
-            raise EarmarkError("supervision has no language", file=str(main), line=line,
-                               field="language", hint="pass --language")
+            raise EarmarkError(
+                "supervision has no language",
+                file=str(main),
+                line=line,
+                field="language",
+                hint="pass --language",
+            )
         lang = LANGUAGE_NAMES.get(str(lang).lower(), str(lang))
         start = offset + _number(sup, "start", main, line)
         duration = _number(sup, "duration", main, line)
         whole = abs(start) < 1e-9 and abs(duration - float(rec.get("duration") or -1)) < 1e-6
-        pending.append((line, sup_id, audio, text, lang, None if whole else start,
-                        None if whole else start + duration, duration, sup))
-    root = (Path(audio_root).resolve() if audio_root
-            else common_root([p[2] for p in pending], base))
+        pending.append(
+            (
+                line,
+                sup_id,
+                audio,
+                text,
+                lang,
+                None if whole else start,
+                None if whole else start + duration,
+                duration,
+                sup,
+            )
+        )
+    root = Path(audio_root).resolve() if audio_root else common_root([p[2] for p in pending], base)
 
     source = Source(dataset or main.name.split(".")[0], None, split, revision, licence)
     rows: list[Utterance] = []
     seen: set[str] = set()
     hashes: dict[Path, str] = {}
-    for line, sup_id, audio, text, lang, start, end, duration, sup in pending:
+    for line, sup_id, audio, text, lang, seg_start, seg_end, duration, sup in pending:
         rel = relative_under(audio, root)
         if sup_id in seen or rel is None:
             reason = "duplicate_id" if sup_id in seen else "audio_outside_root"
@@ -161,8 +194,8 @@ def import_lhotse(
                 duration=duration,
                 sha256=hashes.get(audio),
                 source=source,
-                start=start,
-                end=end,
+                start=seg_start,
+                end=seg_end,
                 custom=custom,
             )
         )
@@ -172,9 +205,13 @@ def import_lhotse(
         rows=rows,
         audio_root=root,
         skipped=skipped,
-        meta=declared_meta(source.dataset or "lhotse", licence=licence,
-                           consent_basis=consent_basis, revision=revision,
-                           selection_rule="all supervisions in file order"),
+        meta=declared_meta(
+            source.dataset or "lhotse",
+            licence=licence,
+            consent_basis=consent_basis,
+            revision=revision,
+            selection_rule="all supervisions in file order",
+        ),
         source_path=main,
         warnings=licence_warnings(licence, consent_basis),
     )

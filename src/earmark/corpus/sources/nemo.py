@@ -53,15 +53,23 @@ def import_nemo(
                 raise EarmarkError("expected a number", file=str(manifest), line=line, field=key)
         lang = language or obj.get("lang")
         if not lang:
-            raise EarmarkError("row has no language", file=str(manifest), line=line,
-                               field="lang", hint="pass --language")
+            raise EarmarkError(
+                "row has no language",
+                file=str(manifest),
+                line=line,
+                field="lang",
+                hint="pass --language",
+            )
         audio = resolve_listed(audio_text, base)
         utt_id = obj.get("id") or obj.get("utt_id") or audio.stem
         if obj.get("id") is None and obj.get("utt_id") is None and offset:
             utt_id = f"{utt_id}_{round(float(offset) * 1000):d}"
         pending.append((line, str(utt_id), audio, text, str(lang), offset, duration))
-    root = (Path(audio_root).resolve() if audio_root
-            else common_root([p[2] for p in pending if p[2].is_file()], base))
+    root = (
+        Path(audio_root).resolve()
+        if audio_root
+        else common_root([p[2] for p in pending if p[2].is_file()], base)
+    )
 
     source = Source(dataset or manifest.stem, None, split, revision, licence)
     rows: list[Utterance] = []
@@ -104,9 +112,13 @@ def import_nemo(
         rows=rows,
         audio_root=root,
         skipped=skipped,
-        meta=declared_meta(dataset or manifest.stem, licence=licence,
-                           consent_basis=consent_basis, revision=revision,
-                           selection_rule="all rows of the NeMo manifest in file order"),
+        meta=declared_meta(
+            dataset or manifest.stem,
+            licence=licence,
+            consent_basis=consent_basis,
+            revision=revision,
+            selection_rule="all rows of the NeMo manifest in file order",
+        ),
         source_path=manifest,
         warnings=licence_warnings(licence, consent_basis),
     )

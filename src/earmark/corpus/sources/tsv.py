@@ -57,9 +57,7 @@ def read_headerless_tsv(
         yield number, dict(zip(columns, fields, strict=False))
 
 
-def read_header_tsv(
-    path: Path, required: Sequence[str]
-) -> Iterator[tuple[int, dict[str, str]]]:
+def read_header_tsv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) for a TSV whose first line names the columns.
 
     Columns in `required` must be in the header; other columns are passed through, and a
