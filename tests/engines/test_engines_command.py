@@ -12,7 +12,7 @@ import pytest
 import soundfile
 
 from earmark.engines import build_engine, parse_arm_spec
-from earmark.engines.base import Clip
+from earmark.engines.base import Clip, Engine
 from earmark.errors import EarmarkError
 
 
@@ -32,6 +32,7 @@ print(f"  {info.samplerate} {info.channels} {info.subtype} {sys.argv[2]}  ")
 def test_working_script(tmp_path: Path, tone_clips: list[Clip]) -> None:
     asr = script(tmp_path, "asr with space.py", ECHO_AUDIO)
     engine = build_engine(parse_arm_spec(f"command:'{asr}' {{audio}} {{language}}"))
+    assert isinstance(engine, Engine)
     info = engine.load()
     hyps = engine.transcribe(tone_clips, "zh")
     assert [h.text for h in hyps] == ["16000 1 PCM_16 zh"] * 2

@@ -10,7 +10,7 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 
 from earmark.engines import build_engine, parse_arm_spec
-from earmark.engines.base import Clip
+from earmark.engines.base import Clip, Engine
 from earmark.engines.faster_whisper import BUNDLED, FasterWhisperEngine, whisper_language
 from earmark.errors import EarmarkError
 
@@ -27,6 +27,7 @@ def test_tiny_en_transcribes_espeak_speech_and_records_provenance(
     engine = build_engine(
         parse_arm_spec("faster-whisper:bundled:tiny.en?compute_type=int8&beam_size=1&temperature=0")
     )
+    assert isinstance(engine, Engine)
     info = engine.load()
     folder = Path(engine.source.folder)  # type: ignore[attr-defined]
     assert (

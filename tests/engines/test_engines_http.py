@@ -9,7 +9,7 @@ import pytest
 import soundfile
 
 from earmark.engines import build_engine, parse_arm_spec
-from earmark.engines.base import Clip, Segment
+from earmark.engines.base import Clip, Engine, Segment
 from earmark.errors import EarmarkError
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
@@ -37,7 +37,8 @@ def engine_for(server: LoopbackServer, settings: str = "", language_policy: str 
 def test_success_with_segments_and_multipart_fields(tone_clips: list[Clip]) -> None:
     with LoopbackServer(lambda request: ok()) as server:
         engine = engine_for(server)
-        hyps = engine.transcribe(tone_clips, "zh")  # type: ignore[attr-defined]
+        assert isinstance(engine, Engine)
+        hyps = engine.transcribe(tone_clips, "zh")
     assert [h.text for h in hyps] == ["你好世界", "你好世界"]
     assert hyps[0].segments == (Segment(0.0, 0.5, "你好"), Segment(0.5, 1.0, "世界"))
     assert hyps[0].language_used == "zh" and hyps[0].error is None

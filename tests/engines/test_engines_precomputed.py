@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from earmark.engines import build_engine, parse_arm_spec
-from earmark.engines.base import Clip
+from earmark.engines.base import Clip, Engine
 from earmark.errors import EarmarkError
 
 
@@ -35,6 +35,7 @@ def test_jsonl_with_a_missing_id(tmp_path: Path) -> None:
         ],
     )
     engine = build_engine(parse_arm_spec(f"precomputed:{path}"))
+    assert isinstance(engine, Engine)
     info = engine.load()
     hyps = engine.transcribe(clips("a", "b"), "zh")
     assert [h.id for h in hyps] == ["a", "b"]

@@ -246,3 +246,22 @@ def test_pathological_runs_scan_in_linear_time() -> None:
         for language in ("en", "zh"):
             extract_critical_tokens(text, language)
     assert time.perf_counter() - started < 5.0
+
+
+def test_documented_examples() -> None:
+    assert tokens("付US$5和USD 5，50％，一块钱", "zh") == [
+        ("currency", "US$5"),
+        ("currency", "USD 5"),
+        ("percentage", "50％"),
+        ("currency", "一块钱"),
+    ]
+    assert tokens("at 3 o'clock visit example.com", "en") == [
+        ("time", "3 o'clock"),
+        ("url", "example.com"),
+    ]
+    assert tokens("买iPhone15，COVID-19，v2.0，05.03.2024", "zh") == [
+        ("id", "iPhone15"),
+        ("id", "COVID-19"),
+        ("id", "v2.0"),
+        ("date", "05.03.2024"),
+    ]

@@ -113,28 +113,34 @@ class PrecomputedEngine:
         )
 
     def _row(self, record: dict[str, Any], line: int) -> tuple[str, _Row]:
-        where = {"file": str(self.options.path), "line": line}
+        file = str(self.options.path)
         key = record.get(self.options.id_field)
         if not isinstance(key, str) or not key:
-            raise EarmarkError("missing or non-string id", field=self.options.id_field, **where)
+            raise EarmarkError(
+                "missing or non-string id", field=self.options.id_field, file=file, line=line
+            )
         fields = (self.options.text_field,) if self.options.text_field else DEFAULT_TEXT_FIELDS
         field = next((f for f in fields if f in record), None)
         if field is None:
             raise EarmarkError(
-                "no hypothesis text", field=fields[0], hint="set text_field=<column>", **where
+                "no hypothesis text",
+                field=fields[0],
+                hint="set text_field=<column>",
+                file=file,
+                line=line,
             )
         text = record[field]
         if text is None:
             text = ""
         if not isinstance(text, str):
-            raise EarmarkError("hypothesis text is not a string", field=field, **where)
+            raise EarmarkError("hypothesis text is not a string", field=field, file=file, line=line)
         language = record.get(self.options.language_field)
         seconds = record.get("decode_seconds")
         try:
             seconds_value = float(seconds) if seconds not in (None, "") else 0.0
         except (TypeError, ValueError):
             raise EarmarkError(
-                "decode_seconds is not a number", field="decode_seconds", **where
+                "decode_seconds is not a number", field="decode_seconds", file=file, line=line
             ) from None
         return key, _Row(
             text, language if isinstance(language, str) and language else None, seconds_value

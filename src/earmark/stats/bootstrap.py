@@ -199,6 +199,12 @@ def bootstrap_statistic(
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = _finite_or_none(statistic(*full))
         values = np.asarray(statistic(*replicates.T), dtype=np.float64)
+    if values.shape != (replicates.shape[0],):
+        raise EarmarkError(
+            f"statistic returned shape {values.shape}, expected ({replicates.shape[0]},)",
+            field="statistic",
+            hint="write it with numpy operations so it maps total arrays to one value each",
+        )
     low, high, sd, dropped = _percentile_interval(values, level)
     if estimate is None:
         low = high = sd = None

@@ -66,7 +66,7 @@ class LoopbackServer:
     def url(self) -> str:
         assert self._server is not None, "server not started"
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def __enter__(self) -> LoopbackServer:
         owner = self

@@ -49,7 +49,7 @@ def bundled_tiny_en_dir() -> Path:
 
 def _multilingual_tokenizer(english: dict[str, Any]) -> dict[str, Any]:
     """Shift every special-token id up by one and put "" at 50256, as multilingual Whisper does."""
-    tok = json.loads(json.dumps(english))
+    tok: dict[str, Any] = json.loads(json.dumps(english))
     for added in tok["added_tokens"]:
         if added["id"] >= _N_TEXT:
             added["id"] += 1
@@ -192,7 +192,10 @@ def build_tiny_whisper(
         _fill_ffn(layer.ffn, dim, small, zeros, ones)
 
     english_config = json.loads((bundled_tiny_en_dir() / "config.json").read_text(encoding="utf-8"))
-    shift = lambda i: i + offset if i >= _N_TEXT else i  # noqa: E731
+
+    def shift(i: int) -> int:
+        return i + offset if i >= _N_TEXT else i
+
     spec.config.suppress_ids = [shift(i) for i in english_config["suppress_ids"]]
     spec.config.suppress_ids_begin = [shift(i) for i in english_config["suppress_ids_begin"]]
     spec.config.lang_ids = _language_ids(tok) if multilingual else english_config["lang_ids"]

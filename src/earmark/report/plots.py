@@ -1,0 +1,336 @@
+"""Inline SVG charts written by hand, so the HTML report needs no plotting library,
+no script and no network: bars with CI whiskers, stacked S/D/I bars, a latency box/strip
+plot and a comparison matrix.
+
+Every label passes through `html.escape`: labels carry arm names and language codes that
+come from user files. Each function returns one `<svg>` element as a string, sized by
+its content, with a `<title>` for screen readers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+WIDTH = 760
+LABEL_WIDTH = 200
+ROW_HEIGHT = 24
+TOP = 34
+BOTTOM = 34
+RIGHT = 110
+
+#: Substitutions, deletions, insertions: the colours the alignment view uses too.
+SDI_COLOURS = {"S": "#d9a400", "D": "#c8102e", "I": "#1f6fd1"}
+BAR_COLOUR = "#4a6fa5"
+NULL_COLOUR = "#888888"
+
+XScale = Callable[[float], float]
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One horizontal bar: a rate with its CI; `value=None` draws the `note` instead."""
+
+    label: str
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ErrorSplit:
+    """S/D/I counts of one scope, drawn as shares of its reference units."""
+
+    label: str
+    substitutions: int
+    deletions: int
+    insertions: int
+    ref_units: int
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Per-clip values (e.g. decode seconds) of one arm × language."""
+
+    label: str
+    values: Sequence[float]
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    """Challenger − reference difference of one pair; `significant` after multiplicity
+    adjustment. Negative is better (lower error)."""
+
+    row: str
+    column: str
+    difference: float | None
+    low: float | None = None
+    high: float | None = None
+    significant: bool = False
+
+
+def nice_ticks(upper: float, count: int = 5) -> list[float]:
+    """Round tick positions from 0 to at least `upper` (steps of 1, 2, 2.5 or 5 × 10^k).
+
+    >>> nice_ticks(0.37)
+    [0.0, 0.1, 0.2, 0.3, 0.4]
+    """
+    if upper <= 0 or not math.isfinite(upper):
+        return [0.0, 1.0]
+    raw = upper / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    n = math.ceil(upper / step - 1e-9)
+    return [round(i * step, 12) for i in range(n + 1)]
+
+
+def _fmt(value: float, scale: float, digits: int = 1) -> str:
+    return f"{value * scale:.{digits}f}"
+
+
+def _open(height: int, title: str, width: int = WIDTH) -> list[str]:
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
+        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="4" y="18" class="chart-title">{escape(title)}</text>',
+    ]
+
+
+def _axis(
+    lines: list[str], ticks: list[float], x_of: XScale, y0: int, y1: int, scale: float, label: str
+) -> None:
+    for t in ticks:
+        x = x_of(t)
+        lines.append(f'<line x1="{x:.1f}" y1="{y0}" x2="{x:.1f}" y2="{y1}" class="grid"/>')
+        lines.append(
+            f'<text x="{x:.1f}" y="{y1 + 14}" text-anchor="middle" class="tick">'
+            f"{escape(_fmt(t, scale, 0 if scale * ticks[-1] >= 10 else 2))}</text>"
+        )
+    mid = (x_of(ticks[0]) + x_of(ticks[-1])) / 2
+    lines.append(
+        f'<text x="{mid:.1f}" y="{y1 + 28}" text-anchor="middle" class="axis-label">'
+        f"{escape(label)}</text>"
+    )
+
+
+def _scale(upper: float, width: int) -> tuple[list[float], XScale]:
+    ticks = nice_ticks(upper)
+    span = ticks[-1] or 1.0
+    plot = width - LABEL_WIDTH - RIGHT
+
+    def x_of(v: float) -> float:
+        return LABEL_WIDTH + plot * max(0.0, v) / span
+
+    return ticks, x_of
+
+
+def bar_chart(
+    bars: Sequence[Bar], *, title: str, axis_label: str = "error rate (%)", scale: float = 100.0
+) -> str:
+    """Horizontal bars with 95% CI whiskers; a null value shows its reason, not a bar."""
+    height = TOP + ROW_HEIGHT * max(len(bars), 1) + BOTTOM
+    lines = _open(height, title)
+    upper = max(
+        [b.high if b.high is not None else (b.value or 0.0) for b in bars] + [1e-9]
+    )
+    ticks, x_of = _scale(upper, WIDTH)
+    y_end = TOP + ROW_HEIGHT * len(bars)
+    _axis(lines, ticks, x_of, TOP - 4, y_end, scale, axis_label)
+    for i, bar in enumerate(bars):
+        y = TOP + i * ROW_HEIGHT
+        mid = y + ROW_HEIGHT / 2
+        lines.append(
+            f'<text x="{LABEL_WIDTH - 6}" y="{mid + 4:.1f}" text-anchor="end" class="label">'
+            f"{escape(bar.label)}</text>"
+        )
+        if bar.value is None:
+            lines.append(
+                f'<text x="{LABEL_WIDTH + 4}" y="{mid + 4:.1f}" class="null" fill="{NULL_COLOUR}">'
+                f"null: {escape(bar.note or 'not computable')}</text>"
+            )
+            continue
+        x1 = x_of(bar.value)
+        lines.append(
+            f'<rect x="{LABEL_WIDTH}" y="{y + 5}" width="{max(x1 - LABEL_WIDTH, 0.5):.1f}" '
+            f'height="{ROW_HEIGHT - 10}" fill="{BAR_COLOUR}" class="bar"/>'
+        )
+        text_x = x1
+        if bar.low is not None and bar.high is not None:
+            lo, hi = x_of(bar.low), x_of(bar.high)
+            lines.append(
+                f'<line x1="{lo:.1f}" y1="{mid:.1f}" x2="{hi:.1f}" y2="{mid:.1f}" class="whisker"/>'
+                f'<line x1="{lo:.1f}" y1="{mid - 5:.1f}" x2="{lo:.1f}" y2="{mid + 5:.1f}" '
+                f'class="whisker"/><line x1="{hi:.1f}" y1="{mid - 5:.1f}" x2="{hi:.1f}" '
+                f'y2="{mid + 5:.1f}" class="whisker"/>'
+            )
+            text_x = hi
+        lines.append(
+            f'<text x="{text_x + 6:.1f}" y="{mid + 4:.1f}" class="value">'
+            f"{escape(_fmt(bar.value, scale, 1))}%</text>"
+        )
+    lines.append("</svg>")
+    return "\n".join(lines)
+
+
+def stacked_error_bars(splits: Sequence[ErrorSplit], *, title: str) -> str:
+    """Substitutions, deletions and insertions as % of reference units, stacked; the bar
+    length is the error rate (it passes 100% when insertions run away)."""
+    height = TOP + 18 + ROW_HEIGHT * max(len(splits), 1) + BOTTOM
+    lines = _open(height, title)
+    legend_x = LABEL_WIDTH
+    for key, name in (("S", "substitutions"), ("D", "deletions"), ("I", "insertions")):
+        lines.append(
+            f'<rect x="{legend_x}" y="{TOP - 8}" width="12" height="12" '
+            f'fill="{SDI_COLOURS[key]}"/><text x="{legend_x + 16}" y="{TOP + 2}" '
+            f'class="legend">{name}</text>'
+        )
+        legend_x += 130
+    top = TOP + 18
+
+    def share(n: int, ref: int) -> float:
+        return n / ref if ref else 0.0
+
+    upper = max(
+        [share(s.substitutions + s.deletions + s.insertions, s.ref_units) for s in splits]
+        + [1e-9]
+    )
+    ticks, x_of = _scale(upper, WIDTH)
+    y_end = top + ROW_HEIGHT * len(splits)
+    _axis(lines, ticks, x_of, top - 4, y_end, 100.0, "% of reference units")
+    for i, split in enumerate(splits):
+        y = top + i * ROW_HEIGHT
+        mid = y + ROW_HEIGHT / 2
+        lines.append(
+            f'<text x="{LABEL_WIDTH - 6}" y="{mid + 4:.1f}" text-anchor="end" class="label">'
+            f"{escape(split.label)}</text>"
+        )
+        if not split.ref_units:
+            lines.append(
+                f'<text x="{LABEL_WIDTH + 4}" y="{mid + 4:.1f}" fill="{NULL_COLOUR}">'
+                "null: no reference units</text>"
+            )
+            continue
+        start = 0.0
+        for key, n in (("S", split.substitutions), ("D", split.deletions),
+                       ("I", split.insertions)):
+            part = share(n, split.ref_units)
+            if part <= 0:
+                continue
+            x0, x1 = x_of(start), x_of(start + part)
+            lines.append(
+                f'<rect x="{x0:.1f}" y="{y + 5}" width="{max(x1 - x0, 0.5):.1f}" '
+                f'height="{ROW_HEIGHT - 10}" fill="{SDI_COLOURS[key]}" class="seg-{key}">'
+                f"<title>{escape(split.label)}: {key} {n} of {split.ref_units}</title></rect>"
+            )
+            start += part
+        lines.append(
+            f'<text x="{x_of(start) + 6:.1f}" y="{mid + 4:.1f}" class="value">'
+            f"{split.substitutions}/{split.deletions}/{split.insertions} of "
+            f"{split.ref_units}</text>"
+        )
+    lines.append("</svg>")
+    return "\n".join(lines)
+
+
+def latency_plot(distributions: Sequence[Distribution], *, title: str, unit: str = "s") -> str:
+    """Box (quartiles, median) with whiskers from min to max, and every clip as a dot,
+    spread vertically by a fixed pattern (deterministic: the same file each time)."""
+    height = TOP + 30 * max(len(distributions), 1) + BOTTOM
+    lines = _open(height, title)
+    upper = max([max(d.values) for d in distributions if len(d.values)] + [1e-9])
+    ticks, x_of = _scale(upper, WIDTH)
+    y_end = TOP + 30 * len(distributions)
+    _axis(lines, ticks, x_of, TOP - 4, y_end, 1.0, f"decode time per clip ({unit})")
+    for i, dist in enumerate(distributions):
+        y = TOP + i * 30
+        mid = y + 15
+        lines.append(
+            f'<text x="{LABEL_WIDTH - 6}" y="{mid + 4}" text-anchor="end" class="label">'
+            f"{escape(dist.label)}</text>"
+        )
+        values = np.asarray(list(dist.values), dtype=np.float64)
+        if values.size == 0:
+            lines.append(
+                f'<text x="{LABEL_WIDTH + 4}" y="{mid + 4}" fill="{NULL_COLOUR}">'
+                "no timed clips</text>"
+            )
+            continue
+        q1, med, q3, p95 = (float(v) for v in np.percentile(values, [25, 50, 75, 95]))
+        lo, hi = float(values.min()), float(values.max())
+        lines.append(
+            f'<line x1="{x_of(lo):.1f}" y1="{mid}" x2="{x_of(hi):.1f}" y2="{mid}" '
+            f'class="whisker"/>'
+            f'<rect x="{x_of(q1):.1f}" y="{mid - 9}" width="{max(x_of(q3) - x_of(q1), 1):.1f}" '
+            f'height="18" class="box"/>'
+            f'<line x1="{x_of(med):.1f}" y1="{mid - 9}" x2="{x_of(med):.1f}" y2="{mid + 9}" '
+            f'class="median"/>'
+        )
+        for k, v in enumerate(values):
+            dy = ((k * 7) % 11 - 5) * 1.3
+            lines.append(
+                f'<circle cx="{x_of(float(v)):.1f}" cy="{mid + dy:.1f}" r="2.2" class="dot"/>'
+            )
+        lines.append(
+            f'<text x="{x_of(hi) + 6:.1f}" y="{mid + 4}" class="value">'
+            f"p50 {med:.2f} · p95 {p95:.2f} {escape(unit)}</text>"
+        )
+    lines.append("</svg>")
+    return "\n".join(lines)
+
+
+def comparison_matrix(
+    rows: Sequence[str], columns: Sequence[str], cells: Sequence[MatrixCell], *, title: str
+) -> str:
+    """Rows are reference arms, columns challengers; each cell the challenger − reference
+    difference in percentage points with its CI. Green: CI below 0 (challenger better);
+    red: CI above 0 (worse); grey: the CI covers 0. `*` marks significance after Holm."""
+    cell_w, cell_h = 150, 46
+    left = LABEL_WIDTH
+    width = max(WIDTH, left + cell_w * len(columns) + 10)
+    height = TOP + 24 + cell_h * max(len(rows), 1) + 20
+    lines = _open(height, title, width)
+    by_pos = {(c.row, c.column): c for c in cells}
+    for j, col in enumerate(columns):
+        lines.append(
+            f'<text x="{left + j * cell_w + cell_w / 2:.1f}" y="{TOP + 12}" '
+            f'text-anchor="middle" class="label">{escape(col)}</text>'
+        )
+    for i, row in enumerate(rows):
+        y = TOP + 24 + i * cell_h
+        lines.append(
+            f'<text x="{left - 6}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end" '
+            f'class="label">{escape(row)}</text>'
+        )
+        for j, col in enumerate(columns):
+            x = left + j * cell_w
+            cell = by_pos.get((row, col))
+            fill, first, second = "#f3f3f3", "—", ""
+            if cell is not None and cell.difference is not None:
+                if cell.high is not None and cell.high < 0:
+                    fill = "#cdebd3"
+                elif cell.low is not None and cell.low > 0:
+                    fill = "#f6cfcf"
+                else:
+                    fill = "#e4e4e4"
+                star = " *" if cell.significant else ""
+                first = f"{100 * cell.difference:+.2f} pp{star}"
+                if cell.low is not None and cell.high is not None:
+                    second = f"[{100 * cell.low:+.2f}, {100 * cell.high:+.2f}]"
+            elif cell is not None:
+                first = "null"
+            lines.append(
+                f'<rect x="{x + 1}" y="{y + 1}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                f'fill="{fill}" class="cell"/>'
+                f'<text x="{x + cell_w / 2:.1f}" y="{y + 19}" text-anchor="middle" '
+                f'class="value">{escape(first)}</text>'
+                f'<text x="{x + cell_w / 2:.1f}" y="{y + 36}" text-anchor="middle" '
+                f'class="tick">{escape(second)}</text>'
+            )
+    lines.append("</svg>")
+    return "\n".join(lines)
