@@ -238,3 +238,16 @@ def test_prefetcher_is_bounded_and_stops_early(tmp_path: Path) -> None:
     pre.close()
     with pytest.raises(StopIteration):
         next(it)
+
+
+def test_segments_share_one_hash_and_check_it(tmp_path: Path) -> None:
+    ramp = np.arange(16_000 * 2, dtype=np.float32) / 40_000
+    soundfile.write(tmp_path / "long.flac", ramp, 16_000, subtype="PCM_24")
+    real = hashlib.sha256((tmp_path / "long.flac").read_bytes()).hexdigest()
+    first = load_audio(tmp_path, utt("long.flac", start=0.0, end=1.0, sha256=real))
+    second = load_audio(tmp_path, utt("long.flac", start=1.0, end=2.0, sha256=real))
+    assert isinstance(first, LoadedAudio) and isinstance(second, LoadedAudio)
+    assert first.sha256 == second.sha256 == real
+    assert first.samples.shape == second.samples.shape == (16_000,)
+    wrong = load_audio(tmp_path, utt("long.flac", start=0.0, end=1.0, sha256="1" * 64))
+    assert failure(wrong) == "sha256_mismatch"

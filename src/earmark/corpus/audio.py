@@ -10,6 +10,7 @@ Reason codes (stable, recorded in results):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -122,18 +123,29 @@ def load_audio(
     if size > max_bytes:
         return AudioFailure("too_large", f"{utt.audio} is {size} bytes (limit {max_bytes})")
 
-    digest = hashlib.sha256()
-    buffer = io.BytesIO()
+    segment = utt.start is not None or utt.end is not None
+    source: io.BytesIO | Path
     try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(_CHUNK):
-                digest.update(chunk)
-                buffer.write(chunk)
-                if buffer.tell() > max_bytes:  # the file grew after stat
-                    return AudioFailure("too_large", f"{utt.audio} exceeds {max_bytes} bytes")
+        if segment:
+            # Many segments share one long file: hash it once, decode only the segment.
+            stat = path.stat()
+            sha256 = _file_sha256(path, stat.st_size, stat.st_mtime_ns)
+            source = path
+        else:
+            # One read serves both the hash and the decoder: the bytes hashed are the
+            # bytes decoded.
+            digest = hashlib.sha256()
+            source = io.BytesIO()
+            with open(path, "rb") as handle:
+                while chunk := handle.read(_CHUNK):
+                    digest.update(chunk)
+                    source.write(chunk)
+                    if source.tell() > max_bytes:  # the file grew after stat
+                        return AudioFailure("too_large", f"{utt.audio} exceeds {max_bytes} bytes")
+            sha256 = digest.hexdigest()
+            source.seek(0)
     except OSError as exc:
         return AudioFailure("unreadable", f"{utt.audio}: {exc.strerror}")
-    sha256 = digest.hexdigest()
     if utt.sha256 is not None and sha256 != utt.sha256:
         return AudioFailure(
             "sha256_mismatch",
@@ -141,12 +153,21 @@ def load_audio(
         )
     if size == 0:
         return AudioFailure("empty", f"{utt.audio} is a zero-byte file")
-    buffer.seek(0)
-    return _decode(buffer, utt, sha256, min_seconds, max_seconds, target_rate)
+    return _decode(source, utt, sha256, min_seconds, max_seconds, target_rate)
+
+
+@functools.lru_cache(maxsize=64)
+def _file_sha256(path: Path, size: int, mtime_ns: int) -> str:
+    """SHA-256 of a whole file, cached on (path, size, mtime) for segmented corpora."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _decode(
-    buffer: io.BytesIO,
+    source: io.BytesIO | Path,
     utt: Utterance,
     sha256: str,
     min_seconds: float,
@@ -156,7 +177,7 @@ def _decode(
     import soundfile
 
     try:
-        with soundfile.SoundFile(buffer) as sound:
+        with soundfile.SoundFile(source) as sound:
             rate = int(sound.samplerate)
             channels = int(sound.channels)
             fmt = f"{sound.format}/{sound.subtype}"

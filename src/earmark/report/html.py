@@ -123,26 +123,27 @@ class Markup(str):
     """HTML this module built (already escaped); any other `str` is escaped on output."""
 
 
-def _e(value: object) -> str:
+def esc(value: object) -> str:
+    """Escape for HTML text and attribute values; `Markup` passes through unchanged."""
     if isinstance(value, Markup):
         return value
     return escape("" if value is None else str(value), quote=True)
 
 
 def _lang_attr(language: str | None) -> str:
-    return f' lang="{_e(language)}"' if language else ""
+    return f' lang="{esc(language)}"' if language else ""
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[object]], cls: str = "") -> Markup:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+def html_table(header: Sequence[str], rows: Iterable[Sequence[object]], cls: str = "") -> Markup:
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = []
     for row in rows:
         cells = []
         for cell in row:
             klass = ' class="num"' if isinstance(cell, Num) else ""
-            cells.append(f"<td{klass}>{_e(cell)}</td>")
+            cells.append(f"<td{klass}>{esc(cell)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    klass = f' class="{_e(cls)}"' if cls else ""
+    klass = f' class="{esc(cls)}"' if cls else ""
     return Markup(
         f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
@@ -178,9 +179,7 @@ def _sdi(metric: dict[str, Any] | None) -> str:
 
 
 def _section(section_id: str, title: str, body: Sequence[str]) -> str:
-    return (
-        f'<section id="{section_id}"><h2>{_e(title)}</h2>\n' + "\n".join(body) + "\n</section>"
-    )
+    return f'<section id="{section_id}"><h2>{esc(title)}</h2>\n' + "\n".join(body) + "\n</section>"
 
 
 def _primary(block: dict[str, Any]) -> dict[str, Any]:
@@ -218,7 +217,7 @@ def _headline(run: RunDirectory) -> str:
                 ]
             )
     body = [
-        _table(
+        html_table(
             [
                 "arm",
                 "language",
@@ -243,14 +242,14 @@ def _headline(run: RunDirectory) -> str:
             else "macro: mean of per-utterance rates, not corpus WER"
         )
         line = (
-            f"<li><b>{_e(arm_name)}</b>: {_e(cov['references'])} references, "
-            f"{_e(cov['scored'])} scored, {_e(len(cov.get('not_ok', [])))} without a usable "
-            f"hypothesis (scored as deletions); {_e(how)}; percentile "
-            f"{_e(int(100 * boot['level']))}% clip bootstrap, {_e(boot['resamples'])} "
-            f"resamples, seed {_e(boot['seed'])}."
+            f"<li><b>{esc(arm_name)}</b>: {esc(cov['references'])} references, "
+            f"{esc(cov['scored'])} scored, {esc(len(cov.get('not_ok', [])))} without a usable "
+            f"hypothesis (scored as deletions); {esc(how)}; percentile "
+            f"{esc(int(100 * boot['level']))}% clip bootstrap, {esc(boot['resamples'])} "
+            f"resamples, seed {esc(boot['seed'])}."
         )
         if not arm.get("overall") and arm.get("overall_null_reason"):
-            line += f" Overall: null — {_e(arm['overall_null_reason'])}."
+            line += f" Overall: null — {esc(arm['overall_null_reason'])}."
         notes.append(line + "</li>")
     body.append("<ul>" + "".join(notes) + "</ul>")
     return _section("headline", "Headline figures (primary view, 95% CI)", body)
@@ -295,7 +294,7 @@ def _languages(run: RunDirectory) -> str:
             )
     if slice_rows:
         body.append("<h3>Slices (primary view)</h3>")
-        body.append(_table(["arm", "language", "slice", "N", "WER", "CER"], slice_rows))
+        body.append(html_table(["arm", "language", "slice", "N", "WER", "CER"], slice_rows))
     return _section("languages", "By language", body)
 
 
@@ -321,7 +320,7 @@ def _errors(run: RunDirectory) -> str:
             if splits
             else "<p>No error counts.</p>"
         ),
-        "<p class=\"muted\">A bar longer than 100% means the system inserted more units "
+        '<p class="muted">A bar longer than 100% means the system inserted more units '
         "than the reference holds (insertion-driven hallucination).</p>",
     ]
     return _section("errors", "Error types", body)
@@ -380,7 +379,7 @@ def _latency(run: RunDirectory) -> str:
     if arm_rows:
         body.append("<h3>Per arm</h3>")
         body.append(
-            _table(
+            html_table(
                 [
                     "arm",
                     "model load",
@@ -396,7 +395,7 @@ def _latency(run: RunDirectory) -> str:
         )
     if lang_rows:
         body.append("<h3>Per language</h3>")
-        body.append(_table(["arm", "language", "clips", "p50", "p95", "RTF"], lang_rows))
+        body.append(html_table(["arm", "language", "clips", "p50", "p95", "RTF"], lang_rows))
     return _section("latency", "Latency and resources", body)
 
 
@@ -407,14 +406,14 @@ def _comparison(run: RunDirectory) -> str:
             "comparison",
             "Arm comparison",
             [
-                "<p class=\"muted\">No compare.json: run <code>earmark compare</code> and pass "
+                '<p class="muted">No compare.json: run <code>earmark compare</code> and pass '
                 "<code>--compare</code> to add the comparison matrix and churn list.</p>"
             ],
         )
     ref = str(cmp.get("reference_arm", ""))
     body = [
-        f"<p>Reference arm <b>{_e(ref)}</b>; {_e(cmp.get('n_shared', '—'))} shared rows; "
-        f"aggregate {_e(cmp.get('aggregate', '—'))}. Differences are challenger − reference "
+        f"<p>Reference arm <b>{esc(ref)}</b>; {esc(cmp.get('n_shared', '—'))} shared rows; "
+        f"aggregate {esc(cmp.get('aggregate', '—'))}. Differences are challenger − reference "
         "(negative: fewer errors).</p>"
     ]
     arm_rows: list[list[object]] = []
@@ -442,7 +441,7 @@ def _comparison(run: RunDirectory) -> str:
         )
     if arm_rows:
         body.append(
-            _table(
+            html_table(
                 [
                     "arm",
                     "exact match vs reference arm",
@@ -499,7 +498,7 @@ def _comparison(run: RunDirectory) -> str:
                 ]
             )
         body.append(
-            _table(
+            html_table(
                 [
                     "reference",
                     "challenger",
@@ -516,7 +515,7 @@ def _comparison(run: RunDirectory) -> str:
             )
         )
         body.append(
-            "<p class=\"muted\">Green cell: the CI lies below 0 (challenger better); red: "
+            '<p class="muted">Green cell: the CI lies below 0 (challenger better); red: '
             "above 0 (worse); grey: it covers 0. <code>*</code>: Holm-adjusted p &lt; 0.05."
             "</p>"
         )
@@ -525,11 +524,11 @@ def _comparison(run: RunDirectory) -> str:
         ids = list(arm.get("differs_from_reference") or [])
         if not ids or name == ref:
             continue
-        shown = ", ".join(f"<code>{_e(i)}</code>" for i in ids[:200])
+        shown = ", ".join(f"<code>{esc(i)}</code>" for i in ids[:200])
         more = f" … and {len(ids) - 200} more (see compare.json)" if len(ids) > 200 else ""
         churn.append(
-            f"<details><summary>{_e(name)}: {len(ids)} rows differ from {_e(ref)}</summary>"
-            f"<p>{shown}{_e(more)}</p></details>"
+            f"<details><summary>{esc(name)}: {len(ids)} rows differ from {esc(ref)}</summary>"
+            f"<p>{shown}{esc(more)}</p></details>"
         )
     if churn:
         body.append("<h3>Churn: rows whose text differs from the reference arm</h3>")
@@ -538,7 +537,7 @@ def _comparison(run: RunDirectory) -> str:
     if unpaired:
         body.append("<h3>Unpaired rows (left out of every paired figure)</h3>")
         body.append(
-            _table(
+            html_table(
                 ["arm", "id", "repeat", "reason"],
                 [[u.get("arm"), u.get("id"), u.get("repeat"), u.get("reason")] for u in unpaired],
             )
@@ -585,7 +584,7 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
                 ]
             )
     body = [
-        _table(
+        html_table(
             [
                 "arm",
                 "language",
@@ -600,11 +599,11 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
     ]
     if no_speech_examples:
         body.append("<h3>Output on no-speech clips</h3>")
-        body.append(_examples_table(no_speech_examples[:examples]))
+        body.append(_exampleshtml_table(no_speech_examples[:examples]))
     if mismatch_examples:
         body.append("<h3>Language mismatches (requested → used)</h3>")
         body.append(
-            _table(
+            html_table(
                 ["arm", "id", "requested → used", "hypothesis"],
                 [
                     [
@@ -619,14 +618,14 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
             )
         )
         if len(mismatch_examples) > examples:
-            body.append(f"<p class=\"muted\">… and {len(mismatch_examples) - examples} more.</p>")
+            body.append(f'<p class="muted">… and {len(mismatch_examples) - examples} more.</p>')
     extra = (run.compare or {}).get("diagnostics") or {}
     if extra:
         body.append("<h3>Diagnostics from compare.json</h3>")
         for name, diag in extra.items():
             body.append(
-                f"<details><summary>{_e(name)}</summary><pre>"
-                f"{_e(json.dumps(diag, ensure_ascii=False, indent=2))}</pre></details>"
+                f"<details><summary>{esc(name)}</summary><pre>"
+                f"{esc(json.dumps(diag, ensure_ascii=False, indent=2))}</pre></details>"
             )
     return _section("diagnostics", "Diagnostics: hallucination and language", body)
 
@@ -634,15 +633,18 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
 def _transcript(text: str | None, language: str | None) -> str:
     if text is None:
         return '<span class="muted">(no hypothesis)</span>'
-    return f'<span class="transcript"{_lang_attr(language)}>{_e(text)}</span>'
+    return f'<span class="transcript"{_lang_attr(language)}>{esc(text)}</span>'
 
 
-def _examples_table(rows: Sequence[dict[str, Any]]) -> Markup:
-    return _table(
+def _exampleshtml_table(rows: Sequence[dict[str, Any]]) -> Markup:
+    return html_table(
         ["arm", "id", "hypothesis"],
         [
-            [r.get("arm", ""), r.get("id"), Markup(_transcript(r.get("hypothesis"),
-                                                               r.get("language")))]
+            [
+                r.get("arm", ""),
+                r.get("id"),
+                Markup(_transcript(r.get("hypothesis"), r.get("language"))),
+            ]
             for r in rows
         ],
     )
@@ -661,10 +663,10 @@ def alignment_html(reference: str, hypothesis: str, unit: str, language: str | N
     def cell(unit_text: str | None) -> str:
         if unit_text is None:
             return '<span class="gap">*</span>'
-        return _e("␣" if unit_text == " " else unit_text)
+        return esc("␣" if unit_text == " " else unit_text)
 
     cols = [
-        f'<span class="al al-{op.kind}" title="{_e(op.kind)}">'
+        f'<span class="al al-{op.kind}" title="{esc(op.kind)}">'
         f'<span class="al-r">{cell(op.ref)}</span><span class="al-h">{cell(op.hyp)}</span></span>'
         for op in alignment.ops
     ]
@@ -676,7 +678,7 @@ def _worst(run: RunDirectory, k: int) -> str:
         '<p class="legend">Top line reference, bottom line hypothesis (normalised, primary '
         'view): <span class="al-equal">match</span><span class="al-substitute">substitution'
         '</span><span class="al-delete">deletion</span><span class="al-insert">insertion'
-        "</span> <span class=\"gap\">*</span> gap.</p>"
+        '</span> <span class="gap">*</span> gap.</p>'
     ]
     found = False
     for arm_name, lang, block in run.blocks():
@@ -708,8 +710,9 @@ def _worst(run: RunDirectory, k: int) -> str:
             continue
         found = True
         body.append(
-            f"<h3>{_e(arm_name)} · {_e(lang)} — {_e(len(worst))} worst by {_e(metric_name.upper())}"
-            f" errors ({_e(block['normalizer']['name'])} / {_e(view_name)})</h3>"
+            f"<h3>{esc(arm_name)} · {esc(lang)} — {esc(len(worst))} worst by "
+            f"{esc(metric_name.upper())}"
+            f" errors ({esc(block['normalizer']['name'])} / {esc(view_name)})</h3>"
         )
         items = []
         for key, ec in worst:
@@ -718,12 +721,12 @@ def _worst(run: RunDirectory, k: int) -> str:
             rate = ec.error_rate()
             raw_lang = row.get("language")
             items.append(
-                f"<li><code>{_e(row.get('id'))}</code> — {_e(ec.errors)} errors "
-                f"(S {_e(ec.substitutions)}, D {_e(ec.deletions)}, I {_e(ec.insertions)}) of "
-                f"{_e(ec.ref_units)} reference units"
-                + (f", {_e(_pct(rate, 1))}" if rate is not None else "")
+                f"<li><code>{esc(row.get('id'))}</code> — {esc(ec.errors)} errors "
+                f"(S {esc(ec.substitutions)}, D {esc(ec.deletions)}, I {esc(ec.insertions)}) of "
+                f"{esc(ec.ref_units)} reference units"
+                + (f", {esc(_pct(rate, 1))}" if rate is not None else "")
                 + alignment_html(view["reference"], view["hypothesis"], unit, raw_lang)
-                + '<details><summary>raw texts</summary><table><tr><th>reference</th><td>'
+                + "<details><summary>raw texts</summary><table><tr><th>reference</th><td>"
                 + _transcript(row.get("reference"), raw_lang)
                 + "</td></tr><tr><th>hypothesis</th><td>"
                 + _transcript(row.get("hypothesis"), raw_lang)
@@ -767,7 +770,7 @@ def _normalisation(run: RunDirectory) -> str:
         "<p>How much of the raw error is formatting (case, punctuation, width, script) "
         "rather than recognition: the same rows scored on the raw texts and on the "
         "normaliser's primary view.</p>",
-        _table(
+        html_table(
             [
                 "arm",
                 "language",
@@ -796,16 +799,18 @@ def _provenance(run: RunDirectory) -> str:
         if ok
         else '<span class="badge bad">unverifiable</span>'
     )
-    body = [f"<p>{badge}" + (f" — missing: {_e('; '.join(missing))}" if missing else "") + "</p>"]
+    body = [f"<p>{badge}" + (f" — missing: {esc('; '.join(missing))}" if missing else "") + "</p>"]
     model_rows: list[list[object]] = []
     for arm_name in run.arm_names:
         model = run.model(arm_name)
         hashes = model.get("file_sha256") or {}
         hash_html = (
             "<details><summary>"
-            + _e(f"{len(hashes)} files")
+            + esc(f"{len(hashes)} files")
             + "</summary>"
-            + "<br>".join(f"<code>{_e(f)}</code>: <code>{_e(h)}</code>" for f, h in hashes.items())
+            + "<br>".join(
+                f"<code>{esc(f)}</code>: <code>{esc(h)}</code>" for f, h in hashes.items()
+            )
             + "</details>"
             if hashes
             else "—"
@@ -814,7 +819,7 @@ def _provenance(run: RunDirectory) -> str:
             [
                 arm_name,
                 model.get("artifact_id", "—"),
-                Markup(f"<code>{_e(model.get('revision') or '—')}</code>"),
+                Markup(f"<code>{esc(model.get('revision') or '—')}</code>"),
                 Markup(hash_html),
                 f"{model.get('runtime', '—')} {model.get('runtime_version', '')}".strip(),
                 model.get("compute_type", "—"),
@@ -823,9 +828,16 @@ def _provenance(run: RunDirectory) -> str:
         )
     body.append("<h3>Models</h3>")
     body.append(
-        _table(
-            ["arm", "artifact", "revision", "file SHA-256", "runtime", "compute type",
-             "declared licence"],
+        html_table(
+            [
+                "arm",
+                "artifact",
+                "revision",
+                "file SHA-256",
+                "runtime",
+                "compute type",
+                "declared licence",
+            ],
             model_rows,
         )
     )
@@ -833,19 +845,26 @@ def _provenance(run: RunDirectory) -> str:
     sel = corpus.get("selection") or {}
     corpus_rows = [
         ["dataset", corpus.get("dataset", "—")],
-        ["manifest SHA-256", Markup(f"<code>{_e(corpus.get('manifest_sha256') or '—')}</code>")],
+        ["manifest SHA-256", Markup(f"<code>{esc(corpus.get('manifest_sha256') or '—')}</code>")],
         ["manifest", corpus.get("manifest", "—")],
         ["licence (declared)", corpus.get("licence", "—")],
         ["consent basis", corpus.get("consent_basis", "—")],
-        ["selection", f"{sel.get('rule', '—')}; kept {sel.get('kept_rows', '—')} of "
-                      f"{sel.get('input_rows', '—')} rows"],
-        ["public", "no — aggregate figures only" if run.results.get("public") is False else
-         ("yes" if run.results.get("public") else "not recorded")],
+        [
+            "selection",
+            f"{sel.get('rule', '—')}; kept {sel.get('kept_rows', '—')} of "
+            f"{sel.get('input_rows', '—')} rows",
+        ],
+        [
+            "public",
+            "no — aggregate figures only"
+            if run.results.get("public") is False
+            else ("yes" if run.results.get("public") else "not recorded"),
+        ],
     ]
     if not corpus and run.results.get("inputs"):
         corpus_rows.append(["inputs", json.dumps(run.results["inputs"], ensure_ascii=False)])
     body.append("<h3>Corpus</h3>")
-    body.append(_table(["field", "value"], corpus_rows))
+    body.append(html_table(["field", "value"], corpus_rows))
     host = run.host
     prov = run.provenance or {}
     software = prov.get("software") or {}
@@ -853,22 +872,27 @@ def _provenance(run: RunDirectory) -> str:
         ["OS", f"{host.get('os', '—')} {host.get('os_release', '')}".strip()],
         ["architecture", host.get("arch", "—")],
         ["CPU", host.get("cpu_model", "—")],
-        ["cores (available / total)", f"{host.get('cores_available', '—')} / "
-                                      f"{host.get('cpu_count', '—')}"],
+        [
+            "cores (available / total)",
+            f"{host.get('cores_available', '—')} / {host.get('cpu_count', '—')}",
+        ],
         ["memory", _mib(host.get("memory_bytes"))],
         ["CPU governor", host.get("cpu_governor") or "—"],
-        ["earmark", f"{software.get('earmark_version', run.results.get('earmark_version', '—'))}"
-                    f" (commit {software.get('earmark_git_commit') or '—'})"],
+        [
+            "earmark",
+            f"{software.get('earmark_version', run.results.get('earmark_version', '—'))}"
+            f" (commit {software.get('earmark_git_commit') or '—'})",
+        ],
         ["Python", software.get("python", "—")],
-        ["plan SHA-256", Markup(f"<code>{_e(prov.get('plan_sha256') or '—')}</code>")],
+        ["plan SHA-256", Markup(f"<code>{esc(prov.get('plan_sha256') or '—')}</code>")],
     ]
     body.append("<h3>Host and software</h3>")
-    body.append(_table(["field", "value"], host_rows))
+    body.append(html_table(["field", "value"], host_rows))
     packages = software.get("packages") or {}
     if packages:
         body.append(
             "<details><summary>package versions</summary>"
-            + _table(["package", "version"], sorted(packages.items()))
+            + html_table(["package", "version"], sorted(packages.items()))
             + "</details>"
         )
     deviations = prov.get("deviations") or []
@@ -877,7 +901,7 @@ def _provenance(run: RunDirectory) -> str:
         body.append(
             "<ul>"
             + "".join(
-                f"<li>{_e(json.dumps(d, ensure_ascii=False, sort_keys=True))}</li>"
+                f"<li>{esc(json.dumps(d, ensure_ascii=False, sort_keys=True))}</li>"
                 for d in deviations[:100]
             )
             + "</ul>"
@@ -892,7 +916,7 @@ def _probes(run: RunDirectory) -> str:
         f"<p>{passed}/{len(probes)} known-good/known-bad scorer probes passed.</p>",
         "<details><summary>probes</summary><ul>"
         + "".join(
-            f"<li>{'✓' if p.get('passed') else '✗'} {_e(p.get('name'))}</li>" for p in probes
+            f"<li>{'✓' if p.get('passed') else '✗'} {esc(p.get('name'))}</li>" for p in probes
         )
         + "</ul></details>",
     ]
@@ -918,15 +942,15 @@ def render_html_report(
     if not ok:
         banners.append(
             '<div class="banner unverifiable" id="unverifiable">Unverifiable: this run lacks '
-            f"{_e('; '.join(missing))}. Do not publish a winner from it (seed 000).</div>"
+            f"{esc('; '.join(missing))}. Do not publish a winner from it (seed 000).</div>"
         )
     corpus = run.corpus
     subtitle = (
-        f"{_e(corpus.get('dataset') or 'scored predictions')} · "
-        f"{_e(len(results['arms']))} arm(s) · created {_e(results.get('created', '—'))} · "
-        f"earmark {_e(results.get('earmark_version', '—'))}"
+        f"{esc(corpus.get('dataset') or 'scored predictions')} · "
+        f"{esc(len(results['arms']))} arm(s) · created {esc(results.get('created', '—'))} · "
+        f"earmark {esc(results.get('earmark_version', '—'))}"
     )
-    nav = "".join(f'<a href="#{s}">{_e(s)}</a>' for s in SECTIONS)
+    nav = "".join(f'<a href="#{s}">{esc(s)}</a>' for s in SECTIONS)
     sections = [
         _headline(run),
         _languages(run),
@@ -945,8 +969,8 @@ def render_html_report(
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="referrer" content="no-referrer">\n'
-        f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        f"<header><h1>{_e(title)}</h1><p class=\"muted\">{subtitle}</p>"
+        f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        f'<header><h1>{esc(title)}</h1><p class="muted">{subtitle}</p>'
         f"{''.join(banners)}<nav>{nav}</nav></header>\n<main>\n"
         + "\n".join(sections)
         + "\n</main>\n<footer>Generated by earmark from results.json, predictions.jsonl and "

@@ -136,9 +136,7 @@ def bar_chart(
     """Horizontal bars with 95% CI whiskers; a null value shows its reason, not a bar."""
     height = TOP + ROW_HEIGHT * max(len(bars), 1) + BOTTOM
     lines = _open(height, title)
-    upper = max(
-        [b.high if b.high is not None else (b.value or 0.0) for b in bars] + [1e-9]
-    )
+    upper = max([b.high if b.high is not None else (b.value or 0.0) for b in bars] + [1e-9])
     ticks, x_of = _scale(upper, WIDTH)
     y_end = TOP + ROW_HEIGHT * len(bars)
     _axis(lines, ticks, x_of, TOP - 4, y_end, scale, axis_label)
@@ -197,8 +195,7 @@ def stacked_error_bars(splits: Sequence[ErrorSplit], *, title: str) -> str:
         return n / ref if ref else 0.0
 
     upper = max(
-        [share(s.substitutions + s.deletions + s.insertions, s.ref_units) for s in splits]
-        + [1e-9]
+        [share(s.substitutions + s.deletions + s.insertions, s.ref_units) for s in splits] + [1e-9]
     )
     ticks, x_of = _scale(upper, WIDTH)
     y_end = top + ROW_HEIGHT * len(splits)
@@ -217,8 +214,7 @@ def stacked_error_bars(splits: Sequence[ErrorSplit], *, title: str) -> str:
             )
             continue
         start = 0.0
-        for key, n in (("S", split.substitutions), ("D", split.deletions),
-                       ("I", split.insertions)):
+        for key, n in (("S", split.substitutions), ("D", split.deletions), ("I", split.insertions)):
             part = share(n, split.ref_units)
             if part <= 0:
                 continue

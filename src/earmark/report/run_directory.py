@@ -132,8 +132,10 @@ class RunDirectory:
         references when no manifest hash was recorded (an `earmark score` output)."""
         digest = hashlib.sha256()
         seen = sorted(
-            {(str(r.get("id")), int(r.get("repeat") or 0), str(r.get("reference") or ""))
-             for r in self.predictions}
+            {
+                (str(r.get("id")), int(r.get("repeat") or 0), str(r.get("reference") or ""))
+                for r in self.predictions
+            }
         )
         for item in seen:
             digest.update(json.dumps(item, ensure_ascii=False).encode("utf-8") + b"\n")

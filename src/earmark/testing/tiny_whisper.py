@@ -20,7 +20,9 @@ Without `fixed_text` the weights are random (seeded) and the output is arbitrary
 
 from __future__ import annotations
 
+import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,7 @@ def bundled_tiny_en_dir() -> Path:
 
 def _multilingual_tokenizer(english: dict[str, Any]) -> dict[str, Any]:
     """Shift every special-token id up by one and put "" at 50256, as multilingual Whisper does."""
-    tok: dict[str, Any] = json.loads(json.dumps(english))
+    tok = english
     for added in tok["added_tokens"]:
         if added["id"] >= _N_TEXT:
             added["id"] += 1
@@ -105,33 +107,28 @@ def build_tiny_whisper(
 
     `multilingual=False` keeps the English-only (tiny.en) token layout, for tests of the
     silent English fallback. `fixed_text` makes every decode emit exactly that text
-    (it must tokenize to at most ~56 tokens). Weights are float32; any CTranslate2
+    (at most ~440 tokens: the decoder has 448 positions). Weights are float32; any CTranslate2
     compute type can be requested at load time.
     """
     from ctranslate2.specs import whisper_spec
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    english = json.loads((bundled_tiny_en_dir() / "tokenizer.json").read_text(encoding="utf-8"))
-    tok = _multilingual_tokenizer(english) if multilingual else english
+    layout = _layout(multilingual)
+    tok = layout.tokenizer
     offset = 1 if multilingual else 0
-    vocabulary = _vocabulary(tok)
-    vocab_size = len(vocabulary)
-    ids = {a["content"]: a["id"] for a in tok["added_tokens"]}
+    vocab_size = len(layout.vocabulary)
+    ids = layout.ids
     eot = ids["<|endoftext|>"]
     first_timestamp = ids["<|notimestamps|>"] + 1
 
     text_ids: list[int] = []
     if fixed_text is not None:
-        from tokenizers import Tokenizer
-
-        text_ids = (
-            Tokenizer.from_str(json.dumps(tok)).encode(fixed_text, add_special_tokens=False).ids
-        )
+        text_ids = _text_tokenizer(multilingual).encode(fixed_text, add_special_tokens=False).ids
     # The prompt is sot, language, task (multilingual) or sot alone, then either
     # <|notimestamps|> or a generated <|0.00|>: text always starts one position later.
     first = 3 if multilingual else 1
-    dim = max(64, -(-(len(text_ids) + first + 2) // 8) * 8)
+    dim = max(16, -(-(len(text_ids) + first + 2) // 8) * 8)
     if len(text_ids) + first + 1 >= _DECODER_POSITIONS:
         raise ValueError("fixed_text is too long for a tiny Whisper")
 
@@ -139,7 +136,8 @@ def build_tiny_whisper(
     noise = 1e-3 if fixed_text is not None else 0.2
 
     def small(*shape: int) -> np.ndarray:
-        return (rng.standard_normal(shape) * noise).astype(np.float32)
+        values: np.ndarray = rng.standard_normal(shape, dtype=np.float32) * np.float32(noise)
+        return values
 
     def zeros(*shape: int) -> np.ndarray:
         return np.zeros(shape, dtype=np.float32)
@@ -191,7 +189,7 @@ def build_tiny_whisper(
         cross.linear[2].weight, cross.linear[2].bias = small(dim, dim), zeros(dim)
         _fill_ffn(layer.ffn, dim, small, zeros, ones)
 
-    english_config = json.loads((bundled_tiny_en_dir() / "config.json").read_text(encoding="utf-8"))
+    english_config = layout.english_config
 
     def shift(i: int) -> int:
         return i + offset if i >= _N_TEXT else i
@@ -200,11 +198,43 @@ def build_tiny_whisper(
     spec.config.suppress_ids_begin = [shift(i) for i in english_config["suppress_ids_begin"]]
     spec.config.lang_ids = _language_ids(tok) if multilingual else english_config["lang_ids"]
     spec.config.alignment_heads = [(0, 0), (0, 1)]
-    spec.register_vocabulary(vocabulary)
+    spec.register_vocabulary(list(layout.vocabulary))
     spec.validate()
     spec.save(str(out))
-    (out / "tokenizer.json").write_text(json.dumps(tok, ensure_ascii=False), encoding="utf-8")
+    (out / "tokenizer.json").write_text(layout.tokenizer_json, encoding="utf-8")
     return out
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The tokenizer side of a tiny Whisper, derived once per process (it is the slow part)."""
+
+    tokenizer: dict[str, Any]
+    tokenizer_json: str
+    vocabulary: tuple[str, ...]
+    ids: dict[str, int]
+    english_config: dict[str, Any]
+
+
+@functools.lru_cache(maxsize=2)
+def _layout(multilingual: bool) -> _Layout:
+    folder = bundled_tiny_en_dir()
+    english = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    tok = _multilingual_tokenizer(english) if multilingual else english
+    return _Layout(
+        tokenizer=tok,
+        tokenizer_json=json.dumps(tok, ensure_ascii=False),
+        vocabulary=tuple(_vocabulary(tok)),
+        ids={a["content"]: a["id"] for a in tok["added_tokens"]},
+        english_config=json.loads((folder / "config.json").read_text(encoding="utf-8")),
+    )
+
+
+@functools.lru_cache(maxsize=2)
+def _text_tokenizer(multilingual: bool) -> Any:
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_str(_layout(multilingual).tokenizer_json)
 
 
 def _fill_ffn(ffn: Any, dim: int, small: Any, zeros: Any, ones: Any) -> None:

@@ -1,0 +1,38 @@
+"""`earmark decide`: a dated promotion/rejection record for a challenger vs a baseline."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "decide",
+        help="apply the promotion rule to a challenger vs a baseline (dated record)",
+        description="Seed 000's rule: >= 20%% relative error reduction, or >= 30%% lower "
+        "latency / core cost at non-inferior error (paired bootstrap CI), on the same data. "
+        "Writes decision-YYYY-MM-DD.md and .json with verdict promote / stay / "
+        "research only / reject, the evidence and the non-metric gates to confirm.",
+    )
+    p.add_argument("--baseline", required=True, metavar="RUN[:ARM]")
+    p.add_argument("--challenger", required=True, metavar="RUN[:ARM]")
+    p.add_argument("--rules", metavar="FILE.toml", help="thresholds (see docs/report.md)")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the record is written")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from earmark.report.decision import DecisionRules, write_decision
+
+    rules = DecisionRules.from_toml(args.rules) if args.rules else DecisionRules()
+    record, md_path, json_path = write_decision(
+        args.baseline, args.challenger, args.out, rules=rules
+    )
+    if not args.quiet:
+        print(f"verdict: {record['verdict']}")
+        for reason in record["reasons"]:
+            print(f"- {reason}")
+        print(f"wrote {md_path} and {json_path}")
+    return 0

@@ -1,0 +1,475 @@
+"""Leaderboards across runs: systems (arms) × corpora, BlasBench-style (seed 003).
+
+Only figures scored on the same data with the same normaliser are ranked together: the
+ranking group is (corpus hash + selection, language, normaliser, view, metric). The
+metric is the normaliser's first unit — WER for word-scored languages, CER for
+character-scored ones (zh-eval-v1).
+
+Seed 000: a result without model revision, corpus hash and host profile is not a
+verifiable winner. Such rows carry a visible "unverifiable" mark and are ranked after
+every verifiable row of their group. Ranks are competition ranks over the sorted values
+(1, 2, 2, 4): equal values share a rank, and a null value has no rank.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from earmark.report.markdown import fmt_rate
+from earmark.report.run_directory import RunDirectory, load_run, primary_metric_name
+
+SCHEMA_ID = "earmark.leaderboard/1"
+UNVERIFIABLE = "unverifiable"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One system on one corpus × language, with what ranks it and what audits it."""
+
+    system: str
+    arm: str
+    run: str
+    corpus: str
+    corpus_hash: str
+    corpus_hash_kind: str
+    """`manifest` (the manifest's SHA-256) or `references` (hash of the scored references,
+    for `earmark score` outputs that record no manifest)."""
+    selection: str
+    language: str
+    normalizer: str
+    view: str
+    metric: str
+    n: int
+    wer: dict[str, Any] | None
+    cer: dict[str, Any] | None
+    rtf: float | None
+    peak_rss_bytes: int | None
+    model_revision: str | None
+    verifiable: bool
+    missing: list[str] = field(default_factory=list)
+    rank: int | None = None
+
+    @property
+    def value(self) -> float | None:
+        metric = self.wer if self.metric == "wer" else self.cer
+        value = (metric or {}).get("value")
+        return None if value is None else float(value)
+
+    @property
+    def group(self) -> tuple[str, str, str, str, str, str]:
+        return (
+            self.corpus_hash,
+            self.selection,
+            self.language,
+            self.normalizer,
+            self.view,
+            self.metric,
+        )
+
+
+def competition_ranks(
+    values: Sequence[float | None], verifiable: Sequence[bool] | None = None
+) -> list[int | None]:
+    """Competition ranks (1, 2, 2, 4) of error rates, lower is better. With `verifiable`,
+    every verifiable value ranks before every unverifiable one. `None` gets no rank.
+
+    >>> competition_ranks([0.2, 0.1, 0.2, None, 0.3])
+    [2, 1, 2, None, 4]
+    >>> competition_ranks([0.1, 0.2, 0.3], [False, True, True])
+    [3, 1, 2]
+    """
+    flags = list(verifiable) if verifiable is not None else [True] * len(values)
+    keyed = [(not flags[i], round(float(v), 12), i) for i, v in enumerate(values) if v is not None]
+    keyed.sort()
+    ranks: list[int | None] = [None] * len(values)
+    previous: tuple[bool, float] | None = None
+    rank = 0
+    for position, (unverified, value, index) in enumerate(keyed, start=1):
+        if (unverified, value) != previous:
+            rank = position
+            previous = (unverified, value)
+        ranks[index] = rank
+    return ranks
+
+
+def _selection_key(corpus: dict[str, Any]) -> str:
+    sel = corpus.get("selection") or {}
+    text = json.dumps(
+        {"rule": sel.get("rule"), "parameters": sel.get("parameters")}, sort_keys=True
+    )
+    return str(sel.get("rule") or "all rows") + " #" + hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def entries_of_run(run: RunDirectory) -> list[Entry]:
+    """One entry per arm × language (plus `all` when one normaliser scored several
+    languages), each from the block's primary view."""
+    corpus = run.corpus
+    if run.manifest_sha256:
+        corpus_hash, kind = run.manifest_sha256, "manifest"
+    else:
+        corpus_hash, kind = run.references_sha256(), "references"
+    dataset = str(corpus.get("dataset") or f"unnamed ({run.path.name})")
+    selection = _selection_key(corpus)
+    out = []
+    for arm_name, arm in run.results["arms"].items():
+        ok, missing = run.verifiable(arm_name)
+        resources = arm.get("resources") or {}
+        by_lang_res = arm.get("resources_by_language") or {}
+        scopes = list(arm.get("by_language", {}).items())
+        if arm.get("overall") and len(scopes) > 1:
+            scopes.append(("all", arm["overall"]))
+        for lang, block in scopes:
+            view = block["views"].get(block["primary_view"], {})
+            rtf = (by_lang_res.get(lang) or {}).get("real_time_factor")
+            if lang == "all" or rtf is None:
+                rtf = resources.get("real_time_factor") if lang == "all" else rtf
+            out.append(
+                Entry(
+                    system=arm_name,
+                    arm=arm_name,
+                    run=str(run.path),
+                    corpus=dataset,
+                    corpus_hash=corpus_hash,
+                    corpus_hash_kind=kind,
+                    selection=selection,
+                    language=lang,
+                    normalizer=block["normalizer"]["name"],
+                    view=block["primary_view"],
+                    metric=primary_metric_name(block),
+                    n=int(block.get("n_utterances", 0)),
+                    wer=view.get("wer"),
+                    cer=view.get("cer"),
+                    rtf=None if rtf is None else float(rtf),
+                    peak_rss_bytes=resources.get("peak_rss_bytes"),
+                    model_revision=run.model(arm_name).get("revision"),
+                    verifiable=ok,
+                    missing=missing,
+                )
+            )
+    return out
+
+
+def _disambiguate(entries: list[Entry]) -> list[Entry]:
+    """The same arm name from two runs on one corpus becomes `arm @ run-dir`."""
+    seen: dict[tuple[Any, ...], set[str]] = {}
+    for e in entries:
+        seen.setdefault((*e.group, e.arm), set()).add(e.run)
+    clash = {key[-1] for key, runs in seen.items() if len(runs) > 1}
+    return [
+        Entry(**{**asdict(e), "system": f"{e.arm} @ {Path(e.run).name}"}) if e.arm in clash else e
+        for e in entries
+    ]
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    entries: list[Entry]
+    runs: list[dict[str, Any]]
+    created: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA_ID,
+            "created": self.created,
+            "ranking": "competition ranks (1,2,2,4) of the primary-view metric within each "
+            "(corpus hash, selection, language, normaliser, view, metric) group; lower is "
+            "better; unverifiable rows rank after all verifiable rows; null values are unranked",
+            "runs": self.runs,
+            "entries": [{**asdict(e), "value": e.value} for e in self.entries],
+        }
+
+
+def build_leaderboard(runs: Sequence[RunDirectory]) -> Leaderboard:
+    """Rank every run's arms within their groups; entries sorted by group then rank."""
+    entries = _disambiguate([e for run in runs for e in entries_of_run(run)])
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, e in enumerate(entries):
+        groups.setdefault(e.group, []).append(i)
+    ranked = list(entries)
+    for indices in groups.values():
+        ranks = competition_ranks(
+            [entries[i].value for i in indices], [entries[i].verifiable for i in indices]
+        )
+        for i, rank in zip(indices, ranks, strict=True):
+            ranked[i] = Entry(**{**asdict(entries[i]), "rank": rank})
+    ranked.sort(
+        key=lambda e: (
+            e.corpus,
+            e.corpus_hash,
+            e.language == "all",
+            e.language,
+            e.normalizer,
+            e.rank is None,
+            e.rank or 0,
+            e.system,
+        )
+    )
+    run_info = []
+    for run in runs:
+        ok, missing = run.verifiable()
+        run_info.append(
+            {"path": str(run.path), "arms": run.arm_names, "verifiable": ok, "missing": missing}
+        )
+    created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return Leaderboard(entries=ranked, runs=run_info, created=created)
+
+
+# --- renderings ------------------------------------------------------------------------
+
+
+def _mark(e: Entry) -> str:
+    return "" if e.verifiable else f" ⚠ {UNVERIFIABLE}"
+
+
+def _rank(e: Entry) -> str:
+    return "—" if e.rank is None else str(e.rank)
+
+
+def _mib(value: int | None) -> str:
+    return "—" if value is None else f"{value / 2**20:.0f} MiB"
+
+
+def _rtf(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _scope(e: Entry) -> str:
+    return f"{e.corpus} [{e.corpus_hash_kind} {e.corpus_hash[:12]}] · {e.language}"
+
+
+def _column_key(e: Entry) -> tuple[str, ...]:
+    return e.group
+
+
+def pivot(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
+    """Systems × (corpus · language): each cell `12.34% (#1)` in the group's metric."""
+    columns: dict[tuple[str, ...], str] = {}
+    for e in board.entries:
+        columns.setdefault(_column_key(e), f"{_scope(e)} {e.metric.upper()}")
+    systems: dict[str, bool] = {}
+    for e in board.entries:
+        systems[e.system] = systems.get(e.system, True) and e.verifiable
+    cells = {(e.system, _column_key(e)): e for e in board.entries}
+    rows = []
+    for system, ok in systems.items():
+        row = [system + ("" if ok else f" ⚠ {UNVERIFIABLE}")]
+        for key in columns:
+            e = cells.get((system, key))
+            if e is None:
+                row.append("")
+            elif e.value is None:
+                row.append("null")
+            else:
+                row.append(f"{100 * e.value:.2f}% (#{_rank(e)})")
+        rows.append(row)
+    return ["system", *columns.values()], rows
+
+
+DETAIL_HEADER = [
+    "rank",
+    "system",
+    "corpus · language",
+    "normaliser / view",
+    "N",
+    "WER [95% CI]",
+    "CER [95% CI]",
+    "RTF",
+    "peak RSS",
+    "model revision",
+    "verifiable",
+]
+
+
+def detail_rows(board: Leaderboard) -> list[list[str]]:
+    rows = []
+    for e in board.entries:
+        rows.append(
+            [
+                _rank(e),
+                e.system + _mark(e),
+                _scope(e),
+                f"{e.normalizer} / {e.view} (ranked by {e.metric.upper()})",
+                str(e.n),
+                fmt_rate(e.wer) if e.wer else "n/a",
+                fmt_rate(e.cer),
+                _rtf(e.rtf),
+                _mib(e.peak_rss_bytes),
+                e.model_revision or "—",
+                "yes" if e.verifiable else f"no: {'; '.join(e.missing)}",
+            ]
+        )
+    return rows
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(board: Leaderboard) -> str:
+    header, rows = pivot(board)
+    parts = [
+        "# earmark leaderboard",
+        "",
+        "Primary view per language; lower is better. Ranked within each corpus (manifest "
+        "SHA-256 and selection) × language × normaliser. Competition ranks (1, 2, 2, 4); "
+        f"rows marked ⚠ {UNVERIFIABLE} lack model revision, corpus hash or host profile "
+        "and rank after every verifiable row.",
+        "",
+        "## Systems × corpora",
+        "",
+        _md_table(header, rows),
+        "",
+        "## Detail",
+        "",
+        _md_table(DETAIL_HEADER, detail_rows(board)),
+        "",
+    ]
+    return "\n".join(parts)
+
+
+CSV_FIELDS = [
+    "rank",
+    "system",
+    "verifiable",
+    "missing",
+    "corpus",
+    "corpus_hash_kind",
+    "corpus_hash",
+    "selection",
+    "language",
+    "normalizer",
+    "view",
+    "metric",
+    "value",
+    "n",
+    "wer",
+    "wer_ci_low",
+    "wer_ci_high",
+    "cer",
+    "cer_ci_low",
+    "cer_ci_high",
+    "substitutions",
+    "deletions",
+    "insertions",
+    "ref_units",
+    "rtf",
+    "peak_rss_bytes",
+    "model_revision",
+    "run",
+]
+
+
+def render_csv(board: Leaderboard) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for e in board.entries:
+        main = (e.wer if e.metric == "wer" else e.cer) or {}
+
+        def ci(metric: dict[str, Any] | None, i: int) -> Any:
+            bounds = (metric or {}).get("ci95")
+            return "" if not bounds else bounds[i]
+
+        writer.writerow(
+            {
+                "rank": "" if e.rank is None else e.rank,
+                "system": e.system,
+                "verifiable": str(e.verifiable).lower(),
+                "missing": "; ".join(e.missing),
+                "corpus": e.corpus,
+                "corpus_hash_kind": e.corpus_hash_kind,
+                "corpus_hash": e.corpus_hash,
+                "selection": e.selection,
+                "language": e.language,
+                "normalizer": e.normalizer,
+                "view": e.view,
+                "metric": e.metric,
+                "value": "" if e.value is None else e.value,
+                "n": e.n,
+                "wer": "" if not e.wer or e.wer.get("value") is None else e.wer["value"],
+                "wer_ci_low": ci(e.wer, 0),
+                "wer_ci_high": ci(e.wer, 1),
+                "cer": "" if not e.cer or e.cer.get("value") is None else e.cer["value"],
+                "cer_ci_low": ci(e.cer, 0),
+                "cer_ci_high": ci(e.cer, 1),
+                "substitutions": main.get("substitutions", ""),
+                "deletions": main.get("deletions", ""),
+                "insertions": main.get("insertions", ""),
+                "ref_units": main.get("ref_units", ""),
+                "rtf": "" if e.rtf is None else e.rtf,
+                "peak_rss_bytes": "" if e.peak_rss_bytes is None else e.peak_rss_bytes,
+                "model_revision": e.model_revision or "",
+                "run": e.run,
+            }
+        )
+    return buffer.getvalue()
+
+
+def render_html(board: Leaderboard) -> str:
+    from earmark.report.html import CSP, STYLE, Markup, esc, html_table
+
+    header, rows = pivot(board)
+
+    def marked(rows: list[list[str]], column: int) -> list[list[object]]:
+        out: list[list[object]] = []
+        for row in rows:
+            cells: list[object] = list(row)
+            text = row[column]
+            if f"⚠ {UNVERIFIABLE}" in text:
+                name = text.replace(f" ⚠ {UNVERIFIABLE}", "")
+                cells[column] = Markup(
+                    f'{esc(name)} <span class="badge bad">⚠ {UNVERIFIABLE}</span>'
+                )
+            out.append(cells)
+        return out
+
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        f"<title>earmark leaderboard</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        "<h1>earmark leaderboard</h1>\n"
+        "<p>Primary view per language; lower is better. Ranked within each corpus × language "
+        "× normaliser; competition ranks (1, 2, 2, 4). Rows marked unverifiable lack model "
+        "revision, corpus hash or host profile and rank after every verifiable row.</p>\n"
+        "<h2>Systems × corpora</h2>\n"
+        + html_table(header, marked(rows, 0))
+        + "\n<h2>Detail</h2>\n"
+        + html_table(DETAIL_HEADER, marked(detail_rows(board), 1))
+        + f"\n<footer>created {esc(board.created)}</footer>\n</body>\n</html>\n"
+    )
+
+
+def write_leaderboard(
+    run_dirs: Sequence[str | os.PathLike[str]], out_dir: str | os.PathLike[str]
+) -> dict[str, Path]:
+    """Read the runs, rank them, and write leaderboard.{md,csv,json,html} into `out_dir`."""
+    unique = list(dict.fromkeys(Path(p).resolve() for p in run_dirs))
+    board = build_leaderboard([load_run(p) for p in unique])
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = {
+        "md": render_markdown(board),
+        "csv": render_csv(board),
+        "json": json.dumps(board.to_dict(), ensure_ascii=False, indent=2) + "\n",
+        "html": render_html(board),
+    }
+    written = {}
+    for ext, text in files.items():
+        path = out / f"leaderboard.{ext}"
+        path.write_text(text, "utf-8", newline="\n")
+        written[ext] = path
+    return written
