@@ -70,9 +70,7 @@ def make_run(
     resamples: int = 300,
 ) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    options = ScoringOptions(
-        policy=NormalizerPolicy.parse("auto"), resamples=resamples, seed=7
-    )
+    options = ScoringOptions(policy=NormalizerPolicy.parse("auto"), resamples=resamples, seed=7)
     arms_results: dict[str, Any] = {}
     records: list[dict[str, Any]] = []
     prov_arms: dict[str, Any] = {}
@@ -132,7 +130,10 @@ def make_run(
         "selection": {"rule": selection_rule, "parameters": {}, "input_rows": 1, "kept_rows": 1},
     }
     results = build_results(
-        arms_results, run_scorer_probes(), corpus=corpus, public=public,
+        arms_results,
+        run_scorer_probes(),
+        corpus=corpus,
+        public=public,
         provenance={"file": "provenance.json"},
     )
     (path / "results.json").write_text(json.dumps(results, ensure_ascii=False), "utf-8")

@@ -306,9 +306,10 @@ class FasterWhisperEngine:
                 hint="use language_policy=forced or detect to decode anyway",
             )
         if self._info.english_only:
-            # faster-whisper silently decodes in English; info.language says so and the
-            # hypothesis records the mismatch.
-            return _LanguagePlan(code, None)
+            # An English-only model decodes in English whatever it is asked; passing None
+            # avoids faster-whisper's per-clip warning, and the hypothesis still records
+            # the mismatch (requested `code`, used `info.language` == "en").
+            return _LanguagePlan(None, None)
         # Not a Whisper language at all (e.g. Irish "ga"): faster-whisper raises ValueError.
         return _LanguagePlan(None, f"unsupported_language:{code}")
 

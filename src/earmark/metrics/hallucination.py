@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+#: An output with more than this many times the reference's units is "runaway".
+RUNAWAY_RATIO = 2.0
+
 
 def repetition_loop(tokens: Sequence[str], *, max_n: int = 4, min_repeats: int = 4) -> bool:
     """True when some n-gram (n ≤ max_n) repeats ≥ min_repeats times back to back.
@@ -19,6 +22,10 @@ def repetition_loop(tokens: Sequence[str], *, max_n: int = 4, min_repeats: int =
     False
     """
     length = len(tokens)
+    # A loop repeats at least (min_repeats - 1) units, so a sequence with fewer repeated
+    # units cannot hold one; this cheap check skips ordinary sentences.
+    if length - len(set(tokens)) < min_repeats - 1:
+        return False
     for n in range(1, max_n + 1):
         if length < n * min_repeats:
             break
@@ -73,7 +80,10 @@ class HallucinationCounts:
 
 
 def hallucination_flags(
-    reference_tokens: Sequence[str], hypothesis_tokens: Sequence[str], *, runaway_ratio: float = 2.0
+    reference_tokens: Sequence[str],
+    hypothesis_tokens: Sequence[str],
+    *,
+    runaway_ratio: float = RUNAWAY_RATIO,
 ) -> HallucinationCounts:
     """Flags for one row. A runaway output has more than `runaway_ratio` × the reference's
     units (and at least 3 more); output on an empty reference is output on no-speech."""

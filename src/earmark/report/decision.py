@@ -91,7 +91,7 @@ class DecisionRules:
             import tomllib
         except ModuleNotFoundError:  # Python 3.10
             try:
-                import tomli as tomllib  # type: ignore[no-redef]
+                import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
             except ModuleNotFoundError:
                 raise EarmarkError(
                     "reading --rules needs Python 3.11 or the 'tomli' package",
@@ -340,13 +340,13 @@ def resource_evidence(baseline: Side, challenger: Side, rules: DecisionRules) ->
     same_host = bool(baseline.run.host) and b_host == c_host
     key = f"latency_{rules.latency_statistic}_seconds"
     rb, rc = baseline.resources, challenger.resources
-    latency = {
+    latency: dict[str, Any] = {
         "statistic": rules.latency_statistic,
         "baseline": rb.get(key),
         "challenger": rc.get(key),
         "reduction": _reduction(rb.get(key), rc.get(key)),
     }
-    core = {
+    core: dict[str, Any] = {
         "baseline": rb.get("cpu_seconds_per_audio_second"),
         "challenger": rc.get("cpu_seconds_per_audio_second"),
         "reduction": _reduction(
@@ -560,8 +560,9 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.2f}%"
 
 
-def _pp_ci(ci: list[float] | None) -> str:
-    return "—" if not ci else f"[{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}] pp"
+def _pp_ci(ci: list[float] | None, point: float | None = None) -> str:
+    head = "" if point is None else f"{100 * point:+.2f} pp "
+    return head + ("—" if not ci else f"[{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}]")
 
 
 def _evidence_reason(e: dict[str, Any], rules: DecisionRules) -> str:
@@ -603,7 +604,7 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         lines.append(
             f"| {e['language']} | {e['metric'].upper()} {e['normalizer']}/{e['view']} | "
             f"{e['n_paired']} | {_fmt_metric(e['baseline'])} | {_fmt_metric(e['challenger'])} | "
-            f"{_pct(e['relative_reduction'])} | {_pp_ci(e['difference_ci95'])} | "
+            f"{_pct(e['relative_reduction'])} | {_pp_ci(e['difference_ci95'], e['difference'])} | "
             f"{'yes' if e['non_inferior'] else 'no'} | {'met' if e['quality_win'] else 'no'} |"
         )
     res = record["resources"]

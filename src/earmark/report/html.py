@@ -216,7 +216,7 @@ def _headline(run: RunDirectory) -> str:
                     _num(_sdi(view.get(primary_metric_name(block)))),
                 ]
             )
-    body = [
+    body: list[str] = [
         html_table(
             [
                 "arm",
@@ -270,7 +270,7 @@ def _languages(run: RunDirectory) -> str:
                 note=str(metric.get("null_reason", "")),
             )
         )
-    body = [
+    body: list[str] = [
         Markup(
             bar_chart(bars, title="Primary-view error rate by language, with 95% CI")
             if bars
@@ -314,7 +314,7 @@ def _errors(run: RunDirectory) -> str:
                 ref_units=int(metric["ref_units"]),
             )
         )
-    body = [
+    body: list[str] = [
         Markup(
             stacked_error_bars(splits, title="Substitutions, deletions, insertions (primary view)")
             if splits
@@ -411,7 +411,7 @@ def _comparison(run: RunDirectory) -> str:
             ],
         )
     ref = str(cmp.get("reference_arm", ""))
-    body = [
+    body: list[str] = [
         f"<p>Reference arm <b>{esc(ref)}</b>; {esc(cmp.get('n_shared', '—'))} shared rows; "
         f"aggregate {esc(cmp.get('aggregate', '—'))}. Differences are challenger − reference "
         "(negative: fewer errors).</p>"
@@ -583,7 +583,7 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
                     _num(f"{len(mismatches)}/{len(lang_rows)}" if lang_rows else "—"),
                 ]
             )
-    body = [
+    body: list[str] = [
         html_table(
             [
                 "arm",
@@ -674,7 +674,7 @@ def alignment_html(reference: str, hypothesis: str, unit: str, language: str | N
 
 
 def _worst(run: RunDirectory, k: int) -> str:
-    body = [
+    body: list[str] = [
         '<p class="legend">Top line reference, bottom line hypothesis (normalised, primary '
         'view): <span class="al-equal">match</span><span class="al-substitute">substitution'
         '</span><span class="al-delete">deletion</span><span class="al-insert">insertion'
@@ -766,7 +766,7 @@ def _normalisation(run: RunDirectory) -> str:
                 others or "—",
             ]
         )
-    body = [
+    body: list[str] = [
         "<p>How much of the raw error is formatting (case, punctuation, width, script) "
         "rather than recognition: the same rows scored on the raw texts and on the "
         "normaliser's primary view.</p>",
@@ -799,7 +799,9 @@ def _provenance(run: RunDirectory) -> str:
         if ok
         else '<span class="badge bad">unverifiable</span>'
     )
-    body = [f"<p>{badge}" + (f" — missing: {esc('; '.join(missing))}" if missing else "") + "</p>"]
+    body: list[str] = [
+        f"<p>{badge}" + (f" — missing: {esc('; '.join(missing))}" if missing else "") + "</p>"
+    ]
     model_rows: list[list[object]] = []
     for arm_name in run.arm_names:
         model = run.model(arm_name)
@@ -912,7 +914,7 @@ def _provenance(run: RunDirectory) -> str:
 def _probes(run: RunDirectory) -> str:
     probes = run.results.get("probes", [])
     passed = sum(bool(p.get("passed")) for p in probes)
-    body = [
+    body: list[str] = [
         f"<p>{passed}/{len(probes)} known-good/known-bad scorer probes passed.</p>",
         "<details><summary>probes</summary><ul>"
         + "".join(

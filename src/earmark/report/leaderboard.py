@@ -129,9 +129,10 @@ def entries_of_run(run: RunDirectory) -> list[Entry]:
             scopes.append(("all", arm["overall"]))
         for lang, block in scopes:
             view = block["views"].get(block["primary_view"], {})
+            # The language's own RTF; the arm's when it covers just this one language.
             rtf = (by_lang_res.get(lang) or {}).get("real_time_factor")
-            if lang == "all" or rtf is None:
-                rtf = resources.get("real_time_factor") if lang == "all" else rtf
+            if lang == "all" or (rtf is None and len(arm.get("by_language", {})) == 1):
+                rtf = resources.get("real_time_factor")
             out.append(
                 Entry(
                     system=arm_name,
@@ -263,13 +264,13 @@ def pivot(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     for system, ok in systems.items():
         row = [system + ("" if ok else f" ⚠ {UNVERIFIABLE}")]
         for key in columns:
-            e = cells.get((system, key))
-            if e is None:
+            cell = cells.get((system, key))
+            if cell is None:
                 row.append("")
-            elif e.value is None:
+            elif cell.value is None:
                 row.append("null")
             else:
-                row.append(f"{100 * e.value:.2f}% (#{_rank(e)})")
+                row.append(f"{100 * cell.value:.2f}% (#{_rank(cell)})")
         rows.append(row)
     return ["system", *columns.values()], rows
 

@@ -21,7 +21,7 @@ import numpy as np
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import count_errors_array
 from earmark.metrics.counts import ErrorCounts
-from earmark.metrics.hallucination import HallucinationCounts, hallucination_flags
+from earmark.metrics.hallucination import RUNAWAY_RATIO, HallucinationCounts, repetition_loop
 from earmark.metrics.tokens import CHAR_CONVENTION, WORD_CONVENTION, chars, words
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.rows import ScoringRow
@@ -75,77 +75,114 @@ class _Group:
     available: dict[str, np.ndarray] = field(default_factory=dict)
     #: Per position and view: why the view is unavailable ("" when it is available).
     reasons: dict[str, list[str]] = field(default_factory=dict)
-    #: Per position: hallucination flags on the primary view (None when unavailable).
-    hallucination: list[HallucinationCounts | None] = field(default_factory=list)
+    #: Per position: does the primary view's hypothesis loop (repeated n-grams)?
+    repetition: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    #: Per view and position: the normalised (reference, hypothesis), None if unavailable.
+    texts: dict[str, list[tuple[str, str] | None]] = field(default_factory=dict)
+
+    def view_records(self, pos: int) -> dict[str, Any]:
+        """One row's `views` entry for predictions.jsonl: texts and counts per view."""
+        out: dict[str, Any] = {}
+        for view in self.normalizer.views:
+            pair = self.texts[view][pos]
+            if pair is None:
+                out[view] = {"null_reason": self.reasons[view][pos]}
+                continue
+            record: dict[str, Any] = {"reference": pair[0], "hypothesis": pair[1]}
+            for unit in self.normalizer.units:
+                s, d, i, h = self.counts[(view, unit)][pos].tolist()
+                record[METRIC_FOR_UNIT[unit]] = _counts_dict(s, d, i, h)
+            out[view] = record
+        return out
 
 
 @dataclass
 class ScoreResult:
-    """The scored corpus: per-row records and aggregate blocks."""
+    """The scored corpus: aggregate blocks now, per-row records on demand."""
 
     options: ScoringOptions
     rows: list[ScoringRow]
-    records: list[dict[str, Any]]
     summary: dict[str, Any]
+    groups: dict[str, _Group]
 
     def to_dict(self) -> dict[str, Any]:
         return self.summary
 
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Per-row records in input order (raw texts, status, normalised views, counts)."""
+        where: dict[int, tuple[_Group, int]] = {}
+        for group in self.groups.values():
+            for pos, idx in enumerate(group.indices):
+                where[idx] = (group, pos)
+        out = []
+        for idx, r in enumerate(self.rows):
+            group, pos = where[idx]
+            record: dict[str, Any] = {
+                "id": r.id,
+                "language": r.language,
+                "slices": list(r.slices),
+                "status": r.status,
+                "reference": r.reference,
+                "hypothesis": r.hypothesis,
+            }
+            if r.cluster is not None:
+                record["cluster"] = r.cluster
+            record["normalizer"] = group.normalizer.name
+            record["views"] = group.view_records(pos)
+            out.append(record)
+        return out
 
-def _counts_dict(arr: np.ndarray) -> dict[str, int]:
-    s, d, i, h = (int(x) for x in arr)
-    return ErrorCounts(s, d, i, h).as_dict()
+
+def _counts_dict(s: int, d: int, i: int, h: int) -> dict[str, int]:
+    # Same keys and values as ErrorCounts.as_dict(), without building the object per row.
+    return {
+        "substitutions": s,
+        "deletions": d,
+        "insertions": i,
+        "hits": h,
+        "ref_units": s + d + h,
+        "hyp_units": s + i + h,
+    }
 
 
-def _score_group(group: _Group, rows: Sequence[ScoringRow], records: list[dict[str, Any]]) -> None:
+def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
     norm = group.normalizer
     n = len(group.indices)
     pending: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    pending_pos: dict[tuple[str, str], list[int]] = defaultdict(list)
+    pending_pos: dict[str, list[int]] = defaultdict(list)
     for view in norm.views:
         group.available[view] = np.zeros(n, dtype=bool)
         group.reasons[view] = [""] * n
-    group.hallucination = [None] * n
-    primary_unit = norm.units[0]
+        group.texts[view] = [None] * n
+    group.repetition = np.zeros(n, dtype=bool)
+    primary_tokens = TOKENIZER[norm.units[0]]
     for pos, idx in enumerate(group.indices):
         row = rows[idx]
         pairs = norm.normalize_pair(row.reference, row.hypothesis_text)
-        view_records: dict[str, Any] = {}
         for view in norm.views:
             pair = pairs[view]
             if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
-                reason = pair.null_reason or "view_unavailable"
-                group.reasons[view][pos] = reason
-                view_records[view] = {"null_reason": reason}
+                group.reasons[view][pos] = pair.null_reason or "view_unavailable"
                 continue
-            group.available[view][pos] = True
-            view_records[view] = {"reference": pair.reference, "hypothesis": pair.hypothesis}
-            for unit in norm.units:
-                # Strings go to the batch counter as is: whitespace-split for words, code
-                # points for chars (the `metrics.tokens` convention), without token lists.
-                pending[(view, unit)].append((pair.reference, pair.hypothesis))
-                pending_pos[(view, unit)].append(pos)
+            texts = (pair.reference, pair.hypothesis)
+            group.texts[view][pos] = texts
+            # Strings go to the batch counter as is: whitespace-split for words, code
+            # points for chars (the `metrics.tokens` convention), without token lists.
+            pending[(view, "")].append(texts)
+            pending_pos[view].append(pos)
             if view == norm.primary_view:
-                tok = TOKENIZER[primary_unit]
-                group.hallucination[pos] = hallucination_flags(
-                    tok(pair.reference), tok(pair.hypothesis)
-                )
-        records[idx]["normalizer"] = norm.name
-        records[idx]["views"] = view_records
+                group.repetition[pos] = repetition_loop(primary_tokens(pair.hypothesis))
     for view in norm.views:
+        positions = np.asarray(pending_pos[view], dtype=np.int64)
+        group.available[view][positions] = True
         for unit in norm.units:
             arr = np.zeros((n, 4), dtype=np.int64)
-            key = (view, unit)
-            if pending.get(key):
+            texts_list = pending.get((view, ""))
+            if texts_list:
                 units = "words" if unit == "word" else "given"
-                counted = count_errors_array(pending[key], units=units)
-                arr[np.asarray(pending_pos[key], dtype=np.int64)] = counted
-            group.counts[key] = arr
-            metric = METRIC_FOR_UNIT[unit]
-            for pos, idx in enumerate(group.indices):
-                vr = records[idx]["views"][view]
-                if "null_reason" not in vr:
-                    vr[metric] = _counts_dict(arr[pos])
+                arr[positions] = count_errors_array(texts_list, units=units)
+            group.counts[(view, unit)] = arr
 
 
 def _metric(
@@ -225,11 +262,7 @@ def _block(
                 arr, cluster_keys[avail], options, reasons, len(positions)
             )
         views[view] = metrics
-    halluc = HallucinationCounts()
-    for p in positions:
-        flags = group.hallucination[p]
-        if flags is not None:
-            halluc = halluc + flags
+    halluc = _hallucination(group, positions)
     statuses = Counter(rows[group.indices[p]].status for p in positions)
     return {
         "normalizer": {
@@ -244,6 +277,25 @@ def _block(
         "statuses": dict(sorted(statuses.items())),
         "hallucination": halluc.as_dict(),
     }
+
+
+def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
+    """Hallucination flags from the primary view's counts (vectorised; same definitions as
+    `metrics.hallucination.hallucination_flags`)."""
+    norm = group.normalizer
+    avail = group.available[norm.primary_view][positions]
+    arr = group.counts[(norm.primary_view, norm.units[0])][positions][avail]
+    ref = arr[:, 0] + arr[:, 1] + arr[:, 3]
+    hyp = arr[:, 0] + arr[:, 2] + arr[:, 3]
+    no_speech = ref == 0
+    return HallucinationCounts(
+        rows=int(len(arr)),
+        no_speech_rows=int(no_speech.sum()),
+        no_speech_with_output=int((no_speech & (hyp > 0)).sum()),
+        empty_outputs=int((~no_speech & (hyp == 0)).sum()),
+        repetition_loops=int(group.repetition[positions][avail].sum()),
+        runaway_outputs=int(((hyp > RUNAWAY_RATIO * ref) & (hyp - ref >= 3)).sum()),
+    )
 
 
 def _base_language(language: str | None) -> str:
@@ -261,25 +313,13 @@ def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResu
         if key in seen:
             raise EarmarkError(f"duplicate utterance id {row.id!r} in scoring input", field="id")
         seen.add(key)
-    records: list[dict[str, Any]] = [
-        {
-            "id": r.id,
-            "language": r.language,
-            "slices": list(r.slices),
-            "status": r.status,
-            "reference": r.reference,
-            "hypothesis": r.hypothesis,
-            **({"cluster": r.cluster} if r.cluster is not None else {}),
-        }
-        for r in rows
-    ]
     by_norm: dict[str, list[int]] = defaultdict(list)
     for idx, row in enumerate(rows):
         by_norm[options.policy.for_language(row.language)].append(idx)
     groups: dict[str, _Group] = {}
     for name, indices in sorted(by_norm.items()):
         group = _Group(normalizer=get_normalizer(name), indices=indices)
-        _score_group(group, rows, records)
+        _score_group(group, rows)
         groups[name] = group
 
     by_language: dict[str, Any] = {}
@@ -336,4 +376,4 @@ def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResu
         **({"overall_null_reason": overall_null} if overall_null else {}),
         "by_language": by_language,
     }
-    return ScoreResult(options=options, rows=rows, records=records, summary=summary)
+    return ScoreResult(options=options, rows=rows, summary=summary, groups=groups)

@@ -1,0 +1,115 @@
+"""Wall time of `earmark compare` on 12 arms x 100,000 utterances with B = 1,000.
+
+    python benchmarks/bench_compare.py                 # 12 arms x 100,000, B = 1000
+    python benchmarks/bench_compare.py --n 20000       # quicker
+
+The synthetic corpus imitates seed 002's weight-type sweep: a reference arm at ~10% word
+errors against the human reference (~15 words from a 3,000-word vocabulary, three
+languages, two slices, clip durations), and 11 challengers that each change ~8% of the
+reference arm's transcripts by a word or two (churn). Each arm is one predictions JSONL
+file, written to a temporary folder first (not timed). The timed part is what the CLI
+does: read every file, pair the keys, normalise (crude-v1) and count, bootstrap every
+figure (per arm, language and slice) and every pair, diagnostics, and write compare.json
+and compare.md. Peak RSS is read at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import string
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from earmark.compare.api import compare
+
+
+def _mutate(rng: random.Random, words: list[str], vocab: list[str], rate: float) -> list[str]:
+    out: list[str] = []
+    third = rate / 3
+    for word in words:
+        roll = rng.random()
+        if roll < third:
+            out.append(rng.choice(vocab))
+        elif roll < 2 * third:
+            continue
+        elif roll < rate:
+            out += [word, rng.choice(vocab)]
+        else:
+            out.append(word)
+    return out
+
+
+def write_corpus(folder: Path, n: int, arms: int, seed: int = 0) -> list[str]:
+    """One predictions file per arm; returns the arm specs."""
+    rng = random.Random(seed)
+    vocab = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9))) for _ in range(3000)]
+    langs = ["en", "de", "fr"]
+    refs, ref_hyps, meta = [], [], []
+    for i in range(n):
+        words = rng.choices(vocab, k=rng.randint(10, 20))
+        refs.append(" ".join(words))
+        ref_hyps.append(_mutate(rng, words, vocab, 0.10))
+        meta.append((langs[i % 3], ["read" if i % 2 else "spontaneous"], 1.0 + len(words) * 0.4))
+    specs = []
+    for a in range(arms):
+        path = folder / f"arm{a:02d}.jsonl"
+        with open(path, "w", encoding="utf-8") as handle:
+            for i in range(n):
+                hyp = ref_hyps[i]
+                if a and rng.random() < 0.08:
+                    hyp = _mutate(rng, hyp, vocab, 0.15) or hyp[:1]
+                lang, slices, seconds = meta[i]
+                row = {
+                    "id": f"utt{i:06d}",
+                    "reference": refs[i],
+                    "hypothesis": " ".join(hyp),
+                    "language": lang,
+                    "slices": slices,
+                    "audio_seconds": seconds,
+                    "status": "ok",
+                }
+                handle.write(json.dumps(row) + "\n")
+        specs.append(str(path))
+    return specs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--arms", type=int, default=12)
+    parser.add_argument("--bootstrap", type=int, default=1_000)
+    parser.add_argument("--normalizer", default="crude-v1")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        started = time.perf_counter()
+        specs = write_corpus(folder, args.n, args.arms)
+        print(f"wrote {args.arms} x {args.n:,} rows in {time.perf_counter() - started:.1f} s")
+        started = time.perf_counter()
+        result = compare(
+            specs,
+            normalizer=args.normalizer,
+            resamples=args.bootstrap,
+            seed=1,
+            out_dir=folder / "out",
+        )
+        elapsed = time.perf_counter() - started
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    pairs = sum(p.get("difference") is not None for p in result["pairs"])
+    print(
+        f"compare: {args.arms} arms x {result['n_shared']:,} shared utterances, "
+        f"B = {args.bootstrap}, {args.normalizer}, {pairs} paired figures: {elapsed:.1f} s "
+        f"(peak RSS {rss:.0f} MiB)"
+    )
+    exact = [round(a["exact_match_vs_reference"]["value"], 4) for a in result["arms"].values()]
+    print(f"exact match vs reference arm: {exact}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

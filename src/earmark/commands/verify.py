@@ -1,0 +1,42 @@
+"""`earmark verify RUN_DIR`: recompute every figure and hash of a run; exit 1 on a mismatch."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="recompute a run's figures from predictions.jsonl and check its hashes",
+        description="Re-normalise, recount, re-aggregate and re-bootstrap every figure in "
+        "results.json from predictions.jsonl (CIs must reproduce exactly), and check the "
+        "manifest, model-file and plan hashes. Exit 1 on any mismatch.",
+    )
+    p.add_argument("run_dir", metavar="RUN_DIR", help="an earmark run or score output directory")
+    p.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--quiet", action="store_true", help="print only mismatches")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from earmark.compare.verify import verify_run
+
+    report = verify_run(args.run_dir)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n", "utf-8")
+    for check in report.checks:
+        if args.quiet and check.status != "mismatch":
+            continue
+        print(f"{check.status.upper():<12} {check.name}: {check.detail}")
+    mismatches = sum(c.status == "mismatch" for c in report.checks)
+    print(
+        f"verify {args.run_dir}: "
+        + ("OK" if report.ok else f"FAILED ({mismatches} mismatch(es))")
+        + f" — {len(report.checks)} checks"
+    )
+    return 0 if report.ok else 1

@@ -1,0 +1,1 @@
+"""Comparing arms, the cross-corpus gap, harness-artefact diagnostics, and run verification."""

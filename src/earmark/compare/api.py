@@ -1,0 +1,370 @@
+"""`earmark compare`: arms on the same utterances, against a reference arm and the humans.
+
+The CLI is a thin mirror of `compare` (a test checks both give identical numbers). Only
+utterance keys (id, repeat) present in every arm, with the same human reference text, are
+compared; every other row is listed in `unpaired` with its arm and a reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from earmark import __version__
+from earmark.compare.churn import exact_match_block, exact_matches
+from earmark.compare.counting import (
+    METRIC_FOR_UNIT,
+    BootstrapSettings,
+    PairCounter,
+    RowCounts,
+    count_rows,
+    null_metric,
+    scope_metrics,
+)
+from earmark.compare.diagnostics import ArmRows, diagnose_arm, dominant_script, ranking_flips
+from earmark.compare.loading import ArmData, RowKey, load_arm_specs
+from earmark.compare.paired import apply_holm, paired_comparison
+from earmark.errors import EarmarkError
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.stats import DEFAULT_SEED
+
+SCHEMA_ID = "earmark.compare/1"
+Aggregate = Literal["micro", "macro"]
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """Everything that changes a compare number; recorded in compare.json."""
+
+    normalizer: str
+    reference: str | None = None
+    aggregate: Aggregate = "micro"
+    resamples: int = 10_000
+    seed: int = DEFAULT_SEED
+    level: float = 0.95
+
+    def settings(self) -> BootstrapSettings:
+        return BootstrapSettings(self.resamples, self.seed, self.level, self.aggregate)
+
+
+@dataclass
+class Alignment:
+    """The shared keys in the reference arm's order, and each arm's row positions."""
+
+    keys: list[RowKey]
+    positions: dict[str, list[int]]
+    unpaired: list[dict[str, Any]]
+
+
+def align_arms(arms: Mapping[str, ArmData], reference: str) -> Alignment:
+    """Keys in every arm with the reference arm's human text; the rest listed with reasons."""
+    indexes = {name: arm.index() for name, arm in arms.items()}
+    ref_arm = arms[reference]
+    ref_index = indexes[reference]
+    all_keys: dict[RowKey, None] = dict.fromkeys(ref_arm.keys)
+    for arm in arms.values():
+        all_keys.update(dict.fromkeys(arm.keys))
+    shared: list[RowKey] = []
+    unpaired: list[dict[str, Any]] = []
+    for key in all_keys:
+        missing = [name for name, idx in indexes.items() if key not in idx]
+        if missing:
+            for name, idx in indexes.items():
+                if key in idx:
+                    unpaired.append(
+                        {
+                            "arm": name,
+                            "id": key[0],
+                            "repeat": key[1],
+                            "reason": f"absent from arm(s) {', '.join(missing)}",
+                        }
+                    )
+            continue
+        ref_text = ref_arm.references[ref_index[key]]
+        differing = [
+            name
+            for name, idx in indexes.items()
+            if arms[name].references[idx[key]] != ref_text
+        ]
+        if differing:
+            for name in indexes:
+                unpaired.append(
+                    {
+                        "arm": name,
+                        "id": key[0],
+                        "repeat": key[1],
+                        "reason": "human reference text differs between arms "
+                        f"({', '.join(differing)} vs {reference})",
+                    }
+                )
+            continue
+        shared.append(key)
+    positions = {name: [indexes[name][k] for k in shared] for name in arms}
+    return Alignment(shared, positions, unpaired)
+
+
+def _codes(values: Sequence[str]) -> NDArray[np.int64]:
+    seen: dict[str, int] = {}
+    return np.fromiter(
+        (seen.setdefault(v, len(seen)) for v in values), dtype=np.int64, count=len(values)
+    )
+
+
+def _scopes(
+    languages: Sequence[str | None], slices: Sequence[tuple[str, ...]]
+) -> tuple[dict[str, NDArray[np.int64]], dict[str, NDArray[np.int64]]]:
+    by_lang: dict[str, list[int]] = defaultdict(list)
+    by_slice: dict[str, list[int]] = defaultdict(list)
+    for pos, (lang, sl) in enumerate(zip(languages, slices, strict=True)):
+        by_lang[lang or "und"].append(pos)
+        for s in sl:
+            by_slice[s].append(pos)
+
+    def arrays(groups: dict[str, list[int]]) -> dict[str, NDArray[np.int64]]:
+        return {k: np.asarray(v, dtype=np.int64) for k, v in sorted(groups.items())}
+
+    return arrays(by_lang), arrays(by_slice)
+
+
+def _take(values: Sequence[Any], positions: list[int]) -> list[Any]:
+    return [values[p] for p in positions]
+
+
+def compare_arms(arms: Mapping[str, ArmData], options: CompareOptions) -> dict[str, Any]:
+    """compare.json's content for arms already loaded."""
+    if not arms:
+        raise EarmarkError("nothing to compare", hint="give at least one arm")
+    reference = options.reference or next(iter(arms))
+    if reference not in arms:
+        raise EarmarkError(
+            f"no arm named {reference!r}",
+            field="reference",
+            hint="arms: " + ", ".join(arms),
+        )
+    policy = NormalizerPolicy.parse(options.normalizer)
+    settings = options.settings()
+    aligned = align_arms(arms, reference)
+    n = len(aligned.keys)
+    ref_arm = arms[reference]
+    ref_pos = aligned.positions[reference]
+    ids = [k[0] for k in aligned.keys]
+    labels = (
+        [f"{i}#{r}" for i, r in aligned.keys]
+        if any(r for _, r in aligned.keys)
+        else ids
+    )
+    human = _take(ref_arm.references, ref_pos)
+    languages = _take(ref_arm.languages, ref_pos)
+    slices = _take(ref_arm.slices, ref_pos)
+    clusters = _codes(_take(ref_arm.clusters, ref_pos))
+    ref_hyps = _take(ref_arm.hypotheses, ref_pos)
+    ref_hyp_texts = [h if h is not None else "" for h in ref_hyps]
+    by_lang, by_slice = _scopes(languages, slices)
+    everything = np.arange(n, dtype=np.int64)
+
+    counter = PairCounter(policy)
+    vs_human: dict[str, RowCounts] = {}
+    vs_ref: dict[str, RowCounts] = {}
+    hyps: dict[str, list[str | None]] = {}
+    for name, arm in arms.items():
+        hyps[name] = _take(arm.hypotheses, aligned.positions[name])
+        vs_human[name] = count_rows(counter, human, hyps[name], languages)
+        vs_ref[name] = count_rows(counter, ref_hyp_texts, hyps[name], languages)
+
+    def scope_block(name: str, positions: NDArray[np.int64], matches: NDArray[np.bool_]) -> dict:
+        return {
+            "exact_match_vs_reference": exact_match_block(
+                matches[positions], clusters[positions], settings
+            ),
+            "vs_reference_arm": scope_metrics(vs_ref[name], positions, clusters, settings),
+            "vs_human": scope_metrics(vs_human[name], positions, clusters, settings),
+            "n": int(positions.size),
+        }
+
+    ref_scripts = [dominant_script(t) for t in human]
+    arms_out: dict[str, Any] = {}
+    diagnostics: dict[str, Any] = {}
+    for name, arm in arms.items():
+        matches = exact_matches(hyps[name], ref_hyps)
+        overall = scope_block(name, everything, matches)
+        arms_out[name] = {
+            "source": arm.source,
+            "exact_match_vs_reference": overall["exact_match_vs_reference"],
+            "vs_reference_arm": overall["vs_reference_arm"],
+            "vs_human": overall["vs_human"],
+            "by_language": {k: scope_block(name, v, matches) for k, v in by_lang.items()},
+            "by_slice": {k: scope_block(name, v, matches) for k, v in by_slice.items()},
+            "differs_from_reference": [
+                labels[p] for p in np.flatnonzero(~matches).tolist()
+            ],
+        }
+        pos = aligned.positions[name]
+        diagnostics[name] = diagnose_arm(
+            ArmRows(
+                ids=labels,
+                references=human,
+                hypotheses=hyps[name],
+                languages=languages,
+                audio_seconds=_take(arm.audio_seconds, pos),
+                language_mismatch=_take(arm.language_mismatch, pos),
+                vs_human=vs_human[name],
+            ),
+            ref_scripts,
+        )
+    flips = ranking_flips(vs_human, options.aggregate)
+    for name, block in flips.items():
+        diagnostics[name]["normalizer_ranking_flip"] = block
+        if block["flagged"]:
+            diagnostics[name]["flags"].append("normalizer_ranking_flip")
+
+    pairs = _pairs(reference, arms, vs_human, by_lang, everything, clusters, counter, settings)
+    apply_holm(pairs)
+    return {
+        "schema": SCHEMA_ID,
+        "earmark_version": __version__,
+        "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "reference_arm": reference,
+        "normalizer_policy": policy.to_dict(),
+        "aggregate": options.aggregate,
+        "bootstrap": {
+            **settings.to_dict(),
+            "method": "percentile",
+            "unit": "clip (rows sharing an utterance id are resampled together)",
+            "seeding": "every interval re-seeds numpy PCG64 with this seed",
+        },
+        "n_shared": n,
+        "n_clusters": int(len(set(clusters.tolist()))),
+        "arms_order": list(arms),
+        "unpaired": aligned.unpaired,
+        "arms": arms_out,
+        "pairs": pairs,
+        "diagnostics": diagnostics,
+    }
+
+
+def _pairs(
+    reference: str,
+    arms: Mapping[str, ArmData],
+    vs_human: Mapping[str, RowCounts],
+    by_lang: Mapping[str, NDArray[np.int64]],
+    everything: NDArray[np.int64],
+    clusters: NDArray[np.int64],
+    counter: PairCounter,
+    settings: BootstrapSettings,
+) -> list[dict[str, Any]]:
+    """Paired figures of each challenger vs the reference arm: overall, then per language."""
+    ref_rows = vs_human[reference]
+    scopes: list[tuple[str | None, NDArray[np.int64]]] = [(None, everything), *by_lang.items()]
+    out: list[dict[str, Any]] = []
+    for language, positions in scopes:
+        names = sorted({ref_rows.normalizers[p] for p in positions.tolist()})
+        for challenger in arms:
+            if challenger == reference:
+                continue
+            base = {"reference": reference, "challenger": challenger, "language": language}
+            if len(names) != 1:
+                reason = (
+                    f"rows are scored with different normalisers ({', '.join(names)}); "
+                    "see the per-language pairs"
+                    if names
+                    else "no rows"
+                )
+                for metric in ("wer", "cer"):
+                    out.append(
+                        {**base, "metric": metric, "view": None, "normalizer": None,
+                         **_null_pair(reason)}
+                    )
+                continue
+            name = names[0]
+            norm = counter.normalizer(name)
+            available = ref_rows.available()[positions] & vs_human[challenger].available()[
+                positions
+            ]
+            kept = positions[available]
+            for unit in norm.units:
+                result = paired_comparison(
+                    ref_rows.counts(unit)[kept],
+                    vs_human[challenger].counts(unit)[kept],
+                    clusters[kept],
+                    settings,
+                )
+                out.append(
+                    {
+                        **base,
+                        "metric": METRIC_FOR_UNIT[unit],
+                        "view": norm.primary_view,
+                        "normalizer": name,
+                        **result,
+                    }
+                )
+    return out
+
+
+def _null_pair(reason: str) -> dict[str, Any]:
+    return {
+        "reference_value": None,
+        "challenger_value": None,
+        "difference": None,
+        "ci95": None,
+        "share_challenger_better": None,
+        "share_tied": None,
+        "sign_test_p": None,
+        "wilcoxon_p": None,
+        "null_reason": reason,
+    }
+
+
+def write_compare(out_dir: str | os.PathLike[str], result: dict[str, Any]) -> Path:
+    """Write compare.json and compare.md; returns the JSON path."""
+    from earmark.compare.compare_report import render_compare_markdown
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "compare.json"
+    path.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    (out / "compare.md").write_text(render_compare_markdown(result), "utf-8")
+    return path
+
+
+def compare(
+    specs: Sequence[str],
+    *,
+    normalizer: str,
+    reference: str | None = None,
+    aggregate: Aggregate = "micro",
+    resamples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+    out_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """Load arms from specs (see `earmark.compare.loading`), compare, optionally write."""
+    arms = load_arm_specs(list(specs))
+    options = CompareOptions(
+        normalizer=normalizer,
+        reference=reference,
+        aggregate=aggregate,
+        resamples=resamples,
+        seed=seed,
+    )
+    result = compare_arms(arms, options)
+    if out_dir is not None:
+        write_compare(out_dir, result)
+    return result
+
+
+__all__ = [
+    "CompareOptions",
+    "align_arms",
+    "compare",
+    "compare_arms",
+    "null_metric",
+    "write_compare",
+]

@@ -1,0 +1,218 @@
+"""`compare.md` and the terminal table: readable views of compare.json, no new numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from earmark.report.markdown import fmt_rate
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    def esc(cell: str) -> str:
+        return cell.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def fmt_share(block: dict[str, Any] | None) -> str:
+    """`91.67% [86.67, 95.83] (110/120)`."""
+    if not block or block.get("value") is None:
+        return "—"
+    text = f"{100 * block['value']:.2f}%"
+    if block.get("ci95"):
+        lo, hi = block["ci95"]
+        text += f" [{100 * lo:.2f}, {100 * hi:.2f}]"
+    return f"{text} ({block['matches']}/{block['n']})"
+
+
+def fmt_p(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3g}"
+
+
+def rate_cell(metric: dict[str, Any] | None) -> str:
+    """The rate with its CI, or `—` when null (the reason is in compare.json)."""
+    if not metric or metric.get("value") is None:
+        return "—"
+    return fmt_rate(metric)
+
+
+def _metric_cells(block: dict[str, Any]) -> list[str]:
+    return [
+        fmt_share(block["exact_match_vs_reference"]),
+        rate_cell(block["vs_reference_arm"].get("wer")),
+        rate_cell(block["vs_reference_arm"].get("cer")),
+        rate_cell(block["vs_human"].get("wer")),
+        rate_cell(block["vs_human"].get("cer")),
+    ]
+
+
+ARM_HEADER = [
+    "exact vs ref arm",
+    "WER vs ref arm",
+    "CER vs ref arm",
+    "WER vs human",
+    "CER vs human",
+]
+
+
+def summary_rows(result: dict[str, Any]) -> list[list[str]]:
+    """One row per arm: name, N, exact match, WER/CER vs reference arm and vs human."""
+    rows = []
+    for name, arm in result["arms"].items():
+        label = f"{name} (reference)" if name == result["reference_arm"] else name
+        rows.append([label, str(arm["exact_match_vs_reference"]["n"]), *_metric_cells(arm)])
+    return rows
+
+
+def pair_rows(result: dict[str, Any], language: str | None = None) -> list[list[str]]:
+    rows = []
+    for p in result["pairs"]:
+        if p.get("language") != language or p.get("difference") is None:
+            continue
+        ci = p.get("ci95")
+        diff = f"{100 * p['difference']:+.2f}"
+        if ci:
+            diff += f" [{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}]"
+        better = p.get("share_challenger_better")
+        rows.append(
+            [
+                p["challenger"],
+                f"{p['metric']} / {p['view']}",
+                f"{100 * p['reference_value']:.2f}%",
+                f"{100 * p['challenger_value']:.2f}%",
+                diff,
+                "—" if better is None else f"{100 * better:.1f}%",
+                fmt_p(p.get("sign_test_p")),
+                fmt_p(p.get("wilcoxon_p")),
+                fmt_p(p.get("p_holm")),
+            ]
+        )
+    return rows
+
+
+PAIR_HEADER = [
+    "challenger",
+    "metric / view",
+    "reference",
+    "challenger",
+    "difference (points) [95% CI]",
+    "challenger better in",
+    "sign test p",
+    "Wilcoxon p",
+    "Holm p",
+]
+
+
+def render_compare_markdown(result: dict[str, Any]) -> str:
+    agg = result["aggregate"]
+    boot = result["bootstrap"]
+    lines = [
+        "# earmark compare",
+        "",
+        f"Reference arm: **{result['reference_arm']}**. Shared utterances: "
+        f"**N = {result['n_shared']}** ({result['n_clusters']} clips); "
+        f"{len(result['unpaired'])} unpaired row(s) listed below.",
+        "",
+        f"Normaliser policy: `{result['normalizer_policy']}`. Rates are **{agg}** "
+        + (
+            "(corpus: summed errors / summed reference units)."
+            if agg == "micro"
+            else "(**macro**: mean of per-utterance rates, as the seed-002 harness publishes)."
+        )
+        + f" 95% clip-bootstrap CIs, B = {boot['resamples']}, seed {boot['seed']}.",
+        "",
+        "Exact match: raw hypothesis byte-identical to the reference arm's (a missing "
+        "hypothesis never matches). `—`: not computable (mixed normalisers, or no word "
+        "units); each null carries its reason in compare.json.",
+        "",
+        _table(["arm", "N", *ARM_HEADER], summary_rows(result)),
+        "",
+        "## Paired differences vs the reference arm (challenger − reference)",
+        "",
+    ]
+    overall = pair_rows(result)
+    if overall:
+        lines += [_table(PAIR_HEADER, overall), ""]
+    else:
+        lines += ["No overall paired figure (see per language).", ""]
+    lines += ["## By language", ""]
+    for name, arm in result["arms"].items():
+        rows = [
+            [lang, str(block["n"]), *_metric_cells(block)]
+            for lang, block in arm["by_language"].items()
+        ]
+        if rows:
+            lines += [f"### {name}", "", _table(["language", "N", *ARM_HEADER], rows), ""]
+    languages = sorted({p["language"] for p in result["pairs"] if p.get("language")})
+    for lang in languages:
+        rows = pair_rows(result, lang)
+        if rows:
+            lines += [f"Paired, {lang}:", "", _table(PAIR_HEADER, rows), ""]
+    if any(arm["by_slice"] for arm in result["arms"].values()):
+        lines += ["## By slice", ""]
+        for name, arm in result["arms"].items():
+            rows = [
+                [sl, str(block["n"]), *_metric_cells(block)]
+                for sl, block in arm["by_slice"].items()
+            ]
+            if rows:
+                lines += [f"### {name}", "", _table(["slice", "N", *ARM_HEADER], rows), ""]
+    lines += ["## Diagnostics", ""]
+    diag_rows = []
+    for name, diag in result["diagnostics"].items():
+        diag_rows.append([name, ", ".join(diag["flags"]) or "none"])
+    lines += [_table(["arm", "flags"], diag_rows), ""]
+    if result["unpaired"]:
+        lines += ["## Unpaired rows (not compared)", ""]
+        shown = result["unpaired"][:200]
+        lines += [
+            _table(
+                ["arm", "id", "repeat", "reason"],
+                [[u["arm"], u["id"], str(u["repeat"]), u["reason"]] for u in shown],
+            ),
+            "",
+        ]
+        if len(result["unpaired"]) > len(shown):
+            lines += [f"… and {len(result['unpaired']) - len(shown)} more in compare.json", ""]
+    return "\n".join(lines)
+
+
+def print_compare(result: dict[str, Any]) -> None:
+    """The short rich table: one row per arm, N printed, then the overall pairs."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(
+        title=f"earmark compare: N = {result['n_shared']} shared utterances, reference "
+        f"{result['reference_arm']} ({result['aggregate']}, 95% clip-bootstrap CI)"
+    )
+    for col in ["arm", "N", *ARM_HEADER]:
+        table.add_column(col, overflow="fold")
+    for name, arm in result["arms"].items():
+        label = f"{name} (reference)" if name == result["reference_arm"] else name
+        table.add_row(label, str(arm["exact_match_vs_reference"]["n"]), *_metric_cells(arm))
+        if arm["vs_human"]["cer"].get("value") is None:  # mixed normalisers: per language
+            for lang, block in arm["by_language"].items():
+                table.add_row(f"  {lang}", str(block["n"]), *_metric_cells(block))
+    console.print(table)
+    pairs = pair_rows(result)
+    if not pairs:
+        for lang in sorted({p["language"] for p in result["pairs"] if p.get("language")}):
+            pairs += [[f"{row[0]} ({lang})", *row[1:]] for row in pair_rows(result, lang)]
+    if pairs:
+        ptable = Table(title="challenger − reference (paired)")
+        for col in PAIR_HEADER:
+            ptable.add_column(col, overflow="fold")
+        for row in pairs:
+            ptable.add_row(*row)
+        console.print(ptable)
+    if result["unpaired"]:
+        console.print(f"{len(result['unpaired'])} unpaired row(s) not compared (see compare.json)")
+    for name, diag in result["diagnostics"].items():
+        if diag["flags"]:
+            console.print(f"diagnostics {name}: {', '.join(diag['flags'])}")

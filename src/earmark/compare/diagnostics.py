@@ -1,0 +1,433 @@
+"""Harness-artefact diagnostics: failure shapes an aggregate WER hides.
+
+Each block says what was measured, the threshold, and whether it is flagged. The flags are
+heuristics that point a person at rows to read, not significance tests; the thresholds
+are module constants, documented in docs/compare.md.
+
+- **insertion-driven failure** (seed 003: Whisper above 100% WER on Irish through fluent
+  English insertions): insertion rate I / N_ref, share of rows with a repetition loop
+  (`metrics.hallucination.repetition_loop`), output on no-speech clips.
+- **truncation**: deletion rate rising with clip duration (duration tertiles from the
+  rows' `audio_seconds`, and Spearman's rho of duration vs per-row deletion share).
+- **language/script mismatch**: the hypothesis written in another Unicode script than
+  the reference (Latin output for a Han reference), plus the runner's own
+  `language_mismatch` row flags.
+- **empty outputs**: no hypothesis, or one that normalises to nothing, for speech.
+- **normaliser ranking flip**: two arms whose order by raw-view error rate is the reverse
+  of their order by normalised-view error rate (the normaliser, not the model, decides).
+
+Figures from different normalisers are never summed: the insertion and truncation blocks
+are per normaliser (one entry per normaliser that scores some language).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from earmark.compare.counting import METRIC_FOR_UNIT, PairCounter, RowCounts
+from earmark.metrics.hallucination import repetition_loop
+
+#: Insertion-driven: I / N_ref at or above this (BlasBench's Whisper rows: 0.20 to 4.91).
+INSERTION_RATE_THRESHOLD = 0.20
+#: Insertion-driven: share of rows with a repetition loop at or above this.
+REPETITION_LOOP_SHARE_THRESHOLD = 0.05
+#: Insertion-driven: share of no-speech clips with output at or above this.
+NO_SPEECH_OUTPUT_THRESHOLD = 0.50
+#: Truncation: the longest tertile's deletion rate is at least this many times the
+#: shortest tertile's ...
+TRUNCATION_RATIO = 2.0
+#: ... and at least this much higher in absolute terms (5 points) ...
+TRUNCATION_MIN_DIFFERENCE = 0.05
+#: ... on at least this many rows with a duration (4 per tertile).
+TRUNCATION_MIN_ROWS = 12
+#: Script mismatch: share of rows (in some language) at or above this.
+SCRIPT_MISMATCH_THRESHOLD = 0.05
+#: Empty outputs: share of speech rows at or above this.
+EMPTY_OUTPUT_THRESHOLD = 0.05
+#: How many example ids each block lists.
+EXAMPLES = 10
+
+THRESHOLDS = {
+    "insertion_rate": INSERTION_RATE_THRESHOLD,
+    "repetition_loop_share": REPETITION_LOOP_SHARE_THRESHOLD,
+    "no_speech_output_rate": NO_SPEECH_OUTPUT_THRESHOLD,
+    "truncation_ratio": TRUNCATION_RATIO,
+    "truncation_min_difference": TRUNCATION_MIN_DIFFERENCE,
+    "truncation_min_rows": TRUNCATION_MIN_ROWS,
+    "script_mismatch_share": SCRIPT_MISMATCH_THRESHOLD,
+    "empty_output_share": EMPTY_OUTPUT_THRESHOLD,
+}
+
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+_SCRIPT_ALIASES = {"CJK": "Han", "HIRAGANA": "Han", "KATAKANA": "Han", "IDEOGRAPHIC": "Han"}
+_WIDTH_PREFIXES = ("FULLWIDTH", "HALFWIDTH", "MATHEMATICAL", "MODIFIER")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def char_script(ch: str) -> str | None:
+    """The script of one letter (`Latin`, `Han`, `Cyrillic`, ...), None for a non-letter.
+
+    Read from the Unicode character name, which starts with the script for letters
+    (`LATIN SMALL LETTER A`, `CJK UNIFIED IDEOGRAPH-4E2D`, `CYRILLIC ...`). Japanese kana
+    count as Han: kana and kanji mix within one Japanese text, so they are one family here.
+
+    >>> char_script("a"), char_script("中"), char_script("ж"), char_script(",")
+    ('Latin', 'Han', 'Cyrillic', None)
+    """
+    if not ch.isalpha():
+        return None
+    words = unicodedata.name(ch, "").split()
+    while words and words[0] in _WIDTH_PREFIXES:
+        words = words[1:]
+    if not words:
+        return None
+    first = words[0]
+    return _SCRIPT_ALIASES.get(first, first.title())
+
+
+def dominant_script(text: str) -> str | None:
+    """The script most letters of `text` are in (ties: alphabetical), None with no letter.
+
+    >>> dominant_script("我用 Python 写代码"), dominant_script("Hello"), dominant_script("123")
+    ('Han', 'Latin', None)
+    """
+    if text.isascii():
+        return "Latin" if _ASCII_LETTER.search(text) else None
+    counts: Counter[str] = Counter()
+    for ch in text:
+        script = char_script(ch)
+        if script is not None:
+            counts[script] += 1
+    if not counts:
+        return None
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
+
+
+def average_ranks(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Ranks 1..n, ties sharing their mean rank (as Spearman's rho needs)."""
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(values.size, dtype=np.float64)
+    ranks[order] = np.arange(1, values.size + 1, dtype=np.float64)
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    sums = np.bincount(inverse, weights=ranks)
+    mean_ranks: NDArray[np.float64] = (sums / counts)[inverse]
+    return mean_ranks
+
+
+def spearman(x: NDArray[np.float64], y: NDArray[np.float64]) -> float | None:
+    """Spearman's rank correlation; None when either side is constant or n < 3."""
+    if x.size < 3:
+        return None
+    rx, ry = average_ranks(x), average_ranks(y)
+    if rx.std() == 0 or ry.std() == 0:
+        return None
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+@dataclass
+class ArmRows:
+    """The aligned rows one arm contributes to the diagnostics."""
+
+    ids: Sequence[str]
+    references: Sequence[str]
+    hypotheses: Sequence[str | None]
+    languages: Sequence[str | None]
+    audio_seconds: Sequence[float | None]
+    language_mismatch: Sequence[bool]
+    vs_human: RowCounts
+
+
+class _LoopCache:
+    """Repetition-loop flag per counted pair (shared by arms that produced the same text)."""
+
+    def __init__(self, counter: PairCounter) -> None:
+        self.counter = counter
+        self.flags: dict[int, bool] = {}
+
+    def flag(self, entry: int) -> bool:
+        found = self.flags.get(entry)
+        if found is None:
+            text = self.counter.primary_hypothesis[entry]
+            name = self.counter.normalizer_of[entry]
+            unit = self.counter.units(name)[0]
+            tokens: Sequence[str] = text.split() if unit == "word" else text
+            found = len(tokens) >= 4 and max(Counter(tokens).values()) >= 4
+            found = found and repetition_loop(list(tokens))
+            self.flags[entry] = found
+        return found
+
+
+def _share(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def _insertion(rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _LoopCache) -> dict:
+    unit = rows.vs_human.counter.units(name)[0]
+    counts = rows.vs_human.counts(unit)[positions]
+    s, d, i, h = (int(x) for x in counts.sum(axis=0))
+    ref_units = s + d + h
+    entries = rows.vs_human.entries[positions].tolist()
+    loop_ids = [rows.ids[p] for p, e in zip(positions.tolist(), entries, strict=True)
+                if loops.flag(e)]
+    row_ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
+    row_hyp = counts[:, 0] + counts[:, 2] + counts[:, 3]
+    no_speech = row_ref == 0
+    with_output = no_speech & (row_hyp > 0)
+    rate = _share(i, ref_units)
+    loop_share = _share(len(loop_ids), len(positions))
+    ns_rate = _share(int(with_output.sum()), int(no_speech.sum()))
+    reasons = []
+    if rate is not None and rate >= INSERTION_RATE_THRESHOLD:
+        reasons.append(f"insertion rate {rate:.3f} >= {INSERTION_RATE_THRESHOLD}")
+    if loop_share is not None and loop_share >= REPETITION_LOOP_SHARE_THRESHOLD:
+        reasons.append(
+            f"repetition loops in {loop_share:.3f} of rows >= {REPETITION_LOOP_SHARE_THRESHOLD}"
+        )
+    if ns_rate is not None and ns_rate >= NO_SPEECH_OUTPUT_THRESHOLD:
+        reasons.append(f"output on {ns_rate:.3f} of no-speech clips >= {NO_SPEECH_OUTPUT_THRESHOLD}")
+    return {
+        "metric": METRIC_FOR_UNIT[unit],
+        "insertion_rate": rate,
+        "insertions": i,
+        "substitutions": s,
+        "deletions": d,
+        "ref_units": ref_units,
+        "repetition_loop_rows": len(loop_ids),
+        "repetition_loop_share": loop_share,
+        "repetition_loop_ids": loop_ids[:EXAMPLES],
+        "no_speech_rows": int(no_speech.sum()),
+        "no_speech_with_output": int(with_output.sum()),
+        "no_speech_output_rate": ns_rate,
+        "flagged": bool(reasons),
+        "reasons": reasons,
+    }
+
+
+def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict:
+    unit = rows.vs_human.counter.units(name)[0]
+    counts = rows.vs_human.counts(unit)[positions]
+    seconds = [rows.audio_seconds[p] for p in positions.tolist()]
+    ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
+    keep = np.asarray([s is not None for s in seconds], dtype=bool) & (ref > 0)
+    out: dict[str, Any] = {"metric": METRIC_FOR_UNIT[unit], "n_with_duration": int(keep.sum())}
+    if keep.sum() < TRUNCATION_MIN_ROWS:
+        out.update(
+            flagged=False,
+            tertiles=None,
+            spearman_rho=None,
+            unavailable_reason=(
+                f"{int(keep.sum())} speech rows with audio_seconds; "
+                f"at least {TRUNCATION_MIN_ROWS} needed"
+            ),
+        )
+        return out
+    dur = np.asarray([s for s, k in zip(seconds, keep.tolist(), strict=True) if k], dtype=float)
+    dels = counts[keep, 1].astype(np.float64)
+    refs = ref[keep].astype(np.float64)
+    order = np.argsort(dur, kind="mergesort")
+    tertiles = []
+    for part in np.array_split(order, 3):
+        d_sum, r_sum = float(dels[part].sum()), float(refs[part].sum())
+        tertiles.append(
+            {
+                "seconds": [float(dur[part].min()), float(dur[part].max())],
+                "n": int(part.size),
+                "deletions": int(d_sum),
+                "ref_units": int(r_sum),
+                "deletion_rate": d_sum / r_sum if r_sum else None,
+            }
+        )
+    short, long = tertiles[0]["deletion_rate"], tertiles[-1]["deletion_rate"]
+    flagged = (
+        short is not None
+        and long is not None
+        and long - short >= TRUNCATION_MIN_DIFFERENCE
+        and long >= TRUNCATION_RATIO * short
+    )
+    out.update(
+        flagged=bool(flagged),
+        tertiles=tertiles,
+        spearman_rho=spearman(dur, dels / refs),
+    )
+    if flagged:
+        out["reasons"] = [
+            f"deletion rate {long:.3f} on the longest third of clips vs {short:.3f} on the "
+            "shortest"
+        ]
+    return out
+
+
+def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict:
+    by_language: dict[str, dict[str, Any]] = {}
+    examples: list[str] = []
+    total = mismatched = 0
+    for pos, hyp in enumerate(rows.hypotheses):
+        lang = rows.languages[pos] or "und"
+        block = by_language.setdefault(
+            lang, {"rows": 0, "n": 0, "reference_scripts": Counter(), "hypothesis_scripts": Counter()}
+        )
+        ref_script = ref_scripts[pos]
+        hyp_script = dominant_script(hyp) if hyp else None
+        if ref_script is None or hyp_script is None:
+            continue
+        block["n"] += 1
+        total += 1
+        block["reference_scripts"][ref_script] += 1
+        block["hypothesis_scripts"][hyp_script] += 1
+        if hyp_script != ref_script:
+            block["rows"] += 1
+            mismatched += 1
+            if len(examples) < EXAMPLES:
+                examples.append(rows.ids[pos])
+    flagged_languages = []
+    for lang, block in by_language.items():
+        block["share"] = _share(block["rows"], block["n"])
+        block["reference_scripts"] = dict(sorted(block["reference_scripts"].items()))
+        block["hypothesis_scripts"] = dict(sorted(block["hypothesis_scripts"].items()))
+        if block["share"] is not None and block["share"] >= SCRIPT_MISMATCH_THRESHOLD:
+            flagged_languages.append(lang)
+    engine = int(sum(bool(m) for m in rows.language_mismatch))
+    return {
+        "rows": mismatched,
+        "n": total,
+        "share": _share(mismatched, total),
+        "examples": examples,
+        "by_language": dict(sorted(by_language.items())),
+        "engine_language_mismatch_rows": engine,
+        "flagged": bool(flagged_languages) or engine > 0,
+        "flagged_languages": sorted(flagged_languages),
+    }
+
+
+def _empty(rows: ArmRows) -> dict:
+    counts = np.zeros((len(rows.ids), 4), dtype=np.int64)
+    for name in sorted(set(rows.vs_human.normalizers)):
+        unit = rows.vs_human.counter.units(name)[0]
+        mask = np.asarray([n == name for n in rows.vs_human.normalizers], dtype=bool)
+        counts[mask] = rows.vs_human.counts(unit)[mask]
+    ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
+    hyp = counts[:, 0] + counts[:, 2] + counts[:, 3]
+    speech = ref > 0
+    missing = np.asarray([h is None for h in rows.hypotheses], dtype=bool)
+    empty = speech & ((hyp == 0) | missing)
+    ids = [rows.ids[p] for p in np.flatnonzero(empty).tolist()]
+    share = _share(len(ids), int(speech.sum()))
+    return {
+        "rows": len(ids),
+        "missing_hypothesis_rows": int((speech & missing).sum()),
+        "speech_rows": int(speech.sum()),
+        "share": share,
+        "examples": ids[:EXAMPLES],
+        "flagged": share is not None and share >= EMPTY_OUTPUT_THRESHOLD,
+    }
+
+
+def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, Any]:
+    """Every single-arm diagnostic for one arm's aligned rows (vs the human reference)."""
+    loops = _LoopCache(rows.vs_human.counter)
+    groups: dict[str, list[int]] = {}
+    for pos, name in enumerate(rows.vs_human.normalizers):
+        groups.setdefault(name, []).append(pos)
+    insertion = {}
+    truncation = {}
+    for name, positions in sorted(groups.items()):
+        pos = np.asarray(positions, dtype=np.int64)
+        insertion[name] = _insertion(rows, name, pos, loops)
+        truncation[name] = _truncation(rows, name, pos)
+    blocks = {
+        "insertion": {
+            "flagged": any(b["flagged"] for b in insertion.values()),
+            "by_normalizer": insertion,
+        },
+        "truncation": {
+            "flagged": any(b["flagged"] for b in truncation.values()),
+            "by_normalizer": truncation,
+        },
+        "script_mismatch": _script(rows, ref_scripts),
+        "empty_outputs": _empty(rows),
+    }
+    flags = [name for name, block in blocks.items() if block["flagged"]]
+    return {"flags": flags, **blocks, "thresholds": THRESHOLDS}
+
+
+def _group_rate(rows: RowCounts, name: str, kind: str, aggregate: str) -> float | None:
+    unit = rows.counter.units(name)[0]
+    mask = np.asarray([n == name for n in rows.normalizers], dtype=bool)
+    mask &= rows.available(kind)
+    counts = rows.counts(unit, kind)[mask]
+    if not len(counts):
+        return None
+    errors = counts[:, 0] + counts[:, 1] + counts[:, 2]
+    ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
+    if aggregate == "macro":
+        hyp = counts[:, 0] + counts[:, 2] + counts[:, 3]
+        rates = np.where(ref > 0, errors / np.maximum(ref, 1), np.where(hyp > 0, 1.0, 0.0))
+        return float(rates.mean())
+    total = int(ref.sum())
+    return int(errors.sum()) / total if total else None
+
+
+def ranking_flips(vs_human: Mapping[str, RowCounts], aggregate: str = "micro") -> dict[str, Any]:
+    """Per arm: the arms whose order against it flips between raw and normalised views.
+
+    Per normaliser (figures are never summed across normalisers), on its first unit.
+    A tie on either view is not a flip; a normaliser whose primary view is `raw` cannot
+    flip anything and is reported as such.
+    """
+    names = list(vs_human)
+    out: dict[str, Any] = {arm: {"flagged": False, "flips": []} for arm in names}
+    if not names:
+        return out
+    counter = next(iter(vs_human.values())).counter
+    normalizers = sorted({n for rows in vs_human.values() for n in rows.normalizers})
+    rates: dict[str, dict[str, dict[str, float | None]]] = {}
+    for name in normalizers:
+        norm = counter.normalizer(name)
+        rates[name] = {
+            arm: {
+                "raw": _group_rate(rows, name, "raw", aggregate),
+                "normalized": _group_rate(rows, name, "primary", aggregate),
+            }
+            for arm, rows in vs_human.items()
+        }
+        for arm in names:
+            out[arm].setdefault("by_normalizer", {})[name] = {
+                "metric": METRIC_FOR_UNIT[counter.units(name)[0]],
+                "primary_view": norm.primary_view,
+                "raw": rates[name][arm]["raw"],
+                "normalized": rates[name][arm]["normalized"],
+            }
+        if norm.primary_view == "raw":
+            continue
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                ra, rb = rates[name][a]["raw"], rates[name][b]["raw"]
+                na, nb = rates[name][a]["normalized"], rates[name][b]["normalized"]
+                if None in (ra, rb, na, nb):
+                    continue
+                assert ra is not None and rb is not None and na is not None and nb is not None
+                if (ra - rb) * (na - nb) < 0:
+                    for me, other in ((a, b), (b, a)):
+                        out[me]["flagged"] = True
+                        out[me]["flips"].append(
+                            {
+                                "with": other,
+                                "normalizer": name,
+                                "raw": [rates[name][me]["raw"], rates[name][other]["raw"]],
+                                "normalized": [
+                                    rates[name][me]["normalized"],
+                                    rates[name][other]["normalized"],
+                                ],
+                            }
+                        )
+    return out

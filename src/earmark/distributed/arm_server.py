@@ -1,0 +1,205 @@
+"""The body of one Ray actor: an arm's engine, loaded once, transcribing shards of clips.
+
+This is a plain class (no Ray import) that `ray_executor` wraps with `ray.remote`, so it
+can be read and tested like any other code. It mirrors `earmark.run.arm_worker.run_arm`
+clip for clip — same audio loading (from the shared audio root), same skip rule, same
+row builder and cache key — but returns rows instead of writing them: only the driver
+appends to the store, so the store stays single-writer and crash-safe.
+
+Loading errors are returned as data (`describe()["error"]`) rather than raised from the
+constructor, because Ray turns a constructor exception into a generic "actor died"
+error, and the user deserves the real message (a missing extra, a bad setting).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from typing import Any
+
+from earmark.engines.base import Clip, Hypothesis
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError, MissingExtraError
+from earmark.run.arm_worker import (
+    _http_hosts,
+    _row,
+    base_language,
+    cache_key,
+    model_fingerprint,
+    model_info_dict,
+)
+from earmark.run.egress import EgressGuard
+from earmark.run.plan import RunPlan
+from earmark.run.resources import cpu_seconds, peak_rss_bytes, rss_bytes
+
+from .sharding import Shard
+
+
+class ArmServer:
+    """One arm's model in one process; `transcribe_shard` is called once per shard."""
+
+    def __init__(self, plan: RunPlan, spec: ArmSpec, actor_index: int) -> None:
+        from earmark.engines.registry import build_engine
+
+        self.plan = plan
+        self.spec = spec
+        self.actor_index = actor_index
+        self.error: dict[str, Any] | None = None
+        self.engine: Any = None
+        self.info: Any = None
+        self.fingerprint: str | None = None
+        if not plan.allow_network and not _http_hosts(spec):
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        self.guard = EgressGuard.for_hosts(_http_hosts(spec), allow_all=plan.allow_network)
+        self._egress_sent = 0
+        started = time.perf_counter()
+        try:
+            self.engine = build_engine(spec)
+            with self.guard:
+                self.info = self.engine.load()
+            self.fingerprint = model_fingerprint(spec, self.info)
+        except MissingExtraError as exc:
+            self.error = {
+                "kind": "missing_extra",
+                "message": exc.message,
+                "extra": exc.extra,
+                "module": _missing_module(exc.message),
+            }
+        except EarmarkError as exc:
+            self.error = {
+                "kind": "earmark",
+                "message": exc.message,
+                "file": exc.file,
+                "line": exc.line,
+                "field": exc.field,
+                "hint": exc.hint,
+            }
+        except Exception as exc:  # reported to the driver, which raises it there
+            self.error = {"kind": "exception", "message": f"{type(exc).__name__}: {exc}"}
+        self.constructor_seconds = time.perf_counter() - started
+        self.rss_after_load = rss_bytes()
+
+    def describe(self) -> dict[str, Any]:
+        """Who this actor is and what it loaded (or why it could not)."""
+        return {
+            "actor": self.actor_index,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "error": self.error,
+            "fingerprint": self.fingerprint,
+            "model": model_info_dict(self.info) if self.info is not None else None,
+            "load_seconds": self.info.load_seconds if self.info is not None else None,
+            "rss_after_load_bytes": self.rss_after_load,
+        }
+
+    def transcribe_shard(self, shard: Shard) -> dict[str, Any]:
+        """Transcribe every clip × repeat of the shard not already finished; return rows."""
+        from earmark.corpus.audio import AudioFailure, AudioPrefetcher
+
+        if self.error is not None or self.fingerprint is None:
+            return {"actor": self.actor_index, "error": self.error, "rows": []}
+        fingerprint = self.fingerprint
+        repeats = self.plan.repeats
+        rows: list[dict[str, Any]] = []
+        skipped = 0
+        cpu_start = cpu_seconds()
+        by_id = {item.utterance.id: item for item in shard.items}
+        with (
+            self.guard,
+            AudioPrefetcher(
+                self.plan.audio_root, [i.utterance for i in shard.items], **self.plan.audio
+            ) as clips,
+        ):
+            for utt, audio in clips:
+                finished_keys = by_id[utt.id].finished_keys
+                language = base_language(utt.language)
+                if isinstance(audio, AudioFailure):
+                    for r in range(repeats):
+                        key = cache_key(fingerprint, utt, utt.sha256, r)
+                        if finished_keys.get(r) == key:
+                            skipped += 1
+                            continue
+                        rows.append(
+                            _row(
+                                self.spec,
+                                utt,
+                                r,
+                                key,
+                                fingerprint,
+                                utt.sha256,
+                                None,
+                                None,
+                                audio.reason,
+                                audio.detail,
+                            )
+                        )
+                    continue
+                clip = Clip(
+                    id=utt.id,
+                    audio=audio.samples,
+                    sample_rate=audio.sample_rate,
+                    path=None,
+                    duration=audio.duration,
+                )
+                for r in range(repeats):
+                    key = cache_key(fingerprint, utt, audio.sha256, r)
+                    if finished_keys.get(r) == key:
+                        skipped += 1
+                        continue
+                    hyp = self._transcribe_one(clip, language, utt.id)
+                    status = "ok" if hyp.error is None else hyp.error
+                    rows.append(
+                        _row(
+                            self.spec,
+                            utt,
+                            r,
+                            key,
+                            fingerprint,
+                            audio.sha256,
+                            audio.duration,
+                            hyp,
+                            status,
+                        )
+                    )
+        attempts = self.guard.attempts[self._egress_sent :]
+        self._egress_sent = len(self.guard.attempts)
+        return {
+            "actor": self.actor_index,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "error": None,
+            "fingerprint": fingerprint,
+            "rows": rows,
+            "skipped": skipped,
+            "cpu_seconds": cpu_seconds() - cpu_start,
+            "peak_rss_bytes": peak_rss_bytes(),
+            "egress_attempts": [{**a, "actor": self.actor_index} for a in attempts],
+        }
+
+    def _transcribe_one(self, clip: Clip, language: str | None, utt_id: str) -> Hypothesis:
+        try:
+            (hyp,) = self.engine.transcribe([clip], language)
+        except Exception as exc:  # an engine bug on one clip must not end the run
+            hyp = Hypothesis(
+                id=utt_id,
+                text="",
+                decode_seconds=0.0,
+                language_requested=language,
+                error=f"engine_exception:{type(exc).__name__}",
+                extra={"message": str(exc)[:500]},
+            )
+        return hyp
+
+    def close(self) -> bool:
+        """Release the engine (temporary folders, model memory) before the actor is killed."""
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+        return True
+
+
+def _missing_module(message: str) -> str:
+    """The module name quoted in a `MissingExtraError` message."""
+    head, sep, rest = message.partition("optional package '")
+    return rest.split("'", 1)[0] if sep else "unknown"

@@ -1,0 +1,233 @@
+"""A formatter behind an OpenAI-compatible `POST {base}/chat/completions` (e.g. Ollama).
+
+Standard library only (urllib). The prompt template holds `{text}` and `{language}`,
+replaced literally (not `str.format`, so braces elsewhere in a prompt are safe); the
+template text and its SHA-256 are recorded, so "the same prompt" is checkable. The API
+key is read from the environment variable named by `api_key_env` and never stored.
+Per-call failures are reason codes: `timeout`, `http_error:<status>`,
+`malformed_response`, `connection_error`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib import error as urlerror
+from urllib import request as urlrequest
+from urllib.parse import urlparse
+
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError
+from earmark.postprocess.processors import ProcessorOutput, ProcessorSettings
+
+DEFAULT_PROMPT = (
+    "Add punctuation to the following transcript (language: {language}). Keep every word "
+    "and character exactly as it is and in the same order: only insert or correct "
+    "punctuation marks. Answer in the input language with the punctuated text only.\n\n"
+    "{text}"
+)
+
+
+class _CallFailure(Exception):
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(code)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class ChatProcessor:
+    endpoint: str
+    model: str
+    temperature: float
+    prompt_template: str
+    prompt_file: str | None
+    api_key_env: str | None
+    api_key: str | None = field(repr=False)
+    timeout: float
+    retries: int
+    seed: int | None
+    max_tokens: int | None
+    kind: str = "openai-chat"
+    guarded: bool = True
+
+    @classmethod
+    def from_spec(cls, spec: ArmSpec, settings: ProcessorSettings) -> ChatProcessor:
+        parsed = urlparse(spec.model)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise EarmarkError(
+                f"processor {settings.spec_text!r}: {spec.model!r} is not an http(s) URL",
+                field="processor",
+                hint="e.g. openai-chat:http://127.0.0.1:11434/v1?model=gemma",
+            )
+        if parsed.username or parsed.password:
+            raise EarmarkError(
+                "the processor URL carries credentials",
+                field="processor",
+                hint="put the key in an environment variable and name it with api_key_env=",
+            )
+        model = settings.text("model")
+        if not model:
+            raise settings.error("model", "is required", hint="e.g. ?model=gemma3:12b")
+        temperature = settings.number("temperature", 0.0, minimum=0.0)
+        prompt_file = settings.text("prompt_file")
+        api_key_env = settings.text("api_key_env")
+        timeout = settings.number("timeout", 60.0, minimum=0.001)
+        retries = settings.integer("retries", 0, minimum=0)
+        seed_text = settings.text("seed")
+        max_tokens_text = settings.text("max_tokens")
+        settings.finish()
+        seed = settings.integer("seed", 0) if seed_text is not None else None
+        max_tokens = (
+            settings.integer("max_tokens", 0, minimum=1) if max_tokens_text is not None else None
+        )
+        template = DEFAULT_PROMPT
+        if prompt_file is not None:
+            try:
+                template = Path(prompt_file).read_text("utf-8")
+            except OSError as exc:
+                raise EarmarkError(
+                    f"cannot read the prompt file: {exc.strerror}",
+                    file=prompt_file,
+                    field="prompt_file",
+                ) from None
+        if "{text}" not in template:
+            raise EarmarkError(
+                "the prompt template has no {text} placeholder",
+                file=prompt_file,
+                field="prompt_file",
+            )
+        key = None
+        if api_key_env is not None:
+            key = os.environ.get(api_key_env)
+            if not key:
+                raise EarmarkError(
+                    f"environment variable {api_key_env} is not set",
+                    field="api_key_env",
+                    hint=f"export {api_key_env}=<your key>",
+                )
+        return cls(
+            endpoint=spec.model.rstrip("/"),
+            model=model,
+            temperature=temperature,
+            prompt_template=template,
+            prompt_file=prompt_file,
+            api_key_env=api_key_env,
+            api_key=key,
+            timeout=timeout,
+            retries=retries,
+            seed=seed,
+            max_tokens=max_tokens,
+        )
+
+    @property
+    def prompt_sha256(self) -> str:
+        return hashlib.sha256(self.prompt_template.encode("utf-8")).hexdigest()
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "endpoint": self.endpoint,
+            "url": f"{self.endpoint}/chat/completions",
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "prompt_file": self.prompt_file,
+            "prompt_template": self.prompt_template,
+            "prompt_sha256": self.prompt_sha256,
+            "api_key_env": self.api_key_env,
+            "timeout": self.timeout,
+            "retries": self.retries,
+            "guarded": self.guarded,
+            "note": "a served model's weights cannot be verified from here; record its digest",
+        }
+
+    def prompt(self, text: str, language: str | None) -> str:
+        return self.prompt_template.replace("{language}", language or "und").replace(
+            "{text}", text
+        )
+
+    def process(self, text: str, language: str | None) -> ProcessorOutput:
+        started = time.perf_counter()
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                content, reported = self._call(self.prompt(text, language))
+            except _CallFailure as failure:
+                retryable = failure.code == "connection_error" or failure.code.startswith(
+                    "http_error:5"
+                )
+                if retryable and attempts <= self.retries:
+                    continue
+                return ProcessorOutput(
+                    None,
+                    failure.code,
+                    time.perf_counter() - started,
+                    {"attempts": attempts, "detail": failure.detail[:300]},
+                )
+            detail: dict[str, Any] = {"attempts": attempts}
+            if reported:
+                detail["reported_model"] = reported
+            return ProcessorOutput(content.strip(), None, time.perf_counter() - started, detail)
+
+    def _call(self, prompt: str) -> tuple[str, str | None]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": self.temperature,
+            "stream": False,
+        }
+        if self.seed is not None:
+            body["seed"] = self.seed
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urlrequest.Request(
+            f"{self.endpoint}/chat/completions",
+            data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+            headers=headers,
+            method="POST",
+        )
+        try:
+            with urlrequest.urlopen(req, timeout=self.timeout) as response:
+                raw = response.read()
+        except urlerror.HTTPError as exc:
+            raise _CallFailure(f"http_error:{exc.code}", str(exc.reason)) from None
+        except urlerror.URLError as exc:
+            if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+                raise _CallFailure("timeout", str(exc.reason)) from None
+            raise _CallFailure("connection_error", str(exc.reason)) from None
+        except (socket.timeout, TimeoutError) as exc:
+            raise _CallFailure("timeout", str(exc)) from None
+        except (ConnectionError, OSError) as exc:
+            raise _CallFailure("connection_error", str(exc)) from None
+        return _parse(raw)
+
+    def close(self) -> None:
+        return None
+
+
+def _parse(raw: bytes) -> tuple[str, str | None]:
+    """`choices[0].message.content` and the reported model, or `malformed_response`."""
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _CallFailure("malformed_response", raw[:200].decode("utf-8", "replace")) from None
+    try:
+        content = payload["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise _CallFailure("malformed_response", "no choices[0].message.content") from None
+    if not isinstance(content, str):
+        raise _CallFailure("malformed_response", "message content is not a string")
+    reported = payload.get("model") if isinstance(payload, dict) else None
+    return content, reported if isinstance(reported, str) else None

@@ -1,0 +1,94 @@
+"""Output post-processors: what they promise, and how a spec string picks one.
+
+A processor turns one transcript into one candidate text (or a reason code why it could
+not). Spec strings follow arm specs (`KIND:TARGET?key=value&...`):
+
+- `command:PROGRAM ARGS?timeout=30` — text on stdin, formatted text on stdout;
+- `openai-chat:http://127.0.0.1:11434/v1?model=gemma&temperature=0&prompt_file=P.txt` —
+  an OpenAI-compatible `/chat/completions` endpoint (e.g. a local Ollama);
+- `opencc:s2t` (`t2s`, `s2tw`, `s2twp`, `s2hk`) — Chinese script conversion.
+
+`guarded` says whether the lexical guard applies: a formatter must keep the words, a
+script converter changes characters by design and is judged by CER instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from earmark.engines.settings import SettingsReader
+from earmark.engines.spec import ArmSpec, parse_arm_spec
+from earmark.errors import EarmarkError
+
+KINDS = ("command", "openai-chat", "opencc")
+
+
+@dataclass(frozen=True)
+class ProcessorOutput:
+    """One call's result: the candidate text, or None with a reason code."""
+
+    text: str | None
+    reason: str | None = None
+    seconds: float = 0.0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class Processor(Protocol):
+    """What `earmark.postprocess.evaluate` needs from a processor."""
+
+    kind: str
+    #: True when the lexical guard applies (formatters); False for script conversion.
+    guarded: bool
+
+    def describe(self) -> dict[str, Any]:
+        """Everything that identifies this processor and changes its output (recorded)."""
+        ...
+
+    def process(self, text: str, language: str | None) -> ProcessorOutput:
+        """Never raises for a per-text failure: returns a reason code instead."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class ProcessorSettings(SettingsReader):
+    """`SettingsReader` whose errors name the processor spec instead of an arm."""
+
+    def __init__(self, spec: ArmSpec, text: str) -> None:
+        super().__init__(spec)
+        self.spec_text = text
+
+    def error(self, key: str, message: str, hint: str | None = None) -> EarmarkError:
+        return EarmarkError(
+            f"processor {self.spec_text!r}: setting '{key}': {message}", field=key, hint=hint
+        )
+
+
+def parse_processor_spec(text: str) -> ArmSpec:
+    """Split `KIND:TARGET?key=value&...` (the arm spec grammar) and check the kind."""
+    spec = parse_arm_spec(text)
+    if spec.backend not in KINDS:
+        raise EarmarkError(
+            f"unknown processor kind {spec.backend!r} in {text!r}",
+            field="processor",
+            hint=f"kinds: {', '.join(KINDS)}",
+        )
+    return spec
+
+
+def build_processor(text: str) -> Processor:
+    """Build (and validate) a processor from its spec string; fails before any call."""
+    spec = parse_processor_spec(text)
+    settings = ProcessorSettings(spec, text)
+    if spec.backend == "command":
+        from earmark.postprocess.command import CommandProcessor
+
+        return CommandProcessor.from_spec(spec, settings)
+    if spec.backend == "openai-chat":
+        from earmark.postprocess.openai_chat import ChatProcessor
+
+        return ChatProcessor.from_spec(spec, settings)
+    from earmark.postprocess.script_conversion import ScriptProcessor
+
+    return ScriptProcessor.from_spec(spec, settings)

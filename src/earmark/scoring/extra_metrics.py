@@ -1,0 +1,393 @@
+"""Punctuation and critical-token sections of a results file, from scoring rows.
+
+Both sections are pure functions of `ScoringRow`s: the per-row counts come from
+`earmark.metrics` (`punctuation_counts`, `critical_token_counts`), every rate is
+recomputed from summed counts (micro), and every interval is a clip bootstrap in which
+rows sharing a `cluster_key` (repeats of one clip) are resampled together. A figure that
+cannot be computed is `None` with a `null_reason`, never an invented 0 or 1.
+
+A missing hypothesis is scored as an empty one (seed 000: every utterance is accounted
+for), so its reference marks and tokens count as lost rather than vanishing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from earmark.errors import EarmarkError
+from earmark.metrics.critical_tokens import (
+    CATEGORIES,
+    CategoryCounts,
+    CriticalTokenCounts,
+    critical_token_counts,
+)
+from earmark.metrics.punctuation import (
+    NO_MARKS_REASON,
+    MarkTally,
+    PunctuationCounts,
+    punctuation_counts,
+    run_punctuation_probes,
+)
+from earmark.scoring.rows import ScoringRow
+from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
+
+PUNCTUATION_DEFINITION = (
+    "seed 001: ASCII marks mapped to full-width (、 kept distinct), content = text without "
+    "punctuation and spaces (NFKC, lower-cased), global minimum-edit alignment of the "
+    "contents, hypothesis boundaries projected onto reference boundaries; position F1 "
+    "matches the boundary, position+type F1 also the mark type; micro counts "
+    "(earmark.metrics.punctuation)"
+)
+CRITICAL_TOKENS_DEFINITION = (
+    "seed 000: numbers, dates, times, currency, percentages, URLs, e-mails, IDs and Latin "
+    "runs extracted from the raw texts and matched exactly per category as multisets; no "
+    "numeral normalisation (2026 != 二零二六); micro counts (earmark.metrics.critical_tokens)"
+)
+EXACT_MATCH_DEFINITION = (
+    "raw hypothesis == raw reference after stripping leading/trailing whitespace; a missing "
+    "hypothesis is not a match"
+)
+NO_HYP_MARKS = "the hypothesis has no punctuation marks"
+NO_REF_MARKS = "the reference has no punctuation marks"
+NO_REF_TOKENS = "no reference token of this category"
+NO_HYP_TOKENS = "no hypothesis token of this category"
+TOO_LONG = "alignment_too_large"
+
+Statistic = Callable[..., Any]
+
+
+def _nan_ratio(numerator: Any, denominator: Any) -> Any:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.maximum(denominator, 1e-300), np.nan)
+
+
+def _f1(matches: Any, ref: Any, hyp: Any) -> Any:
+    return _nan_ratio(2 * matches, ref + hyp)
+
+
+def _precision(matches: Any, ref: Any, hyp: Any) -> Any:
+    return _nan_ratio(matches, hyp)
+
+
+def _recall(matches: Any, ref: Any, hyp: Any) -> Any:
+    return _nan_ratio(matches, ref)
+
+
+def _stat(
+    value: float | None,
+    null_reason: str,
+    columns: Sequence[Sequence[float]] | None,
+    statistic: Statistic,
+    clusters: Sequence[str],
+    options: _Options,
+) -> dict[str, Any]:
+    """{value, ci95} or {value: None, ci95: None, null_reason}."""
+    if value is None:
+        return {"value": None, "ci95": None, "null_reason": null_reason}
+    out: dict[str, Any] = {"value": value, "ci95": None}
+    if columns is not None and options.resamples > 0:
+        result = bootstrap_statistic(
+            columns,
+            statistic,
+            clusters=np.asarray(clusters, dtype=object),
+            resamples=options.resamples,
+            seed=options.seed,
+            level=options.level,
+        )
+        if result.low is not None and result.high is not None:
+            out["ci95"] = [result.low, result.high]
+    return out
+
+
+class _Options:
+    def __init__(self, resamples: int, seed: int, level: float) -> None:
+        if resamples < 0:
+            raise EarmarkError(f"must be >= 0, got {resamples}", field="resamples")
+        self.resamples = resamples
+        self.seed = seed
+        self.level = level
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "level": self.level,
+            "method": "percentile",
+            "unit": "clip (rows sharing a cluster key are resampled together)",
+        }
+
+
+def _groups(rows: Sequence[ScoringRow], indices: Sequence[int]) -> dict[str, dict[str, list[int]]]:
+    """Row positions by language ('und' when unnamed) and by slice."""
+    by_language: dict[str, list[int]] = defaultdict(list)
+    by_slice: dict[str, list[int]] = defaultdict(list)
+    for i in indices:
+        by_language[rows[i].language or "und"].append(i)
+        for name in rows[i].slices:
+            by_slice[name].append(i)
+    return {
+        "by_language": dict(sorted(by_language.items())),
+        "by_slice": dict(sorted(by_slice.items())),
+    }
+
+
+# --- punctuation ------------------------------------------------------------------------
+
+
+def _tally_stats(
+    matches: Sequence[int],
+    ref: Sequence[int],
+    hyp: Sequence[int],
+    clusters: Sequence[str],
+    options: _Options,
+    *,
+    per_type: bool = False,
+) -> dict[str, Any]:
+    """Precision, recall and F1 with CIs; a per-type entry bootstraps F1 only."""
+    m, r, h = sum(matches), sum(ref), sum(hyp)
+    columns = (matches, ref, hyp)
+    pr_columns = None if per_type else columns
+    scope = " of this type" if per_type else ""
+    return {
+        "precision": _stat(
+            m / h if h else None, NO_HYP_MARKS + scope, pr_columns, _precision, clusters, options
+        ),
+        "recall": _stat(
+            m / r if r else None, NO_REF_MARKS + scope, pr_columns, _recall, clusters, options
+        ),
+        "f1": _stat(
+            2 * m / (r + h) if r + h else None,
+            NO_MARKS_REASON + scope,
+            columns,
+            _f1,
+            clusters,
+            options,
+        ),
+    }
+
+
+def _punctuation_block(
+    counts: Sequence[PunctuationCounts], clusters: Sequence[str], options: _Options
+) -> dict[str, Any]:
+    total = sum(counts, PunctuationCounts())
+    ref = [c.ref_marks for c in counts]
+    hyp = [c.hyp_marks for c in counts]
+    per_type: dict[str, Any] = {}
+    for name, tally in total.per_type:
+        tallies = [dict(c.per_type).get(name, MarkTally()) for c in counts]
+        stats = _tally_stats(
+            [t.matched for t in tallies],
+            [t.ref for t in tallies],
+            [t.hyp for t in tallies],
+            clusters,
+            options,
+            per_type=True,
+        )
+        per_type[name] = {"ref": tally.ref, "hyp": tally.hyp, "matched": tally.matched, **stats}
+    return {
+        "n_utterances": len(counts),
+        "n_clusters": len(set(clusters)),
+        "ref_marks": total.ref_marks,
+        "hyp_marks": total.hyp_marks,
+        "position_matches": total.position_matches,
+        "type_matches": total.type_matches,
+        "position": _tally_stats([c.position_matches for c in counts], ref, hyp, clusters, options),
+        "position_type": _tally_stats(
+            [c.type_matches for c in counts], ref, hyp, clusters, options
+        ),
+        "per_type": per_type,
+        "null_reason": total.null_reason,
+    }
+
+
+def punctuation_section(
+    rows: Sequence[ScoringRow],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+) -> dict[str, Any]:
+    """Punctuation position and position+type precision/recall/F1 (seed 001), with clip
+    bootstrap CIs, overall, per language and per slice, plus the scorer probe record.
+
+    `resamples=0` skips the intervals (`ci95` is then None). A pair too long to align
+    (`MAX_ALIGNMENT_CELLS`) is excluded and listed with reason `alignment_too_large`.
+    """
+    options = _Options(resamples, seed, level)
+    counts: list[PunctuationCounts | None] = []
+    excluded: list[dict[str, str]] = []
+    for row in rows:
+        try:
+            counts.append(punctuation_counts(row.reference, row.hypothesis_text))
+        except EarmarkError:
+            counts.append(None)
+            excluded.append({"id": row.id, "reason": TOO_LONG})
+    scored = [i for i, c in enumerate(counts) if c is not None]
+
+    def block(indices: Sequence[int]) -> dict[str, Any]:
+        chosen = [counts[i] for i in indices]
+        return _punctuation_block(
+            [c for c in chosen if c is not None], [rows[i].cluster_key for i in indices], options
+        )
+
+    probes = run_punctuation_probes()
+    groups = _groups(rows, scored)
+    return {
+        "metric": "punctuation-f1",
+        "definition": PUNCTUATION_DEFINITION,
+        "bootstrap": options.to_dict(),
+        "n_rows": len(rows),
+        "n_scored": len(scored),
+        "excluded": excluded,
+        "overall": block(scored),
+        "by_language": {k: block(v) for k, v in groups["by_language"].items()},
+        "by_slice": {k: block(v) for k, v in groups["by_slice"].items()},
+        "probes": [p.as_dict() for p in probes],
+        "probes_passed": all(p.passed for p in probes),
+    }
+
+
+# --- critical tokens --------------------------------------------------------------------
+
+
+def _category_entry(
+    name: str, per_row: Sequence[CategoryCounts], clusters: Sequence[str], options: _Options
+) -> dict[str, Any]:
+    total = sum(per_row, CategoryCounts())
+    matched = [c.matched for c in per_row]
+    ref = [c.ref for c in per_row]
+    return {
+        "ref": total.ref,
+        "hyp": total.hyp,
+        "matched": total.matched,
+        "lost": total.ref - total.matched,
+        "spurious": total.hyp - total.matched,
+        "recall": _stat(
+            total.recall(),
+            NO_REF_TOKENS,
+            (matched, ref) if total.ref else None,
+            _nan_ratio,
+            clusters,
+            options,
+        ),
+        "precision": _stat(total.precision(), NO_HYP_TOKENS, None, _nan_ratio, clusters, options),
+    }
+
+
+def _exact_match(hits: Sequence[int], clusters: Sequence[str], options: _Options) -> dict[str, Any]:
+    n = len(hits)
+    stat = _stat(
+        sum(hits) / n if n else None,
+        "no utterances",
+        (hits, [1] * n) if n else None,
+        _nan_ratio,
+        clusters,
+        options,
+    )
+    return {"matched": sum(hits), "n": n, **stat}
+
+
+def _critical_block(
+    indices: Sequence[int],
+    rows: Sequence[ScoringRow],
+    counts: Sequence[CriticalTokenCounts],
+    exact: Sequence[int],
+    options: _Options,
+) -> dict[str, Any]:
+    clusters = [rows[i].cluster_key for i in indices]
+    categories = {
+        name: _category_entry(name, [counts[i][name] for i in indices], clusters, options)
+        for name in CATEGORIES
+    }
+    categories["total"] = _category_entry(
+        "total", [counts[i].total for i in indices], clusters, options
+    )
+    return {
+        "n_utterances": len(indices),
+        "n_clusters": len(set(clusters)),
+        "categories": categories,
+        "exact_match": _exact_match([exact[i] for i in indices], clusters, options),
+    }
+
+
+def _failure(row: ScoringRow, counts: CriticalTokenCounts) -> dict[str, Any] | None:
+    lost = {name: list(c.lost) for name, c in counts.categories if c.lost}
+    spurious = {name: list(c.spurious) for name, c in counts.categories if c.spurious}
+    if not lost and not spurious:
+        return None
+    return {
+        "id": row.id,
+        **({"cluster": row.cluster} if row.cluster is not None else {}),
+        "language": row.language,
+        "slices": list(row.slices),
+        "status": row.status,
+        "kind": "lost_or_changed" if lost else "spurious_only",
+        "lost": lost,
+        "spurious": spurious,
+    }
+
+
+def critical_tokens_section(
+    rows: Sequence[ScoringRow],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    slice_minimums: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """Critical-token recall (with clip bootstrap CIs) and precision per category, the
+    utterances where a token was lost, changed or invented, exact-match rates, and slice
+    counts (seed 000).
+
+    `slice_minimums` maps pre-registered slices to their minimum utterance count; each
+    appears in `slice_counts` (with 0 when no row carries it) and `shortfall` lists those
+    below their minimum.
+    """
+    options = _Options(resamples, seed, level)
+    counts = [
+        critical_token_counts(r.reference, r.hypothesis_text, r.language or "und") for r in rows
+    ]
+    exact = [
+        int(r.hypothesis is not None and r.hypothesis.strip() == r.reference.strip()) for r in rows
+    ]
+    everything = list(range(len(rows)))
+    groups = _groups(rows, everything)
+
+    def block(indices: Sequence[int]) -> dict[str, Any]:
+        return _critical_block(indices, rows, counts, exact, options)
+
+    failures = [f for r, c in zip(rows, counts, strict=True) if (f := _failure(r, c))]
+    slice_counts: dict[str, dict[str, Any]] = {}
+    minimums = dict(slice_minimums or {})
+    for name in sorted(set(groups["by_slice"]) | set(minimums)):
+        indices = groups["by_slice"].get(name, [])
+        entry: dict[str, Any] = {
+            "n_utterances": len(indices),
+            "n_clusters": len({rows[i].cluster_key for i in indices}),
+        }
+        if name in minimums:
+            entry["minimum"] = minimums[name]
+            entry["below_minimum"] = len(indices) < minimums[name]
+        slice_counts[name] = entry
+    return {
+        "metric": "critical-tokens",
+        "definition": CRITICAL_TOKENS_DEFINITION,
+        "exact_match_definition": EXACT_MATCH_DEFINITION,
+        "categories": list(CATEGORIES),
+        "bootstrap": options.to_dict(),
+        "n_rows": len(rows),
+        "overall": block(everything),
+        "by_language": {k: block(v) for k, v in groups["by_language"].items()},
+        "by_slice": {k: block(v) for k, v in groups["by_slice"].items()},
+        "slice_counts": slice_counts,
+        "shortfall": [k for k, v in slice_counts.items() if v.get("below_minimum")],
+        "failures": failures,
+        "n_failures": {
+            "lost_or_changed": sum(f["kind"] == "lost_or_changed" for f in failures),
+            "spurious_only": sum(f["kind"] == "spurious_only" for f in failures),
+        },
+    }
