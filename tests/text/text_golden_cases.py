@@ -51,12 +51,22 @@ ZH_EVAL_V1: list[Case] = [
     ("only whitespace", " \u3000\t"),
     ("mixed reference (Simplified-only and Traditional-only): script view null", "漢字和汉字"),
     ("script-neutral text", "你好"),
-    ("Taiwan reference, Simplified hypothesis: folded with s2tw",
-     "我們在台灣的公司裡面工作。", "我们在台湾的公司里面工作"),
-    ("Traditional reference with 裡/麵, Simplified hypothesis", "這裡的麵包很好吃。", "这里的面包很好吃"),
+    (
+        "Taiwan reference, Simplified hypothesis: folded with s2tw",
+        "我們在台灣的公司裡面工作。",
+        "我们在台湾的公司里面工作",
+    ),
+    (
+        "Traditional reference with 裡/麵, Simplified hypothesis",
+        "這裡的麵包很好吃。",
+        "这里的面包很好吃",
+    ),
     ("OpenCC-standard reference 裏/麪", "這裏的麪包", "这里的面包"),
-    ("Simplified reference, Traditional hypothesis: folded with t2s",
-     "后来他的头发很长", "後來他的頭髮很長"),
+    (
+        "Simplified reference, Traditional hypothesis: folded with t2s",
+        "后来他的头发很长",
+        "後來他的頭髮很長",
+    ),
     ("script-neutral reference folds with t2s (reference unchanged)", "你好", "妳好"),
     ("mixed reference: script view null for the pair", "漢字和汉字", "汉字和汉字"),
     ("Han-free reference folds with t2s", "OK", "好的"),
@@ -148,7 +158,10 @@ CRUDE_V1: list[Case] = [
     ("apostrophe becomes a space", "don't stop"),
     ("symbols become spaces", "$5 + 3 = 8 & more"),
     ("digits kept", "Room 101"),
-    ("Devanagari: combining vowel signs and virama kept, words not split", "नमस्ते दुनिया! यह परीक्षा है।"),
+    (
+        "Devanagari: combining vowel signs and virama kept, words not split",
+        "नमस्ते दुनिया! यह परीक्षा है।",
+    ),
     ("Arabic harakat kept", "كَتَبَ الوَلَدُ."),
     ("Persian zero-width non-joiner removed, word kept whole", "می\u200cخواهم بروم"),
     ("Chinese: no spaces, so one word; punctuation becomes spaces", "你好，世界。"),
@@ -198,7 +211,11 @@ def render(name: str, case: Case) -> dict[str, Any]:
         "reference": reference,
         "hypothesis": hypothesis,
         "views": {
-            view: {"reference": p.reference, "hypothesis": p.hypothesis, "null_reason": p.null_reason}
+            view: {
+                "reference": p.reference,
+                "hypothesis": p.hypothesis,
+                "null_reason": p.null_reason,
+            }
             for view, p in pair.items()
         },
     }

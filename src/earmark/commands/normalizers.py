@@ -57,16 +57,15 @@ def _list(args: argparse.Namespace) -> int:
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="Text normalisers (primary view marked *)", show_lines=True)
     for column in ("name", "units", "views", "description"):
         table.add_column(column, overflow="fold")
     for n in normalizers:
+        name = f"{n.name}\n(comparison only)" if n.comparison_only else n.name
         views = ", ".join(f"{v}*" if v == n.primary_view else v for v in n.views)
-        description = n.description
-        if n.comparison_only:
-            description += " [comparison only]"
-        table.add_row(n.name, ", ".join(n.units), views, description)
+        table.add_row(Text(name), Text(", ".join(n.units)), Text(views), Text(n.description))
     Console(file=sys.stdout, highlight=False).print(table)
     return 0
 

@@ -36,6 +36,16 @@ def register(sub: Any) -> None:
         action="store_true",
         help="list and skip hypotheses whose id has no reference (default: error)",
     )
+    p.add_argument(
+        "--punctuation",
+        action="store_true",
+        help="add punctuation position / position+type F1 (seed-001 protocol) with CIs",
+    )
+    p.add_argument(
+        "--critical-tokens",
+        action="store_true",
+        help="add critical-token recall/precision (numbers, dates, currency, URLs, IDs, ...)",
+    )
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=run)
@@ -64,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         allow_extra_hypotheses=args.exclude_unmatched,
         out_dir=args.out,
+        punctuation=args.punctuation,
+        critical_tokens=args.critical_tokens,
     )
     if not args.quiet:
         print_summary(results)

@@ -33,6 +33,7 @@ from earmark.compare.counting import (
 from earmark.compare.diagnostics import ArmRows, diagnose_arm, dominant_script, ranking_flips
 from earmark.compare.loading import ArmData, RowKey, load_arm_specs
 from earmark.compare.paired import apply_holm, paired_comparison
+from earmark.compare.parallel import STATE, default_jobs, fork_map
 from earmark.errors import EarmarkError
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.stats import DEFAULT_SEED
@@ -139,8 +140,11 @@ def _take(values: Sequence[Any], positions: list[int]) -> list[Any]:
     return [values[p] for p in positions]
 
 
-def compare_arms(arms: Mapping[str, ArmData], options: CompareOptions) -> dict[str, Any]:
-    """compare.json's content for arms already loaded."""
+def compare_arms(
+    arms: Mapping[str, ArmData], options: CompareOptions, *, jobs: int = 1
+) -> dict[str, Any]:
+    """compare.json's content for arms already loaded (`jobs` > 1 forks workers for the
+    per-arm figures and the pairs; the numbers do not depend on it)."""
     if not arms:
         raise EarmarkError("nothing to compare", hint="give at least one arm")
     reference = options.reference or next(iter(arms))
@@ -157,11 +161,7 @@ def compare_arms(arms: Mapping[str, ArmData], options: CompareOptions) -> dict[s
     ref_arm = arms[reference]
     ref_pos = aligned.positions[reference]
     ids = [k[0] for k in aligned.keys]
-    labels = (
-        [f"{i}#{r}" for i, r in aligned.keys]
-        if any(r for _, r in aligned.keys)
-        else ids
-    )
+    labels = [f"{i}#{r}" for i, r in aligned.keys] if any(r for _, r in aligned.keys) else ids
     human = _take(ref_arm.references, ref_pos)
     languages = _take(ref_arm.languages, ref_pos)
     slices = _take(ref_arm.slices, ref_pos)
@@ -169,7 +169,6 @@ def compare_arms(arms: Mapping[str, ArmData], options: CompareOptions) -> dict[s
     ref_hyps = _take(ref_arm.hypotheses, ref_pos)
     ref_hyp_texts = [h if h is not None else "" for h in ref_hyps]
     by_lang, by_slice = _scopes(languages, slices)
-    everything = np.arange(n, dtype=np.int64)
 
     counter = PairCounter(policy)
     vs_human: dict[str, RowCounts] = {}
@@ -179,54 +178,53 @@ def compare_arms(arms: Mapping[str, ArmData], options: CompareOptions) -> dict[s
         hyps[name] = _take(arm.hypotheses, aligned.positions[name])
         vs_human[name] = count_rows(counter, human, hyps[name], languages)
         vs_ref[name] = count_rows(counter, ref_hyp_texts, hyps[name], languages)
+    for rows in (*vs_human.values(), *vs_ref.values()):
+        rows.available()  # fill the cache once, before any worker forks
 
-    def scope_block(name: str, positions: NDArray[np.int64], matches: NDArray[np.bool_]) -> dict:
-        return {
-            "exact_match_vs_reference": exact_match_block(
-                matches[positions], clusters[positions], settings
-            ),
-            "vs_reference_arm": scope_metrics(vs_ref[name], positions, clusters, settings),
-            "vs_human": scope_metrics(vs_human[name], positions, clusters, settings),
-            "n": int(positions.size),
-        }
-
-    ref_scripts = [dominant_script(t) for t in human]
+    state = _ArmState(
+        reference=reference,
+        arms=arms,
+        aligned=aligned,
+        labels=labels,
+        human=human,
+        languages=languages,
+        clusters=clusters,
+        ref_hyps=ref_hyps,
+        ref_scripts=[dominant_script(t) for t in human],
+        by_lang=by_lang,
+        by_slice=by_slice,
+        counter=counter,
+        vs_human=vs_human,
+        vs_ref=vs_ref,
+        hyps=hyps,
+        settings=settings,
+    )
+    tasks = [("arm", name) for name in arms] + [
+        ("pairs", name) for name in arms if name != reference
+    ]
+    STATE["compare"] = state
+    try:
+        done = fork_map(_work, tasks, jobs)
+    finally:
+        STATE.pop("compare", None)
     arms_out: dict[str, Any] = {}
     diagnostics: dict[str, Any] = {}
-    for name, arm in arms.items():
-        matches = exact_matches(hyps[name], ref_hyps)
-        overall = scope_block(name, everything, matches)
-        arms_out[name] = {
-            "source": arm.source,
-            "exact_match_vs_reference": overall["exact_match_vs_reference"],
-            "vs_reference_arm": overall["vs_reference_arm"],
-            "vs_human": overall["vs_human"],
-            "by_language": {k: scope_block(name, v, matches) for k, v in by_lang.items()},
-            "by_slice": {k: scope_block(name, v, matches) for k, v in by_slice.items()},
-            "differs_from_reference": [
-                labels[p] for p in np.flatnonzero(~matches).tolist()
-            ],
-        }
-        pos = aligned.positions[name]
-        diagnostics[name] = diagnose_arm(
-            ArmRows(
-                ids=labels,
-                references=human,
-                hypotheses=hyps[name],
-                languages=languages,
-                audio_seconds=_take(arm.audio_seconds, pos),
-                language_mismatch=_take(arm.language_mismatch, pos),
-                vs_human=vs_human[name],
-            ),
-            ref_scripts,
-        )
+    pair_lists: dict[str, list[dict[str, Any]]] = {}
+    for (kind, name), value in zip(tasks, done, strict=True):
+        if kind == "arm":
+            arms_out[name], diagnostics[name] = value
+        else:
+            pair_lists[name] = value
     flips = ranking_flips(vs_human, options.aggregate)
     for name, block in flips.items():
         diagnostics[name]["normalizer_ranking_flip"] = block
         if block["flagged"]:
             diagnostics[name]["flags"].append("normalizer_ranking_flip")
-
-    pairs = _pairs(reference, arms, vs_human, by_lang, everything, clusters, counter, settings)
+    # Overall first, then per language; challengers in the order given.
+    pairs = sorted(
+        (p for name in arms if name in pair_lists for p in pair_lists[name]),
+        key=lambda p: (p["language"] is not None, p["language"] or ""),
+    )
     apply_holm(pairs)
     return {
         "schema": SCHEMA_ID,
@@ -251,9 +249,90 @@ def compare_arms(arms: Mapping[str, ArmData], options: CompareOptions) -> dict[s
     }
 
 
+@dataclass
+class _ArmState:
+    """Everything the per-arm and per-pair work reads (shared with forked workers)."""
+
+    reference: str
+    arms: Mapping[str, ArmData]
+    aligned: Alignment
+    labels: list[str]
+    human: list[str]
+    languages: list[str | None]
+    clusters: NDArray[np.int64]
+    ref_hyps: list[str | None]
+    ref_scripts: list[str | None]
+    by_lang: dict[str, NDArray[np.int64]]
+    by_slice: dict[str, NDArray[np.int64]]
+    counter: PairCounter
+    vs_human: dict[str, RowCounts]
+    vs_ref: dict[str, RowCounts]
+    hyps: dict[str, list[str | None]]
+    settings: BootstrapSettings
+
+
+def _work(task: tuple[str, str]) -> Any:
+    kind, name = task
+    state: _ArmState = STATE["compare"]
+    if kind == "arm":
+        return _arm_figures(state, name)
+    return _pairs(
+        state.reference,
+        name,
+        state.vs_human,
+        state.by_lang,
+        np.arange(len(state.labels), dtype=np.int64),
+        state.clusters,
+        state.counter,
+        state.settings,
+    )
+
+
+def _arm_figures(state: _ArmState, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One arm's compare.json block and its diagnostics."""
+    settings, clusters = state.settings, state.clusters
+    matches = exact_matches(state.hyps[name], state.ref_hyps)
+
+    def scope_block(positions: NDArray[np.int64]) -> dict[str, Any]:
+        return {
+            "exact_match_vs_reference": exact_match_block(
+                matches[positions], clusters[positions], settings
+            ),
+            "vs_reference_arm": scope_metrics(state.vs_ref[name], positions, clusters, settings),
+            "vs_human": scope_metrics(state.vs_human[name], positions, clusters, settings),
+            "n": int(positions.size),
+        }
+
+    overall = scope_block(np.arange(len(state.labels), dtype=np.int64))
+    block = {
+        "source": state.arms[name].source,
+        "exact_match_vs_reference": overall["exact_match_vs_reference"],
+        "vs_reference_arm": overall["vs_reference_arm"],
+        "vs_human": overall["vs_human"],
+        "by_language": {k: scope_block(v) for k, v in state.by_lang.items()},
+        "by_slice": {k: scope_block(v) for k, v in state.by_slice.items()},
+        "differs_from_reference": [state.labels[p] for p in np.flatnonzero(~matches).tolist()],
+    }
+    pos = state.aligned.positions[name]
+    arm = state.arms[name]
+    diagnostics = diagnose_arm(
+        ArmRows(
+            ids=state.labels,
+            references=state.human,
+            hypotheses=state.hyps[name],
+            languages=state.languages,
+            audio_seconds=_take(arm.audio_seconds, pos),
+            language_mismatch=_take(arm.language_mismatch, pos),
+            vs_human=state.vs_human[name],
+        ),
+        state.ref_scripts,
+    )
+    return block, diagnostics
+
+
 def _pairs(
     reference: str,
-    arms: Mapping[str, ArmData],
+    challenger: str,
     vs_human: Mapping[str, RowCounts],
     by_lang: Mapping[str, NDArray[np.int64]],
     everything: NDArray[np.int64],
@@ -261,51 +340,52 @@ def _pairs(
     counter: PairCounter,
     settings: BootstrapSettings,
 ) -> list[dict[str, Any]]:
-    """Paired figures of each challenger vs the reference arm: overall, then per language."""
+    """Paired figures of one challenger vs the reference arm: overall, then per language."""
     ref_rows = vs_human[reference]
     scopes: list[tuple[str | None, NDArray[np.int64]]] = [(None, everything), *by_lang.items()]
     out: list[dict[str, Any]] = []
     for language, positions in scopes:
         names = sorted({ref_rows.normalizers[p] for p in positions.tolist()})
-        for challenger in arms:
-            if challenger == reference:
-                continue
-            base = {"reference": reference, "challenger": challenger, "language": language}
-            if len(names) != 1:
-                reason = (
-                    f"rows are scored with different normalisers ({', '.join(names)}); "
-                    "see the per-language pairs"
-                    if names
-                    else "no rows"
-                )
-                for metric in ("wer", "cer"):
-                    out.append(
-                        {**base, "metric": metric, "view": None, "normalizer": None,
-                         **_null_pair(reason)}
-                    )
-                continue
-            name = names[0]
-            norm = counter.normalizer(name)
-            available = ref_rows.available()[positions] & vs_human[challenger].available()[
-                positions
-            ]
-            kept = positions[available]
-            for unit in norm.units:
-                result = paired_comparison(
-                    ref_rows.counts(unit)[kept],
-                    vs_human[challenger].counts(unit)[kept],
-                    clusters[kept],
-                    settings,
-                )
+        base = {"reference": reference, "challenger": challenger, "language": language}
+        if len(names) != 1:
+            reason = (
+                f"rows are scored with different normalisers ({', '.join(names)}); "
+                "see the per-language pairs"
+                if names
+                else "no rows"
+            )
+            for metric in ("wer", "cer"):
                 out.append(
                     {
                         **base,
-                        "metric": METRIC_FOR_UNIT[unit],
-                        "view": norm.primary_view,
-                        "normalizer": name,
-                        **result,
+                        "metric": metric,
+                        "view": None,
+                        "normalizer": None,
+                        **_null_pair(reason),
                     }
                 )
+            continue
+        name = names[0]
+        norm = counter.normalizer(name)
+        challenger_rows = vs_human[challenger]
+        available = ref_rows.available()[positions] & challenger_rows.available()[positions]
+        kept = positions[available]
+        for unit in norm.units:
+            result = paired_comparison(
+                ref_rows.counts(unit)[kept],
+                challenger_rows.counts(unit)[kept],
+                clusters[kept],
+                settings,
+            )
+            out.append(
+                {
+                    **base,
+                    "metric": METRIC_FOR_UNIT[unit],
+                    "view": norm.primary_view,
+                    "normalizer": name,
+                    **result,
+                }
+            )
     return out
 
 
@@ -344,9 +424,13 @@ def compare(
     resamples: int = 10_000,
     seed: int = DEFAULT_SEED,
     out_dir: str | os.PathLike[str] | None = None,
+    jobs: int | None = None,
 ) -> dict[str, Any]:
-    """Load arms from specs (see `earmark.compare.loading`), compare, optionally write."""
-    arms = load_arm_specs(list(specs))
+    """Load arms from specs (see `earmark.compare.loading`), compare, optionally write.
+
+    `jobs` (default: the cores available) only changes the speed, never a number."""
+    jobs = default_jobs() if jobs is None else jobs
+    arms = load_arm_specs(list(specs), jobs=jobs)
     options = CompareOptions(
         normalizer=normalizer,
         reference=reference,
@@ -354,7 +438,7 @@ def compare(
         resamples=resamples,
         seed=seed,
     )
-    result = compare_arms(arms, options)
+    result = compare_arms(arms, options, jobs=jobs)
     if out_dir is not None:
         write_compare(out_dir, result)
     return result

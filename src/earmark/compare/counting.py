@@ -68,6 +68,7 @@ class PairCounter:
     _pending_at: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
     _by_language: dict[str | None, str] = field(default_factory=dict)
     _flat: dict[tuple[str, str], IntArray] = field(default_factory=dict)
+    _normalizers: dict[str, Normalizer] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.reasons = {kind: [] for kind in VIEW_KINDS}
@@ -79,7 +80,10 @@ class PairCounter:
         return name
 
     def normalizer(self, name: str) -> Normalizer:
-        return get_normalizer(name)
+        norm = self._normalizers.get(name)
+        if norm is None:
+            norm = self._normalizers[name] = get_normalizer(name)
+        return norm
 
     def index_rows(
         self, references: Sequence[str], hypotheses: Sequence[str], languages: Sequence[str | None]

@@ -153,15 +153,20 @@ class _LoopCache:
     def __init__(self, counter: PairCounter) -> None:
         self.counter = counter
         self.flags: dict[int, bool] = {}
+        self.word_unit = {n: counter.units(n)[0] == "word" for n in set(counter.normalizer_of)}
 
     def flag(self, entry: int) -> bool:
         found = self.flags.get(entry)
         if found is None:
             text = self.counter.primary_hypothesis[entry]
             name = self.counter.normalizer_of[entry]
-            unit = self.counter.units(name)[0]
-            tokens: Sequence[str] = text.split() if unit == "word" else text
-            found = len(tokens) >= 4 and max(Counter(tokens).values()) >= 4
+            tokens: Sequence[str] = text.split() if self.word_unit[name] else text
+            # A loop repeats some token at least 4 times: cheap test before the scan.
+            found = (
+                len(tokens) >= 4
+                and len(set(tokens)) <= len(tokens) - 3
+                and max(Counter(tokens).values()) >= 4
+            )
             found = found and repetition_loop(list(tokens))
             self.flags[entry] = found
         return found

@@ -20,7 +20,6 @@ of 100,000 utterances each.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,11 +237,15 @@ def load_arms(spec: str) -> list[ArmData]:
     return list(arms.values())
 
 
-def load_arm_specs(specs: list[str]) -> dict[str, ArmData]:
-    """Arms by name from several specs; a name given twice is refused, not overwritten."""
+def load_arm_specs(specs: list[str], *, jobs: int = 1) -> dict[str, ArmData]:
+    """Arms by name from several specs; a name given twice is refused, not overwritten.
+
+    `jobs` > 1 reads several files at once (forked workers); the result is the same."""
+    from earmark.compare.parallel import fork_map
+
     out: dict[str, ArmData] = {}
-    for spec in specs:
-        for arm in load_arms(spec):
+    for loaded in fork_map(load_arms, specs, jobs):
+        for arm in loaded:
             if arm.name in out:
                 raise EarmarkError(
                     f"two arms are named {arm.name!r} ({out[arm.name].source} and {arm.source})",
@@ -250,8 +253,3 @@ def load_arm_specs(specs: list[str]) -> dict[str, ArmData]:
                 )
             out[arm.name] = arm
     return out
-
-
-def source_label(path: str | os.PathLike[str]) -> str:
-    """The folder or file name a report shows for an input."""
-    return Path(path).name

@@ -178,6 +178,7 @@ class ArmServer:
         }
 
     def _transcribe_one(self, clip: Clip, language: str | None, utt_id: str) -> Hypothesis:
+        hyp: Hypothesis
         try:
             (hyp,) = self.engine.transcribe([clip], language)
         except Exception as exc:  # an engine bug on one clip must not end the run

@@ -37,7 +37,7 @@ from earmark.run.plan import RunPlan
 from earmark.run.resources import ArmResources
 from earmark.run.store import PredictionStore, RowKey
 
-from .sharding import WORKER_LOST, Shard, ShardQueue, WorkItem, make_shards
+from .sharding import WORKER_LOST, ShardQueue, WorkItem, make_shards
 
 RowCallback = Callable[[dict[str, Any]], None]
 
@@ -71,6 +71,7 @@ class _ActorRecord:
             "cpu_seconds": self.cpu_seconds,
             "shards": self.shards,
             "rows": self.rows,
+            "ready": self.pid is not None,
             "lost": self.lost,
         }
 
@@ -146,6 +147,9 @@ def run_arm_on_ray(
         raise EarmarkError("max_retries must be at least 0", field="max_retries")
     if shard_size < 1:
         raise EarmarkError("shard_size must be at least 1", field="shard_size")
+    from earmark.engines.registry import validate_arm
+
+    validate_arm(spec)  # a bad setting fails here, before any cluster work
     ray = require("ray", "running arms on Ray", "ray")
     started_here = False
     if not ray.is_initialized():
@@ -198,7 +202,9 @@ def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:
 
 def _raise_load_error(spec: ArmSpec, error: dict[str, Any]) -> None:
     if error["kind"] == "missing_extra":
-        raise MissingExtraError(f"arm '{spec.name}' ({spec.backend})", error["extra"], error["module"])
+        raise MissingExtraError(
+            f"arm '{spec.name}' ({spec.backend})", error["extra"], error["module"]
+        )
     if error["kind"] == "earmark":
         raise EarmarkError(
             error["message"],
@@ -250,7 +256,6 @@ def _drive(
     done = failed = skipped = 0
     workers_lost = 0
     load_deaths = 0
-    completed = False
     queue = ShardQueue([], max_retries)
     try:
         # The fingerprint (what a finished row must match) needs a loaded model: wait for
@@ -356,10 +361,10 @@ def _drive(
                 for _ in shard.items:
                     advance()
                 fleet.idle.append(index)
-        completed = True
     finally:
         store.close()
-        fleet.close_all(set(fleet.idle) if completed else set())
+        # Idle actors release their engine (temporary folders); busy ones are killed.
+        fleet.close_all(set(fleet.idle))
     started = [r for r in fleet.records if r.load_seconds is not None]
     resources = ArmResources(
         load_seconds=max((r.load_seconds or 0.0 for r in started), default=None),

@@ -27,6 +27,14 @@ CTRANSLATE2_WEIGHT_TYPES = (
     "bfloat16",
     "float32",
 )
+#: Torch dtypes the transformers backends load weights in.
+TORCH_WEIGHT_TYPES = ("float32", "bfloat16", "float16")
+#: GGML file types (the `ftype` in a whisper.cpp model header).
+GGML_WEIGHT_TYPES = (
+    "f32", "f16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k",
+)  # fmt: skip
+#: sherpa-onnx model files: plain `*.onnx` (float32) or `*.int8.onnx`.
+ONNX_WEIGHT_TYPES = ("float32", "int8")
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,97 @@ class BackendInfo:
         row["installed"] = self.installed()
         return row
 
+
+_PROVENANCE = "SHA-256 of every file loaded, revision (HF cache snapshot commit or sha256: of "
+_MORE_BACKENDS = (
+    BackendInfo(
+        name="transformers-ctc",
+        summary="CTC models via transformers: wav2vec2, XLS-R, MMS (target_lang adapters)",
+        extra="transformers",
+        runtime_module="transformers",
+        formats="save_pretrained folder (AutoModelForCTC + processor); hub id with "
+        "download=true&revision=<commit>",
+        weight_types=TORCH_WEIGHT_TYPES,
+        languages="no language token: language_used = target_lang or model_language, else None",
+        timestamps="none",
+        provenance=_PROVENANCE + "the listing), dtype read back from the parameters, "
+        "torch/transformers versions",
+        builder="earmark.engines.transformers_ctc:TransformersCtcEngine",
+    ),
+    BackendInfo(
+        name="transformers-seq2seq",
+        summary="Whisper / AutoModelForSpeechSeq2Seq via transformers",
+        extra="transformers",
+        runtime_module="transformers",
+        formats="save_pretrained folder; hub id with download=true&revision=<commit>",
+        weight_types=TORCH_WEIGHT_TYPES,
+        languages="Whisper: language_policy forced (language token) | detect | refuse; "
+        "language_used read from the emitted language token",
+        timestamps="none",
+        provenance=_PROVENANCE + "the listing), dtype read back, english_only, languages",
+        builder="earmark.engines.transformers_seq2seq:TransformersSeq2SeqEngine",
+    ),
+    BackendInfo(
+        name="whisper-cpp",
+        summary="whisper.cpp GGML models via pywhispercpp",
+        extra="whisper-cpp",
+        runtime_module="pywhispercpp",
+        formats="ggml .bin file; {compute_type} in the path picks one file per weight type",
+        weight_types=GGML_WEIGHT_TYPES,
+        languages="language_policy forced | detect; multilingual read from n_vocab",
+        timestamps="segments",
+        provenance="SHA-256 of the file, ftype and hyper-parameters read from its header",
+        builder="earmark.engines.whisper_cpp:WhisperCppEngine",
+    ),
+    BackendInfo(
+        name="sherpa-onnx",
+        summary="sherpa-onnx offline transducer / CTC / Paraformer / Whisper ONNX folders",
+        extra="sherpa-onnx",
+        runtime_module="sherpa_onnx",
+        formats="folder with tokens.txt and *.onnx (model_type=auto detects the layout)",
+        weight_types=ONNX_WEIGHT_TYPES,
+        languages="Whisper models take the language; others: the model's own (None)",
+        timestamps="segments from token timestamps when the model gives them",
+        provenance=_PROVENANCE + "the listing) of the files loaded, model type, int8 or not",
+        builder="earmark.engines.sherpa_onnx:SherpaOnnxEngine",
+    ),
+    BackendInfo(
+        name="vosk",
+        summary="Kaldi models via Vosk",
+        extra="vosk",
+        runtime_module="vosk",
+        formats="Vosk model folder (am/, conf/, graph/)",
+        weight_types=(),
+        languages="fixed by the model: model_language= declares it, else None",
+        timestamps="segments per word",
+        provenance=_PROVENANCE + "the listing), vosk version",
+        builder="earmark.engines.vosk:VoskEngine",
+    ),
+    BackendInfo(
+        name="funasr",
+        summary="research adapter: FunASR AutoModel (Paraformer-zh); never a base dependency",
+        extra="funasr",
+        runtime_module="funasr",
+        formats="local FunASR model folder (model.pt, config.yaml, tokens)",
+        weight_types=("float32",),
+        languages="fixed by the model (Paraformer-zh: zh)",
+        timestamps="segments from sentence_info or per-token timestamps",
+        provenance=_PROVENANCE + "the listing), funasr version",
+        builder="earmark.engines.funasr:FunAsrEngine",
+    ),
+    BackendInfo(
+        name="qwen3-asr",
+        summary="research adapter: Qwen3-ASR via the qwen-asr package; never a base dependency",
+        extra="qwen3-asr",
+        runtime_module="qwen_asr",
+        formats="local Qwen3-ASR folder; hub id with download=true&revision=<commit>",
+        weight_types=TORCH_WEIGHT_TYPES,
+        languages="language_policy forced (language name) | detect; language_used as reported",
+        timestamps="segments with a forced aligner (aligner= folder)",
+        provenance=_PROVENANCE + "the listing), dtype, qwen-asr version",
+        builder="earmark.engines.qwen3_asr:Qwen3AsrEngine",
+    ),
+)
 
 BACKENDS: dict[str, BackendInfo] = {
     info.name: info
@@ -113,6 +212,7 @@ BACKENDS: dict[str, BackendInfo] = {
             provenance="SHA-256 of the hypothesis file",
             builder="earmark.engines.precomputed:PrecomputedEngine",
         ),
+        *_MORE_BACKENDS,
     )
 }
 

@@ -34,6 +34,8 @@ class CommandProcessor:
     executable: Path
     executable_sha256: str | None
     timeout: float
+    #: SHA-256 of arguments that name existing files (a formatter script, its config).
+    argument_files_sha256: tuple[tuple[str, str], ...] = ()
     kind: str = "command"
     guarded: bool = True
 
@@ -64,7 +66,12 @@ class CommandProcessor:
             )
         executable = Path(program).resolve()
         digest = sha256_file(executable) if executable.is_file() else None
-        return cls(spec.model, argv, executable, digest, timeout)
+        files = tuple(
+            (Path(arg).resolve().as_posix(), sha256_file(Path(arg)))
+            for arg in argv[1:]
+            if "{" not in arg and Path(arg).is_file()
+        )
+        return cls(spec.model, argv, executable, digest, timeout, files)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -72,9 +79,10 @@ class CommandProcessor:
             "command": self.template,
             "executable": self.executable.as_posix(),
             "executable_sha256": self.executable_sha256,
+            "argument_files_sha256": dict(self.argument_files_sha256),
             "timeout": self.timeout,
             "guarded": self.guarded,
-            "note": "the hash covers the executable only, not scripts or models it loads",
+            "note": "hashes cover the executable and argument files, not what they load",
         }
 
     def process(self, text: str, language: str | None) -> ProcessorOutput:

@@ -19,7 +19,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,10 +132,3 @@ def _first_difference(want: str, got: str, context: int = 8) -> dict[str, Any]:
         "source_excerpt": want[start : index + context],
         "candidate_excerpt": got[start : index + context],
     }
-
-
-def guard_for(
-    guarded: bool, substitutions: Sequence[str] = (), content_marks: str = ""
-) -> LexicalGuard | None:
-    """The guard for a processor, or None for one that changes characters by design."""
-    return LexicalGuard.from_options(substitutions, content_marks) if guarded else None

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,9 +149,7 @@ class ChatProcessor:
         }
 
     def prompt(self, text: str, language: str | None) -> str:
-        return self.prompt_template.replace("{language}", language or "und").replace(
-            "{text}", text
-        )
+        return self.prompt_template.replace("{language}", language or "und").replace("{text}", text)
 
     def process(self, text: str, language: str | None) -> ProcessorOutput:
         started = time.perf_counter()
@@ -204,10 +201,10 @@ class ChatProcessor:
         except urlerror.HTTPError as exc:
             raise _CallFailure(f"http_error:{exc.code}", str(exc.reason)) from None
         except urlerror.URLError as exc:
-            if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+            if isinstance(exc.reason, TimeoutError):
                 raise _CallFailure("timeout", str(exc.reason)) from None
             raise _CallFailure("connection_error", str(exc.reason)) from None
-        except (socket.timeout, TimeoutError) as exc:
+        except TimeoutError as exc:
             raise _CallFailure("timeout", str(exc)) from None
         except (ConnectionError, OSError) as exc:
             raise _CallFailure("connection_error", str(exc)) from None

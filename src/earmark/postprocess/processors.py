@@ -37,9 +37,15 @@ class ProcessorOutput:
 class Processor(Protocol):
     """What `earmark.postprocess.evaluate` needs from a processor."""
 
-    kind: str
-    #: True when the lexical guard applies (formatters); False for script conversion.
-    guarded: bool
+    @property
+    def kind(self) -> str:
+        """`command`, `openai-chat`, `opencc`, ..."""
+        ...
+
+    @property
+    def guarded(self) -> bool:
+        """True when the lexical guard applies (formatters); False for script conversion."""
+        ...
 
     def describe(self) -> dict[str, Any]:
         """Everything that identifies this processor and changes its output (recorded)."""

@@ -33,6 +33,8 @@ def score_predictions(
     allow_extra_hypotheses: bool = False,
     out_dir: str | os.PathLike[str] | None = None,
     arm_name: str | None = None,
+    punctuation: bool = False,
+    critical_tokens: bool = False,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
     content and, with `out_dir`, writes results.json, predictions.jsonl and results.md."""
@@ -55,6 +57,17 @@ def score_predictions(
     scored = score_rows(rows, options)
     summary = scored.to_dict()
     summary["coverage"]["excluded"] = read.excluded
+    if punctuation or critical_tokens:
+        from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
+
+        if punctuation:
+            summary["punctuation"] = punctuation_section(
+                rows, resamples=resamples, seed=seed, level=options.level
+            )
+        if critical_tokens:
+            summary["critical_tokens"] = critical_tokens_section(
+                rows, resamples=resamples, seed=seed, level=options.level
+            )
     probes = run_scorer_probes()
     results = build_results(
         {arm_name or Path(predictions).stem: summary},

@@ -220,11 +220,16 @@ def punctuation_section(
     options = _Options(resamples, seed, level)
     counts: list[PunctuationCounts | None] = []
     excluded: list[dict[str, str]] = []
+    memo: dict[tuple[str, str], PunctuationCounts | None] = {}  # repeats repeat pairs
     for row in rows:
-        try:
-            counts.append(punctuation_counts(row.reference, row.hypothesis_text))
-        except EarmarkError:
-            counts.append(None)
+        pair = (row.reference, row.hypothesis_text)
+        if pair not in memo:
+            try:
+                memo[pair] = punctuation_counts(*pair)
+            except EarmarkError:
+                memo[pair] = None
+        counts.append(memo[pair])
+        if memo[pair] is None:
             excluded.append({"id": row.id, "reason": TOO_LONG})
     scored = [i for i, c in enumerate(counts) if c is not None]
 

@@ -1,0 +1,202 @@
+"""Research adapter: Paraformer-zh (and other FunASR models) through `funasr.AutoModel`.
+
+Seed 000 names Paraformer-zh an isolated research contender: it lives behind the
+`funasr` extra, is imported only when an arm is built, and is never a base dependency.
+Only local model folders are loaded (`disable_update=True`, no hub names), so the files
+hashed are the files run. FunASR's timestamps (milliseconds, per sentence or per token)
+become segments in seconds. The licence is the operator's assertion, as everywhere.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
+from earmark.engines.clip_audio import mono_16k
+from earmark.engines.extras import require
+from earmark.engines.model_source import (
+    ModelSource,
+    failed_hypothesis,
+    fingerprint,
+    package_version,
+    read_weight_type,
+    resolve_source,
+)
+from earmark.engines.settings import SettingsReader
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError
+
+BACKEND = "funasr"
+EXTRA = "funasr"
+FEATURE = "the funasr research adapter"
+
+
+@dataclass(frozen=True)
+class FunAsrOptions:
+    compute_type: str
+    device: str
+    threads: int
+    model_language: str
+    vad_model: Path | None
+    punc_model: Path | None
+
+
+def read_options(arm: ArmSpec) -> tuple[FunAsrOptions, ModelSource]:
+    reader = SettingsReader(arm)
+    options = FunAsrOptions(
+        compute_type=read_weight_type(reader, ("float32",), "float32") or "float32",
+        device=reader.choice("device", ("cpu", "cuda"), "cpu"),
+        threads=reader.integer("threads", 1, minimum=1),
+        model_language=reader.text("model_language", "zh") or "zh",
+        vad_model=_optional_folder(reader, "vad_model"),
+        punc_model=_optional_folder(reader, "punc_model"),
+    )
+    source = resolve_source(arm, reader, what="FunASR model folder")
+    reader.finish()
+    return options, source
+
+
+def _optional_folder(reader: SettingsReader, key: str) -> Path | None:
+    value = reader.text(key)
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise reader.error(key, f"no model folder at {value}", hint="give a local folder")
+    return path.resolve()
+
+
+class FunAsrEngine:
+    """One FunASR AutoModel loaded once; clips decoded one at a time."""
+
+    def __init__(self, arm: ArmSpec, options: FunAsrOptions, source: ModelSource) -> None:
+        self.arm = arm
+        self.name = arm.name
+        self.options = options
+        self.source = source
+        self._model: Any = None
+        self._info: ModelInfo | None = None
+
+    @classmethod
+    def check_spec(cls, arm: ArmSpec) -> tuple[FunAsrOptions, ModelSource]:
+        return read_options(arm)
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> FunAsrEngine:
+        options, source = read_options(arm)
+        require("funasr", FEATURE, EXTRA)
+        return cls(arm, options, source)
+
+    def load(self) -> ModelInfo:
+        if self._info is not None:
+            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        funasr = require("funasr", FEATURE, EXTRA)
+        assert self.source.path is not None
+        folder = self.source.path
+        files = fingerprint(folder)
+        hashes = dict(files.file_sha256)
+        kwargs: dict[str, Any] = {
+            "model": str(folder),
+            "device": self.options.device,
+            "ncpu": self.options.threads,
+            "disable_update": True,
+        }
+        for key, extra_folder in (
+            ("vad_model", self.options.vad_model),
+            ("punc_model", self.options.punc_model),
+        ):
+            if extra_folder is not None:
+                kwargs[key] = str(extra_folder)
+                extra_files = fingerprint(extra_folder)
+                hashes.update({f"{key}/{k}": v for k, v in extra_files.file_sha256.items()})
+        started = time.perf_counter()
+        try:
+            self._model = funasr.AutoModel(**kwargs)
+        except Exception as exc:  # FunASR raises assorted types for a bad folder
+            raise EarmarkError(
+                f"arm '{self.name}': FunASR could not load {folder}: {exc}",
+                field="model",
+                hint="give a local FunASR model folder (model.pt, config.yaml, tokens)",
+            ) from exc
+        load_seconds = time.perf_counter() - started
+        self._info = ModelInfo(
+            backend=BACKEND,
+            artifact_id=self.source.artifact_id,
+            revision=files.revision,
+            file_sha256=hashes,
+            licence=self.source.licence,
+            licence_source=self.source.licence_source,
+            runtime="funasr",
+            runtime_version=package_version("funasr"),
+            compute_type=self.options.compute_type,
+            load_seconds=load_seconds,
+            size_bytes=files.size_bytes,
+            languages=(self.options.model_language,),
+            extra={
+                "research_adapter": True,
+                "device": self.options.device,
+                "threads": self.options.threads,
+                "vad_model": str(self.options.vad_model) if self.options.vad_model else None,
+                "punc_model": str(self.options.punc_model) if self.options.punc_model else None,
+                "torch_version": package_version("torch"),
+                "content_revision": files.content_revision,
+                "hash_seconds": files.hash_seconds,
+            },
+        )
+        return self._info
+
+    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
+        if self._model is None or self._info is None:
+            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
+        return [self._one(clip, language) for clip in clips]
+
+    def _one(self, clip: Clip, language: str | None) -> Hypothesis:
+        started = time.perf_counter()
+        try:
+            results = self._model.generate(input=mono_16k(clip), disable_pbar=True)
+        except Exception as exc:  # one bad clip must not end the run; recorded per clip
+            return failed_hypothesis(clip.id, language, started, exc)
+        seconds = time.perf_counter() - started
+        result = results[0] if results else {}
+        text = str(result.get("text", "")).strip()
+        return Hypothesis(
+            id=clip.id,
+            text=text,
+            decode_seconds=seconds,
+            language_requested=language,
+            language_used=self.options.model_language,
+            segments=funasr_segments(result, text),
+        )
+
+    def close(self) -> None:
+        self._model = None
+
+
+def funasr_segments(result: dict[str, Any], text: str) -> tuple[Segment, ...]:
+    """Sentence timestamps when FunASR gives them, else one segment per token (ms → s).
+
+    Per-token timestamps are paired with the text's tokens (characters for Chinese,
+    space-separated words otherwise) only when the counts agree; otherwise one segment
+    spans them all, so a mismatch never invents an alignment.
+    """
+    sentences = result.get("sentence_info") or []
+    if sentences:
+        return tuple(
+            Segment(float(s["start"]) / 1000, float(s["end"]) / 1000, str(s.get("text", "")))
+            for s in sentences
+            if "start" in s and "end" in s
+        )
+    stamps = [s for s in result.get("timestamp") or [] if len(s) == 2]
+    if not stamps:
+        return ()
+    tokens = text.split() if " " in text else [c for c in text if not c.isspace()]
+    if len(tokens) == len(stamps):
+        return tuple(
+            Segment(float(a) / 1000, float(b) / 1000, t)
+            for t, (a, b) in zip(tokens, stamps, strict=True)
+        )
+    return (Segment(float(stamps[0][0]) / 1000, float(stamps[-1][1]) / 1000, text),)

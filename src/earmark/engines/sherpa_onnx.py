@@ -1,0 +1,287 @@
+"""Offline ONNX models through sherpa-onnx: transducer, Paraformer, CTC, Whisper, SenseVoice.
+
+A sherpa-onnx model is a folder of `*.onnx` files and a `tokens.txt`; its layout says
+what kind of model it is (`model_type=auto`): a joiner means transducer, an encoder and
+decoder without one mean Whisper, a single `model.onnx` means Paraformer unless
+`model_type=` says `nemo_ctc`, `wenet_ctc` or `sense_voice`. The weight type is the file
+variant: `compute_type=int8` loads the `*.int8.onnx` files, `float32` the plain ones, so a
+weight-type sweep compares the two exports of one model. Only the files loaded are hashed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
+from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
+from earmark.engines.extras import require
+from earmark.engines.model_source import (
+    ModelSource,
+    failed_hypothesis,
+    fingerprint,
+    package_version,
+    primary_language,
+    read_weight_type,
+    resolve_source,
+)
+from earmark.engines.registry import ONNX_WEIGHT_TYPES
+from earmark.engines.settings import SettingsReader
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError
+
+BACKEND = "sherpa-onnx"
+EXTRA = "sherpa-onnx"
+FEATURE = "the sherpa-onnx backend"
+MODEL_TYPES = (
+    "auto",
+    "transducer",
+    "paraformer",
+    "whisper",
+    "nemo_ctc",
+    "wenet_ctc",
+    "sense_voice",
+)
+#: Which files each model type needs, by role.
+_ROLES = {
+    "transducer": ("encoder", "decoder", "joiner"),
+    "whisper": ("encoder", "decoder"),
+    "paraformer": ("model",),
+    "nemo_ctc": ("model",),
+    "wenet_ctc": ("model",),
+    "sense_voice": ("model",),
+}
+
+
+@dataclass(frozen=True)
+class SherpaOptions:
+    model_type: str
+    compute_type: str | None
+    threads: int
+    decoding_method: str
+    language_policy: str
+
+
+def read_options(arm: ArmSpec) -> tuple[SherpaOptions, ModelSource]:
+    reader = SettingsReader(arm)
+    options = SherpaOptions(
+        model_type=reader.choice("model_type", MODEL_TYPES, "auto"),
+        compute_type=read_weight_type(reader, ONNX_WEIGHT_TYPES, None),
+        threads=reader.integer("threads", 1, minimum=1),
+        decoding_method=reader.choice(
+            "decoding_method", ("greedy_search", "modified_beam_search"), "greedy_search"
+        ),
+        language_policy=reader.choice("language_policy", ("forced", "detect"), "forced"),
+    )
+    source = resolve_source(arm, reader, what="sherpa-onnx model folder")
+    reader.finish()
+    return options, source
+
+
+@dataclass(frozen=True)
+class SherpaLayout:
+    """The files one model type needs, chosen for one weight type."""
+
+    model_type: str
+    weight_type: str
+    files: dict[str, Path]
+    tokens: Path
+
+    def loaded(self) -> list[Path]:
+        return [*self.files.values(), self.tokens]
+
+
+def find_layout(folder: Path, model_type: str, weight_type: str | None) -> SherpaLayout:
+    """Pick the model type and its files; `ValueError` says what is missing."""
+    onnx = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix == ".onnx")
+    tokens = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith("tokens.txt"))
+    if not tokens:
+        raise ValueError("no tokens.txt")
+    if not onnx:
+        raise ValueError("no .onnx files")
+    kind = model_type
+    if kind == "auto":
+        names = " ".join(p.name for p in onnx)
+        if "joiner" in names:
+            kind = "transducer"
+        elif "encoder" in names and "decoder" in names:
+            kind = "whisper"
+        else:
+            kind = "paraformer"
+    chosen_type = weight_type
+    if chosen_type is None:
+        has_float = any(not p.name.endswith(".int8.onnx") for p in onnx)
+        chosen_type = "float32" if has_float else "int8"
+    variants = [p for p in onnx if p.name.endswith(".int8.onnx") == (chosen_type == "int8")]
+    files: dict[str, Path] = {}
+    for role in _ROLES[kind]:
+        if role == "model":
+            matches = [p for p in variants if not any(r in p.name for r in _ROLES["transducer"])]
+        else:
+            matches = [p for p in variants if role in p.name]
+        if len(matches) != 1:
+            found = ", ".join(p.name for p in matches) or "none"
+            raise ValueError(
+                f"{kind} needs exactly one {chosen_type} {role} .onnx file (found: {found})"
+            )
+        files[role] = matches[0]
+    return SherpaLayout(kind, chosen_type, files, tokens[0])
+
+
+class SherpaOnnxEngine:
+    """One sherpa-onnx offline recogniser; clips decoded one stream at a time."""
+
+    def __init__(self, arm: ArmSpec, options: SherpaOptions, source: ModelSource) -> None:
+        self.arm = arm
+        self.name = arm.name
+        self.options = options
+        self.source = source
+        self._sherpa: Any = None
+        self._recognizers: dict[str, Any] = {}
+        self._layout: SherpaLayout | None = None
+        self._info: ModelInfo | None = None
+
+    @classmethod
+    def check_spec(cls, arm: ArmSpec) -> tuple[SherpaOptions, ModelSource]:
+        return read_options(arm)
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> SherpaOnnxEngine:
+        options, source = read_options(arm)
+        require("sherpa_onnx", FEATURE, EXTRA)
+        return cls(arm, options, source)
+
+    def load(self) -> ModelInfo:
+        if self._info is not None:
+            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._sherpa = require("sherpa_onnx", FEATURE, EXTRA)
+        assert self.source.path is not None
+        folder = self.source.path
+        try:
+            layout = find_layout(folder, self.options.model_type, self.options.compute_type)
+        except ValueError as exc:
+            raise EarmarkError(
+                f"arm '{self.name}': {folder} is not a sherpa-onnx model folder: {exc}",
+                field="model",
+                hint="a folder with tokens.txt and the model's .onnx files; set model_type= "
+                "for CTC or SenseVoice models",
+            ) from exc
+        files = fingerprint(folder, layout.loaded())
+        self._layout = layout
+        started = time.perf_counter()
+        self._recognizer(None)  # load now, so a bad model fails here, not on the first clip
+        load_seconds = time.perf_counter() - started
+        self._info = ModelInfo(
+            backend=BACKEND,
+            artifact_id=self.source.artifact_id,
+            revision=files.revision,
+            file_sha256=files.file_sha256,
+            licence=self.source.licence,
+            licence_source=self.source.licence_source,
+            runtime="sherpa-onnx",
+            runtime_version=package_version("sherpa-onnx"),
+            compute_type=layout.weight_type,
+            load_seconds=load_seconds,
+            size_bytes=files.size_bytes,
+            extra={
+                "model_type": layout.model_type,
+                "files": {role: p.name for role, p in layout.files.items()},
+                "compute_type_requested": self.options.compute_type,
+                "threads": self.options.threads,
+                "decoding_method": self.options.decoding_method,
+                "onnxruntime_version": package_version("onnxruntime"),
+                "content_revision": files.content_revision,
+                "hash_seconds": files.hash_seconds,
+            },
+        )
+        return self._info
+
+    def _recognizer(self, language: str | None) -> Any:
+        """Whisper and SenseVoice bind the language at construction: one per language."""
+        layout = self._layout
+        assert layout is not None
+        key = (language or "") if layout.model_type in ("whisper", "sense_voice") else ""
+        if key in self._recognizers:
+            return self._recognizers[key]
+        make = self._sherpa.OfflineRecognizer
+        common: dict[str, Any] = {
+            "tokens": str(layout.tokens),
+            "num_threads": self.options.threads,
+            "decoding_method": self.options.decoding_method,
+        }
+        paths = {role: str(p) for role, p in layout.files.items()}
+        try:
+            if layout.model_type == "transducer":
+                recognizer = make.from_transducer(**paths, **common)
+            elif layout.model_type == "whisper":
+                recognizer = make.from_whisper(
+                    paths["encoder"], paths["decoder"], language=key, **common
+                )
+            elif layout.model_type == "paraformer":
+                recognizer = make.from_paraformer(paraformer=paths["model"], **common)
+            elif layout.model_type == "sense_voice":
+                recognizer = make.from_sense_voice(model=paths["model"], language=key, **common)
+            elif layout.model_type == "nemo_ctc":
+                recognizer = make.from_nemo_ctc(model=paths["model"], **common)
+            else:
+                recognizer = make.from_wenet_ctc(model=paths["model"], **common)
+        except (RuntimeError, ValueError) as exc:
+            raise EarmarkError(
+                f"arm '{self.name}': sherpa-onnx could not load the {layout.model_type} model: "
+                f"{exc}",
+                field="model",
+                hint="check model_type= and that the .onnx files are complete exports",
+            ) from exc
+        self._recognizers[key] = recognizer
+        return recognizer
+
+    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
+        if self._info is None or self._layout is None:
+            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
+        takes_language = self._layout.model_type in ("whisper", "sense_voice")
+        code = primary_language(language)
+        forced = code if takes_language and self.options.language_policy == "forced" else None
+        return [self._one(clip, language, forced) for clip in clips]
+
+    def _one(self, clip: Clip, language: str | None, forced: str | None) -> Hypothesis:
+        started = time.perf_counter()
+        try:
+            recognizer = self._recognizer(forced)
+            stream = recognizer.create_stream()
+            stream.accept_waveform(SAMPLE_RATE, mono_16k(clip))
+            recognizer.decode_stream(stream)
+            result = stream.result
+        except Exception as exc:  # one bad clip must not end the run; recorded per clip
+            return failed_hypothesis(clip.id, language, started, exc)
+        seconds = time.perf_counter() - started
+        used = getattr(result, "lang", "") or forced
+        return Hypothesis(
+            id=clip.id,
+            text=str(result.text).strip(),
+            decode_seconds=seconds,
+            language_requested=language,
+            language_used=str(used).strip("<|>") if used else None,
+            segments=token_segments(
+                list(getattr(result, "tokens", []) or []),
+                list(getattr(result, "timestamps", []) or []),
+                len(mono_16k(clip)) / SAMPLE_RATE,
+            ),
+        )
+
+    def close(self) -> None:
+        self._recognizers.clear()
+
+
+def token_segments(
+    tokens: Sequence[str], starts: Sequence[float], duration: float
+) -> tuple[Segment, ...]:
+    """Token start times to segments: each token ends where the next one starts."""
+    if not tokens or len(tokens) != len(starts):
+        return ()
+    ends = [*starts[1:], max(duration, starts[-1])]
+    return tuple(
+        Segment(float(s), float(e), str(t)) for t, s, e in zip(tokens, starts, ends, strict=True)
+    )

@@ -1,0 +1,67 @@
+"""What the two transformers backends share: weight type, device, threads, read-back.
+
+The weight type is a torch dtype (`float32`, `bfloat16`, `float16`), set with
+`compute_type` (what `--weight-types` sweeps set) or its alias `dtype`. The dtype that is
+recorded is read back from the loaded parameters, never copied from the request.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from earmark.engines.extras import require
+from earmark.engines.model_source import package_version, read_weight_type
+from earmark.engines.registry import TORCH_WEIGHT_TYPES
+from earmark.engines.settings import SettingsReader
+
+EXTRA = "transformers"
+
+
+@dataclass(frozen=True)
+class TorchOptions:
+    compute_type: str
+    device: str
+    threads: int
+
+
+def read_torch_options(reader: SettingsReader) -> TorchOptions:
+    return TorchOptions(
+        compute_type=read_weight_type(reader, TORCH_WEIGHT_TYPES, "float32") or "float32",
+        device=reader.choice("device", ("cpu", "cuda"), "cpu"),
+        threads=reader.integer("threads", 0, minimum=0),
+    )
+
+
+def import_runtime(feature: str) -> tuple[Any, Any]:
+    """`(torch, transformers)`, or `MissingExtraError` naming the `transformers` extra."""
+    torch = require("torch", feature, EXTRA)
+    transformers = require("transformers", feature, EXTRA)
+    return torch, transformers
+
+
+def prepare_torch(torch: Any, options: TorchOptions) -> Any:
+    """Apply the thread count and return the requested torch dtype."""
+    if options.threads:
+        torch.set_num_threads(options.threads)
+    return getattr(torch, options.compute_type)
+
+
+def parameter_dtype(model: Any) -> str:
+    """The dtype most parameters actually hold (by element count), e.g. `bfloat16`."""
+    counts: Counter[str] = Counter()
+    for parameter in model.parameters():
+        counts[str(parameter.dtype).removeprefix("torch.")] += int(parameter.numel())
+    return counts.most_common(1)[0][0] if counts else "unknown"
+
+
+def runtime_extra(torch: Any, options: TorchOptions) -> dict[str, Any]:
+    return {
+        "torch_version": getattr(torch, "__version__", None),
+        "compute_type_requested": options.compute_type,
+        "device": options.device,
+        "threads": torch.get_num_threads(),
+        "safetensors_version": package_version("safetensors"),
+        "tokenizers_version": package_version("tokenizers"),
+    }

@@ -1,0 +1,292 @@
+"""Encoder-decoder ASR through transformers (Whisper, any `AutoModelForSpeechSeq2Seq`).
+
+The transformers Whisper is the reference implementation the other Whisper runtimes are
+compared against. On a multilingual Whisper the requested language is forced as the
+language token (`language_policy=forced`, the default) or detected (`detect`); the
+language recorded as used is the language token the decoder actually emitted. An
+English-only checkpoint asked for another language decodes English, and the hypothesis
+says so; a language Whisper does not know (Irish `ga`) gets a reason code per clip.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from earmark.engines.base import Clip, Hypothesis, ModelInfo
+from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
+from earmark.engines.model_source import (
+    ModelSource,
+    failed_hypothesis,
+    fingerprint,
+    materialise,
+    primary_language,
+    resolve_source,
+)
+from earmark.engines.settings import SettingsReader
+from earmark.engines.spec import ArmSpec
+from earmark.engines.transformers_runtime import (
+    TorchOptions,
+    import_runtime,
+    parameter_dtype,
+    prepare_torch,
+    read_torch_options,
+    runtime_extra,
+)
+from earmark.errors import EarmarkError
+
+BACKEND = "transformers-seq2seq"
+FEATURE = "the transformers-seq2seq backend"
+LANGUAGE_POLICIES = ("forced", "detect", "refuse")
+
+
+@dataclass(frozen=True)
+class Seq2SeqOptions:
+    torch: TorchOptions
+    num_beams: int
+    max_new_tokens: int
+    batch_size: int
+    language_policy: str
+
+    def generate_kwargs(self) -> dict[str, Any]:
+        return {"num_beams": self.num_beams, "max_new_tokens": self.max_new_tokens}
+
+
+def read_options(arm: ArmSpec) -> tuple[Seq2SeqOptions, ModelSource]:
+    reader = SettingsReader(arm)
+    options = Seq2SeqOptions(
+        torch=read_torch_options(reader),
+        num_beams=reader.integer("num_beams", 1, minimum=1),
+        max_new_tokens=reader.integer("max_new_tokens", 128, minimum=1),
+        batch_size=reader.integer("batch_size", 1, minimum=1),
+        language_policy=reader.choice("language_policy", LANGUAGE_POLICIES, "forced"),
+    )
+    source = resolve_source(arm, reader, what="transformers model folder")
+    reader.finish()
+    return options, source
+
+
+@dataclass(frozen=True)
+class _LanguagePlan:
+    language: str | None
+    refused_code: str | None
+
+
+class TransformersSeq2SeqEngine:
+    """One speech seq2seq model loaded once; clips generated in batches."""
+
+    def __init__(self, arm: ArmSpec, options: Seq2SeqOptions, source: ModelSource) -> None:
+        self.arm = arm
+        self.name = arm.name
+        self.options = options
+        self.source = source
+        self._model: Any = None
+        self._processor: Any = None
+        self._torch: Any = None
+        self._dtype: Any = None
+        self._info: ModelInfo | None = None
+        self._whisper = False
+        self._multilingual = False
+        #: Language token id -> language code, for reading back what was decoded.
+        self._language_ids: dict[int, str] = {}
+
+    @classmethod
+    def check_spec(cls, arm: ArmSpec) -> tuple[Seq2SeqOptions, ModelSource]:
+        return read_options(arm)
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> TransformersSeq2SeqEngine:
+        options, source = read_options(arm)
+        import_runtime(FEATURE)
+        return cls(arm, options, source)
+
+    def load(self) -> ModelInfo:
+        if self._info is not None:
+            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        torch, transformers = import_runtime(FEATURE)
+        folder = materialise(self.source, feature=FEATURE, extra="transformers")
+        if not (folder / "config.json").is_file():
+            raise EarmarkError(
+                f"arm '{self.name}': {folder} has no config.json",
+                field="model",
+                hint="give a folder saved with save_pretrained (config, weights, processor)",
+            )
+        files = fingerprint(folder)
+        dtype = prepare_torch(torch, self.options.torch)
+        started = time.perf_counter()
+        try:
+            processor = transformers.AutoProcessor.from_pretrained(
+                str(folder), local_files_only=True
+            )
+            model = transformers.AutoModelForSpeechSeq2Seq.from_pretrained(
+                str(folder), dtype=dtype, local_files_only=True
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            raise EarmarkError(
+                f"arm '{self.name}': {folder} is not a loadable speech seq2seq model: {exc}",
+                field="model",
+                hint="the folder needs config.json, generation_config.json, the weights, "
+                "the tokenizer and the feature extractor",
+            ) from exc
+        model.eval().to(self.options.torch.device)
+        load_seconds = time.perf_counter() - started
+        self._torch, self._dtype = torch, dtype
+        self._model, self._processor = model, processor
+        generation = model.generation_config
+        self._whisper = getattr(model.config, "model_type", None) == "whisper"
+        lang_to_id = dict(getattr(generation, "lang_to_id", None) or {})
+        self._multilingual = self._whisper and bool(
+            getattr(generation, "is_multilingual", False) and lang_to_id
+        )
+        self._language_ids = {int(i): t.strip("<|>") for t, i in lang_to_id.items()}
+        languages: tuple[str, ...] | None
+        if self._multilingual:
+            languages = tuple(self._language_ids[i] for i in sorted(self._language_ids))
+        elif self._whisper:
+            languages = ("en",)
+        else:
+            languages = None
+        self._info = ModelInfo(
+            backend=BACKEND,
+            artifact_id=self.source.artifact_id,
+            revision=files.revision,
+            file_sha256=files.file_sha256,
+            licence=self.source.licence,
+            licence_source=self.source.licence_source,
+            runtime="transformers",
+            runtime_version=getattr(transformers, "__version__", None),
+            compute_type=parameter_dtype(model),
+            load_seconds=load_seconds,
+            size_bytes=files.size_bytes,
+            languages=languages,
+            english_only=self._whisper and not self._multilingual,
+            extra={
+                **runtime_extra(torch, self.options.torch),
+                "model_class": type(model).__name__,
+                "architecture": getattr(model.config, "model_type", None),
+                "language_policy": self.options.language_policy,
+                "generate_options": self.options.generate_kwargs(),
+                "batch_size": self.options.batch_size,
+                "model_source": self.source.kind,
+                "model_reference": self.source.reference,
+                "content_revision": files.content_revision,
+                "hash_seconds": files.hash_seconds,
+            },
+        )
+        return self._info
+
+    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
+        if self._model is None or self._info is None:
+            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
+        plan = self._language_plan(language)
+        if plan.refused_code is not None:
+            return [
+                Hypothesis(
+                    id=clip.id,
+                    text="",
+                    decode_seconds=0.0,
+                    language_requested=language,
+                    error=plan.refused_code,
+                    extra={"language_policy": self.options.language_policy},
+                )
+                for clip in clips
+            ]
+        size = self.options.batch_size
+        hypotheses: list[Hypothesis] = []
+        for start in range(0, len(clips), size):
+            hypotheses.extend(self._batch(list(clips[start : start + size]), language, plan))
+        return hypotheses
+
+    def _language_plan(self, language: str | None) -> _LanguagePlan:
+        """What to force, decided once per call rather than failing per clip."""
+        code = primary_language(language)
+        policy = self.options.language_policy
+        if not self._whisper or policy == "detect" or code is None:
+            return _LanguagePlan(None, None)
+        languages = self._info.languages if self._info else None
+        if code in (languages or ()):
+            return _LanguagePlan(code if self._multilingual else None, None)
+        if policy == "refuse":
+            raise EarmarkError(
+                f"arm '{self.name}': model does not support language {language!r} "
+                "(language_policy=refuse)",
+                field="language_policy",
+                hint="use language_policy=forced or detect to decode anyway",
+            )
+        if not self._multilingual:
+            # An English-only Whisper has no language token: it decodes English, and
+            # the hypothesis records the mismatch.
+            return _LanguagePlan(None, None)
+        return _LanguagePlan(None, f"unsupported_language:{code}")
+
+    def _batch(
+        self, clips: list[Clip], language: str | None, plan: _LanguagePlan
+    ) -> list[Hypothesis]:
+        started = time.perf_counter()
+        try:
+            decoded = self._generate([mono_16k(clip) for clip in clips], plan)
+        except Exception as exc:  # one bad clip must not end the run; recorded per clip
+            if len(clips) > 1:
+                return [h for clip in clips for h in self._batch([clip], language, plan)]
+            return [failed_hypothesis(clips[0].id, language, started, exc)]
+        seconds = (time.perf_counter() - started) / len(clips)
+        requested = primary_language(language)
+        hypotheses = []
+        for clip, (text, used) in zip(clips, decoded, strict=True):
+            extra: dict[str, Any] = {
+                "language_policy": self.options.language_policy,
+                "batch_size": len(clips),
+            }
+            if self._whisper and requested is not None and used is not None and used != requested:
+                extra["language_mismatch"] = True
+            hypotheses.append(
+                Hypothesis(
+                    id=clip.id,
+                    text=text,
+                    decode_seconds=seconds,
+                    language_requested=language,
+                    language_used=used,
+                    extra=extra,
+                )
+            )
+        return hypotheses
+
+    def _generate(self, audios: list[Any], plan: _LanguagePlan) -> list[tuple[str, str | None]]:
+        torch = self._torch
+        extractor = getattr(self._processor, "feature_extractor", self._processor)
+        padding: dict[str, Any] = {} if self._whisper else {"padding": True}
+        inputs = extractor(audios, sampling_rate=SAMPLE_RATE, return_tensors="pt", **padding)
+        device = self.options.torch.device
+        tensors = {
+            key: value.to(device, self._dtype) if value.is_floating_point() else value.to(device)
+            for key, value in inputs.items()
+        }
+        kwargs = self.options.generate_kwargs()
+        if self._multilingual:
+            kwargs.update(language=plan.language, task="transcribe")
+        with torch.inference_mode():
+            sequences = self._model.generate(**tensors, **kwargs)
+        if not isinstance(sequences, torch.Tensor):
+            sequences = sequences.sequences
+        texts = self._processor.batch_decode(sequences, skip_special_tokens=True)
+        return [
+            (str(text).strip(), self._language_used(row.tolist(), plan))
+            for text, row in zip(texts, sequences, strict=True)
+        ]
+
+    def _language_used(self, tokens: list[int], plan: _LanguagePlan) -> str | None:
+        """The language token the decoder emitted (Whisper), else what was forced."""
+        if not self._whisper:
+            return None
+        if not self._multilingual:
+            return "en"
+        for token in tokens[:4]:
+            if token in self._language_ids:
+                return self._language_ids[token]
+        return plan.language
+
+    def close(self) -> None:
+        self._model = None
+        self._processor = None
