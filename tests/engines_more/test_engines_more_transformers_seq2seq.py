@@ -29,7 +29,14 @@ def _direct(folder: Path, clip: Clip, **kwargs: Any) -> tuple[str, list[int]]:
         [clip.audio], sampling_rate=16000, return_tensors="pt"
     ).input_features
     with torch.inference_mode():
-        out = model.generate(features, task="transcribe", num_beams=1, max_new_tokens=4, **kwargs)
+        out = model.generate(
+            features,
+            task="transcribe",
+            num_beams=1,
+            max_new_tokens=4,
+            return_dict_in_generate=True,
+            **kwargs,
+        ).sequences
     return processor.batch_decode(out, skip_special_tokens=True)[0].strip(), out[0].tolist()
 
 

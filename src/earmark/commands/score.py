@@ -47,12 +47,19 @@ def register(sub: Any) -> None:
         help="add critical-token recall/precision (numbers, dates, currency, URLs, IDs, ...)",
     )
     p.add_argument("--out", required=True, help="output directory")
+    p.add_argument(
+        "--show-alignments",
+        type=int,
+        default=3,
+        metavar="N",
+        help="print the N worst utterances per language, aligned and coloured (0: none)",
+    )
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.report.terminal import print_summary
+    from earmark.report.terminal import print_summary, print_worst_alignments
     from earmark.scoring.api import score_predictions
     from earmark.scoring.readers import FieldNames
 
@@ -79,5 +86,11 @@ def run(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print_summary(results)
+        if args.show_alignments > 0:
+            from pathlib import Path
+
+            print_worst_alignments(
+                results, Path(args.out) / "predictions.jsonl", per_language=args.show_alignments
+            )
         print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")
     return 0

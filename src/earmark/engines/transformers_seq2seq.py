@@ -263,7 +263,9 @@ class TransformersSeq2SeqEngine:
             key: value.to(device, self._dtype) if value.is_floating_point() else value.to(device)
             for key, value in inputs.items()
         }
-        kwargs = self.options.generate_kwargs()
+        # The dict output keeps the decoder prompt, whose second token is the language
+        # the decoder forced or detected; the plain tensor output drops it.
+        kwargs = {**self.options.generate_kwargs(), "return_dict_in_generate": True}
         if self._multilingual:
             kwargs.update(language=plan.language, task="transcribe")
         with torch.inference_mode():

@@ -79,6 +79,10 @@ def render_results_markdown(results: dict[str, Any], title: str = "earmark resul
     return "\n".join(parts)
 
 
+def _units(items: list[dict[str, Any]]) -> str:
+    return ", ".join(f"{i['unit']} ×{i['count']}" for i in items[:5]) or "—"
+
+
 def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     boot = arm["bootstrap"]
     cov = arm["coverage"]
@@ -147,6 +151,40 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
         if len(cov["not_ok"]) > 200:
             parts.append(f"- … and {len(cov['not_ok']) - 200} more (see results.json)")
         parts.append("")
+    analysis = arm.get("error_analysis") or {}
+    for lang, section in analysis.items():
+        if not section["worst_utterances"]:
+            continue
+        subs = ", ".join(
+            f"{s['reference']}→{s['hypothesis']} ×{s['count']}"
+            for s in section["top_substitutions"][:5]
+        )
+        parts += [
+            f"### Error analysis: {lang} ({section['normalizer']} / {section['view']}, "
+            f"{section['unit']}s)",
+            "",
+            f"- Top substitutions: {subs or '—'}",
+            "- Top deletions: "
+            + (
+                ", ".join(f"{d['unit']} ×{d['count']}" for d in section["top_deletions"][:5]) or "—"
+            ),
+            "- Top insertions: "
+            + (
+                ", ".join(f"{i['unit']} ×{i['count']}" for i in section["top_insertions"][:5])
+                or "—"
+            ),
+            "",
+        ]
+        for worst in section["worst_utterances"][:3]:
+            parts += [
+                f"`{worst['id']}` — {worst['substitutions']} S, {worst['deletions']} D, "
+                f"{worst['insertions']} I",
+                "",
+                "```",
+                worst["alignment"],
+                "```",
+                "",
+            ]
     excluded = cov.get("excluded", [])
     if excluded:
         parts += ["### Excluded", ""]

@@ -32,3 +32,38 @@ def print_summary(results: dict[str, Any], title: str = "earmark") -> None:
             )
         if arm.get("overall") is None and arm.get("overall_null_reason"):
             console.print(f"overall: null — {arm['overall_null_reason']}")
+
+
+def print_worst_alignments(
+    results: dict[str, Any], predictions: Any, per_language: int = 3
+) -> None:
+    """The worst utterances of each language, aligned and coloured (rich) in the terminal."""
+    import json
+
+    from rich.console import Console
+
+    from earmark.metrics.alignment import align
+    from earmark.metrics.analysis import render_alignment
+    from earmark.metrics.tokens import chars, words
+
+    wanted: dict[str, tuple[str, str]] = {}
+    for arm in results["arms"].values():
+        for section in (arm.get("error_analysis") or {}).values():
+            for worst in section["worst_utterances"][:per_language]:
+                wanted[worst["id"]] = (section["view"], section["unit"])
+    if not wanted:
+        return
+    console = Console()
+    with open(predictions, encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["id"] not in wanted:
+                continue
+            view, unit = wanted[row["id"]]
+            texts = row["views"][view]
+            tok = words if unit == "word" else chars
+            console.print(f"[bold]{row['id']}[/bold] ({row.get('language')}, {view})")
+            rendered = render_alignment(
+                align(tok(texts["reference"]), tok(texts["hypothesis"])), style="rich"
+            )
+            console.print(rendered)

@@ -34,6 +34,7 @@ from earmark.report.results import build_results, write_results
 from earmark.run.plan import RunPlan
 from earmark.run.provenance import host_profile, is_verifiable, software_profile
 from earmark.run.store import PredictionStore
+from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
@@ -264,6 +265,7 @@ def finish_run(
                 {**raw, "normalizer": record["normalizer"], "views": record["views"]}
             )
         summary = scored.to_dict()
+        summary["error_analysis"] = error_analysis_section(scored)
         summary["punctuation"] = punctuation_section(
             rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.level
         )

@@ -13,6 +13,7 @@ from typing import Any
 
 from earmark.report.markdown import render_results_markdown
 from earmark.report.results import build_results, write_results
+from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.readers import FieldNames, read_pairs
@@ -57,6 +58,7 @@ def score_predictions(
     scored = score_rows(rows, options)
     summary = scored.to_dict()
     summary["coverage"]["excluded"] = read.excluded
+    summary["error_analysis"] = error_analysis_section(scored)
     if punctuation or critical_tokens:
         from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 
