@@ -56,7 +56,13 @@ def run(args: argparse.Namespace) -> int:
 
     from earmark.errors import EarmarkError
     from earmark.report.terminal import print_summary
-    from earmark.run.plan import RunPlan, check_frozen, file_sha256, load_plan
+    from earmark.run.plan import (
+        RunPlan,
+        check_frozen,
+        default_audio_root,
+        file_sha256,
+        load_plan,
+    )
     from earmark.run.runner import RunOptions, run_plan
     from earmark.run.sweep import expand_weight_types
 
@@ -89,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         manifest = Path(args.manifest).resolve()
         plan = RunPlan(
             manifest=str(manifest),
-            audio_root=str(Path(args.audio_root).resolve() if args.audio_root else manifest.parent),
+            audio_root=str(default_audio_root(manifest, args.audio_root)),
             arms=arms,
             normalizer=args.normalizer,
             repeats=args.repeats,

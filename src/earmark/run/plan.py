@@ -117,6 +117,19 @@ class RunPlan:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def default_audio_root(manifest: str | os.PathLike[str], given: str | None = None) -> Path:
+    """The explicit root, else the sidecar's `extra.audio_root` (importers write it, relative
+    to the manifest's folder), else the manifest's folder."""
+    from earmark.corpus.manifest import read_meta
+
+    if given:
+        return Path(given).resolve()
+    recorded = read_meta(manifest).extra.get("audio_root")
+    if isinstance(recorded, str) and recorded:
+        return (Path(manifest).parent / recorded).resolve()
+    return Path(manifest).parent
+
+
 def file_sha256(path: str | os.PathLike[str]) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -149,7 +162,7 @@ def load_plan(path: str | os.PathLike[str]) -> RunPlan:
     try:
         return RunPlan(
             manifest=str(manifest),
-            audio_root=str(audio_root or manifest.parent),
+            audio_root=str(audio_root or default_audio_root(manifest)),
             arms=arms,
             normalizer=str(data.get("normalizer", "auto")),
             repeats=int(data.get("repeats", 1)),
