@@ -165,7 +165,10 @@ def compare_arms(
     human = _take(ref_arm.references, ref_pos)
     languages = _take(ref_arm.languages, ref_pos)
     slices = _take(ref_arm.slices, ref_pos)
-    clusters = _codes(_take(ref_arm.clusters, ref_pos))
+    codes = _codes(_take(ref_arm.clusters, ref_pos))
+    n_clusters = int(codes.max()) + 1 if n else 0
+    # Every row its own clip (no repeats): the bootstrap needs no cluster map (faster).
+    clusters: NDArray[np.int64] | None = None if n_clusters == n else codes
     ref_hyps = _take(ref_arm.hypotheses, ref_pos)
     ref_hyp_texts = [h if h is not None else "" for h in ref_hyps]
     by_lang, by_slice = _scopes(languages, slices)
@@ -177,7 +180,7 @@ def compare_arms(
     for name, arm in arms.items():
         hyps[name] = _take(arm.hypotheses, aligned.positions[name])
         vs_human[name] = count_rows(counter, human, hyps[name], languages)
-        vs_ref[name] = count_rows(counter, ref_hyp_texts, hyps[name], languages)
+        vs_ref[name] = count_rows(counter, ref_hyp_texts, hyps[name], languages, with_raw=False)
     for rows in (*vs_human.values(), *vs_ref.values()):
         rows.available()  # fill the cache once, before any worker forks
 
@@ -240,7 +243,7 @@ def compare_arms(
             "seeding": "every interval re-seeds numpy PCG64 with this seed",
         },
         "n_shared": n,
-        "n_clusters": int(len(set(clusters.tolist()))),
+        "n_clusters": n_clusters,
         "arms_order": list(arms),
         "unpaired": aligned.unpaired,
         "arms": arms_out,
@@ -259,7 +262,7 @@ class _ArmState:
     labels: list[str]
     human: list[str]
     languages: list[str | None]
-    clusters: NDArray[np.int64]
+    clusters: NDArray[np.int64] | None
     ref_hyps: list[str | None]
     ref_scripts: list[str | None]
     by_lang: dict[str, NDArray[np.int64]]
@@ -296,7 +299,7 @@ def _arm_figures(state: _ArmState, name: str) -> tuple[dict[str, Any], dict[str,
     def scope_block(positions: NDArray[np.int64]) -> dict[str, Any]:
         return {
             "exact_match_vs_reference": exact_match_block(
-                matches[positions], clusters[positions], settings
+                matches[positions], _sub(clusters, positions), settings
             ),
             "vs_reference_arm": scope_metrics(state.vs_ref[name], positions, clusters, settings),
             "vs_human": scope_metrics(state.vs_human[name], positions, clusters, settings),
@@ -336,7 +339,7 @@ def _pairs(
     vs_human: Mapping[str, RowCounts],
     by_lang: Mapping[str, NDArray[np.int64]],
     everything: NDArray[np.int64],
-    clusters: NDArray[np.int64],
+    clusters: NDArray[np.int64] | None,
     counter: PairCounter,
     settings: BootstrapSettings,
 ) -> list[dict[str, Any]]:
@@ -374,7 +377,7 @@ def _pairs(
             result = paired_comparison(
                 ref_rows.counts(unit)[kept],
                 challenger_rows.counts(unit)[kept],
-                clusters[kept],
+                _sub(clusters, kept),
                 settings,
             )
             out.append(
@@ -387,6 +390,10 @@ def _pairs(
                 }
             )
     return out
+
+
+def _sub(clusters: NDArray[np.int64] | None, positions: NDArray[np.int64]) -> Any:
+    return None if clusters is None else clusters[positions]
 
 
 def _null_pair(reason: str) -> dict[str, Any]:

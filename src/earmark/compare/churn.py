@@ -35,7 +35,7 @@ def exact_matches(
 
 def exact_match_block(
     matches: NDArray[np.bool_],
-    clusters: NDArray[np.int64],
+    clusters: NDArray[np.int64] | None,
     settings: BootstrapSettings,
 ) -> dict[str, Any]:
     """{"value", "ci95", "matches", "n"} with a clip-bootstrap CI of k/n."""

@@ -57,7 +57,7 @@ class PairCounter:
     """
 
     policy: NormalizerPolicy
-    _index: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    _index: dict[tuple[str, str, str, bool], int] = field(default_factory=dict)
     normalizer_of: list[str] = field(default_factory=list)
     #: Primary-view texts of each entry (for diagnostics: loops, no-speech).
     primary_reference: list[str] = field(default_factory=list)
@@ -86,27 +86,38 @@ class PairCounter:
         return norm
 
     def index_rows(
-        self, references: Sequence[str], hypotheses: Sequence[str], languages: Sequence[str | None]
+        self,
+        references: Sequence[str],
+        hypotheses: Sequence[str],
+        languages: Sequence[str | None],
+        *,
+        with_raw: bool = True,
     ) -> IntArray:
-        """Table index of each row's pair, counting new pairs (normalise + align once)."""
+        """Table index of each row's pair, counting new pairs (normalise + align once).
+
+        `with_raw=False` skips the raw-view counts (only the ranking-flip diagnostic on
+        the human reference needs them); such entries are cached apart."""
         out = np.empty(len(references), dtype=np.int64)
         index = self._index
-        for pos, (ref, hyp, lang) in enumerate(zip(references, hypotheses, languages, strict=True)):
-            name = self.normalizer_name(lang)
-            key = (name, ref, hyp)
+        names = [self.normalizer_name(lang) for lang in languages]
+        for pos, (ref, hyp, name) in enumerate(zip(references, hypotheses, names, strict=True)):
+            key = (name, ref, hyp, with_raw)
             found = index.get(key)
             if found is None:
-                found = index[key] = self._add(name, ref, hyp)
+                found = index[key] = self._add(name, ref, hyp, with_raw)
             out[pos] = found
         self._flush()
         return out
 
-    def _add(self, name: str, ref: str, hyp: str) -> int:
+    def _add(self, name: str, ref: str, hyp: str, with_raw: bool) -> int:
         norm = self.normalizer(name)
         entry = len(self.normalizer_of)
         self.normalizer_of.append(name)
         pairs = norm.normalize_pair(ref, hyp)
         for kind in VIEW_KINDS:
+            if kind == "raw" and not with_raw:
+                self.reasons[kind].append("raw view not counted for this comparison")
+                continue
             view = norm.primary_view if kind == "primary" else "raw"
             pair = pairs[view]
             if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
@@ -186,17 +197,19 @@ def count_rows(
     references: Sequence[str],
     hypotheses: Sequence[str | None],
     languages: Sequence[str | None],
+    *,
+    with_raw: bool = True,
 ) -> RowCounts:
     """Counts of each row; a missing hypothesis is scored as empty (all deletions)."""
     hyps = [h if h is not None else "" for h in hypotheses]
-    entries = counter.index_rows(references, hyps, languages)
+    entries = counter.index_rows(references, hyps, languages, with_raw=with_raw)
     normalizers = [counter.normalizer_name(lang) for lang in languages]
     return RowCounts(counter, entries, normalizers)
 
 
 def metric_object(
     counts: IntArray,
-    clusters: NDArray[np.int64],
+    clusters: NDArray[np.int64] | None,
     settings: BootstrapSettings,
     null_reasons: Counter[str] | None = None,
     n_rows: int | None = None,
@@ -266,7 +279,7 @@ def null_metric(reason: str, aggregate: str) -> dict[str, Any]:
 def scope_metrics(
     rows: RowCounts,
     positions: NDArray[np.int64],
-    clusters: NDArray[np.int64],
+    clusters: NDArray[np.int64] | None,
     settings: BootstrapSettings,
 ) -> dict[str, Any]:
     """{"wer": metric, "cer": metric} on the primary view over `positions` (one scope).
@@ -294,5 +307,6 @@ def scope_metrics(
             out[metric] = null_metric(f"normaliser {names[0]} has no {unit} units", agg)
             continue
         counts = rows.counts(unit)[kept]
-        out[metric] = metric_object(counts, clusters[kept], settings, reasons, len(positions))
+        sub = None if clusters is None else clusters[kept]
+        out[metric] = metric_object(counts, sub, settings, reasons, len(positions))
     return out

@@ -61,15 +61,20 @@ class ArmData:
         return {key: pos for pos, key in enumerate(self.keys)}
 
     def add(self, record: dict[str, Any], file: str, line: int) -> None:
+        """Append one row, validating its fields (errors name the file, line and field)."""
         ident = record.get("id")
-        if not isinstance(ident, str) or not ident.strip():
-            raise EarmarkError("missing or empty id", file=file, line=line, field="id")
         repeat = record.get("repeat", 0)
-        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
-            raise EarmarkError(
-                f"expected a non-negative integer, got {repeat!r}", file=file, line=line,
-                field="repeat",
-            )
+        reference = record.get("reference")
+        hypothesis = record.get("hypothesis")
+        if (
+            type(ident) is not str
+            or not ident.strip()
+            or type(repeat) is not int
+            or repeat < 0
+            or type(reference) is not str
+            or (hypothesis is not None and type(hypothesis) is not str)
+        ):
+            self._invalid(record, file, line)
         key = (ident, repeat)
         if key in self._lines:
             raise EarmarkError(
@@ -79,37 +84,49 @@ class ArmData:
                 line=line,
                 field="id",
             )
-        reference = record.get("reference")
-        if not isinstance(reference, str):
-            raise EarmarkError("expected a string", file=file, line=line, field="reference")
-        hypothesis = record.get("hypothesis")
-        if hypothesis is not None and not isinstance(hypothesis, str):
-            raise EarmarkError(
-                "expected a string or null", file=file, line=line, field="hypothesis"
-            )
-        language = record.get("language") or None
         slices = record.get("slices") or ()
-        if isinstance(slices, str):
-            slices = tuple(s for s in slices.replace(";", ",").split(",") if s)
-        if not isinstance(slices, list | tuple) or not all(isinstance(s, str) for s in slices):
-            raise EarmarkError("expected a list of strings", file=file, line=line, field="slices")
-        seconds = record.get("audio_seconds")
-        if seconds is None:
-            seconds = record.get("duration")
+        if type(slices) is not list or not all(type(s) is str for s in slices):
+            if isinstance(slices, str):
+                slices = [s for s in slices.replace(";", ",").split(",") if s]
+            elif slices != ():
+                raise EarmarkError(
+                    "expected a list of strings", file=file, line=line, field="slices"
+                )
+        language = record.get("language") or None
+        status = record.get("status")
+        cluster = record.get("clip") or record.get("cluster")
+        seconds = record.get("audio_seconds", record.get("duration"))
         self._lines[key] = line
         self.keys.append(key)
         self.references.append(reference)
         self.hypotheses.append(hypothesis)
-        self.languages.append(language if isinstance(language, str) else None)
+        self.languages.append(language if type(language) is str else None)
         self.slices.append(tuple(slices))
-        status = record.get("status")
-        if not isinstance(status, str):
+        if type(status) is not str:
             status = "ok" if hypothesis is not None else "missing_hypothesis"
         self.statuses.append(status)
-        cluster = record.get("clip") or record.get("cluster")
-        self.clusters.append(cluster if isinstance(cluster, str) and cluster else ident)
-        self.audio_seconds.append(float(seconds) if isinstance(seconds, int | float) else None)
+        self.clusters.append(cluster if type(cluster) is str and cluster else ident)
+        self.audio_seconds.append(
+            float(seconds) if isinstance(seconds, int | float) and type(seconds) is not bool
+            else None
+        )
         self.language_mismatch.append(bool(record.get("language_mismatch")))
+
+    @staticmethod
+    def _invalid(record: dict[str, Any], file: str, line: int) -> None:
+        ident, repeat = record.get("id"), record.get("repeat", 0)
+        if not isinstance(ident, str) or not ident.strip():
+            raise EarmarkError("missing or empty id", file=file, line=line, field="id")
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+            raise EarmarkError(
+                f"expected a non-negative integer, got {repeat!r}",
+                file=file,
+                line=line,
+                field="repeat",
+            )
+        if not isinstance(record.get("reference"), str):
+            raise EarmarkError("expected a string", file=file, line=line, field="reference")
+        raise EarmarkError("expected a string or null", file=file, line=line, field="hypothesis")
 
 
 def _split_spec(spec: str) -> tuple[str | None, Path, str | None]:

@@ -36,7 +36,7 @@ def _rate(errors: IntArray, ref_units: IntArray, aggregate: str) -> float | None
 def paired_comparison(
     reference_counts: IntArray,
     challenger_counts: IntArray,
-    clusters: NDArray[np.int64],
+    clusters: NDArray[np.int64] | None,
     settings: BootstrapSettings,
 ) -> dict[str, Any]:
     """Difference, CI, win share and paired tests for one metric on aligned rows.
@@ -85,10 +85,13 @@ def paired_comparison(
             out["ci95"] = [float(boot.low), float(boot.high)]
         out["share_challenger_better"] = boot.share_b_better
         out["share_tied"] = boot.share_tied
-    _, compact = np.unique(clusters, return_inverse=True)
-    compact = compact.reshape(-1)
-    per_clip_a = np.bincount(compact, weights=errors_a)
-    per_clip_b = np.bincount(compact, weights=errors_b)
+    if clusters is None:  # every row its own clip
+        per_clip_a, per_clip_b = errors_a, errors_b
+    else:
+        _, compact = np.unique(clusters, return_inverse=True)
+        compact = compact.reshape(-1)
+        per_clip_a = np.bincount(compact, weights=errors_a)
+        per_clip_b = np.bincount(compact, weights=errors_b)
     sign = sign_test(per_clip_a, per_clip_b)
     wilcoxon = wilcoxon_signed_rank(per_clip_a, per_clip_b)
     out["sign_test_p"] = sign.p_value

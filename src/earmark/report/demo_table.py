@@ -56,6 +56,7 @@ def print_demo_table(results: dict[str, Any]) -> None:
                 f"{rtf:.3f}" if rtf is not None else "—",
                 f"{p95:.2f} s" if p95 is not None else "—",
                 no_speech,
+                f"{h['runaway_outputs']} / {h['repetition_loops']}",
             )
         console.print(table)
         res = arm.get("resources") or {}
