@@ -256,3 +256,26 @@ def test_repeats_share_a_cluster(tmp_path: Path) -> None:
     )
     overall = res["arms"]["r"]["overall"]
     assert overall["n_utterances"] == 3 and overall["n_clusters"] == 2
+
+
+def test_run_predictions_with_arms_and_repeats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [
+        {"arm": "a", "id": "u1", "repeat": 0, "reference": "x y", "hypothesis": "x y"},
+        {"arm": "a", "id": "u1", "repeat": 1, "reference": "x y", "hypothesis": "x z"},
+        {"arm": "a", "id": "u2", "repeat": 0, "reference": "x y", "hypothesis": None,
+         "status": "engine_exception:RuntimeError"},
+        {"arm": "a", "id": "u2", "repeat": 1, "reference": "x y", "hypothesis": "x y"},
+        {"arm": "b", "id": "u1", "repeat": 0, "reference": "x y", "hypothesis": "x y"},
+    ]
+    path = write_jsonl(tmp_path / "predictions.jsonl", rows)
+    assert main(["score", str(path), "--normalizer", "none", "--out", str(tmp_path / "o")]) == 2
+    assert "pass --arm NAME" in capsys.readouterr().err
+    res = score_predictions(path, normalizer="none", resamples=0, arm="a")
+    arm = res["arms"]["a"]
+    assert arm["coverage"]["not_ok"] == [{"id": "u2", "status": "engine_exception:RuntimeError"}]
+    overall = arm["overall"]
+    assert overall["n_utterances"] == 4 and overall["n_clusters"] == 2
+    wer = overall["views"]["raw"]["wer"]
+    assert (wer["substitutions"], wer["deletions"], wer["hits"]) == (1, 2, 5)
+    with pytest.raises(Exception, match="no row of arm 'c'"):
+        score_predictions(path, normalizer="none", resamples=0, arm="c")

@@ -31,6 +31,7 @@ def register(sub: Any) -> None:
     p.add_argument("--language-field", default="language")
     p.add_argument("--cluster-field", default="clip", help="rows sharing it are one bootstrap unit")
     p.add_argument("--language", help="language of rows that don't name one")
+    p.add_argument("--arm", help="the arm to score, when PREDICTIONS is an earmark run's file")
     p.add_argument(
         "--exclude-unmatched",
         action="store_true",
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         resamples=args.bootstrap,
         seed=args.seed,
         allow_extra_hypotheses=args.exclude_unmatched,
+        arm=args.arm,
         out_dir=args.out,
         punctuation=args.punctuation,
         critical_tokens=args.critical_tokens,

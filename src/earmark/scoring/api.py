@@ -34,6 +34,7 @@ def score_predictions(
     allow_extra_hypotheses: bool = False,
     out_dir: str | os.PathLike[str] | None = None,
     arm_name: str | None = None,
+    arm: str | None = None,
     punctuation: bool = False,
     critical_tokens: bool = False,
 ) -> dict[str, Any]:
@@ -45,6 +46,7 @@ def score_predictions(
         fmt=fmt,
         fields=fields or FieldNames(),
         allow_extra_hypotheses=allow_extra_hypotheses,
+        arm=arm,
     )
     rows = read.rows
     if language is not None:
@@ -72,7 +74,7 @@ def score_predictions(
             )
     probes = run_scorer_probes()
     results = build_results(
-        {arm_name or Path(predictions).stem: summary},
+        {arm_name or arm or Path(predictions).stem: summary},
         probes,
         inputs={"files": [str(Path(f)) for f in read.source_files], "format": fmt or "auto"},
     )

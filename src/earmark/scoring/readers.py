@@ -14,7 +14,7 @@ import io
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -182,8 +182,14 @@ def read_pairs(
     fmt: str | None = None,
     fields: FieldNames = FieldNames(),
     allow_extra_hypotheses: bool = False,
+    arm: str | None = None,
 ) -> ReadResult:
-    """Read scoring rows from a predictions file, optionally joined to a references file."""
+    """Read scoring rows from a predictions file, optionally joined to a references file.
+
+    An earmark run's `predictions.jsonl` holds rows of several arms (`arm` field) and
+    repeats (`repeat` field): pass `arm` to pick one; repeats become `ID#K` rows clustered
+    by ID, and a row's recorded `status` is kept.
+    """
     pred_path = Path(predictions)
     pred_fmt = _detect_format(pred_path, fmt)
     if refs is None and pred_fmt == "kaldi":
@@ -192,7 +198,7 @@ def read_pairs(
             file=str(pred_path),
         )
     if refs is None:
-        return _read_combined(pred_path, pred_fmt, fields)
+        return _read_combined(pred_path, pred_fmt, fields, arm)
     return _read_joined(pred_path, pred_fmt, Path(refs), fmt, fields, allow_extra_hypotheses)
 
 
@@ -216,23 +222,49 @@ def _row_from_record(
     )
 
 
-def _read_combined(path: Path, fmt: str, fields: FieldNames) -> ReadResult:
+def _read_combined(path: Path, fmt: str, fields: FieldNames, arm: str | None) -> ReadResult:
     rows: list[ScoringRow] = []
     first_line: dict[tuple[str, str | None], int] = {}
+    arms_seen: set[str] = set()
     for line, record in _records(path, fmt):
+        record_arm = record.get("arm")
+        if isinstance(record_arm, str):
+            arms_seen.add(record_arm)
+            if arm is not None and record_arm != arm:
+                continue
         hyp = _str_field(record, fields.hypothesis, path, line, required=False)
         row = _row_from_record(record, path, line, fields, hyp)
+        repeat = record.get("repeat")
+        if isinstance(repeat, int) and not isinstance(repeat, bool):
+            row = replace(
+                row,
+                id=row.id if repeat == 0 else f"{row.id}#{repeat}",
+                cluster=row.cluster or row.id,
+            )
+        status = record.get("status")
+        if hyp is None and isinstance(status, str) and status != OK:
+            row = replace(row, status=status)
         key = (row.id, row.cluster)
-        if key in first_line and row.cluster is None:
+        if key in first_line:
+            several = len(arms_seen) > 1 and arm is None
             raise EarmarkError(
                 f"duplicate utterance id {row.id!r} (first on line {first_line[key]})",
                 file=str(path),
                 line=line,
                 field=fields.id,
-                hint=f"repeats of one clip need distinct ids and a shared '{fields.cluster}' field",
+                hint="this file holds several arms: pass --arm NAME"
+                if several
+                else f"repeats of one clip need distinct ids and a shared '{fields.cluster}' field",
             )
         first_line[key] = line
         rows.append(row)
+    if arm is not None and arm not in arms_seen:
+        raise EarmarkError(
+            f"no row of arm {arm!r}",
+            file=str(path),
+            field="arm",
+            hint="arms in this file: " + (", ".join(sorted(arms_seen)) or "none"),
+        )
     return ReadResult(rows=rows, source_files=[str(path)])
 
 
