@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from dataclasses import replace
@@ -76,6 +77,7 @@ def main() -> int:
         utterances, _ = selected_utterances(plan)
         audio = sum(u.duration or 0.0 for u in utterances)
         print(f"{len(utterances)} clips, {audio:.1f} s of audio; arm {ARM}")
+        print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
         started = time.perf_counter()
         rc = _run_arm_isolated(plan, 0, root / "local", RunOptions(quiet=True, command_line=[]))
@@ -116,6 +118,9 @@ def main() -> int:
                 f"{label:<34}{wall:>8.1f}{audio / wall:>9.1f}{res['decode_seconds_total']:>10.1f}"
                 f"{res['cpu_seconds'] or 0.0:>8.1f}{rss / 2**20:>13.0f}"
             )
+        print(
+            f"load average after: {os.getloadavg()[0]:.2f} (other work on the machine skews wall times)"
+        )
         print("peak RSS for Ray is the sum over actor processes (each a Ray worker + model)")
         print(
             f"Ray overhead vs local: cold {cold_wall - local_wall:+.1f} s, "

@@ -1,4 +1,4 @@
-"""A run that starts Ray itself shuts it down again: no Ray process outlives it."""
+"""A Ray session started for a run is shut down after it: no Ray process outlives it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
 
     import ray
-    from earmark.distributed import run_arm_on_ray
+    from earmark.distributed import ray_cluster, run_arm_on_ray
     from earmark.engines.spec import parse_arm_spec
     from earmark.run.plan import RunPlan
     from earmark.run.runner import selected_utterances
@@ -45,12 +45,15 @@ SCRIPT = textwrap.dedent(
                    arms=(parse_arm_spec(arm),), normalizer="none", bootstrap=200)
     utterances, _ = selected_utterances(plan)
     seen = set()
-    summary = run_arm_on_ray(
-        plan, plan.arms[0], utterances, Path(out), quiet=True, num_actors=2,
-        on_row=lambda row: seen.update(descendants(os.getpid())),
-    )
-    print(json.dumps({"summary": summary, "pids": sorted(seen),
-                      "initialized": ray.is_initialized()}))
+    with ray_cluster(quiet=True):
+        summary = run_arm_on_ray(
+            plan, plan.arms[0], utterances, Path(out), quiet=True, num_actors=2,
+            on_row=lambda row: seen.update(descendants(os.getpid())),
+        )
+        kept = ray.is_initialized()  # the arm did not stop the session it did not start
+        again = run_arm_on_ray(plan, plan.arms[0], utterances, Path(out), quiet=True)
+    print(json.dumps({"summary": summary, "again": again, "kept": kept,
+                      "pids": sorted(seen), "initialized": ray.is_initialized()}))
     """
 )
 
@@ -77,7 +80,8 @@ def test_ray_started_by_the_run_is_shut_down(
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["summary"]["transcribed"] == 4
-    assert report["initialized"] is False
+    assert report["again"]["skipped"] == 4 and report["again"]["transcribed"] == 0
+    assert report["kept"] is True and report["initialized"] is False
     # Ray's processes (GCS, raylet, workers, actors) were seen during the run...
     assert len(report["pids"]) >= 3
     # ...and none of them outlives it.

@@ -197,7 +197,19 @@ def test_missing_extra_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_metadata_covers_every_backend() -> None:
-    assert set(BACKENDS) == {"faster-whisper", "http", "command", "precomputed"}
+    assert set(BACKENDS) == {
+        "faster-whisper",
+        "http",
+        "command",
+        "precomputed",
+        "transformers-ctc",
+        "transformers-seq2seq",
+        "whisper-cpp",
+        "sherpa-onnx",
+        "vosk",
+        "funasr",
+        "qwen3-asr",
+    }
     for info in BACKENDS.values():
         row = info.to_dict()
         assert row["name"] == info.name and isinstance(row["installed"], bool)

@@ -6,7 +6,7 @@ package never imports Ray (it is imported when an arm is actually run on it).
 
 from __future__ import annotations
 
-from earmark.distributed.ray_executor import run_arm_on_ray
+from earmark.distributed.ray_executor import ray_cluster, run_arm_on_ray
 from earmark.distributed.sharding import WORKER_LOST
 
-__all__ = ["WORKER_LOST", "run_arm_on_ray"]
+__all__ = ["WORKER_LOST", "ray_cluster", "run_arm_on_ray"]

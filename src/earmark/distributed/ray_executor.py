@@ -22,7 +22,8 @@ import logging
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,17 +151,7 @@ def run_arm_on_ray(
     from earmark.engines.registry import validate_arm
 
     validate_arm(spec)  # a bad setting fails here, before any cluster work
-    ray = require("ray", "running arms on Ray", "ray")
-    started_here = False
-    if not ray.is_initialized():
-        ray.init(
-            address=address,
-            include_dashboard=False,
-            log_to_driver=not quiet,
-            logging_level=logging.WARNING if quiet else logging.INFO,
-        )
-        started_here = True
-    try:
+    with ray_cluster(address, quiet=quiet) as ray:
         return _drive(
             ray,
             plan,
@@ -182,9 +173,29 @@ def run_arm_on_ray(
             startup_timeout_s=startup_timeout_s,
             address=address,
         )
+
+
+@contextmanager
+def ray_cluster(address: str | None = None, *, quiet: bool = False) -> Iterator[Any]:
+    """Ray, connected for the block: started (or joined at `address`) and shut down at
+    the end — unless it was already initialised, in which case it is left as it was.
+
+    Wrap a whole run in it so every arm uses one Ray session instead of starting its own.
+    """
+    ray = require("ray", "running arms on Ray", "ray")
+    if ray.is_initialized():
+        yield ray
+        return
+    ray.init(
+        address=address,
+        include_dashboard=False,
+        log_to_driver=not quiet,
+        logging_level=logging.WARNING if quiet else logging.INFO,
+    )
+    try:
+        yield ray
     finally:
-        if started_here:
-            ray.shutdown()
+        ray.shutdown()
 
 
 def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:

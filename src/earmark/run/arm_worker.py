@@ -13,6 +13,7 @@ import json
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +175,52 @@ def run_arm(
             ]
             skipped += (len(utterances) - len(todo)) * plan.repeats
             cpu_start = cpu_seconds()
+            batch: list[_Pending] = []
+
+            def flush() -> None:
+                """Transcribe the pending clips in one engine call (one language per call)."""
+                nonlocal done, failed, audio_seconds
+                if not batch:
+                    return
+                try:
+                    hyps = engine.transcribe([p.clip for p in batch], batch[0].language)
+                    if len(hyps) != len(batch):
+                        raise RuntimeError(f"engine returned {len(hyps)} for {len(batch)} clips")
+                except Exception as exc:  # an engine bug must not end the run: per-clip codes
+                    hyps = [
+                        Hypothesis(
+                            id=p.utt.id,
+                            text="",
+                            decode_seconds=0.0,
+                            language_requested=p.language,
+                            error=f"engine_exception:{type(exc).__name__}",
+                            extra={"message": str(exc)[:500]},
+                        )
+                        for p in batch
+                    ]
+                for p, hyp in zip(batch, hyps, strict=True):
+                    status = "ok" if hyp.error is None else hyp.error
+                    store.append(
+                        _row(
+                            spec,
+                            p.utt,
+                            p.repeat,
+                            p.key,
+                            fingerprint,
+                            p.audio_sha256,
+                            p.duration,
+                            hyp,
+                            status,
+                        )
+                    )
+                    if hyp.error is None:
+                        decode_times.append(hyp.decode_seconds)
+                        audio_seconds += p.duration
+                        done += 1
+                    else:
+                        failed += 1
+                batch.clear()
+
             with (
                 _progress(spec.name, len(todo), quiet) as advance,
                 AudioPrefetcher(plan.audio_root, todo, **plan.audio) as clips,
@@ -214,39 +261,18 @@ def run_arm(
                         if finished(utt, r, audio.sha256):
                             skipped += 1
                             continue
+                        if batch and (
+                            len(batch) >= plan.batch_size or batch[0].language != language
+                        ):
+                            flush()
                         key = cache_key(fingerprint, utt, audio.sha256, r)
-                        try:
-                            (hyp,) = engine.transcribe([clip], language)
-                        except Exception as exc:  # an engine bug on one clip must not end the run
-                            hyp = Hypothesis(
-                                id=utt.id,
-                                text="",
-                                decode_seconds=0.0,
-                                language_requested=language,
-                                error=f"engine_exception:{type(exc).__name__}",
-                                extra={"message": str(exc)[:500]},
-                            )
-                        status = "ok" if hyp.error is None else hyp.error
-                        store.append(
-                            _row(
-                                spec,
-                                utt,
-                                r,
-                                key,
-                                fingerprint,
-                                audio.sha256,
-                                audio.duration,
-                                hyp,
-                                status,
-                            )
+                        batch.append(
+                            _Pending(utt, r, key, audio.sha256, audio.duration, clip, language)
                         )
-                        if hyp.error is None:
-                            decode_times.append(hyp.decode_seconds)
-                            audio_seconds += audio.duration
-                            done += 1
-                        else:
-                            failed += 1
+                    if len(batch) >= plan.batch_size:
+                        flush()
                     advance()
+                flush()
             cpu_used = cpu_seconds() - cpu_start
         finally:
             engine.close()
@@ -267,6 +293,19 @@ def run_arm(
     (arm_dir / "resources.json").write_text(json.dumps(resources, indent=2) + "\n", "utf-8")
     (arm_dir / "egress.json").write_text(json.dumps(guard.record(), indent=2) + "\n", "utf-8")
     return {"transcribed": done, "skipped": skipped, "failed": failed}
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A clip × repeat waiting for its batch's engine call."""
+
+    utt: Utterance
+    repeat: int
+    key: str
+    audio_sha256: str
+    duration: float
+    clip: Clip
+    language: str | None
 
 
 def _threads(spec: ArmSpec) -> int | None:
