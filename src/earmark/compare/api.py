@@ -92,9 +92,7 @@ def align_arms(arms: Mapping[str, ArmData], reference: str) -> Alignment:
             continue
         ref_text = ref_arm.references[ref_index[key]]
         differing = [
-            name
-            for name, idx in indexes.items()
-            if arms[name].references[idx[key]] != ref_text
+            name for name, idx in indexes.items() if arms[name].references[idx[key]] != ref_text
         ]
         if differing:
             for name in indexes:

@@ -147,7 +147,9 @@ class PairCounter:
                 for (pk, pu, _name), pairs in self._pending.items():
                     if pk != kind or pu != unit or not pairs:
                         continue
-                    counted = count_errors_array(pairs, units="words" if unit == "word" else "given")
+                    counted = count_errors_array(
+                        pairs, units="words" if unit == "word" else "given"
+                    )
                     at = np.asarray(self._pending_at[(pk, pu, _name)], dtype=np.int64) - have
                     block[at] = counted
                 if len(block):
@@ -292,10 +294,7 @@ def scope_metrics(
     if len(positions) == 0:
         return {"wer": null_metric("no rows", agg), "cer": null_metric("no rows", agg)}
     if len(names) > 1:
-        reason = (
-            f"rows are scored with different normalisers ({', '.join(names)}); "
-            "see by_language"
-        )
+        reason = f"rows are scored with different normalisers ({', '.join(names)}); see by_language"
         return {"wer": null_metric(reason, agg), "cer": null_metric(reason, agg)}
     units = rows.counter.units(names[0])
     available = rows.available()[positions]

@@ -97,7 +97,7 @@ def char_script(ch: str) -> str | None:
 def dominant_script(text: str) -> str | None:
     """The script most letters of `text` are in (ties: alphabetical), None with no letter.
 
-    >>> dominant_script("我用 Python 写代码"), dominant_script("Hello"), dominant_script("123")
+    >>> dominant_script("我用 Python 写了很多代码"), dominant_script("Hello"), dominant_script("1")
     ('Han', 'Latin', None)
     """
     if text.isascii():
@@ -176,14 +176,17 @@ def _share(k: int, n: int) -> float | None:
     return k / n if n else None
 
 
-def _insertion(rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _LoopCache) -> dict:
+def _insertion(
+    rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _LoopCache
+) -> dict[str, Any]:
     unit = rows.vs_human.counter.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     s, d, i, h = (int(x) for x in counts.sum(axis=0))
     ref_units = s + d + h
     entries = rows.vs_human.entries[positions].tolist()
-    loop_ids = [rows.ids[p] for p, e in zip(positions.tolist(), entries, strict=True)
-                if loops.flag(e)]
+    loop_ids = [
+        rows.ids[p] for p, e in zip(positions.tolist(), entries, strict=True) if loops.flag(e)
+    ]
     row_ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
     row_hyp = counts[:, 0] + counts[:, 2] + counts[:, 3]
     no_speech = row_ref == 0
@@ -199,7 +202,9 @@ def _insertion(rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _L
             f"repetition loops in {loop_share:.3f} of rows >= {REPETITION_LOOP_SHARE_THRESHOLD}"
         )
     if ns_rate is not None and ns_rate >= NO_SPEECH_OUTPUT_THRESHOLD:
-        reasons.append(f"output on {ns_rate:.3f} of no-speech clips >= {NO_SPEECH_OUTPUT_THRESHOLD}")
+        reasons.append(
+            f"output on {ns_rate:.3f} of no-speech clips >= {NO_SPEECH_OUTPUT_THRESHOLD}"
+        )
     return {
         "metric": METRIC_FOR_UNIT[unit],
         "insertion_rate": rate,
@@ -218,7 +223,7 @@ def _insertion(rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _L
     }
 
 
-def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict:
+def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict[str, Any]:
     unit = rows.vs_human.counter.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     seconds = [rows.audio_seconds[p] for p in positions.tolist()]
@@ -240,7 +245,7 @@ def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict:
     dels = counts[keep, 1].astype(np.float64)
     refs = ref[keep].astype(np.float64)
     order = np.argsort(dur, kind="mergesort")
-    tertiles = []
+    tertiles: list[dict[str, Any]] = []
     for part in np.array_split(order, 3):
         d_sum, r_sum = float(dels[part].sum()), float(refs[part].sum())
         tertiles.append(
@@ -252,7 +257,8 @@ def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict:
                 "deletion_rate": d_sum / r_sum if r_sum else None,
             }
         )
-    short, long = tertiles[0]["deletion_rate"], tertiles[-1]["deletion_rate"]
+    short: float | None = tertiles[0]["deletion_rate"]
+    long: float | None = tertiles[-1]["deletion_rate"]
     flagged = (
         short is not None
         and long is not None
@@ -266,20 +272,20 @@ def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict:
     )
     if flagged:
         out["reasons"] = [
-            f"deletion rate {long:.3f} on the longest third of clips vs {short:.3f} on the "
-            "shortest"
+            f"deletion rate {long:.3f} on the longest third of clips vs {short:.3f} on the shortest"
         ]
     return out
 
 
-def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict:
+def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, Any]:
     by_language: dict[str, dict[str, Any]] = {}
     examples: list[str] = []
     total = mismatched = 0
     for pos, hyp in enumerate(rows.hypotheses):
         lang = rows.languages[pos] or "und"
         block = by_language.setdefault(
-            lang, {"rows": 0, "n": 0, "reference_scripts": Counter(), "hypothesis_scripts": Counter()}
+            lang,
+            {"rows": 0, "n": 0, "reference_scripts": Counter(), "hypothesis_scripts": Counter()},
         )
         ref_script = ref_scripts[pos]
         hyp_script = dominant_script(hyp) if hyp else None
@@ -314,7 +320,7 @@ def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict:
     }
 
 
-def _empty(rows: ArmRows) -> dict:
+def _empty(rows: ArmRows) -> dict[str, Any]:
     counts = np.zeros((len(rows.ids), 4), dtype=np.int64)
     for name in sorted(set(rows.vs_human.normalizers)):
         unit = rows.vs_human.counter.units(name)[0]
@@ -343,12 +349,12 @@ def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, 
     groups: dict[str, list[int]] = {}
     for pos, name in enumerate(rows.vs_human.normalizers):
         groups.setdefault(name, []).append(pos)
-    insertion = {}
-    truncation = {}
-    for name, positions in sorted(groups.items()):
-        pos = np.asarray(positions, dtype=np.int64)
-        insertion[name] = _insertion(rows, name, pos, loops)
-        truncation[name] = _truncation(rows, name, pos)
+    insertion: dict[str, Any] = {}
+    truncation: dict[str, Any] = {}
+    for name, members in sorted(groups.items()):
+        scope = np.asarray(members, dtype=np.int64)
+        insertion[name] = _insertion(rows, name, scope, loops)
+        truncation[name] = _truncation(rows, name, scope)
     blocks = {
         "insertion": {
             "flagged": any(b["flagged"] for b in insertion.values()),

@@ -61,9 +61,7 @@ def _replicate_rates(
     index, n_clusters = cluster_index(clusters, len(columns))
     totals = resample_totals(cluster_totals(columns, index, n_clusters), settings.resamples, seed)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rates: NDArray[np.float64] = np.where(
-            totals[:, 1] > 0, totals[:, 0] / totals[:, 1], np.nan
-        )
+        rates: NDArray[np.float64] = np.where(totals[:, 1] > 0, totals[:, 0] / totals[:, 1], np.nan)
     return rates
 
 
@@ -87,7 +85,8 @@ def corpus_gap(
         rows = count_rows(counter, arm.references, arm.hypotheses, arm.languages)
         seen: dict[str, int] = {}
         clusters = np.fromiter(
-            (seen.setdefault(c, len(seen)) for c in arm.clusters), dtype=np.int64,
+            (seen.setdefault(c, len(seen)) for c in arm.clusters),
+            dtype=np.int64,
             count=len(arm.clusters),
         )
         everything = np.arange(len(arm), dtype=np.int64)
@@ -111,8 +110,8 @@ def corpus_gap(
                 f"{', '.join(names_b)}); a gap would measure the normalisers"
             )
         elif value_a is None or value_b is None:
-            entry["null_reason"] = (
-                sides["a"][metric].get("null_reason") or sides["b"][metric].get("null_reason")
+            entry["null_reason"] = sides["a"][metric].get("null_reason") or sides["b"][metric].get(
+                "null_reason"
             )
         else:
             entry["value"] = value_b - value_a
@@ -122,7 +121,9 @@ def corpus_gap(
                     rows, clusters = counted[label]
                     ok = rows.available()
                     reps.append(
-                        _replicate_rates(rows.counts(unit)[ok], clusters[ok], settings, seed + offset)
+                        _replicate_rates(
+                            rows.counts(unit)[ok], clusters[ok], settings, seed + offset
+                        )
                     )
                 diff = reps[1] - reps[0]
                 kept = diff[np.isfinite(diff)]

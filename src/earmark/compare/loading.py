@@ -75,7 +75,8 @@ class ArmData:
             or (hypothesis is not None and type(hypothesis) is not str)
         ):
             self._invalid(record, file, line)
-        key = (ident, repeat)
+        assert isinstance(ident, str) and isinstance(reference, str)
+        key = (ident, int(repeat))
         if key in self._lines:
             raise EarmarkError(
                 f"duplicate row for id {ident!r} repeat {repeat} in arm {self.name!r} "
@@ -107,7 +108,8 @@ class ArmData:
         self.statuses.append(status)
         self.clusters.append(cluster if type(cluster) is str and cluster else ident)
         self.audio_seconds.append(
-            float(seconds) if isinstance(seconds, int | float) and type(seconds) is not bool
+            float(seconds)
+            if isinstance(seconds, int | float) and type(seconds) is not bool
             else None
         )
         self.language_mismatch.append(bool(record.get("language_mismatch")))

@@ -178,7 +178,9 @@ def _verify_arm(
             level=float(boot.get("level", 0.95)),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        return [Check(f"arm {name}: figures", "unavailable", f"scoring options not recorded: {exc}")]
+        return [
+            Check(f"arm {name}: figures", "unavailable", f"scoring options not recorded: {exc}")
+        ]
     scored = score_rows(_scoring_rows(rows, repeats), options)
     summary = scored.to_dict()
     recorded_scored = {k: recorded.get(k) for k in SCORED_KEYS if k in recorded or k in summary}
@@ -203,8 +205,7 @@ def _verify_arm(
         for key in ("views", "normalizer"):
             if key in row or key in record:
                 row_diffs.extend(
-                    f"row {label}: {d}"
-                    for d in differences(row.get(key), record.get(key), key)
+                    f"row {label}: {d}" for d in differences(row.get(key), record.get(key), key)
                 )
     checks.append(
         Check(
@@ -287,7 +288,8 @@ def _check_plan(run: Path, results: dict[str, Any], provenance: dict[str, Any] |
 
 def _model_folder(model: dict[str, Any], spec: dict[str, Any] | None) -> Path | None:
     """The folder the recorded model files live in, if this machine still has it."""
-    extra = model.get("extra") if isinstance(model.get("extra"), dict) else {}
+    extra_value = model.get("extra")
+    extra: dict[str, Any] = extra_value if isinstance(extra_value, dict) else {}
     for source in (model, extra):
         for key in ("path", "model_path", "folder", "local_path"):
             value = source.get(key)
@@ -396,8 +398,10 @@ def verify_run(run_dir: str | os.PathLike[str]) -> VerifyReport:
         by_arm.setdefault(str(name), []).append(row)
     for name, recorded in arms.items():
         arm_rows = by_arm.get(name, [])
-        repeats = int(plan["repeats"]) if plan and "repeats" in plan else (
-            max((int(r.get("repeat", 0)) for r in arm_rows), default=0) + 1
+        repeats = (
+            int(plan["repeats"])
+            if plan and "repeats" in plan
+            else (max((int(r.get("repeat", 0)) for r in arm_rows), default=0) + 1)
         )
         report.checks.extend(_verify_arm(name, recorded, arm_rows, repeats))
     stray = sorted(set(by_arm) - set(arms))

@@ -273,6 +273,7 @@ def _drive(
         # the first actor, then decide what is left to do.
         first = _first_ready(ray, pending, fleet, spec, startup_timeout_s, lost_errors)
         fingerprint = str(first["fingerprint"])
+        workers_lost += sum(1 for r in fleet.records if r.lost)  # died while loading
         (arm_dir / "model.json").write_text(
             json.dumps(first["model"], indent=2, ensure_ascii=False) + "\n", "utf-8"
         )

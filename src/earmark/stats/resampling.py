@@ -133,7 +133,7 @@ def resample_totals(values: FloatMatrix, resamples: int, seed: int) -> FloatMatr
     if n == 0:
         raise EarmarkError("cannot bootstrap an empty set of rows", field="errors")
 
-    distinct, counts = np.unique(values, axis=0, return_counts=True)
+    distinct, counts = _distinct_rows(values)
     is_category = counts >= MIN_GROUP
     category_values = distinct[is_category]
     category_sizes = counts[is_category].astype(np.int64)
@@ -159,6 +159,26 @@ def resample_totals(values: FloatMatrix, resamples: int, seed: int) -> FloatMatr
             totals += tail.sums(left, rng, index_dtype)
         out[start : start + size] = totals
     return out
+
+
+def _distinct_rows(values: FloatMatrix) -> tuple[FloatMatrix, NDArray[np.int64]]:
+    """`np.unique(values, axis=0, return_counts=True)`, fast for count columns.
+
+    Non-negative integer columns are packed into one int64 key, first column in the
+    highest bits, so sorting keys sorts rows lexicographically: the same distinct rows in
+    the same order as `np.unique(axis=0)` (and so the same random stream), about 10x
+    faster. Anything else (floats, negative or huge values) takes the general path.
+    """
+    if values.size and np.all(values >= 0) and np.all(values == np.floor(values)):
+        widths = [int(values[:, j].max()).bit_length() or 1 for j in range(values.shape[1])]
+        if sum(widths) <= 63:
+            key = np.zeros(values.shape[0], dtype=np.int64)
+            for j, bits in enumerate(widths):
+                key = (key << bits) | values[:, j].astype(np.int64)
+            _, first, counts = np.unique(key, return_index=True, return_counts=True)
+            return values[first], counts.astype(np.int64)
+    distinct, counts = np.unique(values, axis=0, return_counts=True)
+    return distinct, counts.astype(np.int64)
 
 
 class _TailTable:
