@@ -24,9 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from earmark.metrics.alignment import count_errors_array
-from earmark.metrics.counts import ErrorCounts
+from earmark.scoring.metric import metric_object as shared_metric_object
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.stats import bootstrap_ci
 from earmark.text import get_normalizer
 from earmark.text.base import Normalizer
 
@@ -216,61 +215,18 @@ def metric_object(
     null_reasons: Counter[str] | None = None,
     n_rows: int | None = None,
 ) -> dict[str, Any]:
-    """The results-schema metric object from per-row S/D/I/hits (same rules as the scorer).
-
-    `counts` holds only the rows where the view is available; `n_rows` counts all rows of
-    the scope, so `n_unavailable` says how many were left out and why.
-    """
-    null_reasons = null_reasons or Counter()
-    n_rows = len(counts) if n_rows is None else n_rows
-    s, d, i, h = (int(x) for x in counts.sum(axis=0)) if len(counts) else (0, 0, 0, 0)
-    totals = ErrorCounts(s, d, i, h)
-    out: dict[str, Any] = {
-        "value": None,
-        "ci95": None,
-        **totals.as_dict(),
-        "aggregate": settings.aggregate,
-        "n_scored": int(len(counts)),
-        "n_unavailable": int(n_rows - len(counts)),
-    }
-    if null_reasons:
-        out["unavailable_reasons"] = dict(sorted(null_reasons.items()))
-    if len(counts) == 0:
-        reasons = ", ".join(sorted(null_reasons))
-        out["null_reason"] = f"no row has this view: {reasons}" if null_reasons else "no rows"
-        return out
-    errors = counts[:, 0] + counts[:, 1] + counts[:, 2]
-    ref_units = counts[:, 0] + counts[:, 1] + counts[:, 3]
-    hyp_units = counts[:, 0] + counts[:, 2] + counts[:, 3]
-    if settings.aggregate == "micro":
-        value = totals.error_rate()
-        if value is None:
-            out["null_reason"] = "no reference units (every reference is empty)"
-            return out
-    else:
-        rates = np.where(
-            ref_units > 0,
-            errors / np.maximum(ref_units, 1),
-            np.where(hyp_units > 0, 1.0, 0.0),
-        )
-        value = float(rates.mean())
-    out["value"] = value
-    out["mer"] = totals.match_error_rate()
-    out["wil"] = totals.word_information_lost()
-    out["ser"] = float(np.mean(errors > 0))
-    if settings.resamples > 0:
-        ci = bootstrap_ci(
-            errors,
-            ref_units,
-            clusters=clusters,
-            resamples=settings.resamples,
-            seed=settings.seed,
-            level=settings.level,
-            aggregate="macro" if settings.aggregate == "macro" else "micro",
-        )
-        if ci.low is not None and ci.high is not None:
-            out["ci95"] = [float(ci.low), float(ci.high)]
-    return out
+    """The results-schema metric object from per-row S/D/I/hits: the scorer's own
+    `scoring.metric.metric_object`, so compare and score can never disagree."""
+    return shared_metric_object(
+        counts,
+        clusters,
+        aggregate=settings.aggregate,
+        resamples=settings.resamples,
+        seed=settings.seed,
+        level=settings.level,
+        null_reasons=null_reasons,
+        n_rows=n_rows,
+    )
 
 
 def null_metric(reason: str, aggregate: str) -> dict[str, Any]:

@@ -20,12 +20,11 @@ import numpy as np
 
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import count_errors_array
-from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.hallucination import RUNAWAY_RATIO, HallucinationCounts, repetition_loop
 from earmark.metrics.tokens import CHAR_CONVENTION, WORD_CONVENTION, chars, words
+from earmark.scoring.metric import metric_object
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.rows import ScoringRow
-from earmark.stats import bootstrap_ci
 from earmark.text import get_normalizer
 from earmark.text.base import Normalizer
 
@@ -192,55 +191,16 @@ def _metric(
     null_reasons: Counter[str],
     n_rows: int,
 ) -> dict[str, Any]:
-    s, d, i, h = (int(x) for x in arr.sum(axis=0)) if len(arr) else (0, 0, 0, 0)
-    totals = ErrorCounts(s, d, i, h)
-    out: dict[str, Any] = {
-        "value": None,
-        "ci95": None,
-        **totals.as_dict(),
-        "aggregate": options.aggregate,
-        "n_scored": int(len(arr)),
-        "n_unavailable": int(n_rows - len(arr)),
-    }
-    if null_reasons:
-        out["unavailable_reasons"] = dict(sorted(null_reasons.items()))
-    if len(arr) == 0:
-        reasons = ", ".join(sorted(null_reasons))
-        out["null_reason"] = f"no row has this view: {reasons}" if null_reasons else "no rows"
-
-        return out
-    errors = arr[:, 0] + arr[:, 1] + arr[:, 2]
-    ref_units = arr[:, 0] + arr[:, 1] + arr[:, 3]
-    hyp_units = arr[:, 0] + arr[:, 2] + arr[:, 3]
-    if options.aggregate == "micro":
-        value = totals.error_rate()
-        if value is None:
-            out["null_reason"] = "no reference units (every reference is empty)"
-            return out
-    else:
-        rates = np.where(
-            ref_units > 0,
-            errors / np.maximum(ref_units, 1),
-            np.where(hyp_units > 0, 1.0, 0.0),
-        )
-        value = float(rates.mean())
-    out["value"] = value
-    out["mer"] = totals.match_error_rate()
-    out["wil"] = totals.word_information_lost()
-    out["ser"] = float(np.mean(errors > 0))
-    if options.resamples > 0:
-        ci = bootstrap_ci(
-            errors,
-            ref_units,
-            clusters=clusters,
-            resamples=options.resamples,
-            seed=options.seed,
-            level=options.level,
-            aggregate=options.aggregate,
-        )
-        if ci.low is not None and ci.high is not None:
-            out["ci95"] = [float(ci.low), float(ci.high)]
-    return out
+    return metric_object(
+        arr,
+        clusters,
+        aggregate=options.aggregate,
+        resamples=options.resamples,
+        seed=options.seed,
+        level=options.level,
+        null_reasons=null_reasons,
+        n_rows=n_rows,
+    )
 
 
 def _block(
