@@ -25,7 +25,7 @@ from earmark.distributed import WORKER_LOST, run_arm_on_ray  # noqa: E402
 TIMING_FIELDS = {"decode_seconds"}
 
 
-def make_plan(manifest: Path, arm: str, repeats: int = 1) -> RunPlan:
+def make_plan(manifest: Path, arm: str, repeats: int = 1, batch_size: int = 1) -> RunPlan:
     return RunPlan(
         manifest=str(manifest),
         audio_root=str(manifest.parent),
@@ -33,6 +33,7 @@ def make_plan(manifest: Path, arm: str, repeats: int = 1) -> RunPlan:
         normalizer="none",
         bootstrap=200,
         repeats=repeats,
+        batch_size=batch_size,
     )
 
 
@@ -215,6 +216,21 @@ def test_ray_run_interrupted_then_finished_locally(
     finish(plan, tmp_path / "clean")
     assert rows(out) == rows(tmp_path / "clean")
     assert results_without_timing(out) == results_without_timing(tmp_path / "clean")
+
+
+def test_batched_arm_on_ray_gives_the_local_rows(
+    tmp_path: Path, ray_session: Any, crashy_asr: str, corpus_factory
+) -> None:
+    manifest = corpus_factory(tmp_path / "corpus", 7)
+    plan = make_plan(manifest, arm_text(crashy_asr), repeats=2, batch_size=3)
+    summary = on_ray(plan, tmp_path / "ray", shard_size=2)  # raised to the batch size
+    assert summary["transcribed"] == 14
+    executor = json.loads((tmp_path / "ray" / "arms/fake/resources.json").read_text())["executor"]
+    assert executor["shard_size"] == 3
+    local(plan, tmp_path / "local")
+    finish(plan, tmp_path / "ray")
+    finish(plan, tmp_path / "local")
+    assert rows(tmp_path / "ray") == rows(tmp_path / "local")
 
 
 def test_local_run_killed_then_finished_on_ray(

@@ -46,6 +46,22 @@ def register(sub: Any) -> None:
         default="process",
         help="process: each arm in its own process (clean memory figures); inline: this one",
     )
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local: arms one after another on this machine; ray: each arm served by Ray "
+        "actors (pip install 'earmark[ray]'); resume works across executors",
+    )
+    p.add_argument("--ray-address", help="join this Ray cluster (default: start a local one)")
+    p.add_argument(
+        "--ray-actors", type=int, default=2, help="actors per arm (each loads the model)"
+    )
+    p.add_argument("--ray-cpus-per-actor", type=float, default=1.0)
+    p.add_argument("--ray-gpus-per-actor", type=float, default=0.0)
+    p.add_argument(
+        "--ray-max-retries", type=int, default=2, help="retries of a lost worker's clips"
+    )
     p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or tables")
     p.set_defaults(func=run)
@@ -116,6 +132,12 @@ def run(args: argparse.Namespace) -> int:
             command_line=list(sys.argv),
             plan_file=args.plan,
             plan_file_sha256=plan_file_sha,
+            executor=args.executor,
+            ray_address=args.ray_address,
+            ray_actors=args.ray_actors,
+            ray_max_retries=args.ray_max_retries,
+            ray_cpus_per_actor=args.ray_cpus_per_actor,
+            ray_gpus_per_actor=args.ray_gpus_per_actor,
         ),
     )
     if not args.quiet:

@@ -23,6 +23,7 @@ from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.run.arm_worker import (
     _http_hosts,
+    _Pending,
     _row,
     base_language,
     cache_key,
@@ -102,6 +103,7 @@ class ArmServer:
         fingerprint = self.fingerprint
         repeats = self.plan.repeats
         rows: list[dict[str, Any]] = []
+        batch: list[_Pending] = []
         skipped = 0
         cpu_start = cpu_seconds()
         by_id = {item.utterance.id: item for item in shard.items}
@@ -147,21 +149,16 @@ class ArmServer:
                     if finished_keys.get(r) == key:
                         skipped += 1
                         continue
-                    hyp = self._transcribe_one(clip, language, utt.id)
-                    status = "ok" if hyp.error is None else hyp.error
-                    rows.append(
-                        _row(
-                            self.spec,
-                            utt,
-                            r,
-                            key,
-                            fingerprint,
-                            audio.sha256,
-                            audio.duration,
-                            hyp,
-                            status,
-                        )
+                    if batch and (
+                        len(batch) >= self.plan.batch_size or batch[0].language != language
+                    ):
+                        rows.extend(self._flush(batch))
+                    batch.append(
+                        _Pending(utt, r, key, audio.sha256, audio.duration, clip, language)
                     )
+                if len(batch) >= self.plan.batch_size:
+                    rows.extend(self._flush(batch))
+            rows.extend(self._flush(batch))
         attempts = self.guard.attempts[self._egress_sent :]
         self._egress_sent = len(self.guard.attempts)
         return {
@@ -177,20 +174,43 @@ class ArmServer:
             "egress_attempts": [{**a, "actor": self.actor_index} for a in attempts],
         }
 
-    def _transcribe_one(self, clip: Clip, language: str | None, utt_id: str) -> Hypothesis:
-        hyp: Hypothesis
+    def _flush(self, batch: list[_Pending]) -> list[dict[str, Any]]:
+        """One engine call for the pending clips (as `run_arm` batches: one language per
+        call, at most `plan.batch_size` clips, never across shards); empties `batch`."""
+        if not batch:
+            return []
         try:
-            (hyp,) = self.engine.transcribe([clip], language)
-        except Exception as exc:  # an engine bug on one clip must not end the run
-            hyp = Hypothesis(
-                id=utt_id,
-                text="",
-                decode_seconds=0.0,
-                language_requested=language,
-                error=f"engine_exception:{type(exc).__name__}",
-                extra={"message": str(exc)[:500]},
+            hyps = self.engine.transcribe([p.clip for p in batch], batch[0].language)
+            if len(hyps) != len(batch):
+                raise RuntimeError(f"engine returned {len(hyps)} for {len(batch)} clips")
+        except Exception as exc:  # an engine bug must not end the run: per-clip codes
+            hyps = [
+                Hypothesis(
+                    id=p.utt.id,
+                    text="",
+                    decode_seconds=0.0,
+                    language_requested=p.language,
+                    error=f"engine_exception:{type(exc).__name__}",
+                    extra={"message": str(exc)[:500]},
+                )
+                for p in batch
+            ]
+        rows = [
+            _row(
+                self.spec,
+                p.utt,
+                p.repeat,
+                p.key,
+                self.fingerprint or "",
+                p.audio_sha256,
+                p.duration,
+                hyp,
+                "ok" if hyp.error is None else hyp.error,
             )
-        return hyp
+            for p, hyp in zip(batch, hyps, strict=True)
+        ]
+        batch.clear()
+        return rows
 
     def close(self) -> bool:
         """Release the engine (temporary folders, model memory) before the actor is killed."""

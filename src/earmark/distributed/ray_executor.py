@@ -249,6 +249,7 @@ def _drive(
     from .arm_server import ArmServer
 
     lost_errors = _lost_errors(ray)
+    shard_size = max(shard_size, plan.batch_size)  # an engine batch never spans two shards
     arm_dir = out_dir / "arms" / spec.name
     arm_dir.mkdir(parents=True, exist_ok=True)
     store = PredictionStore(out_dir / "predictions.jsonl")

@@ -52,6 +52,13 @@ class RunOptions:
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
     plan_file: str | None = None
     plan_file_sha256: str | None = None
+    #: `local` (each arm in its own process, or inline) or `ray` (actors on a cluster).
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    ray_actors: int = 2
+    ray_max_retries: int = 2
+    ray_cpus_per_actor: float = 1.0
+    ray_gpus_per_actor: float = 0.0
 
 
 def selected_utterances(plan: RunPlan) -> tuple[list[Utterance], SelectionRecord]:
@@ -179,6 +186,16 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
     )
     store = PredictionStore(out / "predictions.jsonl")
     torn = store.repair.torn_bytes
+    if options.executor == "ray":
+        arm_exit = _run_arms_on_ray(plan, utterances, out, options)
+    else:
+        arm_exit = _run_arms_locally(plan, utterances, out, options)
+    return finish_run(plan, out, utterances, selection, meta, corpus_sha, arm_exit, options, torn)
+
+
+def _run_arms_locally(
+    plan: RunPlan, utterances: list[Utterance], out: Path, options: RunOptions
+) -> dict[str, int]:
     arm_exit: dict[str, int] = {}
     for index, arm in enumerate(plan.arms):
         if options.isolation == "process":
@@ -197,7 +214,40 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
             arm_exit[arm.name] = 0
         if arm_exit[arm.name] == 130:
             raise KeyboardInterrupt
-    return finish_run(plan, out, utterances, selection, meta, corpus_sha, arm_exit, options, torn)
+    return arm_exit
+
+
+def _run_arms_on_ray(
+    plan: RunPlan, utterances: list[Utterance], out: Path, options: RunOptions
+) -> dict[str, int]:
+    """Every arm on Ray actors (one Ray session for all arms); same store, same rows."""
+    from earmark.distributed import ray_cluster, run_arm_on_ray
+    from earmark.errors import MissingExtraError
+
+    arm_exit: dict[str, int] = {}
+    with ray_cluster(options.ray_address, quiet=options.quiet):
+        for arm in plan.arms:
+            try:
+                run_arm_on_ray(
+                    plan,
+                    arm,
+                    utterances,
+                    out,
+                    address=options.ray_address,
+                    num_actors=options.ray_actors,
+                    max_retries=options.ray_max_retries,
+                    num_cpus=options.ray_cpus_per_actor,
+                    num_gpus=options.ray_gpus_per_actor,
+                    retry_failed=options.retry_failed,
+                    quiet=options.quiet,
+                )
+                arm_exit[arm.name] = 0
+            except MissingExtraError:
+                raise
+            except EarmarkError as exc:  # like the process path: this arm fails, the run goes on
+                print(f"earmark: error: arm {arm.name}: {exc}", file=sys.stderr)
+                arm_exit[arm.name] = 2
+    return arm_exit
 
 
 def finish_run(
