@@ -15,8 +15,8 @@ def register(sub: Any) -> None:
         "Writes decision-YYYY-MM-DD.md and .json with verdict promote / stay / "
         "research only / reject, the evidence and the non-metric gates to confirm.",
     )
-    p.add_argument("--baseline", required=True, metavar="RUN[:ARM]")
-    p.add_argument("--challenger", required=True, metavar="RUN[:ARM]")
+    p.add_argument("--baseline", required=True, metavar="RUN[#ARM]")
+    p.add_argument("--challenger", required=True, metavar="RUN[#ARM]")
     p.add_argument("--rules", metavar="FILE.toml", help="thresholds (see docs/report.md)")
     p.add_argument("--out", required=True, metavar="DIR", help="where the record is written")
     p.add_argument("--quiet", action="store_true")

@@ -436,6 +436,12 @@ def compare(
     `jobs` (default: the cores available) only changes the speed, never a number."""
     jobs = default_jobs() if jobs is None else jobs
     arms = load_arm_specs(list(specs), jobs=jobs)
+    if reference is not None and reference not in arms and reference in specs:
+        # The reference may be given as one of the ARM specs (`RUN_DIR#ARM`, a file):
+        # it names the arm that spec loaded, when it loaded exactly one.
+        loaded = load_arm_specs([reference], jobs=1)
+        if len(loaded) == 1:
+            reference = next(iter(loaded))
     options = CompareOptions(
         normalizer=normalizer,
         reference=reference,

@@ -121,13 +121,15 @@ class DecisionRules:
 
 
 def parse_run_arm(text: str) -> tuple[str, str | None]:
-    """`RUN` or `RUN:ARM` (a path that exists as given is never split)."""
+    """`RUN`, `RUN#ARM` (as `earmark compare` writes it) or `RUN:ARM`; a path that exists
+    as given is never split."""
     if Path(text).exists():
         return text, None
-    head, sep, arm = text.rpartition(":")
-    if sep and head and Path(head).exists():
-        return head, arm or None
-    raise EarmarkError("run directory not found", file=text, hint="use RUN_DIR or RUN_DIR:ARM")
+    for separator in ("#", ":"):
+        head, sep, arm = text.rpartition(separator)
+        if sep and head and Path(head).exists():
+            return head, arm or None
+    raise EarmarkError("run directory not found", file=text, hint="use RUN_DIR or RUN_DIR#ARM")
 
 
 def _pick_arm(run: RunDirectory, arm: str | None, role: str) -> str:
@@ -138,7 +140,7 @@ def _pick_arm(run: RunDirectory, arm: str | None, role: str) -> str:
         raise EarmarkError(
             f"the {role} run has several arms; name one",
             file=str(run.path),
-            hint=f"use {run.path}:ARM with ARM one of {', '.join(run.arm_names)}",
+            hint=f"use {run.path}#ARM with ARM one of {', '.join(run.arm_names)}",
         )
     return run.arm_names[0]
 
