@@ -134,16 +134,24 @@ def _kill_and_resume(tmp_path: Path, fake_asr: str, seed: int, make_corpus) -> l
     arm = f"command:{fake_asr} {{audio}} 0.05?name=fake"
     cmd = [sys.executable, "-m", "earmark", *_run_args(manifest, arm, out)]
     rng = random.Random(seed)
+    store = out / "predictions.jsonl"
     partial_counts = []
     for _ in range(3):
-        proc = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
-        time.sleep(rng.uniform(1.0, 3.5))
+        # Kill at a random point: once the store holds a random number of rows (so the kill
+        # lands mid-run whatever the machine's speed), plus a random extra delay.
+        done_before = len(store.read_bytes().splitlines()) if store.exists() else 0
+        target = min(11, done_before + rng.randint(1, 4))
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if store.exists() and len(store.read_bytes().splitlines()) >= target:
+                time.sleep(rng.uniform(0.0, 0.1))
+                break
+            time.sleep(0.01)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        store = out / "predictions.jsonl"
         partial_counts.append(len(store.read_bytes().splitlines()) if store.exists() else 0)
     # The kills must land inside the run (some rows written, not all), or the test proves nothing.
     assert any(0 < c < 12 for c in partial_counts), partial_counts
