@@ -619,6 +619,36 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
         )
         if len(mismatch_examples) > examples:
             body.append(f'<p class="muted">… and {len(mismatch_examples) - examples} more.</p>')
+    flagged = run.results.get("diagnostics") or {}
+    if flagged:
+        body.append("<h3>Flags</h3>")
+        flag_rows: list[list[object]] = []
+        for name, diag in flagged.items():
+            for kind in ("insertion", "truncation", "script_mismatch", "empty_outputs"):
+                block = diag.get(kind) or {}
+                reasons: list[str] = []
+                for sub in (block.get("by_normalizer") or {}).values():
+                    reasons += sub.get("reasons") or []
+                reasons += block.get("reasons") or []
+                flag_rows.append(
+                    [
+                        name,
+                        kind.replace("_", " "),
+                        "FLAGGED" if block.get("flagged") else "ok",
+                        "; ".join(reasons) or "—",
+                    ]
+                )
+            flips = diag.get("normalizer_ranking_flip") or {}
+            if flips.get("flagged"):
+                flag_rows.append(
+                    [
+                        name,
+                        "normaliser changes ranking",
+                        "FLAGGED",
+                        json.dumps(flips.get("flips"), ensure_ascii=False),
+                    ]
+                )
+        body.append(html_table(["arm", "diagnostic", "status", "why"], flag_rows))
     extra = (run.compare or {}).get("diagnostics") or {}
     if extra:
         body.append("<h3>Diagnostics from compare.json</h3>")

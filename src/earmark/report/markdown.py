@@ -79,6 +79,69 @@ def render_results_markdown(results: dict[str, Any], title: str = "earmark resul
     return "\n".join(parts)
 
 
+def _stat(stat: dict[str, Any] | None) -> str:
+    """`0.786 [0.667, 0.912]`, or `null (reason)`."""
+    if not stat or stat.get("value") is None:
+        return f"null ({(stat or {}).get('null_reason', 'not computable')})"
+    text = f"{stat['value']:.3f}"
+    if stat.get("ci95"):
+        text += f" [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
+    return text
+
+
+def _punctuation_markdown(section: dict[str, Any] | None) -> list[str]:
+    if not section or not section.get("overall"):
+        return []
+    o = section["overall"]
+    rows = [
+        [
+            kind.replace("_", "+"),
+            _stat(o[kind]["precision"]),
+            _stat(o[kind]["recall"]),
+            _stat(o[kind]["f1"]),
+        ]
+        for kind in ("position", "position_type")
+    ]
+    return [
+        "### Punctuation (seed-001 protocol)",
+        "",
+        f"{o['ref_marks']} reference marks, {o['hyp_marks']} hypothesis marks; probes passed: "
+        f"{section.get('probes_passed')}.",
+        "",
+        _table(["match", "precision", "recall", "F1"], rows),
+        "",
+    ]
+
+
+def _critical_markdown(section: dict[str, Any] | None) -> list[str]:
+    if not section or not section.get("overall"):
+        return []
+    rows = [
+        [name, str(c["ref"]), str(c["matched"]), str(c["lost"]), _stat(c["recall"])]
+        for name, c in section["overall"]["categories"].items()
+        if c["ref"] or c["hyp"]
+    ]
+    if not rows:
+        return []
+    return [
+        "### Critical tokens (exact match, no numeral normalisation)",
+        "",
+        _table(["category", "in references", "matched", "lost", "recall"], rows),
+        "",
+        _failures_line(section.get("n_failures")),
+        "",
+    ]
+
+
+def _failures_line(n: Any) -> str:
+    if isinstance(n, dict):
+        return (
+            f"{n.get('lost_or_changed', 0)} utterance(s) lost or changed a critical token; "
+            f"{n.get('spurious_only', 0)} only added spurious ones (listed in results.json)."
+        )
+    return f"{n or 0} utterance(s) with critical-token failures (listed in results.json)."
+
+
 def _units(items: list[dict[str, Any]]) -> str:
     return ", ".join(f"{i['unit']} ×{i['count']}" for i in items[:5]) or "—"
 
@@ -151,6 +214,8 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
         if len(cov["not_ok"]) > 200:
             parts.append(f"- … and {len(cov['not_ok']) - 200} more (see results.json)")
         parts.append("")
+    parts += _punctuation_markdown(arm.get("punctuation"))
+    parts += _critical_markdown(arm.get("critical_tokens"))
     analysis = arm.get("error_analysis") or {}
     for lang, section in analysis.items():
         if not section["worst_utterances"]:

@@ -269,6 +269,7 @@ def finish_run(
         seed=plan.seed,
     )
     arms_results: dict[str, Any] = {}
+    arm_rows: dict[str, list[dict[str, Any]]] = {}
     all_records: list[dict[str, Any]] = []
     deviations: list[dict[str, Any]] = []
     provenance_arms: dict[str, Any] = {}
@@ -310,6 +311,7 @@ def finish_run(
                     )
                 )
         scored = score_rows(rows, scoring)
+        arm_rows[arm.name] = raw_rows
         for raw, record in zip(raw_rows, scored.records, strict=True):
             all_records.append(
                 {**raw, "normalizer": record["normalizer"], "views": record["views"]}
@@ -376,6 +378,7 @@ def finish_run(
     results = build_results(
         arms_results,
         probes,
+        diagnostics=run_diagnostics(arm_rows, plan.normalizer),
         corpus=corpus,
         plan={"sha256": plan.sha256(), **plan.to_dict()},
         provenance={"file": "provenance.json", "verifiable": verifiable, "missing": missing},
@@ -392,6 +395,24 @@ def finish_run(
         markdown=render_results_markdown(results, title="earmark run"),
     )
     return results
+
+
+def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) -> dict[str, Any]:
+    """Harness-artefact diagnostics of every arm (insertion-driven failure, truncation,
+    script mismatch, empty outputs, normaliser-induced ranking flips), computed by the
+    same code as `earmark compare` so a run and a comparison flag the same things."""
+    from earmark.compare.api import CompareOptions, compare_arms
+    from earmark.compare.loading import ArmData
+
+    arms: dict[str, ArmData] = {}
+    for name, rows in arm_rows.items():
+        data = ArmData(name=name, source="predictions.jsonl")
+        for line, row in enumerate(rows, start=1):
+            data.add(row, "predictions.jsonl", line)
+        arms[name] = data
+    compared = compare_arms(arms, CompareOptions(normalizer=normalizer, resamples=0), jobs=1)
+    diagnostics: dict[str, Any] = compared["diagnostics"]
+    return diagnostics
 
 
 def latency_by_language(rows: list[dict[str, Any]]) -> dict[str, Any]:
