@@ -86,3 +86,36 @@ def test_tiny_multilingual_whisper_zh_end_to_end(tmp_path: Path) -> None:
     assert all(r["normalizer"] == "zh-eval-v1" for r in rows)
     results = json.loads((out / "results.json").read_text())
     assert results["arms"]["tiny-ml"]["model"]["english_only"] is False
+
+
+def test_long_form_section_from_segments(tmp_path: Path) -> None:
+    """Reference segments in the manifest + engine segments → CER by interval, omissions."""
+    from dataclasses import replace
+
+    from earmark.corpus.manifest import read_manifest, read_meta
+    from earmark.corpus.writer import write_manifest
+    from earmark.testing.tiny_whisper import build_tiny_whisper
+
+    (utt,) = [u for u in read_manifest(demo_manifest_path()) if u.id == "zh-02"]
+    segments = [[0.0, 1.0, "你好，世界"], [1.0, 30.0, "这段没有输出"]]
+    manifest = tmp_path / "long.jsonl"
+    write_manifest(manifest, [replace(utt, custom={"segments": segments})],
+                   read_meta(demo_manifest_path()))
+    model_dir = build_tiny_whisper(tmp_path / "tiny-fixed", fixed_text="你好，世界")
+    out = tmp_path / "run"
+    rc = main([
+        "run", "--manifest", str(manifest), "--audio-root", str(demo_manifest_path().parent),
+        "--arm", f"faster-whisper:{model_dir}?compute_type=float32&beam_size=1&temperature=0"
+                 "&name=fixed",
+        "--bootstrap", "100", "--out", str(out), "--quiet",
+    ])
+    assert rc == 0
+    rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert rows[0]["hypothesis"] == "你好，世界" and rows[0]["segments"]
+    section = json.loads((out / "results.json").read_text())["arms"]["fixed"]["long_form"]
+    zh = section["by_language"]["zh"]
+    assert zh["intervals_scored"] == 2
+    # One interval got no output (the model's single segment is attributed to the other
+    # one by its time midpoint); every reference character is still counted.
+    assert zh["omitted"]["count"] == 1
+    assert zh["counts"]["ref_units"] == 10

@@ -309,7 +309,8 @@ class LongFormResult:
     """Interval-attributed counts of one recording, plus omissions, gap outputs, repeats.
 
     `total` is the attributed total: the sum of interval counts plus `gap_counts`
-    (insertions of gap outputs under `gaps="separate"`, zero under `"nearest"`). `whole`
+    (insertions of gap outputs that joined no interval: all of them under
+    `gaps="separate"`; under `"nearest"` only when the recording has no interval). `whole`
     aligns the whole recording's text at once (None with `whole_null_reason` when too
     large); `total.errors >= whole.errors` usually, as attribution cannot match text
     across interval boundaries.
@@ -418,8 +419,8 @@ def interval_counts(
     aligned (`count_errors_array`). `whole_text=False` skips the whole-recording
     alignment (then `whole` is None with reason `not_requested`).
 
-    >>> ref = [[0, 5, "one two"], [5, 10, "three four"], [10, 15, "five six"]]
-    >>> hyp = [[0, 5, "one two"], [10, 15, "five six"]]
+    >>> ref = [[0, 5, "good morning"], [5, 10, "dear friends"], [10, 15, "welcome back"]]
+    >>> hyp = [[0, 5, "good morning"], [10, 15, "welcome back"]]
     >>> r = interval_counts(ref, hyp, "en-v1")
     >>> r.omitted_intervals, r.total.deletions, r.error_rate()
     (1, 2, 0.3333333333333333)
@@ -461,9 +462,9 @@ def interval_counts(
         )
         for j, (_, hyp_view) in zip(assignment.unassigned, gap_texts, strict=True)
     )
-    gap_counts = ErrorCounts.zero()
-    if gaps == "separate":
-        gap_counts = ErrorCounts(insertions=sum(g.units for g in gap_outputs))
+    # Gap outputs that joined no interval (`gaps="separate"`, or a recording with no
+    # reference interval at all) are insertions of the recording: no unit goes unscored.
+    gap_counts = ErrorCounts(insertions=sum(g.units for g in gap_outputs if g.assigned_to is None))
 
     whole: ErrorCounts | None = None
     whole_reason: str | None = "not_requested"
@@ -531,7 +532,7 @@ def error_rate_by_time(
     """Counts and rate per time bin `[k*b, (k+1)*b)` from the start of the recording.
 
     An interval goes to the bin holding its midpoint (like segments to intervals); gap
-    outputs scored separately add insertions to the bin holding their midpoint. Several
+    outputs that joined no interval add insertions to the bin holding their midpoint. Several
     recordings pool by offset (minute 10-20 of every recording together), rates from
     summed counts. Bins run from 0 to the last occupied bin; an empty bin has rate None.
 
@@ -559,8 +560,8 @@ def error_rate_by_time(
             counts[k] = counts.get(k, ErrorCounts.zero()) + interval.counts
             n_intervals[k] = n_intervals.get(k, 0) + 1
             n_omitted[k] = n_omitted.get(k, 0) + int(interval.omitted)
-        if result.gaps == "separate":
-            for gap in result.gap_outputs:
+        for gap in result.gap_outputs:
+            if gap.assigned_to is None:
                 k = bin_of(gap.start, gap.end)
                 counts[k] = counts.get(k, ErrorCounts.zero()) + ErrorCounts(insertions=gap.units)
     if not counts:

@@ -324,6 +324,9 @@ def finish_run(
         summary["critical_tokens"] = critical_tokens_section(
             rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.level
         )
+        long_form = _long_form(utterances, raw_rows, plan, scoring)
+        if long_form is not None:
+            summary["long_form"] = long_form
         summary["model"] = model
         summary["resources"] = resources
         summary["spec"] = arm.to_dict()
@@ -395,6 +398,39 @@ def finish_run(
         markdown=render_results_markdown(results, title="earmark run"),
     )
     return results
+
+
+def _long_form(
+    utterances: list[Utterance],
+    raw_rows: list[dict[str, Any]],
+    plan: RunPlan,
+    scoring: ScoringOptions,
+) -> dict[str, Any] | None:
+    """Seed 000's long-recording figures (CER by interval, omissions, repeats) when the
+    manifest rows carry reference segments (`custom.segments`); None otherwise."""
+    if not any(u.custom.get("segments") for u in utterances):
+        return None
+    from earmark.scoring.long_form_section import long_form_section
+
+    recordings = []
+    rows_by_key = {(r["id"], r.get("repeat", 0)): r for r in raw_rows}
+    for utt in utterances:
+        for repeat in range(plan.repeats):
+            row = rows_by_key.get((utt.id, repeat), {})
+            hyp_segments = row.get("segments")
+            if hyp_segments is None and row.get("status") == "ok" and not row.get("hypothesis"):
+                hyp_segments = []  # decoded, but said nothing: every interval is omitted
+            recordings.append(
+                {
+                    "id": utt.id if plan.repeats == 1 else f"{utt.id}#{repeat}",
+                    "language": utt.language,
+                    "reference_segments": utt.custom.get("segments"),
+                    "hypothesis_segments": hyp_segments if row.get("status") == "ok" else None,
+                }
+            )
+    return long_form_section(
+        recordings, scoring.policy, resamples=plan.bootstrap, seed=plan.seed, level=scoring.level
+    )
 
 
 def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) -> dict[str, Any]:
