@@ -21,9 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from earmark.corpus.demo import demo_audio_root, demo_manifest_path
-from earmark.corpus.manifest import read_manifest
+from earmark.corpus.manifest import read_manifest, read_meta
 from earmark.corpus.writer import write_manifest
-from earmark.corpus.manifest import read_meta
 from earmark.engines.spec import parse_arm_spec
 
 ARM = "faster-whisper:bundled:tiny.en?compute_type=int8&beam_size=1&temperature=0&name=tiny"
@@ -55,8 +54,12 @@ def earmark_arm(rows, out: Path) -> float:
     from earmark.run.arm_worker import run_arm
     from earmark.run.plan import RunPlan
 
-    plan = RunPlan(manifest=str(demo_manifest_path()), audio_root=str(demo_audio_root()),
-                   arms=(parse_arm_spec(ARM),), bootstrap=0)
+    plan = RunPlan(
+        manifest=str(demo_manifest_path()),
+        audio_root=str(demo_audio_root()),
+        arms=(parse_arm_spec(ARM),),
+        bootstrap=0,
+    )
     start = time.perf_counter()
     run_arm(plan, plan.arms[0], rows, out, quiet=True)
     wall = time.perf_counter() - start
@@ -65,9 +68,26 @@ def earmark_arm(rows, out: Path) -> float:
 
 
 def peak_rss(manifest: Path, out: Path) -> int:
-    subprocess.run([sys.executable, "-m", "earmark", "run", "--manifest", str(manifest),
-                    "--audio-root", str(demo_audio_root()), "--arm", ARM, "--bootstrap", "0",
-                    "--out", str(out), "--quiet"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "earmark",
+            "run",
+            "--manifest",
+            str(manifest),
+            "--audio-root",
+            str(demo_audio_root()),
+            "--arm",
+            ARM,
+            "--bootstrap",
+            "0",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        check=True,
+    )
     return json.loads((out / "arms" / "tiny" / "resources.json").read_text())["peak_rss_bytes"]
 
 
@@ -81,8 +101,10 @@ def main() -> None:
             bare.append(bare_loop(rows))
             harness.append(earmark_arm(rows, tmp_path / f"run{k}"))
         b, h = min(bare), min(harness)
-        print(f"clips: {len(rows)}; bare faster-whisper loop {b:.2f} s, earmark arm runner "
-              f"{h:.2f} s (best of 2, model load excluded)")
+        print(
+            f"clips: {len(rows)}; bare faster-whisper loop {b:.2f} s, earmark arm runner "
+            f"{h:.2f} s (best of 2, model load excluded)"
+        )
         print(f"harness overhead: {100 * (h / b - 1):+.1f}% (goal <= +5%)")
 
         meta = read_meta(demo_manifest_path())
@@ -91,9 +113,11 @@ def main() -> None:
         write_manifest(big, (replace(u, id=f"{u.id}-{k}") for k in range(10) for u in rows), meta)
         r1 = peak_rss(small, tmp_path / "rss1")
         r10 = peak_rss(big, tmp_path / "rss10")
-        print(f"peak RSS of the arm process: {len(rows)} clips {r1 / 2**20:.0f} MiB, "
-              f"{10 * len(rows)} clips {r10 / 2**20:.0f} MiB: {100 * (r10 / r1 - 1):+.1f}% "
-              "(goal < +10%)")
+        print(
+            f"peak RSS of the arm process: {len(rows)} clips {r1 / 2**20:.0f} MiB, "
+            f"{10 * len(rows)} clips {r10 / 2**20:.0f} MiB: {100 * (r10 / r1 - 1):+.1f}% "
+            "(goal < +10%)"
+        )
 
 
 if __name__ == "__main__":

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-import resource
 import subprocess
 import sys
-import time
 
 WORKER = r"""
 import json, random, resource, sys, time
@@ -56,8 +53,9 @@ print(json.dumps(out))
 
 
 def run(which: str, n: int) -> dict:
-    proc = subprocess.run([sys.executable, "-c", WORKER, str(n), which], capture_output=True,
-                          text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", WORKER, str(n), which], capture_output=True, text=True, check=True
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -68,12 +66,16 @@ def main() -> None:
     e = run("earmark", args.pairs)
     j = run("jiwer", args.pairs)
     print(f"pairs: {args.pairs}")
-    print(f"earmark score_rows (crude-v1: raw + normalized views, WER+CER, S/D/I): "
-          f"{e['seconds']:.2f} s = {args.pairs / e['seconds']:,.0f} pairs/s, "
-          f"peak RSS {e['peak_rss_mib']:.0f} MiB (WER {e['wer']:.4f}, CER {e['cer']:.4f})")
-    print(f"jiwer process_words + process_characters (raw text only):              "
-          f"{j['seconds']:.2f} s = {args.pairs / j['seconds']:,.0f} pairs/s, "
-          f"peak RSS {j['peak_rss_mib']:.0f} MiB (WER {j['wer']:.4f}, CER {j['cer']:.4f})")
+    print(
+        f"earmark score_rows (crude-v1: raw + normalized views, WER+CER, S/D/I): "
+        f"{e['seconds']:.2f} s = {args.pairs / e['seconds']:,.0f} pairs/s, "
+        f"peak RSS {e['peak_rss_mib']:.0f} MiB (WER {e['wer']:.4f}, CER {e['cer']:.4f})"
+    )
+    print(
+        f"jiwer process_words + process_characters (raw text only):              "
+        f"{j['seconds']:.2f} s = {args.pairs / j['seconds']:,.0f} pairs/s, "
+        f"peak RSS {j['peak_rss_mib']:.0f} MiB (WER {j['wer']:.4f}, CER {j['cer']:.4f})"
+    )
     print(f"throughput ratio earmark/jiwer: {j['seconds'] / e['seconds']:.2f}x (goal >= 3x)")
     print(f"peak RSS earmark/jiwer: {e['peak_rss_mib'] / j['peak_rss_mib']:.2f} (goal < 1)")
 

@@ -20,11 +20,22 @@ def _hyps(out: Path) -> list[tuple[str, int, str | None, str]]:
 def test_cli_ray_executor_matches_local(tmp_path: Path, crashy_asr: str, corpus_factory) -> None:
     manifest = corpus_factory(tmp_path / "corpus", 5)
     arm = f"command:{crashy_asr} {{audio}} never?name=fake"
-    base = ["run", "--manifest", str(manifest), "--arm", arm, "--normalizer", "none",
-            "--bootstrap", "100", "--quiet"]
+    base = [
+        "run",
+        "--manifest",
+        str(manifest),
+        "--arm",
+        arm,
+        "--normalizer",
+        "none",
+        "--bootstrap",
+        "100",
+        "--quiet",
+    ]
     assert main([*base, "--out", str(tmp_path / "local")]) == 0
-    assert main([*base, "--executor", "ray", "--ray-actors", "2",
-                 "--out", str(tmp_path / "ray")]) == 0
+    assert (
+        main([*base, "--executor", "ray", "--ray-actors", "2", "--out", str(tmp_path / "ray")]) == 0
+    )
     assert _hyps(tmp_path / "ray") == _hyps(tmp_path / "local")
     local = json.loads((tmp_path / "local" / "results.json").read_text())["arms"]["fake"]
     ray = json.loads((tmp_path / "ray" / "results.json").read_text())["arms"]["fake"]

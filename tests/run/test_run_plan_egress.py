@@ -83,6 +83,7 @@ def _listener() -> tuple[socket.socket, int]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
+
     def accept() -> None:
         try:
             server.accept()

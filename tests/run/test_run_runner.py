@@ -141,8 +141,9 @@ def _kill_and_resume(tmp_path: Path, fake_asr: str, seed: int, make_corpus) -> l
         # lands mid-run whatever the machine's speed), plus a random extra delay.
         done_before = len(store.read_bytes().splitlines()) if store.exists() else 0
         target = min(11, done_before + rng.randint(1, 4))
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         deadline = time.monotonic() + 120
         while proc.poll() is None and time.monotonic() < deadline:
             if store.exists() and len(store.read_bytes().splitlines()) >= target:
@@ -175,3 +176,29 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(
     assert [(r["id"], r["repeat"]) for r in rows] == [(r["id"], r["repeat"]) for r in clean]
     assert [r["hypothesis"] for r in rows] == [r["hypothesis"] for r in clean]
     assert all(r["status"] == "ok" for r in rows)
+
+
+def test_ctrl_c_leaves_a_resumable_run(tmp_path: Path, fake_asr: str, corpus_factory) -> None:
+    manifest = corpus_factory(tmp_path / "corpus", 8)
+    out = tmp_path / "run"
+    arm = f"command:{fake_asr} {{audio}} 0.05?name=fake"
+    cmd = [sys.executable, "-m", "earmark", *_run_args(manifest, arm, out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    store = out / "predictions.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store.exists() and len(store.read_bytes().splitlines()) >= 2:
+            break
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "rerun the same command to resume" in err
+    written = len(store.read_bytes().splitlines())
+    assert 0 < written < 8
+    assert main(_run_args(manifest, arm, out)) == 0
+    rows = _predictions(out)
+    assert [r["id"] for r in rows] == [f"c{i:03d}" for i in range(8)]
+    resources = json.loads((out / "arms" / "fake" / "resources.json").read_text())
+    assert resources["session"]["skipped_finished"] >= written - 1

@@ -99,16 +99,27 @@ def test_long_form_section_from_segments(tmp_path: Path) -> None:
     (utt,) = [u for u in read_manifest(demo_manifest_path()) if u.id == "zh-02"]
     segments = [[0.0, 1.0, "你好，世界"], [1.0, 30.0, "这段没有输出"]]
     manifest = tmp_path / "long.jsonl"
-    write_manifest(manifest, [replace(utt, custom={"segments": segments})],
-                   read_meta(demo_manifest_path()))
+    write_manifest(
+        manifest, [replace(utt, custom={"segments": segments})], read_meta(demo_manifest_path())
+    )
     model_dir = build_tiny_whisper(tmp_path / "tiny-fixed", fixed_text="你好，世界")
     out = tmp_path / "run"
-    rc = main([
-        "run", "--manifest", str(manifest), "--audio-root", str(demo_manifest_path().parent),
-        "--arm", f"faster-whisper:{model_dir}?compute_type=float32&beam_size=1&temperature=0"
-                 "&name=fixed",
-        "--bootstrap", "100", "--out", str(out), "--quiet",
-    ])
+    rc = main(
+        [
+            "run",
+            "--manifest",
+            str(manifest),
+            "--audio-root",
+            str(demo_manifest_path().parent),
+            "--arm",
+            f"faster-whisper:{model_dir}?compute_type=float32&beam_size=1&temperature=0&name=fixed",
+            "--bootstrap",
+            "100",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert rc == 0
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert rows[0]["hypothesis"] == "你好，世界" and rows[0]["segments"]

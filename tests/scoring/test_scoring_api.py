@@ -258,12 +258,20 @@ def test_repeats_share_a_cluster(tmp_path: Path) -> None:
     assert overall["n_utterances"] == 3 and overall["n_clusters"] == 2
 
 
-def test_run_predictions_with_arms_and_repeats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_predictions_with_arms_and_repeats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rows = [
         {"arm": "a", "id": "u1", "repeat": 0, "reference": "x y", "hypothesis": "x y"},
         {"arm": "a", "id": "u1", "repeat": 1, "reference": "x y", "hypothesis": "x z"},
-        {"arm": "a", "id": "u2", "repeat": 0, "reference": "x y", "hypothesis": None,
-         "status": "engine_exception:RuntimeError"},
+        {
+            "arm": "a",
+            "id": "u2",
+            "repeat": 0,
+            "reference": "x y",
+            "hypothesis": None,
+            "status": "engine_exception:RuntimeError",
+        },
         {"arm": "a", "id": "u2", "repeat": 1, "reference": "x y", "hypothesis": "x y"},
         {"arm": "b", "id": "u1", "repeat": 0, "reference": "x y", "hypothesis": "x y"},
     ]
