@@ -52,6 +52,7 @@ SECTIONS = (
     "latency",
     "comparison",
     "diagnostics",
+    "punctuation",
     "worst",
     "normalisation",
     "provenance",
@@ -768,6 +769,65 @@ def _worst(run: RunDirectory, k: int) -> str:
     return _section("worst", "Worst utterances", body)
 
 
+def _stat_text(stat: dict[str, Any] | None) -> str:
+    if not stat or stat.get("value") is None:
+        return f"null ({(stat or {}).get('null_reason', 'not computable')})"
+    text = f"{stat['value']:.3f}"
+    if stat.get("ci95"):
+        text += f" [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
+    return text
+
+
+def _punctuation_and_tokens(run: RunDirectory) -> str:
+    """Seed 001's punctuation F1 and seed 000's critical tokens, when the arm has them."""
+    punct_rows: list[list[object]] = []
+    token_rows: list[list[object]] = []
+    for arm_name in run.arm_names:
+        arm = run.arm(arm_name)
+        overall = (arm.get("punctuation") or {}).get("overall")
+        if overall:
+            for kind in ("position", "position_type"):
+                punct_rows.append(
+                    [
+                        arm_name,
+                        kind.replace("_", "+"),
+                        _num(f"{overall['ref_marks']} / {overall['hyp_marks']}"),
+                        _num(_stat_text(overall[kind]["precision"])),
+                        _num(_stat_text(overall[kind]["recall"])),
+                        _num(_stat_text(overall[kind]["f1"])),
+                    ]
+                )
+        tokens = (arm.get("critical_tokens") or {}).get("overall")
+        if tokens:
+            for category, c in tokens["categories"].items():
+                if c["ref"] or c["hyp"]:
+                    token_rows.append(
+                        [
+                            arm_name,
+                            category,
+                            _num(str(c["ref"])),
+                            _num(str(c["matched"])),
+                            _num(str(c["lost"])),
+                            _num(_stat_text(c["recall"])),
+                        ]
+                    )
+    body: list[str] = []
+    if punct_rows:
+        body.append("<h3>Punctuation F1 (boundary projection, seed 001)</h3>")
+        header = ["arm", "match", "marks ref / hyp", "precision", "recall", "F1"]
+        body.append(html_table(header, punct_rows))
+    if token_rows:
+        body.append("<h3>Critical tokens (exact, no numeral normalisation)</h3>")
+        header = ["arm", "category", "in references", "matched", "lost", "recall"]
+        body.append(html_table(header, token_rows))
+    if not body:
+        body.append(
+            '<p class="muted">Not computed for this result (earmark score --punctuation '
+            "--critical-tokens adds them).</p>"
+        )
+    return _section("punctuation", "Punctuation and critical tokens", body)
+
+
 def _normalisation(run: RunDirectory) -> str:
     rows: list[list[object]] = []
     for arm_name, lang, block in run.blocks():
@@ -990,6 +1050,7 @@ def render_html_report(
         _latency(run),
         _comparison(run),
         _diagnostics(run),
+        _punctuation_and_tokens(run),
         _worst(run, worst_k),
         _normalisation(run),
         _provenance(run),
