@@ -456,10 +456,12 @@ def _comparison(run: RunDirectory) -> str:
             )
         )
     pairs = list(cmp.get("pairs") or [])
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for pair in pairs:
-        groups.setdefault((str(pair.get("metric")), str(pair.get("view"))), []).append(pair)
-    for (metric, view), group in groups.items():
+        scope = str(pair.get("language") or "all languages")
+        key = (scope, str(pair.get("metric")), str(pair.get("view")))
+        groups.setdefault(key, []).append(pair)
+    for (scope, metric, view), group in groups.items():
         refs = sorted({str(p["reference"]) for p in group})
         cols = sorted({str(p["challenger"]) for p in group})
         cells = [
@@ -473,7 +475,7 @@ def _comparison(run: RunDirectory) -> str:
             )
             for p in group
         ]
-        title = f"{metric.upper()} ({view}): challenger (column) − reference (row)"
+        title = f"{scope}, {metric.upper()} ({view}): challenger (column) − reference (row)"
         body.append(Markup(comparison_matrix(refs, cols, cells, title=title)))
     if pairs:
         rows = []
@@ -483,6 +485,7 @@ def _comparison(run: RunDirectory) -> str:
                 [
                     p.get("reference"),
                     p.get("challenger"),
+                    p.get("language") or "all",
                     f"{p.get('metric')} / {p.get('view')}",
                     _num(_pct(p.get("reference_value"))),
                     _num(_pct(p.get("challenger_value"))),
@@ -503,6 +506,7 @@ def _comparison(run: RunDirectory) -> str:
                 [
                     "reference",
                     "challenger",
+                    "language",
                     "metric / view",
                     "reference",
                     "challenger",
