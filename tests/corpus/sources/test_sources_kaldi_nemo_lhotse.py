@@ -295,13 +295,11 @@ def test_lhotse_cuts(tmp_path: Path) -> None:
     )
 
 
-def test_hf_datasets_needs_its_extra(tmp_path: Path) -> None:
-    try:
-        import datasets  # noqa: F401
-    except ImportError:
-        with pytest.raises(MissingExtraError) as info:
-            import_hf_datasets(tmp_path, tmp_path / "h.jsonl", language="en")
-        assert info.value.extra == "datasets"
-        assert "earmark[datasets]" in str(info.value)
-    else:  # pragma: no cover - only where datasets is installed
-        pytest.skip("datasets is installed; the missing-extra path cannot be exercised")
+def test_hf_datasets_needs_its_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "datasets", None)  # as if the extra were not installed
+    with pytest.raises(MissingExtraError) as info:
+        import_hf_datasets(tmp_path, tmp_path / "h.jsonl", language="en")
+    assert info.value.extra == "datasets"
+    assert "earmark[datasets]" in str(info.value)
