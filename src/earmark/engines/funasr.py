@@ -5,19 +5,33 @@ Seed 000 names Paraformer-zh an isolated research contender: it lives behind the
 Only local model folders are loaded (`disable_update=True`, no hub names), so the files
 hashed are the files run. FunASR's timestamps (milliseconds, per sentence or per token)
 become segments in seconds. The licence is the operator's assertion, as everywhere.
+
+What running it for real showed (funasr 1.4.16), and what this adapter does about it:
+- `AutoModel` runs random weights, with only a printed line, when a `configuration.json`
+  folder lacks its weights file; `load` checks the weights file it used exists.
+- It falls back to the CPU silently when CUDA is missing; the device used is recorded.
+- Feature extraction needs torchaudio or kaldi-native-fbank, which funasr does not
+  require; without either every clip would fail, so `load` says which package to add.
+- Import and load print banners on stdout; they are sent to stderr instead.
+- With timestamps, Paraformer spaces out Chinese characters ("你 好"); without them it
+  does not ("你好"). The spaces between two CJK characters are removed so one model
+  gives one text form; the raw text is kept in `extra` when it differs.
 """
 
 from __future__ import annotations
 
+import contextlib
+import re
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import mono_16k
-from earmark.engines.extras import require
+from earmark.engines.extras import is_installed, require
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -28,11 +42,15 @@ from earmark.engines.model_source import (
 )
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
-from earmark.errors import EarmarkError
+from earmark.errors import EarmarkError, MissingExtraError
 
 BACKEND = "funasr"
 EXTRA = "funasr"
 FEATURE = "the funasr research adapter"
+#: Feature-extraction backends FunASR's WavFrontend can use; it declares neither.
+FBANK_MODULES = ("torchaudio", "kaldi_native_fbank")
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
 
 
 @dataclass(frozen=True)
@@ -94,7 +112,10 @@ class FunAsrEngine:
     def load(self) -> ModelInfo:
         if self._info is not None:
             raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
-        funasr = require("funasr", FEATURE, EXTRA)
+        with _stdout_to_stderr():
+            funasr = require("funasr", FEATURE, EXTRA)
+        if not any(is_installed(m) for m in FBANK_MODULES):
+            raise MissingExtraError(FEATURE, EXTRA, "kaldi_native_fbank")
         assert self.source.path is not None
         folder = self.source.path
         files = fingerprint(folder)
@@ -115,14 +136,27 @@ class FunAsrEngine:
                 hashes.update({f"{key}/{k}": v for k, v in extra_files.file_sha256.items()})
         started = time.perf_counter()
         try:
-            self._model = funasr.AutoModel(**kwargs)
+            with _stdout_to_stderr():
+                self._model = funasr.AutoModel(**kwargs)
         except Exception as exc:  # FunASR raises assorted types for a bad folder
+            # Its unregistered-model error runs to dozens of lines; the first says it.
+            first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise EarmarkError(
-                f"arm '{self.name}': FunASR could not load {folder}: {exc}",
+                f"arm '{self.name}': FunASR could not load {folder}: {first_line}",
                 field="model",
                 hint="give a local FunASR model folder (model.pt, config.yaml, tokens)",
             ) from exc
         load_seconds = time.perf_counter() - started
+        loaded = getattr(self._model, "kwargs", {}) or {}
+        weights = loaded.get("init_param")
+        if not weights or not Path(str(weights)).is_file():
+            self._model = None
+            raise EarmarkError(
+                f"arm '{self.name}': FunASR found no weights file in {folder} "
+                f"(init_param={weights!r}); it would have run random weights",
+                field="model",
+                hint="the folder needs the model.pt its configuration names",
+            )
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -138,7 +172,9 @@ class FunAsrEngine:
             languages=(self.options.model_language,),
             extra={
                 "research_adapter": True,
-                "device": self.options.device,
+                "device": str(loaded.get("device", self.options.device)),
+                "device_requested": self.options.device,
+                "weights_file": Path(str(weights)).name,
                 "threads": self.options.threads,
                 "vad_model": str(self.options.vad_model) if self.options.vad_model else None,
                 "punc_model": str(self.options.punc_model) if self.options.punc_model else None,
@@ -157,23 +193,43 @@ class FunAsrEngine:
     def _one(self, clip: Clip, language: str | None) -> Hypothesis:
         started = time.perf_counter()
         try:
-            results = self._model.generate(input=mono_16k(clip), disable_pbar=True)
+            with _stdout_to_stderr():
+                results = self._model.generate(input=mono_16k(clip), disable_pbar=True)
         except Exception as exc:  # one bad clip must not end the run; recorded per clip
             return failed_hypothesis(clip.id, language, started, exc)
         seconds = time.perf_counter() - started
         result = results[0] if results else {}
-        text = str(result.get("text", "")).strip()
+        raw = str(result.get("text", "")).strip()
+        text = funasr_text(raw)
         return Hypothesis(
             id=clip.id,
             text=text,
             decode_seconds=seconds,
             language_requested=language,
             language_used=self.options.model_language,
-            segments=funasr_segments(result, text),
+            # The raw text's spaced tokens are what the per-token timestamps pair with.
+            segments=funasr_segments(result, raw),
+            extra={"funasr_text": raw} if raw != text else {},
         )
 
     def close(self) -> None:
         self._model = None
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """FunASR prints banners with `print`; stdout may carry earmark's own output."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
+
+
+def funasr_text(raw: str) -> str:
+    """Remove the spaces FunASR puts between two CJK characters when it predicts timestamps.
+
+    `"你 好 hello world 世 界"` → `"你好 hello world 世界"`: words in other scripts keep
+    their spaces, so only the timestamped form's extra separators go.
+    """
+    return _SPACE_BETWEEN_CJK.sub("", raw)
 
 
 def funasr_segments(result: dict[str, Any], text: str) -> tuple[Segment, ...]:

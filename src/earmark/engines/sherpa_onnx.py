@@ -11,7 +11,7 @@ weight-type sweep compares the two exports of one model. Only the files loaded a
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -169,6 +169,15 @@ class SherpaOnnxEngine:
                 hint="a folder with tokens.txt and the model's .onnx files; set model_type= "
                 "for CTC or SenseVoice models",
             ) from exc
+        missing = missing_metadata(layout)
+        if missing:
+            raise EarmarkError(
+                f"arm '{self.name}': {layout.files['model'].name} is not a sherpa-onnx "
+                f"{layout.model_type} model: its metadata lacks {', '.join(missing)}",
+                field="model_type",
+                hint="set model_type= to what the model is (nemo_ctc, wenet_ctc, sense_voice, "
+                "paraformer); sherpa-onnx would end the process on this file",
+            )
         files = fingerprint(folder, layout.loaded())
         self._layout = layout
         started = time.perf_counter()
@@ -285,3 +294,107 @@ def token_segments(
     return tuple(
         Segment(float(s), float(e), str(t)) for t, s, e in zip(tokens, starts, ends, strict=True)
     )
+
+
+#: Metadata keys sherpa-onnx reads without a default for a single-file model type; it
+#: ends the whole process (exit, not an exception) when one is missing.
+REQUIRED_METADATA = {
+    "paraformer": ("vocab_size", "lfr_window_size", "lfr_window_shift", "neg_mean", "inv_stddev"),
+    "nemo_ctc": ("vocab_size", "subsampling_factor"),
+}
+
+
+def missing_metadata(layout: SherpaLayout) -> list[str]:
+    """Required metadata keys absent from the model file; empty when unknown or all there.
+
+    A file that is not readable protobuf is left to sherpa-onnx, which raises on it.
+    """
+    required = REQUIRED_METADATA.get(layout.model_type)
+    if not required:
+        return []
+    metadata = onnx_metadata(layout.files["model"])
+    if metadata is None:
+        return []
+    return [key for key in required if key not in metadata]
+
+
+def onnx_metadata(path: Path) -> dict[str, str] | None:
+    """The `metadata_props` of an ONNX file, read from its protobuf without `onnx`.
+
+    Only ModelProto's top-level fields are walked; the graph (most of the file) is skipped
+    by its length. None when the file is not well-formed protobuf.
+    """
+    try:
+        with open(path, "rb") as handle:
+            found: dict[str, str] = {}
+            for number, value in _fields(handle, path.stat().st_size):
+                if number == 14 and isinstance(value, bytes):
+                    entry = {
+                        n: v.decode("utf-8", "replace")
+                        for n, v in _fields_of(value)
+                        if isinstance(v, bytes) and n in (1, 2)
+                    }
+                    found[entry.get(1, "")] = entry.get(2, "")
+            return found
+    except (OSError, ValueError):
+        return None
+
+
+def _varint(read: Any) -> int:
+    result: int = 0
+    shift = 0
+    while True:
+        byte = read(1)
+        if not byte:
+            raise ValueError("protobuf varint cut short")
+        result |= (byte[0] & 0x7F) << shift
+        if not byte[0] & 0x80:
+            return result
+        shift += 7
+        if shift > 63:
+            raise ValueError("protobuf varint too long")
+
+
+def _fields(handle: Any, size: int) -> Iterator[tuple[int, int | bytes | None]]:
+    """(field number, value) of each top-level field; length-delimited ones other than
+    metadata (field 14) are skipped unread and yielded as None."""
+    while handle.tell() < size:
+        key = _varint(handle.read)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise ValueError("protobuf field number 0")
+        if wire == 0:
+            yield number, _varint(handle.read)
+        elif wire == 1:
+            handle.seek(8, 1)
+            yield number, None
+        elif wire == 5:
+            handle.seek(4, 1)
+            yield number, None
+        elif wire == 2:
+            length = _varint(handle.read)
+            if handle.tell() + length > size:
+                raise ValueError("protobuf field runs past the end of the file")
+            if number == 14:
+                yield number, handle.read(length)
+            else:
+                handle.seek(length, 1)
+                yield number, None
+        else:
+            raise ValueError(f"protobuf wire type {wire} is not supported")
+
+
+def _fields_of(data: bytes) -> Iterator[tuple[int, int | bytes | None]]:
+    import io
+
+    buffer = io.BytesIO(data)
+    while buffer.tell() < len(data):
+        key = _varint(buffer.read)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            yield number, _varint(buffer.read)
+        elif wire == 2:
+            length = _varint(buffer.read)
+            yield number, buffer.read(length)
+        else:
+            raise ValueError(f"protobuf wire type {wire} in metadata entry")

@@ -273,11 +273,7 @@ class WhisperCppEngine:
         self._model, self._header = model, header
         loaded_type = GGML_FTYPES.get(int(self._pw.whisper_model_ftype(model._ctx)))
         multilingual = bool(self._pw.whisper_is_multilingual(model._ctx))
-        languages = (
-            tuple(self._pw.whisper_lang_str(i) for i in range(self._pw.whisper_lang_max_id() + 1))
-            if multilingual
-            else ("en",)
-        )
+        languages = _model_languages(self._pw, model._ctx) if multilingual else ("en",)
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -331,6 +327,17 @@ class WhisperCppEngine:
                 field="compute_type",
                 hint="a whisper.cpp file has one weight type: point the arm at the "
                 f"{expected} file or drop compute_type",
+            )
+        if header.weight_type == "f32":
+            # whisper.cpp's encoder convolution (ggml_conv_1d_ph -> im2col) asserts f16
+            # weights on CPU and aborts the whole process mid-decode, after a clean load
+            # (ggml-org/whisper.cpp#2557); refuse here so one arm cannot kill the run.
+            raise EarmarkError(
+                f"arm '{self.name}': {path.name} holds f32 weights, which whisper.cpp "
+                "loads but aborts the process on when decoding (its CPU convolution needs "
+                "f16 weights)",
+                field="model",
+                hint="use the f16 file (convert-pt-to-ggml.py's default) or a quantised one",
             )
         return header
 
@@ -387,6 +394,19 @@ class WhisperCppEngine:
 
     def close(self) -> None:
         self._model = None
+
+
+def _model_languages(pw: Any, ctx: Any) -> tuple[str, ...]:
+    """The languages this model has tokens for, in whisper.cpp's id order.
+
+    whisper.cpp's language table is the largest model's (100 with large-v3's `yue`); a
+    99-language model has no token for the last one, and forcing it would put the
+    `<|translate|>` token in the language slot. The model's own count is the number of
+    tokens between `<|startoftranscript|>` and `<|translate|>`.
+    """
+    count = int(pw.whisper_token_translate(ctx)) - int(pw.whisper_token_sot(ctx)) - 1
+    count = max(0, min(count, int(pw.whisper_lang_max_id()) + 1))
+    return tuple(pw.whisper_lang_str(i) for i in range(count))
 
 
 @contextlib.contextmanager

@@ -81,7 +81,8 @@ def mel_filterbank(n_mels: int = 80, n_bins: int = _N_FFT_BINS) -> np.ndarray:
     rising = (bins[None, :] - lower) / (centre - lower)
     falling = (upper - bins[None, :]) / (upper - centre)
     weights = np.maximum(0.0, np.minimum(rising, falling)) * (2.0 / (upper - lower))
-    return weights.astype(np.float32)
+    filters: np.ndarray = weights.astype(np.float32)
+    return filters
 
 
 def _tensor_shapes(
@@ -152,21 +153,25 @@ def build_tiny_ggml_whisper(
     n_state: int = 64,
     n_head: int = 2,
     n_layer: int = 1,
+    n_text_ctx: int = 32,
 ) -> Path:
     """Write a tiny whisper.cpp GGML model to `path` and return it.
 
     `ftype` is the file's weight type, `f32` or `f16` (what the header records and
-    whisper.cpp reports back). The encoder keeps Whisper's 1500 frames and the decoder
-    its 448 positions, since whisper.cpp pads every clip to 30 s.
+    whisper.cpp reports back). The encoder keeps Whisper's 1500 frames, since whisper.cpp
+    pads every clip to 30 s. The decoder has `n_text_ctx` positions (Whisper: 448):
+    whisper.cpp stops a segment after n_text_ctx / 2 - 4 tokens, and random weights never
+    choose end-of-text, so a short context keeps each decode (with its temperature
+    fallbacks) to seconds rather than minutes.
     """
     if ftype not in _GGML_TYPES:
         raise ValueError(f"ftype must be one of {', '.join(_GGML_TYPES)}, not {ftype!r}")
     if n_state % n_head:
         raise ValueError("n_state must be a multiple of n_head")
     n_vocab = N_VOCAB_MULTILINGUAL if multilingual else N_VOCAB_ENGLISH
-    n_audio_ctx, n_text_ctx, n_mels = 1500, 448, 80
-    hparams = (n_vocab, n_audio_ctx, n_state, n_head, n_layer)
-    hparams += (n_text_ctx, n_state, n_head, n_layer, n_mels, _GGML_TYPES[ftype])
+    n_audio_ctx, n_mels = 1500, 80
+    hparams = [n_vocab, n_audio_ctx, n_state, n_head, n_layer]
+    hparams += [n_text_ctx, n_state, n_head, n_layer, n_mels, _GGML_TYPES[ftype]]
     last_text = b"" if multilingual else b"<|endoftext|>"
     vocabulary = (*_text_token_bytes(), last_text)
     rng = np.random.default_rng(seed)
