@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from earmark.engines.base import Clip
+from earmark.engines.extras import is_installed
 from earmark.engines.spec import parse_arm_spec
 from earmark.errors import EarmarkError, MissingExtraError
 
@@ -23,9 +24,7 @@ pytest.importorskip("torch", reason="torch is not installed (pip install torch==
 pytest.importorskip(
     "funasr", reason="funasr is not installed (pip install 'earmark[funasr]' torch==2.13.0)"
 )
-if not any(
-    __import__("importlib").util.find_spec(m) for m in ("torchaudio", "kaldi_native_fbank")
-):
+if not any(is_installed(module) for module in ("torchaudio", "kaldi_native_fbank")):
     pytest.skip(
         "FunASR needs an fbank backend: pip install kaldi-native-fbank", allow_module_level=True
     )

@@ -163,3 +163,23 @@ def test_whisper_cpp_itself_aborts_on_an_f32_file(models: dict[str, Path]) -> No
     assert done.stdout.split() == ["loaded"]
     assert done.returncode != 0
     assert "GGML_TYPE_F16" in done.stderr
+
+
+def test_without_temperature_fallback_clip_order_does_not_matter(
+    models: dict[str, Path], second_clips: list[Clip]
+) -> None:
+    """`temperature_inc=0` turns whisper.cpp's sampling fallback off: each clip's text no
+    longer depends on the clips decoded before it (what resumed and sharded runs need)."""
+    spec = f"whisper-cpp:{models['f16']}?compute_type=f16&threads=2&temperature_inc=0"
+
+    def decode(clips: list[Clip]) -> dict[str, str]:
+        engine = build_engine(parse_arm_spec(spec))
+        engine.load()
+        try:
+            return {h.id: h.text for h in engine.transcribe(clips, "en")}
+        finally:
+            engine.close()
+
+    forward = decode(second_clips)
+    backward = decode(list(reversed(second_clips)))
+    assert forward == backward

@@ -6,10 +6,16 @@ and is never a base dependency. Qwen3-ASR takes language *names* ("Chinese"); ma
 codes are mapped to them, a code it does not know gets a reason code under
 `language_policy=forced`, and the language it reports is mapped back and recorded as
 used. Word timestamps need the separate forced aligner (`aligner=` folder, hashed too).
+
+qwen-asr pins transformers 4.57 and accelerate 1.12, so it runs in its own virtual
+environment (docs/engines_more.md). Run for real (qwen-asr 0.0.6), a folder of another
+model type loads its weights and then fails in the processor with a page-long message
+about unrelated packages, so `load` reads `config.json`'s `model_type` first.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +43,7 @@ from earmark.errors import EarmarkError
 BACKEND = "qwen3-asr"
 EXTRA = "qwen3-asr"
 FEATURE = "the qwen3-asr research adapter"
+MODEL_TYPE = "qwen3_asr"
 
 #: Primary language subtag -> the language name Qwen3-ASR takes and reports.
 QWEN_LANGUAGES = {
@@ -86,10 +93,33 @@ def qwen_language(language: str | None) -> str | None:
 
 
 def language_code(name: str | None) -> str | None:
-    """A reported language name back to its code (`Chinese` → `zh`); unknown names kept."""
-    if not name:
+    """A reported language name back to its code (`Chinese` → `zh`); unknown names kept.
+
+    A clip long enough to be cut into chunks reports each chunk's language joined by
+    commas (`Chinese,English`); each part is mapped (`zh,en`).
+    """
+    if not name or not str(name).strip():
         return None
-    return _CODES.get(str(name).strip().lower(), str(name))
+    parts = [part.strip() for part in str(name).split(",") if part.strip()]
+    return ",".join(_CODES.get(part.lower(), part) for part in parts)
+
+
+def _check_model_type(folder: Path, arm_name: str) -> None:
+    """Refuse a folder whose `config.json` names another model type, in one line."""
+    config = folder / "config.json"
+    if not config.is_file():
+        return  # the package's own loader says what is missing
+    try:
+        model_type = json.loads(config.read_text(encoding="utf-8")).get("model_type")
+    except (ValueError, AttributeError):
+        return
+    if model_type is not None and model_type != MODEL_TYPE:
+        raise EarmarkError(
+            f"arm '{arm_name}': {folder} holds a '{model_type}' model, not Qwen3-ASR "
+            f"(config.json model_type must be '{MODEL_TYPE}')",
+            field="model",
+            hint="give a Qwen3-ASR folder (Qwen/Qwen3-ASR-0.6B or -1.7B)",
+        )
 
 
 class Qwen3AsrEngine:
@@ -119,6 +149,7 @@ class Qwen3AsrEngine:
         qwen_asr = require("qwen_asr", FEATURE, EXTRA)
         torch = require("torch", FEATURE, EXTRA)
         folder = materialise(self.source, feature=FEATURE, extra=EXTRA)
+        _check_model_type(folder, self.name)
         files = fingerprint(folder)
         hashes = dict(files.file_sha256)
         kwargs: dict[str, Any] = {
@@ -139,8 +170,10 @@ class Qwen3AsrEngine:
         try:
             self._model = qwen_asr.Qwen3ASRModel.from_pretrained(str(folder), **kwargs)
         except Exception as exc:  # the package raises assorted types for a bad folder
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
             raise EarmarkError(
-                f"arm '{self.name}': Qwen3-ASR could not load {folder}: {exc}",
+                f"arm '{self.name}': Qwen3-ASR could not load {folder}: "
+                f"{lines[0] if lines else type(exc).__name__}",
                 field="model",
                 hint="give a local Qwen3-ASR folder (or download=true&revision=<commit>)",
             ) from exc

@@ -185,6 +185,10 @@ class WhisperCppOptions:
     threads: int
     beam_size: int
     language_policy: str
+    #: whisper.cpp's sampling temperature and fallback increment; `temperature_inc=0` turns
+    #: the fallback off, which makes each clip's text independent of the clips before it.
+    temperature: float = 0.0
+    temperature_inc: float = 0.2
 
 
 def read_options(arm: ArmSpec) -> tuple[WhisperCppOptions, ModelSource]:
@@ -199,6 +203,8 @@ def read_options(arm: ArmSpec) -> tuple[WhisperCppOptions, ModelSource]:
         threads=reader.integer("threads", 0, minimum=0),
         beam_size=reader.integer("beam_size", 1, minimum=1),
         language_policy=reader.choice("language_policy", LANGUAGE_POLICIES, "forced"),
+        temperature=reader.number("temperature", 0.0, minimum=0.0),
+        temperature_inc=reader.number("temperature_inc", 0.2, minimum=0.0),
     )
     model = arm.model
     if "{compute_type}" in model:
@@ -247,7 +253,12 @@ class WhisperCppEngine:
         header = self._checked_header(path)
         files = fingerprint(path)
         started = time.perf_counter()
-        params: dict[str, Any] = {"print_progress": False, "print_realtime": False}
+        params: dict[str, Any] = {
+            "print_progress": False,
+            "print_realtime": False,
+            "temperature": self.options.temperature,
+            "temperature_inc": self.options.temperature_inc,
+        }
         if self.options.threads:
             params["n_threads"] = self.options.threads
         if self.options.beam_size > 1:
