@@ -93,3 +93,9 @@ def test_importing_the_backends_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_qwen_chunked_languages_map_part_by_part() -> None:
+    """A long clip is cut into chunks and qwen-asr joins their languages with commas."""
+    assert language_code("Chinese,English") == "zh,en"
+    assert language_code("Chinese, Klingon") == "zh,Klingon" and language_code(" ") is None
