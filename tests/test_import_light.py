@@ -22,3 +22,20 @@ def test_import_earmark_is_light() -> None:
 def test_cli_parser_is_light() -> None:
     mods = _imported_after("from earmark.cli import build_parser; build_parser()")
     assert not [m for m in HEAVY if m in mods]
+
+
+def test_earmark_score_stays_light(tmp_path) -> None:
+    data = tmp_path / "p.jsonl"
+    data.write_text(
+        '{"id":"a","reference":"我爱北京","hypothesis":"我爱南京","language":"zh"}\n'
+        '{"id":"b","reference":"Hello there","hypothesis":"hello","language":"en"}\n',
+        "utf-8",
+    )
+    code = (
+        "from earmark.cli import main\n"
+        f"assert main(['score', {str(data)!r}, '--normalizer', 'auto', '--bootstrap', '50',"
+        f" '--out', {str(tmp_path / 'out')!r}, '--quiet', '--punctuation',"
+        " '--critical-tokens']) == 0"
+    )
+    mods = _imported_after(code)
+    assert not [m for m in HEAVY if m in mods]
