@@ -183,8 +183,9 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path: Path, fake_asr: str, corpus_fac
     out = tmp_path / "run"
     arm = f"command:{fake_asr} {{audio}} 0.05?name=fake"
     cmd = [sys.executable, "-m", "earmark", *_run_args(manifest, arm, out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     store = out / "predictions.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -202,3 +203,34 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path: Path, fake_asr: str, corpus_fac
     assert [r["id"] for r in rows] == [f"c{i:03d}" for i in range(8)]
     resources = json.loads((out / "arms" / "fake" / "resources.json").read_text())
     assert resources["session"]["skipped_finished"] >= written - 1
+
+
+def test_an_arm_that_cannot_load_fails_the_command_but_keeps_the_others(
+    tmp_path: Path, fake_asr: str, corpus_factory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = corpus_factory(tmp_path / "corpus", 3)
+    out = tmp_path / "run"
+    rc = main(
+        [
+            "run",
+            "--manifest",
+            str(manifest),
+            "--arm",
+            f"command:{fake_asr} {{audio}}?name=ok",
+            "--arm",
+            f"precomputed:{tmp_path / 'missing.jsonl'}?name=broken",
+            "--normalizer",
+            "none",
+            "--bootstrap",
+            "50",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert rc == 1
+    assert "broken did not finish" in capsys.readouterr().err
+    results = json.loads((out / "results.json").read_text())
+    assert results["arms"]["ok"]["coverage"]["statuses"] == {"ok": 3}
+    broken = results["arms"]["broken"]["coverage"]
+    assert broken["statuses"] == {"arm_failed": 3}  # every utterance still accounted for

@@ -143,4 +143,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print_summary(results, title="earmark run")
         print(f"wrote {args.out}/results.json, predictions.jsonl, provenance.json, results.md")
+    failed = [name for name, arm in results["arms"].items() if arm.get("arm_exit_code")]
+    if failed:
+        print(
+            f"earmark: arm(s) {', '.join(failed)} did not finish; their rows are recorded as "
+            "arm_failed. Fix the cause and rerun the same command to resume.",
+            file=sys.stderr,
+        )
+        return 1
     return 0
