@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
@@ -30,6 +29,7 @@ from earmark.engines.spec import ArmSpec
 from earmark.engines.transformers_runtime import (
     TorchOptions,
     import_runtime,
+    load_pretrained,
     parameter_dtype,
     prepare_torch,
     read_torch_options,
@@ -92,24 +92,19 @@ class TransformersCtcEngine:
             raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
         torch, transformers = import_runtime(FEATURE)
         folder = materialise(self.source, feature=FEATURE, extra="transformers")
-        _require_config(self.name, folder)
         files = fingerprint(folder)
         dtype = prepare_torch(torch, self.options.torch)
         started = time.perf_counter()
-        try:
-            processor = transformers.AutoProcessor.from_pretrained(
-                str(folder), local_files_only=True
-            )
-            model = transformers.AutoModelForCTC.from_pretrained(
-                str(folder), dtype=dtype, local_files_only=True
-            )
-        except (OSError, ValueError, KeyError) as exc:
-            raise EarmarkError(
-                f"arm '{self.name}': {folder} is not a loadable CTC model: {exc}",
-                field="model",
-                hint="the folder needs config.json, the weights and the processor files "
-                "(preprocessor/processor config, vocab.json, tokenizer config)",
-            ) from exc
+        processor, model = load_pretrained(
+            transformers,
+            folder,
+            "AutoModelForCTC",
+            dtype,
+            arm_name=self.name,
+            what="CTC model",
+            hint="the folder needs config.json, the weights and the processor files "
+            "(preprocessor/processor config, vocab.json, tokenizer config)",
+        )
         if self.options.target_lang:
             self._load_adapter(model, processor, self.options.target_lang)
         model.eval().to(self.options.torch.device)
@@ -239,12 +234,3 @@ class TransformersCtcEngine:
     def close(self) -> None:
         self._model = None
         self._processor = None
-
-
-def _require_config(arm_name: str, folder: Path) -> None:
-    if not (folder / "config.json").is_file():
-        raise EarmarkError(
-            f"arm '{arm_name}': {folder} has no config.json",
-            field="model",
-            hint="give a folder saved with save_pretrained (config, weights, processor)",
-        )

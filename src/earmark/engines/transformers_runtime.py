@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from earmark.engines.extras import require
 from earmark.engines.model_source import package_version, read_weight_type
 from earmark.engines.registry import TORCH_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader
+from earmark.errors import EarmarkError
 
 EXTRA = "transformers"
 
@@ -65,3 +67,35 @@ def runtime_extra(torch: Any, options: TorchOptions) -> dict[str, Any]:
         "safetensors_version": package_version("safetensors"),
         "tokenizers_version": package_version("tokenizers"),
     }
+
+
+def load_pretrained(
+    transformers: Any,
+    folder: Path,
+    auto_model: str,
+    dtype: Any,
+    *,
+    arm_name: str,
+    what: str,
+    hint: str,
+) -> tuple[Any, Any]:
+    """(processor, model) from a local `save_pretrained` folder, never the hub; a folder
+    that is not such a model is one clear error naming the arm and what is missing."""
+    if not (folder / "config.json").is_file():
+        raise EarmarkError(
+            f"arm '{arm_name}': {folder} has no config.json",
+            field="model",
+            hint="give a folder saved with save_pretrained (config, weights, processor)",
+        )
+    try:
+        processor = transformers.AutoProcessor.from_pretrained(str(folder), local_files_only=True)
+        model = getattr(transformers, auto_model).from_pretrained(
+            str(folder), dtype=dtype, local_files_only=True
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        raise EarmarkError(
+            f"arm '{arm_name}': {folder} is not a loadable {what}: {exc}",
+            field="model",
+            hint=hint,
+        ) from exc
+    return processor, model

@@ -30,6 +30,7 @@ from earmark.engines.spec import ArmSpec
 from earmark.engines.transformers_runtime import (
     TorchOptions,
     import_runtime,
+    load_pretrained,
     parameter_dtype,
     prepare_torch,
     read_torch_options,
@@ -107,29 +108,19 @@ class TransformersSeq2SeqEngine:
             raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
         torch, transformers = import_runtime(FEATURE)
         folder = materialise(self.source, feature=FEATURE, extra="transformers")
-        if not (folder / "config.json").is_file():
-            raise EarmarkError(
-                f"arm '{self.name}': {folder} has no config.json",
-                field="model",
-                hint="give a folder saved with save_pretrained (config, weights, processor)",
-            )
         files = fingerprint(folder)
         dtype = prepare_torch(torch, self.options.torch)
         started = time.perf_counter()
-        try:
-            processor = transformers.AutoProcessor.from_pretrained(
-                str(folder), local_files_only=True
-            )
-            model = transformers.AutoModelForSpeechSeq2Seq.from_pretrained(
-                str(folder), dtype=dtype, local_files_only=True
-            )
-        except (OSError, ValueError, KeyError) as exc:
-            raise EarmarkError(
-                f"arm '{self.name}': {folder} is not a loadable speech seq2seq model: {exc}",
-                field="model",
-                hint="the folder needs config.json, generation_config.json, the weights, "
-                "the tokenizer and the feature extractor",
-            ) from exc
+        processor, model = load_pretrained(
+            transformers,
+            folder,
+            "AutoModelForSpeechSeq2Seq",
+            dtype,
+            arm_name=self.name,
+            what="speech seq2seq model",
+            hint="the folder needs config.json, generation_config.json, the weights, "
+            "the tokenizer and the feature extractor",
+        )
         model.eval().to(self.options.torch.device)
         load_seconds = time.perf_counter() - started
         self._torch, self._dtype = torch, dtype
