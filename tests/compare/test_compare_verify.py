@@ -17,8 +17,6 @@ EXAMPLE = Path(__file__).parent / "data" / "example-run"
 
 @pytest.fixture()
 def run_dir(tmp_path: Path) -> Path:
-    if not EXAMPLE.is_dir():
-        pytest.skip("example run directory not available")
     target = tmp_path / "run"
     shutil.copytree(EXAMPLE, target)
     return target

@@ -14,7 +14,7 @@ from earmark.engines.base import Clip, Engine
 from earmark.engines.faster_whisper import BUNDLED, FasterWhisperEngine, whisper_language
 from earmark.errors import EarmarkError
 
-pytest.importorskip("faster_whisper")
+pytest.importorskip("faster_whisper", reason="needs the faster-whisper extra")
 
 
 def words(text: str) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 
 from earmark.testing.tiny_whisper import build_tiny_whisper
 
-faster_whisper = pytest.importorskip("faster_whisper")
+faster_whisper = pytest.importorskip("faster_whisper", reason="needs the faster-whisper extra")
 
 
 def test_multilingual_layout(tiny_zh_model: Path) -> None:

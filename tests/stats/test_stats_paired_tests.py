@@ -27,7 +27,7 @@ def test_sign_test_hand_cases() -> None:
 @pytest.mark.parametrize(("n", "k"), [(5_000, 2_430), (5_001, 2_430), (12_000, 5_850)])
 def test_sign_test_large_n_is_accurate(n: int, k: int) -> None:
     """Exact integer sums up to n = 5000, log-space terms above: both match the oracle."""
-    stats = pytest.importorskip("scipy.stats")
+    stats = pytest.importorskip("scipy.stats", reason="scipy is the oracle (test extra)")
     x = np.r_[np.ones(k), np.zeros(n - k)]
     y = np.r_[np.zeros(k), np.ones(n - k)]
     assert sign_test(x, y).p_value == pytest.approx(2 * stats.binom.cdf(k, n, 0.5), rel=1e-9)
@@ -57,7 +57,7 @@ def test_wilcoxon_hand_cases() -> None:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_against_scipy(seed: int) -> None:
-    stats = pytest.importorskip("scipy.stats")
+    stats = pytest.importorskip("scipy.stats", reason="scipy is the oracle (test extra)")
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 300))
     x = rng.poisson(3, n)
@@ -76,7 +76,7 @@ def test_against_scipy(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_exact_wilcoxon_against_scipy(seed: int) -> None:
-    stats = pytest.importorskip("scipy.stats")
+    stats = pytest.importorskip("scipy.stats", reason="scipy is the oracle (test extra)")
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(3, 51))
     d = rng.permutation(np.arange(1, n + 1) + rng.random(n) * 0.5) * rng.choice([-1, 1], n)

@@ -6,12 +6,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 import soundfile as sf
 
+from earmark.corpus import manifest  # noqa: E402
 from earmark.corpus.sources import import_common_voice, import_fleurs, import_kaldi
-
-manifest = pytest.importorskip("earmark.corpus.manifest")
 
 
 def check(out: Path, audio_root: Path, rows: int) -> None:
