@@ -19,6 +19,7 @@ from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import mono_16k
 from earmark.engines.extras import require
 from earmark.engines.file_hashes import content_revision, hash_folder
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.registry import CTRANSLATE2_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
@@ -179,16 +180,12 @@ def _package_folder(package: str, sub: str, feature: str) -> tuple[Path, str]:
     return folder, version
 
 
-class FasterWhisperEngine:
+class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
     """One Whisper model loaded once; every clip decoded with the same options."""
 
     def __init__(self, arm: ArmSpec, options: FasterWhisperOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._model: Any = None
-        self._info: ModelInfo | None = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[FasterWhisperOptions, ModelSource]:
@@ -196,14 +193,11 @@ class FasterWhisperEngine:
         return options, resolve_model(arm, options)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> FasterWhisperEngine:
-        options, source = cls.check_spec(arm)
+    def require_runtime(cls) -> None:
         require("faster_whisper", "the faster-whisper backend", EXTRA)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         faster_whisper = require("faster_whisper", "the faster-whisper backend", EXTRA)
         ctranslate2 = require("ctranslate2", "the faster-whisper backend", EXTRA)
         folder, revision = self._folder()

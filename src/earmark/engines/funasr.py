@@ -32,6 +32,7 @@ from typing import Any
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import mono_16k
 from earmark.engines.extras import is_installed, require
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -88,30 +89,23 @@ def _optional_folder(reader: SettingsReader, key: str) -> Path | None:
     return path.resolve()
 
 
-class FunAsrEngine:
+class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
     """One FunASR AutoModel loaded once; clips decoded one at a time."""
 
     def __init__(self, arm: ArmSpec, options: FunAsrOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._model: Any = None
-        self._info: ModelInfo | None = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[FunAsrOptions, ModelSource]:
         return read_options(arm)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> FunAsrEngine:
-        options, source = read_options(arm)
+    def require_runtime(cls) -> None:
         require("funasr", FEATURE, EXTRA)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         with _stdout_to_stderr():
             funasr = require("funasr", FEATURE, EXTRA)
         if not any(is_installed(m) for m in FBANK_MODULES):

@@ -25,6 +25,7 @@ from typing import Any
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.extras import require
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -122,30 +123,23 @@ def _check_model_type(folder: Path, arm_name: str) -> None:
         )
 
 
-class Qwen3AsrEngine:
+class Qwen3AsrEngine(LocalModelEngine[QwenOptions, ModelSource]):
     """One Qwen3-ASR model loaded once; clips transcribed in batches."""
 
     def __init__(self, arm: ArmSpec, options: QwenOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._model: Any = None
-        self._info: ModelInfo | None = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[QwenOptions, ModelSource]:
         return read_options(arm)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> Qwen3AsrEngine:
-        options, source = read_options(arm)
+    def require_runtime(cls) -> None:
         require("qwen_asr", FEATURE, EXTRA)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         qwen_asr = require("qwen_asr", FEATURE, EXTRA)
         torch = require("torch", FEATURE, EXTRA)
         folder = materialise(self.source, feature=FEATURE, extra=EXTRA)

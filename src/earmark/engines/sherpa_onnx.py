@@ -19,6 +19,7 @@ from typing import Any
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.extras import require
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -131,32 +132,25 @@ def find_layout(folder: Path, model_type: str, weight_type: str | None) -> Sherp
     return SherpaLayout(kind, chosen_type, files, tokens[0])
 
 
-class SherpaOnnxEngine:
+class SherpaOnnxEngine(LocalModelEngine[SherpaOptions, ModelSource]):
     """One sherpa-onnx offline recogniser; clips decoded one stream at a time."""
 
     def __init__(self, arm: ArmSpec, options: SherpaOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._sherpa: Any = None
         self._recognizers: dict[str, Any] = {}
         self._layout: SherpaLayout | None = None
-        self._info: ModelInfo | None = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[SherpaOptions, ModelSource]:
         return read_options(arm)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> SherpaOnnxEngine:
-        options, source = read_options(arm)
+    def require_runtime(cls) -> None:
         require("sherpa_onnx", FEATURE, EXTRA)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         self._sherpa = require("sherpa_onnx", FEATURE, EXTRA)
         assert self.source.path is not None
         folder = self.source.path

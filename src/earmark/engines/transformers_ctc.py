@@ -17,6 +17,7 @@ from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -62,19 +63,15 @@ def read_options(arm: ArmSpec) -> tuple[CtcOptions, ModelSource]:
     return options, source
 
 
-class TransformersCtcEngine:
+class TransformersCtcEngine(LocalModelEngine[CtcOptions, ModelSource]):
     """One CTC model loaded once; clips decoded in batches of `batch_size`."""
 
     def __init__(self, arm: ArmSpec, options: CtcOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._model: Any = None
         self._processor: Any = None
         self._torch: Any = None
         self._dtype: Any = None
-        self._info: ModelInfo | None = None
         self._batches = False
 
     @classmethod
@@ -82,14 +79,11 @@ class TransformersCtcEngine:
         return read_options(arm)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> TransformersCtcEngine:
-        options, source = read_options(arm)
+    def require_runtime(cls) -> None:
         import_runtime(FEATURE)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         torch, transformers = import_runtime(FEATURE)
         folder = materialise(self.source, feature=FEATURE, extra="transformers")
         files = fingerprint(folder)

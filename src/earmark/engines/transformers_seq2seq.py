@@ -17,6 +17,7 @@ from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -75,19 +76,15 @@ class _LanguagePlan:
     refused_code: str | None
 
 
-class TransformersSeq2SeqEngine:
+class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
     """One speech seq2seq model loaded once; clips generated in batches."""
 
     def __init__(self, arm: ArmSpec, options: Seq2SeqOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._model: Any = None
         self._processor: Any = None
         self._torch: Any = None
         self._dtype: Any = None
-        self._info: ModelInfo | None = None
         self._whisper = False
         self._multilingual = False
         #: Language token id -> language code, for reading back what was decoded.
@@ -98,14 +95,11 @@ class TransformersSeq2SeqEngine:
         return read_options(arm)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> TransformersSeq2SeqEngine:
-        options, source = read_options(arm)
+    def require_runtime(cls) -> None:
         import_runtime(FEATURE)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         torch, transformers = import_runtime(FEATURE)
         folder = materialise(self.source, feature=FEATURE, extra="transformers")
         files = fingerprint(folder)

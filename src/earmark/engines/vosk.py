@@ -19,6 +19,7 @@ import numpy as np
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.extras import require
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -52,31 +53,24 @@ def read_options(arm: ArmSpec) -> tuple[VoskOptions, ModelSource]:
     return options, source
 
 
-class VoskEngine:
+class VoskEngine(LocalModelEngine[VoskOptions, ModelSource]):
     """One Vosk model loaded once; a fresh recogniser per clip."""
 
     def __init__(self, arm: ArmSpec, options: VoskOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._vosk: Any = None
         self._model: Any = None
-        self._info: ModelInfo | None = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[VoskOptions, ModelSource]:
         return read_options(arm)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> VoskEngine:
-        options, source = read_options(arm)
+    def require_runtime(cls) -> None:
         require("vosk", FEATURE, EXTRA)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         self._vosk = require("vosk", FEATURE, EXTRA)
         assert self.source.path is not None
         folder = self.source.path

@@ -27,6 +27,7 @@ from typing import Any, BinaryIO
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import mono_16k
 from earmark.engines.extras import require
+from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -220,17 +221,13 @@ def read_options(arm: ArmSpec) -> tuple[WhisperCppOptions, ModelSource]:
     return options, source
 
 
-class WhisperCppEngine:
+class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
     """One whisper.cpp context loaded once; clips decoded one after another."""
 
     def __init__(self, arm: ArmSpec, options: WhisperCppOptions, source: ModelSource) -> None:
-        self.arm = arm
-        self.name = arm.name
-        self.options = options
-        self.source = source
+        super().__init__(arm, options, source)
         self._model: Any = None
         self._pw: Any = None
-        self._info: ModelInfo | None = None
         self._header: GgmlHeader | None = None
 
     @classmethod
@@ -238,14 +235,11 @@ class WhisperCppEngine:
         return read_options(arm)
 
     @classmethod
-    def from_spec(cls, arm: ArmSpec) -> WhisperCppEngine:
-        options, source = read_options(arm)
+    def require_runtime(cls) -> None:
         require("pywhispercpp", FEATURE, EXTRA)
-        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
-        if self._info is not None:
-            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        self._start_load()
         model_module = require("pywhispercpp.model", FEATURE, EXTRA)
         self._pw = require("_pywhispercpp", FEATURE, EXTRA)
         assert self.source.path is not None
