@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy.typing as npt
+
 #: An output with more than this many times the reference's units is "runaway".
 RUNAWAY_RATIO = 2.0
 
@@ -79,21 +81,33 @@ class HallucinationCounts:
         }
 
 
-def hallucination_flags(
-    reference_tokens: Sequence[str],
-    hypothesis_tokens: Sequence[str],
+def hallucination_counts(
+    ref_units: npt.ArrayLike,
+    hyp_units: npt.ArrayLike,
+    loops: npt.ArrayLike,
     *,
     runaway_ratio: float = RUNAWAY_RATIO,
 ) -> HallucinationCounts:
-    """Flags for one row. A runaway output has more than `runaway_ratio` × the reference's
-    units (and at least 3 more); output on an empty reference is output on no-speech."""
-    ref_n, hyp_n = len(reference_tokens), len(hypothesis_tokens)
-    no_speech = ref_n == 0
+    """The flags summed over rows, from per-row unit counts and loop flags.
+
+    Output on an empty reference is output on no-speech; an empty output on a non-empty
+    reference is an empty output; a runaway output has more than `runaway_ratio` × the
+    reference's units (and at least 3 more).
+
+    >>> flags = hallucination_counts([0, 3, 2], [4, 0, 9], [False, False, True])
+    >>> flags.runaway_outputs, flags.empty_outputs, flags.repetition_loops
+    (2, 1, 1)
+    """
+    import numpy as np
+
+    ref = np.asarray(ref_units, dtype=np.int64)
+    hyp = np.asarray(hyp_units, dtype=np.int64)
+    no_speech = ref == 0
     return HallucinationCounts(
-        rows=1,
-        no_speech_rows=int(no_speech),
-        no_speech_with_output=int(no_speech and hyp_n > 0),
-        empty_outputs=int(not no_speech and hyp_n == 0),
-        repetition_loops=int(repetition_loop(hypothesis_tokens)),
-        runaway_outputs=int(hyp_n > runaway_ratio * ref_n and hyp_n - ref_n >= 3),
+        rows=int(ref.size),
+        no_speech_rows=int(no_speech.sum()),
+        no_speech_with_output=int((no_speech & (hyp > 0)).sum()),
+        empty_outputs=int((~no_speech & (hyp == 0)).sum()),
+        repetition_loops=int(np.asarray(loops, dtype=bool).sum()),
+        runaway_outputs=int(((hyp > runaway_ratio * ref) & (hyp - ref >= 3)).sum()),
     )

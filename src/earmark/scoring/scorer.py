@@ -20,7 +20,11 @@ import numpy as np
 
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import count_errors_array
-from earmark.metrics.hallucination import RUNAWAY_RATIO, HallucinationCounts, repetition_loop
+from earmark.metrics.hallucination import (
+    HallucinationCounts,
+    hallucination_counts,
+    repetition_loop,
+)
 from earmark.metrics.tokens import CHAR_CONVENTION, WORD_CONVENTION, chars, words
 from earmark.scoring.metric import metric_object
 from earmark.scoring.policy import NormalizerPolicy
@@ -240,21 +244,14 @@ def _block(
 
 
 def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
-    """Hallucination flags from the primary view's counts (vectorised; same definitions as
-    `metrics.hallucination.hallucination_flags`)."""
+    """Hallucination flags from the primary view's counts (rows where it is available)."""
     norm = group.normalizer
     avail = group.available[norm.primary_view][positions]
     arr = group.counts[(norm.primary_view, norm.units[0])][positions][avail]
-    ref = arr[:, 0] + arr[:, 1] + arr[:, 3]
-    hyp = arr[:, 0] + arr[:, 2] + arr[:, 3]
-    no_speech = ref == 0
-    return HallucinationCounts(
-        rows=int(len(arr)),
-        no_speech_rows=int(no_speech.sum()),
-        no_speech_with_output=int((no_speech & (hyp > 0)).sum()),
-        empty_outputs=int((~no_speech & (hyp == 0)).sum()),
-        repetition_loops=int(group.repetition[positions][avail].sum()),
-        runaway_outputs=int(((hyp > RUNAWAY_RATIO * ref) & (hyp - ref >= 3)).sum()),
+    return hallucination_counts(
+        arr[:, 0] + arr[:, 1] + arr[:, 3],
+        arr[:, 0] + arr[:, 2] + arr[:, 3],
+        group.repetition[positions][avail],
     )
 
 
