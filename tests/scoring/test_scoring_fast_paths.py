@@ -1,0 +1,60 @@
+"""The fast scoring paths give exactly the numbers of the code they replaced.
+
+`data/fast_paths_golden.json` was produced by the scorer *before* the speed work (error
+analysis re-aligning every row in Python, per-metric bootstrap draws), on the fixed corpus
+of `fast_paths_corpus.py`, without intervals (`resamples=0`): every count, rate, breakdown,
+error-analysis list and predictions.jsonl byte must stay identical. The intervals changed
+with the bootstrap generator on purpose; they are pinned in tests/stats.
+
+Regenerate (only for a deliberate change of meaning): EARMARK_REGEN_GOLDEN=1 pytest this file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from earmark.scoring.api import score_predictions
+
+from fast_paths_corpus import corpus_records
+
+GOLDEN = Path(__file__).parent / "data" / "fast_paths_golden.json"
+CONFIGS = {
+    "auto-micro": {"normalizer": "auto", "aggregate": "micro"},
+    "none-micro": {"normalizer": "none", "aggregate": "micro"},
+    "none-macro": {"normalizer": "none", "aggregate": "macro"},
+}
+
+
+def _snapshot(tmp_path: Path) -> dict[str, Any]:
+    source = tmp_path / "corpus.jsonl"
+    source.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus_records()), "utf-8"
+    )
+    out: dict[str, Any] = {}
+    for name, config in CONFIGS.items():
+        out_dir = tmp_path / name
+        results = score_predictions(source, resamples=0, out_dir=out_dir, **config)
+        predictions = (out_dir / "predictions.jsonl").read_bytes()
+        out[name] = {
+            "arm": results["arms"]["corpus"],
+            "predictions_sha256": hashlib.sha256(predictions).hexdigest(),
+            "predictions_lines": predictions.count(b"\n"),
+        }
+    return out
+
+
+def test_scores_equal_the_pre_speedup_golden(tmp_path: Path) -> None:
+    snapshot = json.loads(json.dumps(_snapshot(tmp_path)))
+    if os.environ.get("EARMARK_REGEN_GOLDEN"):
+        GOLDEN.write_text(json.dumps(snapshot, ensure_ascii=False, indent=1) + "\n", "utf-8")
+        pytest.skip("golden regenerated")
+    golden = json.loads(GOLDEN.read_text("utf-8"))
+    for name in CONFIGS:
+        assert snapshot[name]["arm"]["error_analysis"] == golden[name]["arm"]["error_analysis"]
+        assert snapshot[name] == golden[name], name
