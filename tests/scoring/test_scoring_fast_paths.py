@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fast_paths_corpus import corpus_records
 
 from earmark.scoring.api import score_predictions
-
-from fast_paths_corpus import corpus_records
 
 GOLDEN = Path(__file__).parent / "data" / "fast_paths_golden.json"
 CONFIGS = {
