@@ -9,11 +9,14 @@ from typing import Any
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "score",
-        help="score saved hypotheses (JSONL, CSV, TSV, Kaldi text) against references",
+        help="score saved hypotheses (JSONL, CSV, TSV, Kaldi text, plain lines) against references",
         description="Score saved hypotheses against references with a named, versioned "
         "normaliser; writes results.json, predictions.jsonl and results.md.",
     )
-    p.add_argument("predictions", help="hypotheses file (.jsonl, .csv, .tsv, or Kaldi `text`)")
+    p.add_argument(
+        "predictions",
+        help="hypotheses file (.jsonl, .csv, .tsv, Kaldi `text`, or one sentence per line)",
+    )
     p.add_argument("--refs", help="references file, when hypotheses are in a separate file")
     p.add_argument(
         "--normalizer",
@@ -24,7 +27,13 @@ def register(sub: Any) -> None:
     p.add_argument("--aggregate", choices=("micro", "macro"), default="micro")
     p.add_argument("--bootstrap", type=int, default=10_000, metavar="B", help="resamples")
     p.add_argument("--seed", type=int, default=20260926)
-    p.add_argument("--format", choices=("jsonl", "csv", "tsv", "kaldi"), help="input format")
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "tsv", "kaldi", "lines"),
+        help="input format (default: from the suffix; two plain-text files are Kaldi `text` "
+        "only when their first words are clearly utterance ids, otherwise earmark asks); "
+        "'lines': line i of --refs pairs with line i of PREDICTIONS, ids line-1, line-2, ...",
+    )
     p.add_argument("--id-field", default="id")
     p.add_argument("--reference-field", default="reference")
     p.add_argument("--hypothesis-field", default="hypothesis")

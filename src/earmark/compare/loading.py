@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.records import read_records
 
 #: (utterance id, repeat): the pairing key of a row.
 RowKey = tuple[str, int]
@@ -144,15 +145,9 @@ def _split_spec(spec: str) -> tuple[str | None, Path, str | None]:
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        text = path.read_text("utf-8-sig")
-    except FileNotFoundError:
-        raise EarmarkError("file not found", file=str(path)) from None
-    except UnicodeDecodeError:
-        raise EarmarkError("not valid UTF-8", file=str(path), hint="re-encode as UTF-8") from None
     out: list[tuple[int, dict[str, Any]]] = []
     loads = json.loads
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in read_records(path):
         if not line.strip():
             continue
         try:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from earmark.errors import EarmarkError
+from earmark.records import read_records
 
 Status = Literal["ok", "mismatch", "unavailable"]
 #: Summary keys `score_rows` produces, compared one by one.
@@ -114,7 +115,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise EarmarkError("no predictions.jsonl", file=str(path.parent))
     rows = []
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+    for number, line in read_records(path):
         if not line.strip():
             continue
         try:

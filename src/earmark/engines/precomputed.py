@@ -19,6 +19,7 @@ from earmark.engines.file_hashes import sha256_file
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.records import read_records
 
 BACKEND = "precomputed"
 #: Text fields tried in order when `text_field` is not given.
@@ -89,6 +90,10 @@ class PrecomputedEngine:
         path = self.options.path
         digest = sha256_file(path)
         records = _read_tsv(path) if self.options.format == "tsv" else _read_jsonl(path)
+        if not records:
+            raise EarmarkError(
+                "no hypotheses in the file (an empty file is not a result)", file=str(path)
+            )
         self._rows = {}
         for line, record in records:
             key, row = self._row(record, line)
@@ -180,23 +185,25 @@ class PrecomputedEngine:
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EarmarkError(f"not JSON: {exc.msg}", file=str(path), line=number) from None
-            if not isinstance(record, dict):
-                raise EarmarkError("a row must be a JSON object", file=str(path), line=number)
-            records.append((number, record))
+    for number, line in read_records(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EarmarkError(f"not JSON: {exc.msg}", file=str(path), line=number) from None
+        if not isinstance(record, dict):
+            raise EarmarkError("a row must be a JSON object", file=str(path), line=number)
+        records.append((number, record))
     return records
 
 
 def _read_tsv(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+    lines = (line + "\n" for _, line in read_records(path))
+    reader = csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    try:
         if not reader.fieldnames:
             raise EarmarkError("empty TSV (a header row is required)", file=str(path), line=1)
         return [(reader.line_num, dict(row)) for row in reader]
+    except csv.Error as exc:
+        raise EarmarkError(f"malformed TSV: {exc}", file=str(path), line=reader.line_num) from None

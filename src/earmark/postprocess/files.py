@@ -13,6 +13,7 @@ together in its bootstrap).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.postprocess.evaluate import OutputRecord, SourceRow
+from earmark.records import decode_records
 
 SCHEMA_ID = "earmark.postprocess/1"
 
@@ -52,7 +54,7 @@ def read_sources(
     file = predictions_path(path)
     raw = file.read_bytes()
     records: list[tuple[int, dict[str, Any]]] = []
-    for number, text in enumerate(raw.decode("utf-8").splitlines(), start=1):
+    for number, text in decode_records(io.BytesIO(raw), str(file)):
         if not text.strip():
             continue
         try:

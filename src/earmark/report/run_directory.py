@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.records import read_records
 from earmark.report.results import load_results
 
 #: Why a results file without provenance.json can never be verified.
@@ -34,10 +35,9 @@ def base_language(language: str | None) -> str:
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Every JSON object of a JSONL file; a torn last line (a crashed writer) is skipped."""
     rows: list[dict[str, Any]] = []
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except FileNotFoundError:
+    if not path.exists():
         return rows
+    lines = [line for _, line in read_records(path)]
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

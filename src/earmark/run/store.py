@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from earmark.records import read_records
+
 RowKey = tuple[str, str, int]
 
 
@@ -57,19 +59,19 @@ class PredictionStore:
         """Every complete, valid row in write order (invalid lines are counted, skipped)."""
         if not self.path.exists():
             return
-        with open(self.path, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    self.repair.invalid_lines += 1
-                    continue
-                if isinstance(row, dict) and "arm" in row and "id" in row:
-                    yield row
-                else:
-                    self.repair.invalid_lines += 1
+        # Split at "\n" only: a row is one line whatever U+2028 or "\r" its text holds.
+        for _, line in read_records(self.path, errors="replace"):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                self.repair.invalid_lines += 1
+                continue
+            if isinstance(row, dict) and "arm" in row and "id" in row:
+                yield row
+            else:
+                self.repair.invalid_lines += 1
 
     def latest(self) -> dict[RowKey, dict[str, Any]]:
         """The last row written for each key."""

@@ -10,7 +10,6 @@ excluding it, and then it is listed with reason `no_reference`.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.records import read_records
 from earmark.scoring.rows import MISSING_HYPOTHESIS, OK, ScoringRow
 
 
@@ -39,28 +39,6 @@ class ReadResult:
     rows: list[ScoringRow]
     excluded: list[dict[str, str]] = field(default_factory=list)
     source_files: list[str] = field(default_factory=list)
-
-
-def _open_text(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise EarmarkError("file not found", file=str(path)) from None
-    except IsADirectoryError:
-        raise EarmarkError("is a directory, expected a file", file=str(path)) from None
-    except OSError as exc:
-        raise EarmarkError(f"cannot read file: {exc.strerror}", file=str(path)) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise EarmarkError(
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
-            file=str(path),
-            line=line,
-            hint="re-encode the file as UTF-8",
-        ) from None
-    yield from enumerate(text.splitlines(), start=1)
 
 
 def _str_field(
@@ -90,7 +68,7 @@ def _slices(record: dict[str, Any], name: str, path: Path, line: int) -> tuple[s
 
 
 def _records_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, text in _open_text(path):
+    for number, text in read_records(path):
         if not text.strip():
             continue
         try:
@@ -105,8 +83,10 @@ def _records_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _records_delimited(path: Path, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    text = "\n".join(line for _, line in _open_text(path))
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    # csv pulls lines as it needs them (a quoted field may span lines) and counts them in
+    # `line_num`; each line is cut at "\n" only, so U+2028 and friends stay in their field.
+    lines = (line + "\n" for _, line in read_records(path))
+    reader = csv.reader(lines, delimiter=delimiter)
     try:
         header = next(reader, None)
         if header is None:
@@ -134,36 +114,69 @@ def _records_delimited(path: Path, delimiter: str) -> Iterator[tuple[int, dict[s
         raise EarmarkError(f"malformed CSV: {exc}", file=str(path), line=reader.line_num) from None
 
 
-def _detect_format(path: Path, fmt: str | None) -> str:
-    if fmt:
-        return fmt
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix == ".csv":
-        return "csv"
-    if suffix == ".tsv":
-        return "tsv"
-    return "kaldi"
+#: Formats named by a file's suffix; any other suffix is plain text (Kaldi or lines).
+SUFFIX_FORMATS = {
+    ".jsonl": "jsonl",
+    ".json": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+}
+#: Every value `--format` takes.
+FORMATS = ("jsonl", "csv", "tsv", "kaldi", "lines")
+
+
+def _suffix_format(path: Path) -> str | None:
+    """The structured format a suffix names, or None for plain text."""
+    return SUFFIX_FORMATS.get(path.suffix.lower())
+
+
+def _nonempty(
+    records: Iterator[tuple[int, dict[str, Any]]], path: Path, what: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Pass records through; none at all is an error: an empty file is never a result."""
+    seen = False
+    for item in records:
+        seen = True
+        yield item
+    if not seen:
+        raise EarmarkError(f"no records ({what})", file=str(path), hint="is this the right file?")
 
 
 def _records(path: Path, fmt: str) -> Iterator[tuple[int, dict[str, Any]]]:
     if fmt == "jsonl":
-        return _records_jsonl(path)
+        return _nonempty(_records_jsonl(path), path, "the file has no JSON lines")
     if fmt == "csv":
-        return _records_delimited(path, ",")
+        return _nonempty(_records_delimited(path, ","), path, "nothing after the header row")
     if fmt == "tsv":
-        return _records_delimited(path, "\t")
-    raise EarmarkError(f"unknown format {fmt!r}", file=str(path), hint="jsonl, csv, tsv or kaldi")
+        return _nonempty(_records_delimited(path, "\t"), path, "nothing after the header row")
+    raise EarmarkError(
+        f"unknown format {fmt!r}", file=str(path), hint="jsonl, csv, tsv, kaldi or lines"
+    )
 
 
-def read_kaldi_text(path: Path) -> dict[str, tuple[int, str]]:
-    """A Kaldi `text` file: `utt-id word word ...` per line -> id -> (line, text)."""
-    out: dict[str, tuple[int, str]] = {}
-    for number, text in _open_text(path):
-        if not text.strip():
+def _kaldi_lines(path: Path) -> list[tuple[int, str, str]]:
+    """(line, id, words) per non-blank line; the id ends at the first whitespace of any kind.
+
+    "Any kind" is `str.split()`'s: space, TAB, NBSP, U+3000 and every other character
+    for which `str.isspace()` holds, so an id never contains whitespace and a TAB after
+    the id separates it like a space. Runs of whitespace in the words become one space.
+    """
+    out = []
+    for number, text in read_records(path):
+        parts = text.split(maxsplit=1)
+        if not parts:
             continue
-        utt, _, words = text.strip().partition(" ")
+        words = " ".join(parts[1].split()) if len(parts) > 1 else ""
+        out.append((number, parts[0], words))
+    if not out:
+        raise EarmarkError("no records (the file has no `id words` lines)", file=str(path))
+    return out
+
+
+def _kaldi_index(path: Path, lines: list[tuple[int, str, str]]) -> dict[str, tuple[int, str]]:
+    out: dict[str, tuple[int, str]] = {}
+    for number, utt, words in lines:
         if utt in out:
             raise EarmarkError(
                 f"duplicate utterance id {utt!r} (first on line {out[utt][0]})",
@@ -171,8 +184,85 @@ def read_kaldi_text(path: Path) -> dict[str, tuple[int, str]]:
                 line=number,
                 field="id",
             )
-        out[utt] = (number, " ".join(words.split()))
+        out[utt] = (number, words)
     return out
+
+
+def read_kaldi_text(path: Path) -> dict[str, tuple[int, str]]:
+    """A Kaldi `text` file: `utt-id word word ...` per line -> id -> (line, text)."""
+    return _kaldi_index(path, _kaldi_lines(path))
+
+
+def read_lines_text(path: Path) -> list[str]:
+    """One sentence per line (jiwer's CLI input): every line is a record, blank ones too.
+
+    A blank line is an empty sentence (as a hypothesis: all deletions), so line *i* of
+    one file always pairs with line *i* of the other; only a file's final newline does
+    not start another line.
+    """
+    lines = [text for _, text in read_records(path)]
+    if not lines:
+        raise EarmarkError("no records (the file is empty)", file=str(path))
+    return lines
+
+
+def looks_like_utterance_id(token: str) -> bool:
+    """An ASCII digit and something else: `utt1`, `1272-128104-0000`, never `the` or `42`.
+
+    Kaldi ids index utterances, so they carry a number; a bare number is as likely to be
+    the first word of a transcript (digit strings, `5 minutes`) as an id.
+    """
+    return any(c in "0123456789" for c in token) and not token.isdigit()
+
+
+def why_not_kaldi(
+    hyp_path: Path,
+    hyp: list[tuple[int, str, str]],
+    ref_path: Path,
+    ref: list[tuple[int, str, str]],
+) -> str | None:
+    """Why a plain-text pair might not be Kaldi `text` files, or None when it clearly is.
+
+    Any plain line reads both as `id words...` and as a sentence, so Kaldi is assumed
+    only when the first words behave like ids: the references have at least two lines,
+    no first word repeats within a file, the files share at least one, every one of them
+    looks like an utterance id (`looks_like_utterance_id`), and some reference has words
+    after its id.
+    """
+    if len(ref) < 2:
+        return f"{ref_path} has a single line, which cannot show that its first word is an id"
+    for path, lines in ((hyp_path, hyp), (ref_path, ref)):
+        first: dict[str, int] = {}
+        for number, utt, _ in lines:
+            if utt in first:
+                return (
+                    f"the first word {utt!r} repeats in {path} "
+                    f"(lines {first[utt]} and {number}), so it is not an id"
+                )
+            first[utt] = number
+            if not looks_like_utterance_id(utt):
+                return (
+                    f"the first word {utt!r} of {path}:{number} does not look like an "
+                    "utterance id (no digit, or only digits)"
+                )
+    if not {utt for _, utt, _ in hyp} & {utt for _, utt, _ in ref}:
+        return f"no first word of {hyp_path} is a first word of {ref_path}"
+    if not any(words for _, _, words in ref):
+        return f"no line of {ref_path} has words after its first word"
+    return None
+
+
+def _plain_pair_format(pred_path: Path, ref_path: Path) -> str:
+    """'kaldi' when both plain files clearly are Kaldi `text`; otherwise ask, never guess."""
+    hyp, ref = _kaldi_lines(pred_path), _kaldi_lines(ref_path)
+    reason = why_not_kaldi(pred_path, hyp, ref_path, ref)
+    if reason is None:
+        return "kaldi"
+    raise EarmarkError(
+        "cannot tell whether these plain-text files are Kaldi `text` (`id words...`) or one "
+        f"sentence per line: {reason}",
+        hint="pass --format kaldi or --format lines",
+    )
 
 
 def read_pairs(
@@ -189,17 +279,54 @@ def read_pairs(
     An earmark run's `predictions.jsonl` holds rows of several arms (`arm` field) and
     repeats (`repeat` field): pass `arm` to pick one; repeats become `ID#K` rows clustered
     by ID, and a row's recorded `status` is kept.
+
+    Without `fmt` a `.jsonl`/`.json`/`.ndjson`, `.csv` or `.tsv` suffix names the format;
+    a plain-text file beside a structured one is Kaldi `text`; two plain-text files are
+    Kaldi only when `why_not_kaldi` finds no doubt, otherwise an error asks for `fmt`.
+    `fmt="lines"` pairs line *i* of `refs` with line *i* of `predictions` as `line-<i>`.
     """
     pred_path = Path(predictions)
-    pred_fmt = _detect_format(pred_path, fmt)
-    if refs is None and pred_fmt == "kaldi":
-        raise EarmarkError(
-            "a Kaldi-style hypothesis file needs --refs (the reference `text` file)",
-            file=str(pred_path),
-        )
+    if fmt is not None and fmt not in FORMATS:
+        raise EarmarkError(f"unknown format {fmt!r}", hint=", ".join(FORMATS))
+    pred_fmt = fmt or _suffix_format(pred_path)
     if refs is None:
+        if pred_fmt in (None, "kaldi", "lines"):
+            raise EarmarkError(
+                "a plain-text hypothesis file (Kaldi `text` or one sentence per line) "
+                "needs --refs, the references file",
+                file=str(pred_path),
+            )
         return _read_combined(pred_path, pred_fmt, fields, arm)
-    return _read_joined(pred_path, pred_fmt, Path(refs), fmt, fields, allow_extra_hypotheses)
+    ref_path = Path(refs)
+    if fmt == "lines":
+        return _read_lines_pair(pred_path, ref_path)
+    ref_fmt = fmt if fmt not in (None, "kaldi") else _suffix_format(ref_path)
+    if pred_fmt is None and ref_fmt is None:
+        pred_fmt = ref_fmt = _plain_pair_format(pred_path, ref_path)
+    return _read_joined(
+        pred_path,
+        pred_fmt or "kaldi",
+        ref_path,
+        ref_fmt or "kaldi",
+        fields,
+        allow_extra_hypotheses,
+    )
+
+
+def _read_lines_pair(pred_path: Path, ref_path: Path) -> ReadResult:
+    """jiwer-style files: line *i* of each is utterance `line-<i>` (1-based, as editors count)."""
+    hyps, refs = read_lines_text(pred_path), read_lines_text(ref_path)
+    if len(hyps) != len(refs):
+        raise EarmarkError(
+            f"--format lines pairs the files line by line, but {pred_path} has "
+            f"{len(hyps)} lines and {ref_path} has {len(refs)}",
+            hint="each file needs one line per utterance (a blank line is an empty sentence)",
+        )
+    rows = [
+        ScoringRow(id=f"line-{i}", reference=ref, hypothesis=hyp, status=OK)
+        for i, (hyp, ref) in enumerate(zip(hyps, refs, strict=True), start=1)
+    ]
+    return ReadResult(rows=rows, source_files=[str(pred_path), str(ref_path)])
 
 
 def _row_from_record(
@@ -272,11 +399,10 @@ def _read_joined(
     pred_path: Path,
     pred_fmt: str,
     ref_path: Path,
-    fmt: str | None,
+    ref_fmt: str,
     fields: FieldNames,
     allow_extra: bool,
 ) -> ReadResult:
-    ref_fmt = _detect_format(ref_path, fmt if fmt != "kaldi" else None)
     references: dict[str, tuple[int, dict[str, Any]]] = {}
     if ref_fmt == "kaldi":
         for utt, (line, text) in read_kaldi_text(ref_path).items():

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.records import decode_records
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -19,15 +21,9 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             data = gzip.decompress(data)
     except (OSError, EOFError) as exc:
         raise EarmarkError(f"cannot read file: {exc}", file=str(path)) from exc
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
+    for number, text in decode_records(io.BytesIO(data), str(path)):
+        if not text.strip():
             continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise EarmarkError(
-                f"not valid UTF-8 at byte {exc.start} of the line", file=str(path), line=number
-            ) from exc
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:

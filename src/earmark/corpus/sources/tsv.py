@@ -11,29 +11,17 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from earmark.errors import EarmarkError
+from earmark.records import read_records
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers, decoded one by one (BOM dropped)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise EarmarkError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from exc
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        raw = raw.rstrip(b"\r")
-        if not raw.strip():
-            continue
-        try:
-            yield number, raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise EarmarkError(
-                f"not valid UTF-8 at byte {exc.start} of the line",
-                file=str(path),
-                line=number,
-                hint="corpus files must be UTF-8 encoded",
-            ) from exc
+    """Non-blank lines with their 1-based numbers, decoded one by one (BOM dropped).
+
+    Lines end at `\\n` only (`earmark.records`), so a U+2028 in a sentence stays in it.
+    """
+    for number, text in read_records(path):
+        if text.strip():
+            yield number, text
 
 
 def read_headerless_tsv(
