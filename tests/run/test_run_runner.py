@@ -210,6 +210,8 @@ def test_an_arm_that_cannot_load_fails_the_command_but_keeps_the_others(
 ) -> None:
     manifest = corpus_factory(tmp_path / "corpus", 3)
     out = tmp_path / "run"
+    # The spec passes the pre-run check (the file exists); loading it fails in the arm.
+    (tmp_path / "broken.jsonl").write_text("{not json\n", "utf-8")
     rc = main(
         [
             "run",
@@ -218,7 +220,7 @@ def test_an_arm_that_cannot_load_fails_the_command_but_keeps_the_others(
             "--arm",
             f"command:{fake_asr} {{audio}}?name=ok",
             "--arm",
-            f"precomputed:{tmp_path / 'missing.jsonl'}?name=broken",
+            f"precomputed:{tmp_path / 'broken.jsonl'}?name=broken",
             "--normalizer",
             "none",
             "--bootstrap",

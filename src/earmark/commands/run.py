@@ -143,12 +143,47 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print_summary(results, title="earmark run")
         print(f"wrote {args.out}/results.json, predictions.jsonl, provenance.json, results.md")
-    failed = [name for name, arm in results["arms"].items() if arm.get("arm_exit_code")]
-    if failed:
-        print(
-            f"earmark: arm(s) {', '.join(failed)} did not finish; their rows are recorded as "
-            "arm_failed. Fix the cause and rerun the same command to resume.",
-            file=sys.stderr,
-        )
+    message = failure_message(results)
+    if message:
+        print(f"earmark: {message}", file=sys.stderr)
         return 1
     return 0
+
+
+def failure_message(results: dict[str, Any]) -> str | None:
+    """One line saying why a finished run is not a result (exit 1), or None.
+
+    Exit 1 covers every run that wrote its files but whose figures must not be read as
+    results: an arm that did not finish, an arm with no hypothesis for any clip, or a
+    run in which every clip failed to load; exit 2 stays for refusals before anything ran.
+    """
+    arms = results["arms"]
+    not_finished = [name for name, arm in arms.items() if arm.get("arm_exit_code")]
+    failures = {f["arm"]: f for f in results.get("failures") or []}
+    if (
+        arms
+        and all(f["kind"] == "no_audio_loaded" for f in failures.values())
+        and (set(failures) == set(arms))
+    ):
+        first = next(iter(failures.values()))
+        return (
+            f"{first['detail']}: no arm produced a hypothesis; results are written and "
+            "marked failed. Fix the audio, then rerun with --retry-failed."
+        )
+    parts = []
+    if not_finished:
+        parts.append(
+            f"arm(s) {', '.join(not_finished)} did not finish; their rows are recorded as "
+            "arm_failed"
+        )
+    empty = [name for name in failures if name not in not_finished]
+    if empty:
+        parts.append(
+            "arm(s) "
+            + "; ".join(f"{name} ({failures[name]['detail']})" for name in empty)
+            + " produced no hypothesis for any clip"
+        )
+    if not parts:
+        return None
+    rerun = "with --retry-failed" if empty else "the same command to resume"
+    return "; ".join(parts) + f". Fix the cause and rerun {rerun}."

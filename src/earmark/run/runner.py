@@ -76,6 +76,70 @@ def selected_utterances(plan: RunPlan) -> tuple[list[Utterance], SelectionRecord
     )
 
 
+def preflight(
+    plan: RunPlan,
+    utterances: list[Utterance],
+    *,
+    check_audio: bool = True,
+    check_runtime: bool = True,
+) -> None:
+    """Refuse a run that cannot succeed before its folder exists: a typo in an arm spec
+    or a wrong audio root found after the folder is written leaves a run of the wrong
+    plan behind, and a rerun with the fix into the same `--out` is then refused."""
+    from earmark.engines.registry import backend_info, validate_arm
+
+    for arm in plan.arms:
+        try:
+            validate_arm(arm)
+        except EarmarkError as exc:
+            prefix = "" if exc.message.startswith("arm ") else f"arm '{arm.name}': "
+            raise EarmarkError(
+                prefix + exc.message,
+                file=exc.file,
+                field=exc.field,
+                hint=exc.hint or "check it with `earmark engines --check SPEC`",
+            ) from None
+        info = backend_info(arm.backend)
+        if check_runtime and not info.installed():
+            raise EarmarkError(
+                f"arm '{arm.name}': backend {arm.backend} needs the optional package "
+                f"'{info.runtime_module}', which is not installed",
+                hint=f"pip install 'earmark[{info.extra}]'",
+            )
+    if check_audio:
+        missing = missing_audio(plan.audio_root, utterances)
+        if missing:
+            shown = ", ".join(missing[:3]) + (", …" if len(missing) > 3 else "")
+            raise EarmarkError(
+                f"{len(missing)} of {len({u.audio for u in utterances})} audio files not "
+                f"found under {plan.audio_root} (first: {shown})",
+                file=plan.manifest,
+                field="audio",
+                hint="give the folder the manifest's audio paths are relative to "
+                "with --audio-root (or audio_root in the plan)",
+            )
+
+
+def missing_audio(root: str, utterances: list[Utterance]) -> list[str]:
+    """Manifest `audio` paths that name no regular file under `root`, in manifest order
+    (each path once: segments of one recording share a file)."""
+    from earmark.corpus.audio import resolve_audio_path
+
+    missing: list[str] = []
+    seen: set[str] = set()
+    for utt in utterances:
+        if utt.audio in seen:
+            continue
+        seen.add(utt.audio)
+        try:
+            found = resolve_audio_path(root, utt.audio).is_file()
+        except EarmarkError:
+            found = False
+        if not found:
+            missing.append(utt.audio)
+    return missing
+
+
 def _check_out_dir(out: Path, plan: RunPlan) -> None:
     plan_path = out / "plan.json"
     if plan_path.exists():
@@ -167,6 +231,9 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
     utterances, selection = selected_utterances(plan)
     if not utterances:
         raise EarmarkError("the selection kept no utterance", file=plan.manifest)
+    # A remote Ray cluster reads audio from its own view of the shared root.
+    remote = options.executor == "ray" and bool(options.ray_address)
+    preflight(plan, utterances, check_audio=not remote, check_runtime=options.executor == "local")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _check_out_dir(out, plan)
@@ -273,6 +340,7 @@ def finish_run(
     all_records: list[dict[str, Any]] = []
     deviations: list[dict[str, Any]] = []
     provenance_arms: dict[str, Any] = {}
+    failures: list[dict[str, Any]] = []
     for arm in plan.arms:
         arm_dir = out / "arms" / arm.name
         model = _read_json(arm_dir / "model.json")
@@ -335,6 +403,11 @@ def finish_run(
         if arm_exit.get(arm.name):
             summary["arm_exit_code"] = arm_exit[arm.name]
             deviations.append({"arm": arm.name, "kind": "arm_failed", "exit": arm_exit[arm.name]})
+        failure = arm_failure(summary["coverage"]["statuses"])
+        if failure is not None:
+            summary["failure"] = failure
+            failures.append({"arm": arm.name, **failure})
+            deviations.append({"arm": arm.name, **failure})
         if mismatches:
             deviations.append(
                 {
@@ -387,6 +460,7 @@ def finish_run(
         provenance={"file": "provenance.json", "verifiable": verifiable, "missing": missing},
         public=is_public(meta),
     )
+    results["failures"] = failures
     (out / "provenance.json").write_text(
         json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", "utf-8"
     )
@@ -398,6 +472,22 @@ def finish_run(
         markdown=render_results_markdown(results, title="earmark run"),
     )
     return results
+
+
+def arm_failure(statuses: dict[str, int]) -> dict[str, str] | None:
+    """Why an arm's figures are no result at all, or None when some clip was decoded.
+
+    An arm with no hypothesis scores 100% error on every clip: a number that looks like
+    a (bad) result, and on a character-scored language can even beat a real model's."""
+    if statuses.get("ok"):
+        return None
+    from earmark.corpus.audio import REASONS
+
+    shown = ", ".join(f"{status}: {n}" for status, n in sorted(statuses.items()))
+    if statuses and all(status in REASONS for status in statuses):
+        return {"kind": "no_audio_loaded", "detail": f"every clip failed to load ({shown})"}
+    total = sum(statuses.values())
+    return {"kind": "no_hypothesis", "detail": f"no hypothesis for any of {total} rows ({shown})"}
 
 
 def _long_form(
