@@ -146,4 +146,8 @@ def is_verifiable(provenance: dict[str, Any]) -> tuple[bool, list[str]]:
         model = arm.get("model") or {}
         if not model.get("file_sha256") and not model.get("revision"):
             missing.append(f"model revision or file hashes of arm {name}")
+        elif (model.get("extra") or {}).get("verifiable") is False:
+            # The engine knows its hashes miss the weights (a command without model=).
+            reason = (model.get("extra") or {}).get("unverifiable_reason")
+            missing.append(str(reason or f"arm {name} is declared unverifiable by its engine"))
     return (not missing, missing)
