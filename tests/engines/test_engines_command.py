@@ -13,6 +13,7 @@ import soundfile
 
 from earmark.engines import build_engine, parse_arm_spec
 from earmark.engines.base import Clip, Engine
+from earmark.engines.file_hashes import content_revision
 from earmark.errors import EarmarkError
 
 
@@ -39,7 +40,7 @@ def test_working_script(tmp_path: Path, tone_clips: list[Clip]) -> None:
     assert all(h.error is None and h.decode_seconds > 0 and h.language_used is None for h in hyps)
     digest = hashlib.sha256(asr.read_bytes()).hexdigest()
     assert info.file_sha256 == {asr.resolve().as_posix(): digest}
-    assert info.revision == f"sha256:{digest}"
+    assert info.revision == content_revision(info.file_sha256)
     assert info.artifact_id == f"'{asr}' {{audio}} {{language}}"
     engine.close()
 

@@ -4,6 +4,11 @@ The template is split with `shlex` and run without a shell unless `shell=true`, 
 names with spaces or quotes are passed intact. Each clip gets its own 16 kHz PCM-16
 WAV (or its original file with `audio_input=original`). A non-zero exit, a timeout or a
 missing output are reason codes on that clip; the run continues.
+
+What is recorded is what was hashed: the executable, every existing file the template
+names (a script given to an interpreter, a model path) and the `model=` file or folder.
+A program's weights are invisible to earmark unless declared, so without `model=` the
+arm is recorded `verifiable: false`, whatever else was hashed.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pathlib import Path
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import wav_bytes
-from earmark.engines.file_hashes import sha256_file
+from earmark.engines.file_hashes import content_revision, hash_folder, sha256_file
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
@@ -42,6 +47,24 @@ class CommandOptions:
     audio_input: str
     licence: str | None
     licence_source: str | None
+    #: The declared model file or folder (`model=`), resolved; None when not declared.
+    model: Path | None = None
+
+    def named_files(self) -> list[Path]:
+        """Existing regular files the template names besides the executable (as an
+        argument or as the value of `--key=value`), resolved, each once."""
+        found: dict[Path, None] = {}
+        for part in self.argv[1:]:
+            if "{audio}" in part or "{language}" in part:
+                continue
+            candidates = [part]
+            if "=" in part:
+                candidates.append(part.split("=", 1)[1])
+            for candidate in candidates:
+                path = Path(candidate).expanduser()
+                if candidate and path.is_file():
+                    found.setdefault(path.resolve(), None)
+        return [p for p in found if p != self.executable]
 
 
 def read_options(arm: ArmSpec) -> CommandOptions:
@@ -50,7 +73,19 @@ def read_options(arm: ArmSpec) -> CommandOptions:
     timeout = reader.number("timeout", 600.0, minimum=0.001)
     shell = reader.boolean("shell", False)
     audio_input = reader.choice("audio_input", ("wav", "original"), "wav")
+    model_text = reader.text("model")
     reader.finish()
+    model = None
+    if model_text is not None:
+        model = Path(model_text).expanduser()
+        if not model.exists():
+            raise reader.error(
+                "model",
+                f"{model_text!r} not found",
+                hint="model= names the file or folder "
+                "of weights the command loads, so that it is hashed",
+            )
+        model = model.resolve()
     template = arm.model
     try:
         argv = tuple(shlex.split(template))
@@ -89,6 +124,7 @@ def read_options(arm: ArmSpec) -> CommandOptions:
         audio_input=audio_input,
         licence=licence,
         licence_source=licence_source,
+        model=model,
     )
 
 
@@ -114,16 +150,25 @@ class CommandEngine:
         if self._loaded:
             raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
         started = time.perf_counter()
-        hashes: dict[str, str] = {}
-        executable = self.options.executable
-        if executable is not None and executable.is_file():
-            hashes[executable.as_posix()] = sha256_file(executable)
+        hashes, size = self._hashes()
         self._tmp = tempfile.TemporaryDirectory(prefix="earmark-command-")
         self._loaded = True
+        model = self.options.model
+        provenance: dict[str, object] = {
+            "executable": None if self.options.executable is None else str(self.options.executable),
+            "template_files": [str(p) for p in self.options.named_files()],
+            "model": None if model is None else str(model),
+        }
+        if model is None:
+            provenance["verifiable"] = False
+            provenance["unverifiable_reason"] = (
+                f"command arm '{self.name}' declares no model= file or folder: the weights "
+                "the program loads are not hashed"
+            )
         return ModelInfo(
             backend=BACKEND,
             artifact_id=self.options.template,
-            revision=f"sha256:{next(iter(hashes.values()))}" if hashes else None,
+            revision=content_revision(hashes) if hashes else None,
             file_sha256=hashes,
             licence=self.options.licence,
             licence_source=self.options.licence_source,
@@ -131,14 +176,35 @@ class CommandEngine:
             runtime_version=None,
             compute_type=None,
             load_seconds=time.perf_counter() - started,
+            size_bytes=size,
             extra={
                 "template": self.options.template,
                 "shell": self.options.shell,
                 "timeout": self.options.timeout,
                 "audio_input": self.options.audio_input,
-                "note": "revision is the executable's hash; models it loads are not covered",
+                "revision_covers": "the executable, the files the template names and the "
+                "declared model= (SHA-256 over their sorted file hashes)",
+                **provenance,
             },
         )
+
+    def _hashes(self) -> tuple[dict[str, str], int]:
+        """SHA-256 of the executable, the template's files and the model, keyed by
+        resolved path (a folder's files as `folder/relative`), and their total size."""
+        files = list(self.options.named_files())
+        if self.options.executable is not None and self.options.executable.is_file():
+            files.insert(0, self.options.executable)
+        hashes = {p.as_posix(): sha256_file(p) for p in files}
+        size = sum(p.stat().st_size for p in files)
+        model = self.options.model
+        if model is not None and model.is_dir():
+            folder, folder_size = hash_folder(model)
+            hashes.update({(model / rel).as_posix(): sha for rel, sha in folder.items()})
+            size += folder_size
+        elif model is not None and model.as_posix() not in hashes:
+            hashes[model.as_posix()] = sha256_file(model)
+            size += model.stat().st_size
+        return hashes, size
 
     def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
         if not self._loaded or self._tmp is None:

@@ -197,7 +197,8 @@ BACKENDS: dict[str, BackendInfo] = {
             weight_types=(),
             languages="passed as {language}; what the program used is unknown (None)",
             timestamps="none",
-            provenance="command template, SHA-256 of the executable",
+            provenance="command template; SHA-256 of the executable, of every existing file "
+            "the template names and of the model= file or folder (unverifiable without model=)",
             builder="earmark.engines.command:CommandEngine",
         ),
         BackendInfo(
