@@ -73,6 +73,15 @@ ZH_EVAL_V1: list[Case] = [
     ("numerals differ in every view", "2026年", "二零二六年"),
     ("lexical Taiwan difference (軟體/软件) is not folded", "軟體", "软件"),
     ("punctuation and width differences vanish in normalized", "你好，ＷＯＲＬＤ！", "你好 world"),
+    ("zero-width space (Cf) removed in every view but raw", "你\u200b好"),
+    (
+        "BOM, ZWJ, LRM/RLM and bidi isolate removed",
+        "\ufeff你\u200d好\u200e世\u200f界\u2066。\u2069",
+    ),
+    ("emoji variation selector removed; the emoji (So) stays", "好❤️"),
+    ("ideographic variation selector removed", "葛\U000e0100城"),
+    ("control character (not whitespace) removed", "你\x07好"),
+    ("mark left at the start after punctuation removal is dropped", "，\u0301你好"),
 ]
 
 GA_V1: list[Case] = [
@@ -112,6 +121,12 @@ GA_V1: list[Case] = [
     ("brackets removed", "(athair) [ceol]"),
     ("whitespace collapsed", "  Tá   sé\tgo\nmaith  "),
     ("all capitals", "DIA DHUIT"),
+    ("zero-width space and word joiner removed", "Dia\u200b dhuit\u2060"),
+    ("BOM and bidi marks removed", "\ufeff\u200fDia dhuit\u200e"),
+    ("emoji keeps its symbol, loses its variation selector", "Go hiontach 👍️"),
+    ("keycap: # is punctuation, its selector and keycap mark are dropped", "#️⃣ a haon"),
+    ("mark left at a word start after a quote is dropped", "'\u0301sea"),
+    ("control character becomes a space", "fear\x07féar"),
     ("English word in Irish text", "Tá an iPhone go maith"),
     ("empty text", ""),
 ]
@@ -172,6 +187,44 @@ CRUDE_V1: list[Case] = [
     ("empty text", ""),
     ("emoji is a symbol: a space", "ok👍yes"),
     ("underscore and hyphen become spaces", "snake_case well-known"),
+    ("emoji with variation selector leaves no word behind", "👍️ ok"),
+    ("heart emoji alone: nothing left", "❤️"),
+    ("keycap emoji: no orphaned keycap mark", "#️⃣ 1️⃣"),
+    ("zero-width space joins, word joiner and BOM removed", "a\u200bb \ufeffc\u2060d"),
+    ("soft hyphen, LRM/RLM and bidi embedding removed", "co\u00adop \u200eok\u200f \u202aab\u202c"),
+    ("combining grapheme joiner removed", "a\u034fb"),
+    ("accent after a removed quote is dropped", "'\u0301a"),
+]
+
+BLASBENCH_GA_V1: list[Case] = [
+    ("apostrophe deleted, joining the word", "D'fhág sé"),
+    ("hyphen after t- deleted", "an t-oileán"),
+    ("capital after mutation prefix just lower-cased", "Tá an tAthair i nÉirinn"),
+    ("fadas kept (NFC)", "fe\u0301ar féar"),
+    ("comma between words deleted: words merge", "fear,féar"),
+    ("sentence punctuation deleted", "Dia dhuit! Conas atá tú?"),
+    ("digit separators deleted", "3.5 1,000 10:30"),
+    ("symbols deleted", "€5 + 20%"),
+    ("underscore becomes a space", "focal_eile"),
+    ("whitespace collapsed and stripped", "  Tá   sé\tgo\nmaith  "),
+    ("format characters and variation selectors deleted", "Dia\u200b dhuit 👍️"),
+    ("digits kept", "i 2020"),
+    ("empty text", ""),
+    ("the issue's example, reference", "D'fhág sé an t-oileán"),
+    ("the issue's example, hypothesis", "dfhág sé an toileán"),
+]
+
+MMV_CER_V1: list[Case] = [
+    ("Mandarin: punctuation and spaces removed", "你好，世界。 再见！"),
+    ("NFKC folds full-width letters and digits", "ＡＢＣ１２３"),
+    ("lower-case, every script", "Hello ΑΘΗΝΑ"),
+    ("ASCII punctuation removed", "a, b. c?"),
+    ("enumeration comma and middle dot removed (P*)", "雷杰普、塔伊普·埃尔多安"),
+    ("symbols (S*) kept", "¥100＋5"),
+    ("percent is P*: removed", "50%的人"),
+    ("NFKC: ideographic space is whitespace, circled digit becomes 1", "你\u3000好①"),
+    ("format characters are kept, as the study's rule keeps them", "你\u200b好"),
+    ("empty text", ""),
 ]
 
 NONE: list[Case] = [
@@ -187,6 +240,8 @@ CASES: dict[str, list[Case]] = {
     "en-v1": EN_V1,
     "crude-v1": CRUDE_V1,
     "none": NONE,
+    "blasbench-ga-v1": BLASBENCH_GA_V1,
+    "mmv-cer-v1": MMV_CER_V1,
 }
 
 

@@ -28,9 +28,10 @@ words to integer ids instead. The two agree unless two different words collide o
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 from rapidfuzz.distance import Levenshtein
 
@@ -46,6 +47,7 @@ Units = Literal["given", "words"]
 __all__ = [
     "AlignedOp",
     "Alignment",
+    "EditTally",
     "align",
     "count_errors",
     "count_errors_array",
@@ -70,6 +72,43 @@ class Alignment:
 
     ops: tuple[AlignedOp, ...]
     counts: ErrorCounts
+
+
+@dataclass
+class EditTally:
+    """Substituted (ref, hyp) pairs, inserted and deleted units, counted over alignments.
+
+    What the error analysis ranks. Filled by `count_errors_array(..., tallies=...)` in the
+    same pass that counts S/D/I, so explaining the counts never aligns a pair twice.
+    """
+
+    substitutions: Counter[tuple[Hashable, Hashable]] = field(default_factory=Counter)
+    insertions: Counter[Hashable] = field(default_factory=Counter)
+    deletions: Counter[Hashable] = field(default_factory=Counter)
+
+    def add_alignment(self, alignment: Alignment) -> None:
+        """Count the edits of one column-by-column alignment (as `align` returns it)."""
+        for op in alignment.ops:
+            if op.kind == "substitute":
+                self.substitutions[(op.ref, op.hyp)] += 1
+            elif op.kind == "insert":
+                self.insertions[op.hyp] += 1
+            elif op.kind == "delete":
+                self.deletions[op.ref] += 1
+
+    def _add_editops(
+        self,
+        ops: list[Any],
+        reference: Sequence[Hashable],
+        hypothesis: Sequence[Hashable],
+    ) -> None:
+        for tag, i, j in ops:
+            if tag == "replace":
+                self.substitutions[(reference[i], hypothesis[j])] += 1
+            elif tag == "insert":
+                self.insertions[hypothesis[j]] += 1
+            else:
+                self.deletions[reference[i]] += 1
 
 
 def _substitutions(
@@ -108,6 +147,7 @@ def count_errors_array(
     pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
     *,
     units: Units = "given",
+    tallies: Sequence[EditTally | None] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Counts of many pairs as an n x 4 int64 array of columns S, D, I, hits.
 
@@ -115,11 +155,17 @@ def count_errors_array(
     take well under a second. `units="words"` whitespace-splits two strings per pair
     inside the loop (as `tokens.words`); `"given"` aligns the sequences as they are (a
     `str` is then character units). Sum the rows (`arr.sum(axis=0)`) for micro totals.
+
+    `tallies`, one entry per pair (several pairs may share one `EditTally`, e.g. all rows
+    of a language), records each pair's substituted, inserted and deleted units from the
+    same alignment; `None` entries are not recorded.
     """
     import numpy as np
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
+    if tallies is not None:
+        return _count_and_tally(pairs, units, tallies)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
@@ -155,6 +201,39 @@ def count_errors_array(
             indels = len(ops) - subs
             deletions = (indels + n_ref - len(hypothesis)) // 2
             push((subs, deletions, indels - deletions, n_ref - subs - deletions))
+    return np.array(flat, dtype=np.int64).reshape(-1, 4)
+
+
+def _count_and_tally(
+    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
+    units: Units,
+    tallies: Sequence[EditTally | None],
+) -> npt.NDArray[np.int64]:
+    """`count_errors_array` that also records each pair's edits in its tally."""
+    import numpy as np
+
+    editops = Levenshtein.editops
+    flat: list[int] = []
+    push = flat.extend
+    split = units == "words"
+    for (reference, hypothesis), tally in zip(pairs, tallies, strict=True):
+        if split:
+            reference = reference.split()  # type: ignore[attr-defined]
+            hypothesis = hypothesis.split()  # type: ignore[attr-defined]
+        n_ref = len(reference)
+        if reference == hypothesis:
+            push((0, 0, 0, n_ref))
+            continue
+        ops = editops(reference, hypothesis).as_list()
+        subs = 0
+        for op in ops:
+            if op[0] == "replace":
+                subs += 1
+        if tally is not None:
+            tally._add_editops(ops, reference, hypothesis)
+        indels = len(ops) - subs
+        deletions = (indels + n_ref - len(hypothesis)) // 2
+        push((subs, deletions, indels - deletions, n_ref - subs - deletions))
     return np.array(flat, dtype=np.int64).reshape(-1, 4)
 
 

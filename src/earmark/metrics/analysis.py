@@ -7,13 +7,16 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
-from earmark.metrics.alignment import AlignedOp, Alignment
+from earmark.metrics.alignment import AlignedOp, Alignment, EditTally
 from earmark.metrics.counts import ErrorCounts
 
 __all__ = [
     "display_width",
+    "ranked_deletions",
+    "ranked_insertions",
+    "ranked_substitutions",
     "render_alignment",
     "top_deletions",
     "top_insertions",
@@ -26,35 +29,55 @@ _MARK = {"equal": "", "substitute": "S", "delete": "D", "insert": "I"}
 _COLOUR = {"equal": "green", "substitute": "yellow", "delete": "red", "insert": "blue"}
 
 
+def _tally(alignments: Iterable[Alignment]) -> EditTally:
+    tally = EditTally()
+    for alignment in alignments:
+        tally.add_alignment(alignment)
+    return tally
+
+
+def _ranked(counter: Counter[Any], k: int) -> list[tuple[Any, int]]:
+    return sorted(counter.items(), key=lambda item: (-item[1], item[0]))[: max(k, 0)]
+
+
+def ranked_substitutions(tally: EditTally, k: int) -> list[tuple[str, str, int]]:
+    """The k most frequent (ref, hyp, count) substitutions of a tally; ties by ref, then hyp."""
+    counter: Counter[tuple[str, str]] = Counter()
+    for (ref, hyp), n in tally.substitutions.items():
+        counter[(str(ref), str(hyp))] += n
+    return [(ref, hyp, n) for (ref, hyp), n in _ranked(counter, k)]
+
+
+def ranked_insertions(tally: EditTally, k: int) -> list[tuple[str, int]]:
+    """The k most often inserted hypothesis units of a tally with counts; ties by unit."""
+    return _ranked_units(tally.insertions, k)
+
+
+def ranked_deletions(tally: EditTally, k: int) -> list[tuple[str, int]]:
+    """The k most often deleted reference units of a tally with counts; ties by unit."""
+    return _ranked_units(tally.deletions, k)
+
+
+def _ranked_units(units: Counter[Any], k: int) -> list[tuple[str, int]]:
+    counter: Counter[str] = Counter()
+    for unit, n in units.items():
+        counter[str(unit)] += n
+    return _ranked(counter, k)
+
+
 def top_substitutions(alignments: Iterable[Alignment], k: int) -> list[tuple[str, str, int]]:
     """The k most frequent (ref, hyp, count) substitutions; ties by ref, then hyp."""
-    counter: Counter[tuple[str, str]] = Counter(
-        (str(op.ref), str(op.hyp))
-        for alignment in alignments
-        for op in alignment.ops
-        if op.kind == "substitute"
-    )
-    ranked = sorted(counter.items(), key=lambda item: (-item[1], item[0]))
-    return [(ref, hyp, n) for (ref, hyp), n in ranked[: max(k, 0)]]
-
-
-def _top_units(alignments: Iterable[Alignment], k: int, kind: str) -> list[tuple[str, int]]:
-    counter: Counter[str] = Counter()
-    for alignment in alignments:
-        for op in alignment.ops:
-            if op.kind == kind:
-                counter[str(op.ref if kind == "delete" else op.hyp)] += 1
-    return sorted(counter.items(), key=lambda item: (-item[1], item[0]))[: max(k, 0)]
+    return ranked_substitutions(_tally(alignments), k)
 
 
 def top_insertions(alignments: Iterable[Alignment], k: int) -> list[tuple[str, int]]:
     """The k most often inserted hypothesis units with counts; ties by unit."""
-    return _top_units(alignments, k, "insert")
+    return ranked_insertions(_tally(alignments), k)
 
 
 def top_deletions(alignments: Iterable[Alignment], k: int) -> list[tuple[str, int]]:
     """The k most often deleted reference units with counts; ties by unit."""
-    return _top_units(alignments, k, "delete")
+    return ranked_deletions(_tally(alignments), k)
 
 
 def worst_utterances(

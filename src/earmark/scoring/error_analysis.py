@@ -1,20 +1,21 @@
 """Where the errors are: frequent substitutions, insertions, deletions, worst utterances.
 
-Computed per language block on its normaliser's primary view and primary unit, from the
-normalised texts the scorer kept, so it explains exactly the counts in results.json.
-Rows without errors are skipped (they contribute nothing to any list).
+Computed per language block on its normaliser's primary view and primary unit, from what
+the scorer kept while counting (the edit tallies of that same alignment, and the
+normalised texts), so it explains exactly the counts in results.json. Only the few worst
+utterances shown are aligned column by column again, to render them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from earmark.metrics.alignment import align
+from earmark.metrics.alignment import EditTally, align
 from earmark.metrics.analysis import (
+    ranked_deletions,
+    ranked_insertions,
+    ranked_substitutions,
     render_alignment,
-    top_deletions,
-    top_insertions,
-    top_substitutions,
     worst_utterances,
 )
 from earmark.metrics.counts import ErrorCounts
@@ -36,21 +37,24 @@ def error_analysis_section(result: ScoreResult, *, top: int = 10, worst: int = 5
         norm = group.normalizer
         view, unit = norm.primary_view, norm.units[0]
         counts = group.counts[(view, unit)]
+        tok = TOKENS[unit]
         by_lang: dict[str, list[int]] = {}
         for pos, idx in enumerate(group.indices):
             by_lang.setdefault(_language(result.rows[idx].language), []).append(pos)
         for lang, positions in by_lang.items():
-            alignments = {}
             scored: list[tuple[str, ErrorCounts]] = []
-            for pos in positions:
+            texts_of: dict[str, tuple[str, str]] = {}
+            rows_with_errors = counts[positions]
+            errors = rows_with_errors[:, 0] + rows_with_errors[:, 1] + rows_with_errors[:, 2]
+            for pos, n_errors in zip(positions, errors.tolist(), strict=True):
                 texts = group.texts[view][pos]
-                s, d, i, h = counts[pos].tolist()
-                if texts is None or s + d + i == 0:
+                if texts is None or n_errors == 0:
                     continue
+                s, d, i, h = counts[pos].tolist()
                 row_id = result.rows[group.indices[pos]].id
-                tok = TOKENS[unit]
-                alignments[row_id] = align(tok(texts[0]), tok(texts[1]))
+                texts_of[row_id] = texts
                 scored.append((row_id, ErrorCounts(s, d, i, h)))
+            tally = group.edits.get(lang, EditTally())
             worst_rows = worst_utterances(scored, worst)
             out[lang] = {
                 "normalizer": norm.name,
@@ -58,19 +62,20 @@ def error_analysis_section(result: ScoreResult, *, top: int = 10, worst: int = 5
                 "unit": unit,
                 "top_substitutions": [
                     {"reference": r, "hypothesis": h, "count": n}
-                    for r, h, n in top_substitutions(alignments.values(), top)
+                    for r, h, n in ranked_substitutions(tally, top)
                 ],
                 "top_insertions": [
-                    {"unit": u, "count": n} for u, n in top_insertions(alignments.values(), top)
+                    {"unit": u, "count": n} for u, n in ranked_insertions(tally, top)
                 ],
-                "top_deletions": [
-                    {"unit": u, "count": n} for u, n in top_deletions(alignments.values(), top)
-                ],
+                "top_deletions": [{"unit": u, "count": n} for u, n in ranked_deletions(tally, top)],
                 "worst_utterances": [
                     {
                         "id": row_id,
                         **c.as_dict(),
-                        "alignment": render_alignment(alignments[row_id], style="plain"),
+                        "alignment": render_alignment(
+                            align(tok(texts_of[row_id][0]), tok(texts_of[row_id][1])),
+                            style="plain",
+                        ),
                     }
                     for row_id, c in worst_rows
                 ],

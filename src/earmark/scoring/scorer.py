@@ -19,7 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from earmark.errors import EarmarkError
-from earmark.metrics.alignment import count_errors_array
+from earmark.metrics.alignment import EditTally, count_errors_array
 from earmark.metrics.hallucination import (
     HallucinationCounts,
     hallucination_counts,
@@ -82,6 +82,8 @@ class _Group:
     repetition: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     #: Per view and position: the normalised (reference, hypothesis), None if unavailable.
     texts: dict[str, list[tuple[str, str] | None]] = field(default_factory=dict)
+    #: Per language: the primary view and unit's edits, tallied while counting them.
+    edits: dict[str, EditTally] = field(default_factory=dict)
 
     def view_records(self, pos: int) -> dict[str, Any]:
         """One row's `views` entry for predictions.jsonl: texts and counts per view."""
@@ -184,7 +186,15 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
             texts_list = pending.get((view, ""))
             if texts_list:
                 units = "words" if unit == "word" else "given"
-                arr[positions] = count_errors_array(texts_list, units=units)
+                tallies = None
+                if view == norm.primary_view and unit == norm.units[0]:
+                    tallies = [
+                        group.edits.setdefault(
+                            _base_language(rows[group.indices[p]].language), EditTally()
+                        )
+                        for p in pending_pos[view]
+                    ]
+                arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
             group.counts[(view, unit)] = arr
 
 

@@ -27,6 +27,44 @@ class ViewPair:
         return self.null_reason is None
 
 
+@dataclass(frozen=True, slots=True)
+class PublishedDifference:
+    """How a normaliser differs from a publication's own rule for the same language.
+
+    Carried by a normaliser as the optional attribute `published_differences`, printed by
+    `earmark normalizers show NAME` and copied into every result block it scores (for
+    rows in `languages`), so a figure never passes for the publication's when it is not.
+    """
+
+    #: The publication and its rule, in words.
+    publication: str
+    #: The registered normaliser that implements the publication's rule exactly.
+    normalizer: str
+    #: The `--protocol` that reproduces the publication (normaliser, aggregation, CIs).
+    protocol: str | None
+    #: Base language codes the publication's rule is for.
+    languages: tuple[str, ...]
+    #: One line per difference, each with an example.
+    differences: tuple[str, ...]
+    #: A (reference, hypothesis) pair the two rules score differently.
+    example: tuple[str, str] | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "publication": self.publication,
+            "normalizer": self.normalizer,
+            "protocol": self.protocol,
+            "languages": list(self.languages),
+            "differences": list(self.differences),
+            **({"example": list(self.example)} if self.example else {}),
+        }
+
+
+def published_differences(normalizer: object) -> tuple[PublishedDifference, ...]:
+    """The normaliser's `published_differences`, or () for one that declares none."""
+    return tuple(getattr(normalizer, "published_differences", ()))
+
+
 @runtime_checkable
 class Normalizer(Protocol):
     """A frozen text normaliser. Once released its behaviour never changes: a change is a

@@ -15,10 +15,14 @@ Rules, in order:
      (Devanagari vowel signs, Arabic harakat, Thai vowels), and turning them into spaces
      would split words: `नमस्ते` stays one word;
    - removed if it is a format character (Cf: zero-width joiner/non-joiner, soft hyphen,
-     byte-order mark), which are invisible and word-internal (`می‌خواهم` stays one word);
+     byte-order mark, bidi marks), a variation selector or the combining grapheme joiner
+     (`earmark.text.invisible`): they are invisible and word-internal (`می‌خواهم` stays
+     one word, `❤️` loses its U+FE0F);
    - otherwise (punctuation P*, symbols S*, controls) a space: `don't` -> `don t`,
-     `a,b` -> `a b`, `$5` -> `5`.
-4. Whitespace collapsed to single spaces, ends stripped.
+     `a,b` -> `a b`, `$5` -> `5`, `👍` -> ` `.
+4. Whitespace collapsed to single spaces, ends stripped; combining marks left at the
+   start of a word (their base was punctuation or a symbol, now a space) are dropped, and
+   a word made only of them disappears: `👍️ ok` -> `ok`, never a word made of U+FE0F.
 
 `Hello, World! ＡＢＣ` -> `hello world abc`.
 """
@@ -29,15 +33,18 @@ import unicodedata
 
 from earmark.text.base import Unit, ViewPair
 from earmark.text.codepoint_table import Entry, LazyTranslation, category, is_whitespace
+from earmark.text.invisible import is_invisible, join_words
 from earmark.text.registry import register
 
 
 def _entry(code_point: int) -> Entry:
     major = category(code_point)
-    if major[0] in "LMN" or is_whitespace(code_point):
+    if is_whitespace(code_point):
         return code_point
-    if major == "Cf":
-        return None
+    if is_invisible(code_point):
+        return " " if major == "Cc" else None
+    if major[0] in "LMN":
+        return code_point
     return " "
 
 
@@ -47,7 +54,7 @@ _TABLE = LazyTranslation(_entry)
 def crude_view(text: str) -> str:
     """The `normalized` view of one text."""
     lowered = unicodedata.normalize("NFKC", text).lower()
-    return " ".join(lowered.translate(_TABLE).split())
+    return join_words(lowered.translate(_TABLE).split())
 
 
 @register
@@ -59,8 +66,8 @@ class CrudeV1:
     name: str = "crude-v1"
     description: str = (
         "Crude cross-language normalisation (NFKC, lower-case, every non-letter/number "
-        "character to a space; combining marks kept): for comparing arms on identical "
-        "audio, not for publishing absolute WER."
+        "character to a space; combining marks kept on their letter; invisible units "
+        "dropped): for comparing arms on identical audio, not for publishing absolute WER."
     )
     views: tuple[str, ...] = ("raw", "normalized")
     primary_view: str = "normalized"

@@ -22,17 +22,23 @@ turn one word into two. Rules, in order:
 5. `.`, `,` and `:` between two digits stay (`3.5`, `1,000`, `10:30` remain one word);
    elsewhere they, and all other punctuation (Unicode P*), become spaces, so removing
    punctuation never merges two words: `fear,féar` -> `fear féar`, `(athair)` -> `athair`.
-6. Format characters (Cf: soft hyphen, zero-width joiners, BOM) are removed; symbols
+6. Invisible units (`earmark.text.invisible`: format characters Cf such as the soft
+   hyphen, zero-width joiners, BOM and bidi marks; variation selectors; the combining
+   grapheme joiner) are removed; other control characters become spaces; symbols
    (S*: `€ % + =`...) are kept.
-7. Whitespace collapsed to single spaces, ends stripped.
+7. Whitespace collapsed to single spaces, ends stripped; combining marks left at the
+   start of a word (their base was punctuation, now a space) are dropped.
 
 `Tá an tAthair i nÉirinn, ach d’fhág sé Gaillimh.` ->
 `tá an t-athair i n-éirinn ach d'fhág sé gaillimh`.
 
-BlasBench's own normaliser (NFC, lower-case, delete `[^\\w\\s]`) differs: it deletes
-apostrophes and hyphens (`d'athair` -> `dathair`, `t-athair` -> `tathair`) and does not
-relate `tAthair` to `t-athair`; `ga-v1` numbers are therefore not identical to the
-paper's.
+BlasBench's own normaliser (registered here as `blasbench-ga-v1`: NFC, lower-case, delete
+`[^\\w\\s]`) differs: it deletes apostrophes and hyphens (`d'athair` -> `dathair`,
+`t-athair` -> `tathair`), deletes symbols and does not relate `tAthair` to `t-athair`;
+`ga-v1` numbers are therefore not identical to the paper's. `GaV1.published_differences`
+lists the differences; `earmark normalizers show ga-v1` prints them, and every result
+block scored with `ga-v1` carries them (use `--protocol blasbench-v1` to reproduce the
+paper's figures).
 """
 
 from __future__ import annotations
@@ -40,8 +46,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from earmark.text.base import Unit, ViewPair
+from earmark.text.base import PublishedDifference, Unit, ViewPair
 from earmark.text.codepoint_table import Entry, LazyTranslation, category, is_whitespace
+from earmark.text.invisible import is_invisible, join_words
 from earmark.text.registry import register
 
 _APOSTROPHES = "'\u2019\u2018\u02bc\uff07"
@@ -62,8 +69,8 @@ def _entry(code_point: int) -> Entry:
     if char in _DIGIT_SEPARATORS or is_whitespace(code_point):
         return code_point
     major = category(code_point)
-    if major == "Cf":
-        return None
+    if is_invisible(code_point):
+        return " " if major == "Cc" else None
     if major[0] == "P":
         return " "
     return code_point
@@ -76,7 +83,28 @@ def irish_view(text: str) -> str:
     """The `normalized` view of one text."""
     text = _MUTATION_PREFIX.sub(r"\1-", unicodedata.normalize("NFC", text))
     text = _STRAY_MARKS.sub(" ", text.lower().translate(_TABLE))
-    return " ".join(text.split())
+    return join_words(text.split())
+
+
+BLASBENCH_DIFFERENCE = PublishedDifference(
+    publication="BlasBench (seed 003, arXiv 2604.10736), Irish normaliser",
+    normalizer="blasbench-ga-v1",
+    protocol="blasbench-v1",
+    languages=("ga",),
+    differences=(
+        "apostrophes: ga-v1 keeps a word-internal apostrophe (d'fhág); BlasBench deletes "
+        "it (dfhág)",
+        "hyphens: ga-v1 keeps a word-internal hyphen (t-oileán); BlasBench deletes it (toileán)",
+        "capital after a mutation prefix: ga-v1 writes tAthair/nÉirinn as t-athair/n-éirinn; "
+        "BlasBench lower-cases them to tathair/néirinn",
+        "punctuation between words: ga-v1 turns it into a space (fear,féar -> fear féar); "
+        "BlasBench deletes it, joining the words (fearféar)",
+        "digit separators: ga-v1 keeps . , : between digits (3.5, 10:30); BlasBench deletes "
+        "them (35, 1030)",
+        "symbols: ga-v1 keeps them (€ + =); BlasBench deletes every non-word character",
+    ),
+    example=("D'fhág sé an t-oileán", "dfhág sé an toileán"),
+)
 
 
 @register
@@ -95,6 +123,7 @@ class GaV1:
     primary_view: str = "normalized"
     units: tuple[Unit, ...] = ("word", "char")
     comparison_only: bool = False
+    published_differences: tuple[PublishedDifference, ...] = (BLASBENCH_DIFFERENCE,)
 
     def normalize_pair(self, reference: str, hypothesis: str) -> dict[str, ViewPair]:
         return {

@@ -22,6 +22,8 @@ NormalizerFactory = Callable[[], Normalizer]
 F = TypeVar("F", bound=NormalizerFactory)
 
 _BUILTIN_MODULES = (
+    "earmark.text.blasbench_ga_v1",
+    "earmark.text.mmv_cer_v1",
     "earmark.text.none",
     "earmark.text.crude_v1",
     "earmark.text.en_v1",

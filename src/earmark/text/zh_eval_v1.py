@@ -7,10 +7,14 @@ Four views, each scored in code points (no word segmentation):
   and of the ideographic space U+3000 to a space (an explicit table, *not* NFKC, which
   would also rewrite ①, ㎏, ﬁ...); Latin case folding (upper-case Latin letters to their
   single-code-point lower case; Greek, Cyrillic... untouched); every whitespace character
-  (`str.isspace`) removed; punctuation kept. A final NFC re-composes any combining mark
-  the removals brought next to a new base letter.
-  `ＡＢＣ１２３，你好　世界` -> `abc123,你好世界`.
-- `normalized`: `punct` with punctuation removed. Punctuation is exactly Unicode general
+  (`str.isspace`) and every invisible unit (`earmark.text.invisible`: format characters
+  such as ZWSP, ZWJ, BOM and bidi marks, variation selectors, the combining grapheme
+  joiner, non-whitespace controls) removed; punctuation kept. A final NFC re-composes any
+  combining mark the removals brought next to a new base letter, and combining marks
+  left at the very start (with no base at all) are dropped.
+  `ＡＢＣ１２３，你好　世界` -> `abc123,你好世界`; `你\u200b好` -> `你好`.
+- `normalized`: `punct` with punctuation removed (and marks the removal left at the very
+  start dropped). Punctuation is exactly Unicode general
   category P* (Pc Pd Ps Pe Pi Pf Po): `，。、！？；：「」《》…—·` and the ASCII
   `!"#%&'()*,-./:;?@[\\]_{}`.
   Symbols (S*: `$ + < = > ^ | ~ ¥ ℃`, backtick...) are kept: they carry content (currency,
@@ -36,6 +40,7 @@ import unicodedata
 from earmark.text import script
 from earmark.text.base import Unit, ViewPair
 from earmark.text.codepoint_table import Entry, LazyTranslation, is_punctuation, is_whitespace
+from earmark.text.invisible import is_invisible, strip_leading_marks
 from earmark.text.registry import register
 
 #: Full-width ASCII forms U+FF01-U+FF5E -> U+0021-U+007E, ideographic space -> space.
@@ -57,7 +62,7 @@ def _latin_lower(code_point: int) -> int:
 
 def _punct_entry(code_point: int) -> Entry:
     folded = WIDTH_FOLDING.get(code_point, code_point)
-    if is_whitespace(folded):
+    if is_whitespace(folded) or is_invisible(folded):
         return None
     return _latin_lower(folded)
 
@@ -77,12 +82,14 @@ _NORMALIZED_TABLE = LazyTranslation(_normalized_entry)
 def punct_view(text: str) -> str:
     """The `punct` view of one text."""
     folded = unicodedata.normalize("NFC", text).translate(_PUNCT_TABLE)
-    return unicodedata.normalize("NFC", folded)
+    return strip_leading_marks(unicodedata.normalize("NFC", folded))
 
 
 def strip_punctuation(punct_text: str) -> str:
     """The `normalized` view from a `punct` view: punctuation (P*) removed."""
-    return unicodedata.normalize("NFC", punct_text.translate(_NORMALIZED_TABLE))
+    return strip_leading_marks(
+        unicodedata.normalize("NFC", punct_text.translate(_NORMALIZED_TABLE))
+    )
 
 
 def normalized_view(text: str) -> str:
