@@ -19,14 +19,26 @@ def register(sub: Any) -> None:
     p.add_argument("--challenger", required=True, metavar="RUN[#ARM]")
     p.add_argument("--rules", metavar="FILE.toml", help="thresholds (see docs/report.md)")
     p.add_argument("--out", required=True, metavar="DIR", help="where the record is written")
+    p.add_argument(
+        "--min-coverage",
+        type=float,
+        metavar="SHARE",
+        help="share of rows per language that must have a hypothesis from the engine on "
+        "both sides (default 1: every row; overrides min_coverage in --rules); below it "
+        "the verdict is stay, not judged",
+    )
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from earmark.report.decision import DecisionRules, write_decision
 
     rules = DecisionRules.from_toml(args.rules) if args.rules else DecisionRules()
+    if args.min_coverage is not None:
+        rules = replace(rules, min_coverage=args.min_coverage)
     record, md_path, json_path = write_decision(
         args.baseline, args.challenger, args.out, rules=rules
     )

@@ -12,10 +12,19 @@ def register(sub: Any) -> None:
         help="rank arms of several runs per corpus and language",
         description="One table of systems (arms) × corpora with WER/CER and CIs in each "
         "language's primary view, RTF, peak RSS, model revision and normaliser. Runs without "
-        "model revision, corpus hash or host profile are marked unverifiable and ranked last.",
+        "model revision, corpus hash or host profile are marked unverifiable and ranked last; "
+        "arms without a hypothesis for every clip (see --min-coverage) are not ranked.",
     )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run or score directories")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument(
+        "--min-coverage",
+        type=float,
+        default=1.0,
+        metavar="SHARE",
+        help="rank only rows where at least this share of clips got a hypothesis from the "
+        "engine (default 1: every clip); others are listed apart, unranked",
+    )
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=run)
 
@@ -23,7 +32,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from earmark.report.leaderboard import write_leaderboard
 
-    written = write_leaderboard(args.run_dirs, args.out)
+    written = write_leaderboard(args.run_dirs, args.out, min_coverage=args.min_coverage)
     if not args.quiet:
         print(written["md"].read_text("utf-8"))
         print("wrote " + ", ".join(str(p) for p in written.values()))

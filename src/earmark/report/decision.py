@@ -21,7 +21,10 @@ Verdicts:
 - `promote` — a quality or a speed/cost win, the run verifiable, resource ceilings met;
 - `research only` — a win, but a side lacks model revision/hashes, corpus hash or host
   profile, or the challenger breaks a resource ceiling (an opt-in preset, not a default);
-- `stay` — no rule met: keep the baseline.
+- `stay` — no rule met: keep the baseline; also when a side's coverage (rows with a
+  hypothesis from the engine / rows) is below `min_coverage` in some language (default:
+  every row), since a row without a hypothesis is scored as all deletions and an arm
+  that never loaded would otherwise "lose" or "win" on figures that are not results.
 
 A win is necessary, not sufficient: the record lists the non-metric gates (licence,
 offline cache, memory, packaging, timestamps, command safety, long-form stability) that a
@@ -71,8 +74,13 @@ class DecisionRules:
     max_peak_rss_bytes: int | None = None
     max_real_time_factor: float | None = None
     max_latency_seconds: float | None = None
+    #: Share of rows (per language) that must have a hypothesis from the engine.
+    min_coverage: float = 1.0
 
     def __post_init__(self) -> None:
+        from earmark.report.leaderboard import check_min_coverage
+
+        check_min_coverage(self.min_coverage)
         if self.metric not in ("auto", "cer", "wer"):
             raise EarmarkError(
                 f"unknown metric {self.metric!r}", field="metric", hint="auto, cer or wer"
@@ -310,7 +318,30 @@ def language_evidence(
     )
     if paired is None:
         out["null_reason"] = "no paired rows with reference units"
+    out["coverage"] = {
+        "baseline": side_coverage(baseline, language, rules.min_coverage),
+        "challenger": side_coverage(challenger, language, rules.min_coverage),
+    }
     return out
+
+
+def side_coverage(side: Side, language: str, minimum: float) -> dict[str, Any]:
+    """Rows of one side in one language with a hypothesis from the engine, and why the
+    side cannot be judged when they are fewer than `minimum` of the rows."""
+    from earmark.report.leaderboard import coverage_reason, scope_statuses
+
+    statuses = scope_statuses(side.run, side.arm, language)
+    rows, covered = sum(statuses.values()), statuses.get("ok", 0)
+    not_ok = {k: v for k, v in sorted(statuses.items()) if k != "ok"}
+    below = rows == 0 or covered < minimum * rows - 1e-9
+    return {
+        "rows": rows,
+        "with_hypothesis": covered,
+        "share": covered / rows if rows else None,
+        "not_ok": not_ok,
+        "below_minimum": below,
+        "reason": coverage_reason(covered, rows, not_ok, minimum) if below else None,
+    }
 
 
 def _metric_summary(metric: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -482,12 +513,26 @@ def decide(
     speed = non_inferior and (resources["latency"]["met"] or resources["core_cost"]["met"])
     for e in evidence:
         reasons.append(_evidence_reason(e, rules))
+    short = [
+        f"{role} {e['language']}: {e['coverage'][role]['reason']}"
+        for e in evidence
+        for role in ("baseline", "challenger")
+        if e["coverage"][role]["below_minimum"]
+    ]
     if not resources["same_host"]:
         reasons.append(
             "latency and core cost not compared: the two runs' host profiles "
             "differ or are not recorded"
         )
-    if worse:
+    if short:
+        verdict = "stay"
+        reasons.insert(
+            0,
+            "not judged: " + "; ".join(short) + " — a row without a hypothesis is scored as "
+            "all deletions, so these error rates are not results; keep the baseline, fix "
+            "the failed arm and rerun (or lower min_coverage knowingly)",
+        )
+    elif worse:
         verdict = "reject"
         reasons.insert(
             0,
@@ -598,14 +643,16 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         "",
         "## Error rates (primary view, paired rows)",
         "",
-        "| language | metric / view | N paired | baseline [95% CI] | challenger [95% CI] | "
+        "| language | metric / view | N paired | coverage baseline / challenger | "
+        "baseline [95% CI] | challenger [95% CI] | "
         "relative reduction | challenger − baseline [95% CI] | non-inferior | quality rule |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for e in record["evidence"]:
         lines.append(
             f"| {e['language']} | {e['metric'].upper()} {e['normalizer']}/{e['view']} | "
-            f"{e['n_paired']} | {_fmt_metric(e['baseline'])} | {_fmt_metric(e['challenger'])} | "
+            f"{e['n_paired']} | {_fmt_coverage(e.get('coverage'))} | "
+            f"{_fmt_metric(e['baseline'])} | {_fmt_metric(e['challenger'])} | "
             f"{_pct(e['relative_reduction'])} | {_pp_ci(e['difference_ci95'], e['difference'])} | "
             f"{'yes' if e['non_inferior'] else 'no'} | {'met' if e['quality_win'] else 'no'} |"
         )
@@ -669,6 +716,17 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _fmt_coverage(coverage: dict[str, Any] | None) -> str:
+    if not coverage:
+        return "—"
+    parts = []
+    for role in ("baseline", "challenger"):
+        c = coverage[role]
+        mark = " ⚠" if c["below_minimum"] else ""
+        parts.append(f"{c['with_hypothesis']}/{c['rows']}{mark}")
+    return " / ".join(parts)
 
 
 def _num(value: Any) -> str:

@@ -9,6 +9,12 @@ Seed 000: a result without model revision, corpus hash and host profile is not a
 verifiable winner. Such rows carry a visible "unverifiable" mark and are ranked after
 every verifiable row of their group. Ranks are competition ranks over the sorted values
 (1, 2, 2, 4): equal values share a rank, and a null value has no rank.
+
+Coverage is the share of the corpus's rows (clip × repeat) whose hypothesis came from the
+engine (status `ok`). A row without one is scored as all deletions, so an arm that never
+loaded has 100% WER — a figure that looks like a (bad) result and, on a CER-scored
+language where real models exceed 100%, can even win. Rows below `min_coverage` (default:
+every row) are not ranked; they are listed apart with their coverage and the reason.
 """
 
 from __future__ import annotations
@@ -18,14 +24,21 @@ import hashlib
 import io
 import json
 import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from earmark.errors import EarmarkError
 from earmark.report.markdown import fmt_rate
-from earmark.report.run_directory import RunDirectory, load_run, primary_metric_name
+from earmark.report.run_directory import (
+    RunDirectory,
+    base_language,
+    load_run,
+    primary_metric_name,
+)
 
 SCHEMA_ID = "earmark.leaderboard/1"
 UNVERIFIABLE = "unverifiable"
@@ -57,6 +70,17 @@ class Entry:
     verifiable: bool
     missing: list[str] = field(default_factory=list)
     rank: int | None = None
+    #: Rows with an engine hypothesis (status ok) and rows in the corpus scope.
+    covered: int = 0
+    rows: int = 0
+    #: Non-ok statuses and their counts, e.g. {"arm_failed": 3}.
+    not_ok: dict[str, int] = field(default_factory=dict)
+    #: Why the row is not ranked (coverage below the minimum); None when it may rank.
+    unranked_reason: str | None = None
+
+    @property
+    def coverage(self) -> float | None:
+        return self.covered / self.rows if self.rows else None
 
     @property
     def value(self) -> float | None:
@@ -109,9 +133,43 @@ def _selection_key(corpus: dict[str, Any]) -> str:
     return str(sel.get("rule") or "all rows") + " #" + hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
-def entries_of_run(run: RunDirectory) -> list[Entry]:
+def check_min_coverage(value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise EarmarkError(
+            f"minimum coverage {value!r} is not between 0 and 1",
+            field="min-coverage",
+            hint="1 (the default) ranks only arms with a hypothesis for every clip; 0.95 "
+            "allows 5% of rows without one",
+        )
+    return value
+
+
+def scope_statuses(run: RunDirectory, arm: str, language: str) -> Counter[str]:
+    """Row statuses of one arm in one language (`all`: every language). Rows come from
+    predictions.jsonl; without it, the arm's own coverage record (whole arm)."""
+    rows = run.arm_rows(arm)
+    if not rows:
+        return Counter(run.arm(arm).get("coverage", {}).get("statuses") or {})
+    return Counter(
+        str(r.get("status") or "ok")
+        for r in rows
+        if language == "all" or base_language(r.get("language")) == language
+    )
+
+
+def coverage_reason(covered: int, rows: int, not_ok: dict[str, int], minimum: float) -> str:
+    """`coverage 0/3 (0.0%) below the minimum 100%: arm_failed 3`."""
+    share = covered / rows if rows else 0.0
+    statuses = ", ".join(f"{status} {n}" for status, n in sorted(not_ok.items()))
+    return (
+        f"coverage {covered}/{rows} ({100 * share:.1f}%) below the minimum "
+        f"{100 * minimum:g}%" + (f": {statuses}" if statuses else "")
+    )
+
+
+def entries_of_run(run: RunDirectory, min_coverage: float = 1.0) -> list[Entry]:
     """One entry per arm × language (plus `all` when one normaliser scored several
-    languages), each from the block's primary view."""
+    languages), each from the block's primary view, with its coverage."""
     corpus = run.corpus
     if run.manifest_sha256:
         corpus_hash, kind = run.manifest_sha256, "manifest"
@@ -133,6 +191,10 @@ def entries_of_run(run: RunDirectory) -> list[Entry]:
             rtf = (by_lang_res.get(lang) or {}).get("real_time_factor")
             if lang == "all" or (rtf is None and len(arm.get("by_language", {})) == 1):
                 rtf = resources.get("real_time_factor")
+            statuses = scope_statuses(run, arm_name, lang)
+            rows, covered = sum(statuses.values()), statuses.get("ok", 0)
+            not_ok = {k: v for k, v in sorted(statuses.items()) if k != "ok"}
+            below = rows == 0 or covered < min_coverage * rows - 1e-9
             out.append(
                 Entry(
                     system=arm_name,
@@ -154,6 +216,12 @@ def entries_of_run(run: RunDirectory) -> list[Entry]:
                     model_revision=run.model(arm_name).get("revision"),
                     verifiable=ok,
                     missing=missing,
+                    covered=covered,
+                    rows=rows,
+                    not_ok=not_ok,
+                    unranked_reason=coverage_reason(covered, rows, not_ok, min_coverage)
+                    if below
+                    else None,
                 )
             )
     return out
@@ -176,6 +244,16 @@ class Leaderboard:
     entries: list[Entry]
     runs: list[dict[str, Any]]
     created: str
+    min_coverage: float = 1.0
+
+    @property
+    def ranked(self) -> list[Entry]:
+        return [e for e in self.entries if e.unranked_reason is None]
+
+    @property
+    def unranked(self) -> list[Entry]:
+        """Rows below the coverage minimum: listed apart, never ranked."""
+        return [e for e in self.entries if e.unranked_reason is not None]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -183,22 +261,35 @@ class Leaderboard:
             "created": self.created,
             "ranking": "competition ranks (1,2,2,4) of the primary-view metric within each "
             "(corpus hash, selection, language, normaliser, view, metric) group; lower is "
-            "better; unverifiable rows rank after all verifiable rows; null values are unranked",
+            "better; unverifiable rows rank after all verifiable rows; null values are "
+            "unranked; rows whose coverage (rows with an engine hypothesis / rows) is below "
+            "min_coverage are unranked",
+            "min_coverage": self.min_coverage,
             "runs": self.runs,
-            "entries": [{**asdict(e), "value": e.value} for e in self.entries],
+            "entries": [
+                {**asdict(e), "value": e.value, "coverage": e.coverage, "ranked": _may_rank(e)}
+                for e in self.entries
+            ],
         }
 
 
-def build_leaderboard(runs: Sequence[RunDirectory]) -> Leaderboard:
-    """Rank every run's arms within their groups; entries sorted by group then rank."""
-    entries = _disambiguate([e for run in runs for e in entries_of_run(run)])
+def _may_rank(e: Entry) -> bool:
+    return e.unranked_reason is None
+
+
+def build_leaderboard(runs: Sequence[RunDirectory], min_coverage: float = 1.0) -> Leaderboard:
+    """Rank every run's arms within their groups; entries sorted by group then rank.
+    Rows below `min_coverage` keep their figures but get no rank."""
+    check_min_coverage(min_coverage)
+    entries = _disambiguate([e for run in runs for e in entries_of_run(run, min_coverage)])
     groups: dict[tuple[str, ...], list[int]] = {}
     for i, e in enumerate(entries):
         groups.setdefault(e.group, []).append(i)
     ranked = list(entries)
     for indices in groups.values():
         ranks = competition_ranks(
-            [entries[i].value for i in indices], [entries[i].verifiable for i in indices]
+            [entries[i].value if _may_rank(entries[i]) else None for i in indices],
+            [entries[i].verifiable for i in indices],
         )
         for i, rank in zip(indices, ranks, strict=True):
             ranked[i] = Entry(**{**asdict(entries[i]), "rank": rank})
@@ -221,7 +312,7 @@ def build_leaderboard(runs: Sequence[RunDirectory]) -> Leaderboard:
             {"path": str(run.path), "arms": run.arm_names, "verifiable": ok, "missing": missing}
         )
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    return Leaderboard(entries=ranked, runs=run_info, created=created)
+    return Leaderboard(entries=ranked, runs=run_info, created=created, min_coverage=min_coverage)
 
 
 # --- renderings ------------------------------------------------------------------------
@@ -237,6 +328,12 @@ def _rank(e: Entry) -> str:
 
 def _mib(value: int | None) -> str:
     return "—" if value is None else f"{value / 2**20:.0f} MiB"
+
+
+def _coverage(e: Entry) -> str:
+    if not e.rows:
+        return "0/0"
+    return f"{e.covered}/{e.rows} ({100 * e.covered / e.rows:.1f}%)"
 
 
 def _rtf(value: float | None) -> str:
@@ -269,6 +366,10 @@ def pivot(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
                 row.append("")
             elif cell.value is None:
                 row.append("null")
+            elif cell.unranked_reason is not None:
+                row.append(
+                    f"{100 * cell.value:.2f}% (not ranked: coverage {cell.covered}/{cell.rows})"
+                )
             else:
                 row.append(f"{100 * cell.value:.2f}% (#{_rank(cell)})")
         rows.append(row)
@@ -281,6 +382,7 @@ DETAIL_HEADER = [
     "corpus · language",
     "normaliser / view",
     "N",
+    "coverage",
     "WER [95% CI]",
     "CER [95% CI]",
     "RTF",
@@ -288,11 +390,23 @@ DETAIL_HEADER = [
     "model revision",
     "verifiable",
 ]
+UNRANKED_HEADER = [
+    "system",
+    "corpus · language",
+    "normaliser / view",
+    "N",
+    "coverage",
+    "WER [95% CI]",
+    "CER [95% CI]",
+    "why not ranked",
+]
 
 
 def detail_rows(board: Leaderboard) -> list[list[str]]:
+    """The ranked rows (and rows with a null value); rows below the coverage minimum
+    are in `unranked_rows`."""
     rows = []
-    for e in board.entries:
+    for e in board.ranked:
         rows.append(
             [
                 _rank(e),
@@ -300,6 +414,7 @@ def detail_rows(board: Leaderboard) -> list[list[str]]:
                 _scope(e),
                 f"{e.normalizer} / {e.view} (ranked by {e.metric.upper()})",
                 str(e.n),
+                _coverage(e),
                 fmt_rate(e.wer) if e.wer else "n/a",
                 fmt_rate(e.cer),
                 _rtf(e.rtf),
@@ -309,6 +424,30 @@ def detail_rows(board: Leaderboard) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def unranked_rows(board: Leaderboard) -> list[list[str]]:
+    return [
+        [
+            e.system + _mark(e),
+            _scope(e),
+            f"{e.normalizer} / {e.view}",
+            str(e.n),
+            _coverage(e),
+            fmt_rate(e.wer) if e.wer else "n/a",
+            fmt_rate(e.cer),
+            e.unranked_reason or "",
+        ]
+        for e in board.unranked
+    ]
+
+
+def _unranked_intro(board: Leaderboard) -> str:
+    return (
+        f"Rows whose coverage (rows with a hypothesis from the engine / rows) is below "
+        f"{100 * board.min_coverage:g}% (`--min-coverage {board.min_coverage:g}`): a row "
+        "without a hypothesis is scored as all deletions, so these figures are not results."
+    )
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
@@ -339,6 +478,15 @@ def render_markdown(board: Leaderboard) -> str:
         _md_table(DETAIL_HEADER, detail_rows(board)),
         "",
     ]
+    if board.unranked:
+        parts += [
+            "## Not ranked",
+            "",
+            _unranked_intro(board),
+            "",
+            _md_table(UNRANKED_HEADER, unranked_rows(board)),
+            "",
+        ]
     return "\n".join(parts)
 
 
@@ -357,6 +505,10 @@ CSV_FIELDS = [
     "metric",
     "value",
     "n",
+    "rows",
+    "rows_with_hypothesis",
+    "coverage",
+    "unranked_reason",
     "wer",
     "wer_ci_low",
     "wer_ci_high",
@@ -401,6 +553,10 @@ def render_csv(board: Leaderboard) -> str:
                 "metric": e.metric,
                 "value": "" if e.value is None else e.value,
                 "n": e.n,
+                "rows": e.rows,
+                "rows_with_hypothesis": e.covered,
+                "coverage": "" if e.coverage is None else e.coverage,
+                "unranked_reason": e.unranked_reason or "",
                 "wer": "" if not e.wer or e.wer.get("value") is None else e.wer["value"],
                 "wer_ci_low": ci(e.wer, 0),
                 "wer_ci_high": ci(e.wer, 1),
@@ -450,16 +606,25 @@ def render_html(board: Leaderboard) -> str:
         + html_table(header, marked(rows, 0))
         + "\n<h2>Detail</h2>\n"
         + html_table(DETAIL_HEADER, marked(detail_rows(board), 1))
+        + (
+            f"\n<h2>Not ranked</h2>\n<p>{esc(_unranked_intro(board))}</p>\n"
+            + html_table(UNRANKED_HEADER, marked(unranked_rows(board), 0))
+            if board.unranked
+            else ""
+        )
         + f"\n<footer>created {esc(board.created)}</footer>\n</body>\n</html>\n"
     )
 
 
 def write_leaderboard(
-    run_dirs: Sequence[str | os.PathLike[str]], out_dir: str | os.PathLike[str]
+    run_dirs: Sequence[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str],
+    *,
+    min_coverage: float = 1.0,
 ) -> dict[str, Path]:
     """Read the runs, rank them, and write leaderboard.{md,csv,json,html} into `out_dir`."""
     unique = list(dict.fromkeys(Path(p).resolve() for p in run_dirs))
-    board = build_leaderboard([load_run(p) for p in unique])
+    board = build_leaderboard([load_run(p) for p in unique], min_coverage)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = {
