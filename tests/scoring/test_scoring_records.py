@@ -198,6 +198,7 @@ def test_format_lines_blank_hypothesis_is_all_deletions_and_crlf_is_read(tmp_pat
         ("line-1", "one two", "one two"),
         ("line-2", "three four five", ""),
     ]
+    assert read.formats == ["lines", "lines"]
     res = score_predictions(
         tmp_path / "hyp.txt", refs=tmp_path / "ref.txt", fmt="lines", normalizer="none", resamples=0
     )
@@ -255,6 +256,7 @@ def test_clear_kaldi_pair_is_still_read_without_format(tmp_path: Path) -> None:
         ("1272-128104-0000", "a b c"),
         ("1272-128104-0001", "d x"),
     ]
+    assert read.formats == ["kaldi", "kaldi"]  # what the automatic choice was
 
 
 @pytest.mark.parametrize(
@@ -292,6 +294,7 @@ def test_plain_file_beside_structured_refs_is_kaldi(tmp_path: Path) -> None:
     (tmp_path / "hyp").write_text("a x z\n", "utf-8")
     read = read_pairs(tmp_path / "hyp", refs=tmp_path / "refs.jsonl")
     assert [(r.id, r.hypothesis) for r in read.rows] == [("a", "x z")]
+    assert read.formats == ["kaldi", "jsonl"]
 
 
 # --------------------------------------------------------------------------- empty input

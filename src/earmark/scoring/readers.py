@@ -39,6 +39,9 @@ class ReadResult:
     rows: list[ScoringRow]
     excluded: list[dict[str, str]] = field(default_factory=list)
     source_files: list[str] = field(default_factory=list)
+    #: The format each source file was read as (parallel to `source_files`), so a result
+    #: can say what an automatic choice was.
+    formats: list[str] = field(default_factory=list)
 
 
 def _str_field(
@@ -326,7 +329,9 @@ def _read_lines_pair(pred_path: Path, ref_path: Path) -> ReadResult:
         ScoringRow(id=f"line-{i}", reference=ref, hypothesis=hyp, status=OK)
         for i, (hyp, ref) in enumerate(zip(hyps, refs, strict=True), start=1)
     ]
-    return ReadResult(rows=rows, source_files=[str(pred_path), str(ref_path)])
+    return ReadResult(
+        rows=rows, source_files=[str(pred_path), str(ref_path)], formats=["lines", "lines"]
+    )
 
 
 def _row_from_record(
@@ -392,7 +397,7 @@ def _read_combined(path: Path, fmt: str, fields: FieldNames, arm: str | None) ->
             field="arm",
             hint="arms in this file: " + (", ".join(sorted(arms_seen)) or "none"),
         )
-    return ReadResult(rows=rows, source_files=[str(path)])
+    return ReadResult(rows=rows, source_files=[str(path)], formats=[fmt])
 
 
 def _read_joined(
@@ -460,4 +465,9 @@ def _read_joined(
         _row_from_record(record, ref_path, line, fields, hypotheses.get(ident))
         for ident, (line, record) in references.items()
     ]
-    return ReadResult(rows=rows, excluded=excluded, source_files=[str(pred_path), str(ref_path)])
+    return ReadResult(
+        rows=rows,
+        excluded=excluded,
+        source_files=[str(pred_path), str(ref_path)],
+        formats=[pred_fmt, ref_fmt],
+    )
