@@ -1,10 +1,14 @@
-"""Reading saved hypotheses from any system: JSONL, CSV/TSV, Kaldi `text` pairs, earmark runs.
+"""Reading saved hypotheses from any system: JSONL, CSV/TSV, Kaldi `text`, plain lines, runs.
 
 Every reader is strict: a bad line raises `EarmarkError` naming the file, the line and
-the field, so the CLI can print one clear line. Joining hypotheses to references keeps
-every reference: a reference without a hypothesis becomes a `missing_hypothesis` row
-(all deletions); a hypothesis without a reference is an error unless the caller allows
-excluding it, and then it is listed with reason `no_reference`.
+the field, so the CLI can print one clear line. Records end at `\\n` only
+(`earmark.records`); a file with no records is an error; where plain text could be Kaldi
+`text` or one sentence per line, the reader asks instead of choosing.
+
+Joining hypotheses to references keeps every reference: a reference without a hypothesis
+becomes a `missing_hypothesis` row (all deletions); a hypothesis without a reference is an
+error unless the caller allows excluding it, and then it is listed with reason
+`no_reference`.
 """
 
 from __future__ import annotations
