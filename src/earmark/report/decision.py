@@ -460,7 +460,7 @@ def _gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
         },
         {
             "gate": "offline cache",
-            "known": f"egress during the run: {len(egress.get('attempts') or [])} attempts, "
+            "known": f"egress during the run: {_egress_summary(egress)}, "
             f"policy {egress.get('policy') or 'not recorded'}; confirm inference runs "
             "from a provisioned cache with no download",
         },
@@ -485,6 +485,19 @@ def _gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
             "known": "repetition/hallucination on 30-120 min recordings checked",
         },
     ]
+
+
+def _egress_summary(egress: dict[str, Any]) -> str:
+    """`N attempts`, or why the count is not the whole story (a process not audited)."""
+    if not egress:
+        return "not recorded"
+    attempts = f"{len(egress.get('attempts') or [])} attempts seen"
+    if egress.get("audited") is False:
+        reason = egress.get("unaudited_reason") or "not every process was audited"
+        return f"NOT AUDITED ({reason}); {attempts}"
+    if "audited" not in egress:
+        return attempts + " (the arm's own process only)"
+    return attempts
 
 
 def _mib(value: Any) -> str:
