@@ -25,18 +25,24 @@ def register(sub: Any) -> None:
     p.add_argument("--reference", metavar="ARM", help="reference arm name (default: the first)")
     p.add_argument(
         "--normalizer",
-        required=True,
-        help="NAME, 'auto' (per language), or LANG=NAME,...,*=NAME (as earmark score)",
+        help="NAME, 'auto' (per language), or LANG=NAME,...,*=NAME (as earmark score); "
+        "required unless --protocol gives it",
+    )
+    p.add_argument(
+        "--protocol",
+        metavar="NAME",
+        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
+        "its normaliser, aggregation, resamples, seed and per-arm CI generator; flags that "
+        "contradict it are refused (see docs/protocols.md)",
     )
     p.add_argument(
         "--aggregate",
         choices=("micro", "macro"),
-        default="micro",
         help="micro (default): summed errors / summed reference units; macro: mean of "
         "per-utterance rates (labelled as such)",
     )
-    p.add_argument("--bootstrap", type=int, default=10_000, metavar="B", help="resamples")
-    p.add_argument("--seed", type=int, default=20260926)
+    p.add_argument("--bootstrap", type=int, metavar="B", help="resamples (default 10000)")
+    p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument(
         "--gap",
         nargs=2,
@@ -51,20 +57,35 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from earmark.errors import EarmarkError
+    from earmark.scoring.protocols import resolve
 
     if args.gap:
         from earmark.compare.gap import gap
 
         if args.arms:
             raise EarmarkError("--gap takes its two runs itself; drop the ARM arguments")
-        result = gap(
-            args.gap[0],
-            args.gap[1],
+        if args.protocol is not None:
+            raise EarmarkError(
+                "--protocol is not supported with --gap yet",
+                field="protocol",
+                hint="score each run with `earmark score --protocol`, or give --gap "
+                "--normalizer/--aggregate/--bootstrap/--seed explicitly",
+            )
+        choice = resolve(
+            None,
             normalizer=args.normalizer,
-            arm=args.arm,
             aggregate=args.aggregate,
             resamples=args.bootstrap,
             seed=args.seed,
+        )
+        result = gap(
+            args.gap[0],
+            args.gap[1],
+            normalizer=choice.normalizer,
+            arm=args.arm,
+            aggregate=choice.aggregate,
+            resamples=choice.resamples,
+            seed=choice.seed,
             out_dir=args.out,
         )
         if not args.quiet:
@@ -86,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         resamples=args.bootstrap,
         seed=args.seed,
         out_dir=args.out,
+        protocol=args.protocol,
     )
     if not args.quiet:
         print_compare(result)

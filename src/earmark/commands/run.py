@@ -31,10 +31,17 @@ def register(sub: Any) -> None:
         help="expand each arm into one arm per weight type (compute_type), "
         "the first being the reference, e.g. float32,int8",
     )
-    p.add_argument("--normalizer", default="auto", help="NAME, auto, or LANG=NAME,...,*=NAME")
+    p.add_argument("--normalizer", help="NAME, auto (the default), or LANG=NAME,...,*=NAME")
+    p.add_argument(
+        "--protocol",
+        metavar="NAME",
+        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
+        "its normaliser, aggregation and CIs; contradicting flags are refused "
+        "(see docs/protocols.md). With --plan, write `protocol = NAME` in the plan",
+    )
     p.add_argument("--repeats", type=int, default=1)
-    p.add_argument("--bootstrap", type=int, default=10_000, metavar="B")
-    p.add_argument("--seed", type=int, default=20260926)
+    p.add_argument("--bootstrap", type=int, metavar="B", help="resamples (default 10000)")
+    p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument("--first", type=int, help="keep the first N rows (after filters)")
     p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
     p.add_argument("--languages", help="comma-separated languages to keep")
@@ -91,6 +98,13 @@ def run(args: argparse.Namespace) -> int:
         plan = load_plan(args.plan)
         if args.arm:
             raise EarmarkError("--arm goes in the plan file when --plan is used", field="arm")
+        if args.protocol is not None and args.protocol != plan.protocol:
+            raise EarmarkError(
+                f"--protocol {args.protocol} differs from the plan's protocol "
+                f"({plan.protocol or 'none'})",
+                field="protocol",
+                hint=f'write `protocol = "{args.protocol}"` in the plan file instead',
+            )
     else:
         from pathlib import Path
 
@@ -108,17 +122,27 @@ def run(args: argparse.Namespace) -> int:
             selection["distinct_texts"] = True
         if args.languages:
             selection["languages"] = [s for s in args.languages.split(",") if s]
+        from earmark.scoring.protocols import resolve
+
+        choice = resolve(
+            args.protocol,
+            normalizer=args.normalizer,
+            resamples=args.bootstrap,
+            seed=args.seed,
+            default_normalizer="auto",
+        )
         manifest = Path(args.manifest).resolve()
         plan = RunPlan(
             manifest=str(manifest),
             audio_root=str(default_audio_root(manifest, args.audio_root)),
             arms=arms,
-            normalizer=args.normalizer,
+            normalizer=choice.normalizer,
             repeats=args.repeats,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
+            bootstrap=choice.resamples,
+            seed=choice.seed,
             selection=selection,
             allow_network=args.allow_network,
+            protocol=args.protocol,
         )
     if args.weight_types:
         plan = expand_weight_types(plan, [w for w in args.weight_types.split(",") if w])

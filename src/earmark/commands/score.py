@@ -20,13 +20,19 @@ def register(sub: Any) -> None:
     p.add_argument("--refs", help="references file, when hypotheses are in a separate file")
     p.add_argument(
         "--normalizer",
-        required=True,
         help="NAME (e.g. en-v1, zh-eval-v1, ga-v1, crude-v1, none), 'auto' (per language), "
-        "or LANG=NAME,...,*=NAME",
+        "or LANG=NAME,...,*=NAME (required unless --protocol gives it)",
     )
-    p.add_argument("--aggregate", choices=("micro", "macro"), default="micro")
-    p.add_argument("--bootstrap", type=int, default=10_000, metavar="B", help="resamples")
-    p.add_argument("--seed", type=int, default=20260926)
+    p.add_argument(
+        "--protocol",
+        metavar="NAME",
+        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
+        "its normaliser, aggregation, bootstrap generator, resamples, seed and quantile "
+        "rule in one word; flags that contradict it are refused (see docs/protocols.md)",
+    )
+    p.add_argument("--aggregate", choices=("micro", "macro"), help="micro (the default) or macro")
+    p.add_argument("--bootstrap", type=int, metavar="B", help="resamples (default 10000)")
+    p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument(
         "--format",
         choices=("jsonl", "csv", "tsv", "kaldi", "lines"),
@@ -71,12 +77,22 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from earmark.report.terminal import print_summary, print_worst_alignments
     from earmark.scoring.api import score_predictions
+    from earmark.scoring.protocols import resolve
     from earmark.scoring.readers import FieldNames
 
+    choice = resolve(
+        args.protocol,
+        normalizer=args.normalizer,
+        aggregate=args.aggregate,
+        resamples=args.bootstrap,
+        seed=args.seed,
+        punctuation=args.punctuation,
+    )
+    protocol = {"protocol": choice.protocol.name} if choice.protocol is not None else {}
     results = score_predictions(
         args.predictions,
         refs=args.refs,
-        normalizer=args.normalizer,
+        normalizer=choice.normalizer,
         fmt=args.format,
         fields=FieldNames(
             id=args.id_field,
@@ -86,14 +102,15 @@ def run(args: argparse.Namespace) -> int:
             cluster=args.cluster_field,
         ),
         language=args.language,
-        aggregate=args.aggregate,
-        resamples=args.bootstrap,
-        seed=args.seed,
+        aggregate=choice.aggregate,
+        resamples=choice.resamples,
+        seed=choice.seed,
         allow_extra_hypotheses=args.exclude_unmatched,
         arm=args.arm,
         out_dir=args.out,
-        punctuation=args.punctuation,
+        punctuation=choice.punctuation,
         critical_tokens=args.critical_tokens,
+        **protocol,
     )
     if not args.quiet:
         print_summary(results)

@@ -36,7 +36,9 @@ from earmark.compare.paired import apply_holm, paired_comparison
 from earmark.compare.parallel import STATE, default_jobs, fork_map
 from earmark.errors import EarmarkError
 from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.protocols import Protocol, resolve
 from earmark.stats import DEFAULT_SEED
+from earmark.stats.protocol_bootstrap import python_random_ci
 
 SCHEMA_ID = "earmark.compare/1"
 Aggregate = Literal["micro", "macro"]
@@ -52,9 +54,16 @@ class CompareOptions:
     resamples: int = 10_000
     seed: int = DEFAULT_SEED
     level: float = 0.95
+    #: A published protocol (`--protocol`): with the python-random generator it draws the
+    #: per-arm intervals; paired and exact-match intervals stay earmark's (PCG64).
+    protocol: Protocol | None = None
 
     def settings(self) -> BootstrapSettings:
         return BootstrapSettings(self.resamples, self.seed, self.level, self.aggregate)
+
+    @property
+    def python_random(self) -> bool:
+        return self.protocol is not None and self.protocol.generator == "python-random"
 
 
 @dataclass
@@ -216,6 +225,9 @@ def compare_arms(
             arms_out[name], diagnostics[name] = value
         else:
             pair_lists[name] = value
+    if options.python_random:
+        for name in arms:
+            _protocol_intervals(arms_out[name], vs_human[name], vs_ref[name], state)
     flips = ranking_flips(vs_human, options.aggregate)
     for name, block in flips.items():
         diagnostics[name]["normalizer_ranking_flip"] = block
@@ -227,8 +239,21 @@ def compare_arms(
         key=lambda p: (p["language"] is not None, p["language"] or ""),
     )
     apply_holm(pairs)
+    protocol: dict[str, Any] = {}
+    generator: dict[str, Any] = {}
+    if options.protocol is not None:
+        protocol["protocol"] = options.protocol.to_dict()
+        generator = {
+            "generator": options.protocol.generator,
+            "quantile_rule": options.protocol.quantile_rule,
+        }
+        if options.python_random:
+            generator["paired_and_exact_match"] = (
+                "numpy PCG64 percentile (the protocol publishes no paired procedure)"
+            )
     return {
         "schema": SCHEMA_ID,
+        **protocol,
         "earmark_version": __version__,
         "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         "reference_arm": reference,
@@ -239,6 +264,7 @@ def compare_arms(
             "method": "percentile",
             "unit": "clip (rows sharing an utterance id are resampled together)",
             "seeding": "every interval re-seeds numpy PCG64 with this seed",
+            **generator,
         },
         "n_shared": n,
         "n_clusters": n_clusters,
@@ -287,6 +313,34 @@ def _work(task: tuple[str, str]) -> Any:
         state.counter,
         state.settings,
     )
+
+
+def _protocol_intervals(
+    block: dict[str, Any], vs_human: RowCounts, vs_ref: RowCounts, state: _ArmState
+) -> None:
+    """Replace the per-arm WER/CER intervals (overall, by language, by slice) with the
+    protocol's python-random ones (`earmark.stats.protocol_bootstrap`), in place."""
+    p = state.settings
+    scopes = [(block, np.arange(len(state.labels), dtype=np.int64))]
+    scopes += [(block["by_language"][k], v) for k, v in state.by_lang.items()]
+    scopes += [(block["by_slice"][k], v) for k, v in state.by_slice.items()]
+    for scope, positions in scopes:
+        for key, rows in (("vs_human", vs_human), ("vs_reference_arm", vs_ref)):
+            kept = positions[rows.available()[positions]]
+            for metric, figure in scope[key].items():
+                if figure.get("value") is None or p.resamples == 0:
+                    continue
+                counts = rows.counts("word" if metric == "wer" else "char")[kept]
+                clusters = None if state.clusters is None else state.clusters[kept].tolist()
+                ci = python_random_ci(
+                    (counts[:, 0] + counts[:, 1] + counts[:, 2]).tolist(),
+                    (counts[:, 0] + counts[:, 1] + counts[:, 3]).tolist(),
+                    clusters=clusters,
+                    resamples=p.resamples,
+                    seed=p.seed,
+                    level=p.level,
+                )
+                figure["ci95"] = None if ci is None else [ci.low, ci.high]
 
 
 def _arm_figures(state: _ArmState, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -423,17 +477,29 @@ def write_compare(out_dir: str | os.PathLike[str], result: dict[str, Any]) -> Pa
 def compare(
     specs: Sequence[str],
     *,
-    normalizer: str,
+    normalizer: str | None = None,
     reference: str | None = None,
-    aggregate: Aggregate = "micro",
-    resamples: int = 10_000,
-    seed: int = DEFAULT_SEED,
+    aggregate: Aggregate | None = None,
+    resamples: int | None = None,
+    seed: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
+    protocol: str | None = None,
 ) -> dict[str, Any]:
     """Load arms from specs (see `earmark.compare.loading`), compare, optionally write.
 
-    `jobs` (default: the cores available) only changes the speed, never a number."""
+    `protocol` fixes normaliser, aggregation, resamples and seed (settings given with it
+    must agree); without one: micro, 10,000 resamples, seed 20260926, `normalizer`
+    required. `jobs` (default: the cores available) only changes the speed, never a
+    number."""
+    choice = resolve(
+        protocol,
+        normalizer=normalizer,
+        aggregate=aggregate,
+        resamples=resamples,
+        seed=seed,
+        flags={"normalizer": "normalizer", "resamples": "resamples"},
+    )
     jobs = default_jobs() if jobs is None else jobs
     arms = load_arm_specs(list(specs), jobs=jobs)
     if reference is not None and reference not in arms and reference in specs:
@@ -443,11 +509,12 @@ def compare(
         if len(loaded) == 1:
             reference = next(iter(loaded))
     options = CompareOptions(
-        normalizer=normalizer,
+        normalizer=choice.normalizer,
         reference=reference,
-        aggregate=aggregate,
-        resamples=resamples,
-        seed=seed,
+        aggregate=choice.aggregate,
+        resamples=choice.resamples,
+        seed=choice.seed,
+        protocol=choice.protocol,
     )
     result = compare_arms(arms, options, jobs=jobs)
     if out_dir is not None:

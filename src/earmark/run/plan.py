@@ -9,6 +9,7 @@ relative to the plan's folder.
 manifest = "corpus/manifest.jsonl"
 audio_root = "corpus"            # default: the manifest's folder
 normalizer = "auto"              # or a name, or "zh=zh-eval-v1,*=crude-v1"
+# protocol = "blasbench-v1"      # a published protocol: fixes normalizer, bootstrap, seed
 repeats = 1
 bootstrap = 10000
 seed = 20260926
@@ -33,10 +34,13 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+
+if TYPE_CHECKING:
+    from earmark.scoring.scorer import ScoringOptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -55,6 +59,7 @@ PLAN_KEYS = {
     "arms",
     "allow_network",
     "batch_size",
+    "protocol",
 }
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
 AUDIO_KEYS = {"min_seconds", "max_seconds", "max_bytes"}
@@ -73,6 +78,9 @@ class RunPlan:
     audio: dict[str, Any] = field(default_factory=dict)
     allow_network: bool = False
     batch_size: int = 1
+    #: A published protocol (`earmark.scoring.protocols`); normalizer, bootstrap and seed
+    #: must then be the protocol's, and it also fixes aggregation and the CI generator.
+    protocol: str | None = None
 
     def __post_init__(self) -> None:
         if not self.arms:
@@ -95,6 +103,32 @@ class RunPlan:
         unknown = set(self.audio) - AUDIO_KEYS
         if unknown:
             raise EarmarkError(f"unknown audio key(s) {sorted(unknown)}", field="audio")
+        if self.protocol is not None:
+            from earmark.scoring.protocols import resolve
+
+            resolve(
+                self.protocol,
+                normalizer=self.normalizer,
+                resamples=self.bootstrap,
+                seed=self.seed,
+                flags={"normalizer": "normalizer", "resamples": "bootstrap", "seed": "seed"},
+            )
+
+    def scoring_options(self) -> ScoringOptions:
+        """How the run's rows are scored: the plan's normaliser policy, bootstrap and seed,
+        and with a protocol its aggregation and CI generator too."""
+        from earmark.scoring.policy import NormalizerPolicy
+        from earmark.scoring.protocols import get_protocol
+        from earmark.scoring.scorer import ScoringOptions
+
+        protocol = get_protocol(self.protocol) if self.protocol is not None else None
+        return ScoringOptions(
+            policy=NormalizerPolicy.parse(self.normalizer),
+            aggregate=protocol.aggregate if protocol is not None else "micro",
+            resamples=self.bootstrap,
+            seed=self.seed,
+            protocol=protocol,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +143,8 @@ class RunPlan:
             "audio": dict(sorted(self.audio.items())),
             "allow_network": self.allow_network,
             "batch_size": self.batch_size,
+            # Only when set, so plans without one keep the hash they always had.
+            **({"protocol": self.protocol} if self.protocol is not None else {}),
         }
 
     def sha256(self) -> str:
@@ -160,18 +196,31 @@ def load_plan(path: str | os.PathLike[str]) -> RunPlan:
         raise EarmarkError("a plan needs at least one [[arms]] table", file=str(p), field="arms")
     arms = tuple(ArmSpec.from_mapping(a, file=str(p)) for a in arms_data)
     try:
+        protocol = str(data["protocol"]) if "protocol" in data else None
+        defaults: dict[str, Any] = {"normalizer": "auto", "bootstrap": 10_000, "seed": 20260926}
+        if protocol is not None:
+            # A plan naming a protocol takes its settings; keys it also gives must agree.
+            from earmark.scoring.protocols import get_protocol
+
+            fixed = get_protocol(protocol)
+            defaults = {
+                "normalizer": fixed.normalizer,
+                "bootstrap": fixed.resamples,
+                "seed": fixed.seed,
+            }
         return RunPlan(
             manifest=str(manifest),
             audio_root=str(audio_root or default_audio_root(manifest)),
             arms=arms,
-            normalizer=str(data.get("normalizer", "auto")),
+            normalizer=str(data.get("normalizer", defaults["normalizer"])),
             repeats=int(data.get("repeats", 1)),
-            bootstrap=int(data.get("bootstrap", 10_000)),
-            seed=int(data.get("seed", 20260926)),
+            bootstrap=int(data.get("bootstrap", defaults["bootstrap"])),
+            seed=int(data.get("seed", defaults["seed"])),
             selection=dict(data.get("selection", {})),
             audio=dict(data.get("audio", {})),
             allow_network=bool(data.get("allow_network", False)),
             batch_size=int(data.get("batch_size", 1)),
+            protocol=protocol,
         )
     except EarmarkError as exc:
         exc.file = str(p)

@@ -28,9 +28,11 @@ from earmark.metrics.hallucination import (
 from earmark.metrics.tokens import CHAR_CONVENTION, WORD_CONVENTION, chars, words
 from earmark.scoring.metric import metric_object
 from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.protocols import Protocol
 from earmark.scoring.rows import ScoringRow
+from earmark.stats.protocol_bootstrap import python_random_ci
 from earmark.text import get_normalizer
-from earmark.text.base import Normalizer
+from earmark.text.base import Normalizer, published_differences
 
 Aggregate = Literal["micro", "macro"]
 METRIC_FOR_UNIT = {"word": "wer", "char": "cer"}
@@ -53,18 +55,45 @@ class ScoringOptions:
     level: float = 0.95
     #: Break figures down by slice too (manifest `slices`).
     by_slice: bool = True
+    #: The published protocol these settings follow (`--protocol`); it also chooses the
+    #: bootstrap generator and quantile rule.
+    protocol: Protocol | None = None
+
+    def __post_init__(self) -> None:
+        # Options naming a protocol follow it; resamples may also be 0 (no intervals, e.g.
+        # when they are drawn elsewhere), never another count.
+        p = self.protocol
+        if p is None:
+            return
+        ours = (self.policy.to_dict(), self.aggregate, self.seed, self.level)
+        theirs = (NormalizerPolicy.parse(p.normalizer).to_dict(), p.aggregate, p.seed, p.level)
+        if ours != theirs or self.resamples not in (0, p.resamples):
+            raise EarmarkError(
+                f"scoring options contradict protocol {p.name}: it fixes normalizer "
+                f"{p.normalizer}, aggregate {p.aggregate}, {p.resamples} resamples, seed "
+                f"{p.seed}, level {p.level}",
+                field="protocol",
+                hint="build the options from earmark.scoring.protocols.resolve()",
+            )
 
     def to_dict(self) -> dict[str, Any]:
+        bootstrap: dict[str, Any] = {
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "level": self.level,
+            "method": "percentile",
+            "unit": "clip (rows sharing a cluster key are resampled together)",
+        }
+        protocol: dict[str, Any] = {}
+        if self.protocol is not None:
+            bootstrap["generator"] = self.protocol.generator
+            bootstrap["quantile_rule"] = self.protocol.quantile_rule
+            protocol["protocol"] = self.protocol.to_dict()
         return {
+            **protocol,
             "normalizer_policy": self.policy.to_dict(),
             "aggregate": self.aggregate,
-            "bootstrap": {
-                "resamples": self.resamples,
-                "seed": self.seed,
-                "level": self.level,
-                "method": "percentile",
-                "unit": "clip (rows sharing a cluster key are resampled together)",
-            },
+            "bootstrap": bootstrap,
         }
 
 
@@ -205,16 +234,29 @@ def _metric(
     null_reasons: Counter[str],
     n_rows: int,
 ) -> dict[str, Any]:
-    return metric_object(
+    python_random = options.protocol is not None and options.protocol.generator == "python-random"
+    out = metric_object(
         arr,
         clusters,
         aggregate=options.aggregate,
-        resamples=options.resamples,
+        resamples=0 if python_random else options.resamples,
         seed=options.seed,
         level=options.level,
         null_reasons=null_reasons,
         n_rows=n_rows,
     )
+    if python_random and out["value"] is not None and options.resamples > 0:
+        ci = python_random_ci(
+            (arr[:, 0] + arr[:, 1] + arr[:, 2]).tolist(),
+            (arr[:, 0] + arr[:, 1] + arr[:, 3]).tolist(),
+            clusters=clusters.tolist() if len(set(clusters.tolist())) < len(arr) else None,
+            resamples=options.resamples,
+            seed=options.seed,
+            level=options.level,
+        )
+        if ci is not None:
+            out["ci95"] = [ci.low, ci.high]
+    return out
 
 
 def _block(
@@ -238,12 +280,17 @@ def _block(
         views[view] = metrics
     halluc = _hallucination(group, positions)
     statuses = Counter(rows[group.indices[p]].status for p in positions)
+    normalizer: dict[str, Any] = {
+        "name": norm.name,
+        "comparison_only": norm.comparison_only,
+        "units": list(norm.units),
+    }
+    languages = {_policy_language(rows[group.indices[p]].language) for p in positions}
+    differs = [d.to_dict() for d in published_differences(norm) if languages & {*d.languages, ""}]
+    if differs:
+        normalizer["differs_from_publication"] = differs
     return {
-        "normalizer": {
-            "name": norm.name,
-            "comparison_only": norm.comparison_only,
-            "units": list(norm.units),
-        },
+        "normalizer": normalizer,
         "n_utterances": int(len(positions)),
         "n_clusters": int(len(set(cluster_keys.tolist()))),
         "primary_view": norm.primary_view,
@@ -263,6 +310,11 @@ def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
         arr[:, 0] + arr[:, 2] + arr[:, 3],
         group.repetition[positions][avail],
     )
+
+
+def _policy_language(language: str | None) -> str:
+    """`ga-IE` -> `ga`; "" for a row without a language."""
+    return (language or "").replace("_", "-").split("-")[0].lower()
 
 
 def _base_language(language: str | None) -> str:
