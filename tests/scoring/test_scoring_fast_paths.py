@@ -77,3 +77,36 @@ def test_scores_equal_the_pre_speedup_golden(tmp_path: Path) -> None:
     for name in CONFIGS:
         assert snapshot[name]["arm"]["error_analysis"] == golden[name]["arm"]["error_analysis"]
         _assert_contains(snapshot[name], golden[name], name)
+
+
+def test_pinned_intervals_of_the_fixed_corpus() -> None:
+    """The bootstrap generator changed on purpose (docs/statistics.md); these are its
+    numbers for this corpus (B = 500, default seed), clustered repeats included."""
+    from fast_paths_corpus import corpus_rows
+
+    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+
+    options = ScoringOptions(policy=NormalizerPolicy.parse("none"), resamples=500)
+    result = score_rows(corpus_rows(), options).to_dict()
+    raw = result["overall"]["views"]["raw"]
+    assert raw["wer"]["ci95"] == [0.2845085396043238, 0.33848543597358827]
+    assert raw["cer"]["ci95"] == [0.26317943114323317, 0.3173150690658241]
+    zh = result["by_language"]["zh"]["views"]["raw"]["cer"]
+    assert zh["ci95"] == [0.2809373871433731, 0.4592316937869822]
+    noisy = result["by_language"]["en"]["by_slice"]["noisy"]["views"]["raw"]["wer"]
+    assert noisy["ci95"] == [0.21126058574453072, 0.5080731199583658]
+
+
+def test_one_language_overall_is_its_language_block() -> None:
+    """Bootstrapped once and shared (a copy: adding by_slice to one leaves the other)."""
+    from fast_paths_corpus import corpus_rows
+
+    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+
+    rows = [r for r in corpus_rows() if r.language == "fr"]
+    options = ScoringOptions(policy=NormalizerPolicy.parse("none"), resamples=200)
+    result = score_rows(rows, options).to_dict()
+    language = dict(result["by_language"]["fr"])
+    assert "by_slice" in language and "by_slice" not in result["overall"]
+    language.pop("by_slice")
+    assert language == result["overall"]

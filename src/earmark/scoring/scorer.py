@@ -11,6 +11,7 @@ normalisers are never summed (the top-level `overall` block is null with a reaso
 
 from __future__ import annotations
 
+import copy
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -113,6 +114,9 @@ class _Group:
     texts: dict[str, list[tuple[str, str] | None]] = field(default_factory=dict)
     #: Per language: the primary view and unit's edits, tallied while counting them.
     edits: dict[str, EditTally] = field(default_factory=dict)
+    #: Blocks already computed, by their positions' bytes: the overall block of a
+    #: one-language corpus is its language's block, bootstrapped once, not twice.
+    blocks: dict[bytes, dict[str, Any]] = field(default_factory=dict)
 
     def view_records(self, pos: int) -> dict[str, Any]:
         """One row's `views` entry for predictions.jsonl: texts and counts per view."""
@@ -260,6 +264,18 @@ def _metric(
 
 
 def _block(
+    group: _Group,
+    positions: np.ndarray,
+    rows: Sequence[ScoringRow],
+    options: ScoringOptions,
+) -> dict[str, Any]:
+    memo = positions.tobytes()
+    if memo not in group.blocks:
+        group.blocks[memo] = _compute_block(group, positions, rows, options)
+    return copy.deepcopy(group.blocks[memo])
+
+
+def _compute_block(
     group: _Group,
     positions: np.ndarray,
     rows: Sequence[ScoringRow],

@@ -7,14 +7,18 @@ asked for, and the result says so.
 
 Resampling unit: the *cluster* (`clusters=`, e.g. the clip id), so repeats of one clip
 stay together; without clusters every row is its own cluster. See `earmark.stats.resampling`
-for the exact sampling algorithm and RNG (numpy PCG64, `default_rng(seed)`).
+for the exact sampling algorithm and RNG (numpy PCG64 streams from `SeedSequence(seed)`).
+
+Several statistics of the same rows (`bootstrap_statistics`, `bootstrap_cis`) are computed
+from one set of resamples: the intervals of one scope are jointly consistent (replicate
+`i` of WER and of CER saw the same clips) and the draws are paid once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -32,6 +36,7 @@ DEFAULT_RESAMPLES = 10_000
 DEFAULT_LEVEL = 0.95
 
 Aggregate = Literal["micro", "macro"]
+Key = TypeVar("Key", bound=Hashable)
 FloatArray = NDArray[np.float64]
 Statistic = Callable[..., Any]
 """A vectorised function of summed column totals: `statistic(*totals) -> array`.
@@ -159,6 +164,7 @@ def _resampled(
     resamples: int,
     seed: int,
     level: float,
+    workers: int | None = None,
 ) -> tuple[FloatArray, FloatArray, int, int]:
     """(full-data totals, replicate totals, n_clusters, n_rows) for the given columns."""
     _check_options(resamples, seed, level)
@@ -168,7 +174,7 @@ def _resampled(
         raise EarmarkError("no rows to bootstrap", field=names[0], hint="score some utterances")
     index, n_clusters = cluster_index(clusters, n_rows)
     per_cluster = cluster_totals(rows, index, n_clusters)
-    replicates = resample_totals(per_cluster, int(resamples), int(seed))
+    replicates = resample_totals(per_cluster, int(resamples), int(seed), workers=workers)
     return rows.sum(axis=0), replicates, n_clusters, n_rows
 
 
@@ -192,35 +198,76 @@ def bootstrap_statistic(
     >>> round(r.estimate, 4)
     0.75
     """
+    everything = tuple(range(len(columns)))
+    return bootstrap_statistics(
+        columns,
+        {"": (statistic, everything)},
+        clusters=clusters,
+        resamples=resamples,
+        seed=seed,
+        level=level,
+        aggregate=aggregate,
+    )[""]
+
+
+def bootstrap_statistics(
+    columns: Sequence[ArrayLike],
+    statistics: Mapping[Key, tuple[Statistic, Sequence[int]]],
+    *,
+    clusters: ArrayLike | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    aggregate: str = "micro",
+    workers: int | None = None,
+) -> dict[Key, BootstrapResult]:
+    """Several statistics of the same rows from one set of resamples.
+
+    `statistics` maps a name to `(statistic, column positions)`: the statistic is called
+    with the summed columns at those positions. Every statistic sees the same replicates
+    (jointly consistent intervals), and the clusters are drawn once for all of them.
+    `workers` threads share the draws; the numbers do not depend on it.
+
+    >>> cols = ([1, 0, 2], [4, 5, 1], [3, 0, 1], [9, 9, 9])
+    >>> both = bootstrap_statistics(
+    ...     cols, {"wer": (ratio_of_sums, (0, 1)), "cer": (ratio_of_sums, (2, 3))}
+    ... )
+    >>> both["wer"].estimate, round(both["cer"].estimate, 4)
+    (0.3, 0.1481)
+    """
     names = [f"columns[{i}]" for i in range(len(columns))]
     full, replicates, n_clusters, n_rows = _resampled(
-        columns, names, clusters, resamples, seed, level
+        columns, names, clusters, resamples, seed, level, workers
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = _finite_or_none(statistic(*full))
-        values = np.asarray(statistic(*replicates.T), dtype=np.float64)
-    if values.shape != (replicates.shape[0],):
-        raise EarmarkError(
-            f"statistic returned shape {values.shape}, expected ({replicates.shape[0]},)",
-            field="statistic",
-            hint="write it with numpy operations so it maps total arrays to one value each",
+    out: dict[Key, BootstrapResult] = {}
+    for key, (statistic, positions) in statistics.items():
+        picked = list(positions)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            estimate = _finite_or_none(statistic(*full[picked]))
+            values = np.asarray(statistic(*replicates[:, picked].T), dtype=np.float64)
+        if values.shape != (replicates.shape[0],):
+            raise EarmarkError(
+                f"statistic returned shape {values.shape}, expected ({replicates.shape[0]},)",
+                field="statistic",
+                hint="write it with numpy operations so it maps total arrays to one value each",
+            )
+        low, high, sd, dropped = _percentile_interval(values, level)
+        if estimate is None:
+            low = high = sd = None
+        out[key] = BootstrapResult(
+            estimate=estimate,
+            low=low,
+            high=high,
+            level=level,
+            resamples=int(resamples),
+            seed=int(seed),
+            n_clusters=n_clusters,
+            n_rows=n_rows,
+            standard_error=sd,
+            dropped_resamples=dropped,
+            aggregate=aggregate,
         )
-    low, high, sd, dropped = _percentile_interval(values, level)
-    if estimate is None:
-        low = high = sd = None
-    return BootstrapResult(
-        estimate=estimate,
-        low=low,
-        high=high,
-        level=level,
-        resamples=int(resamples),
-        seed=int(seed),
-        n_clusters=n_clusters,
-        n_rows=n_rows,
-        standard_error=sd,
-        dropped_resamples=dropped,
-        aggregate=aggregate,
-    )
+    return out
 
 
 def bootstrap_ratio(
@@ -269,29 +316,65 @@ def bootstrap_ci(
     >>> r.low <= r.estimate <= r.high
     True
     """
+    return bootstrap_cis(
+        {"": (errors, ref_units)},
+        clusters=clusters,
+        resamples=resamples,
+        seed=seed,
+        level=level,
+        aggregate=aggregate,
+    )[""]
+
+
+def bootstrap_cis(
+    rates: Mapping[Key, tuple[ArrayLike, ArrayLike]],
+    *,
+    clusters: ArrayLike | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    aggregate: Aggregate = "micro",
+    workers: int | None = None,
+) -> dict[Key, BootstrapResult]:
+    """`bootstrap_ci` of several error rates of the same rows, from one set of resamples.
+
+    `rates` maps a name (e.g. `("raw", "word")`) to that rate's `(errors, ref_units)`,
+    one entry per row, all aligned. Replicate `i` of every rate resamples the same clusters.
+
+    >>> r = bootstrap_cis({"wer": ([1, 0, 2], [4, 5, 1]), "cer": ([3, 0, 1], [9, 9, 9])})
+    >>> r["wer"].estimate, round(r["cer"].estimate, 4)
+    (0.3, 0.1481)
+    """
+    if aggregate not in ("micro", "macro"):
+        raise EarmarkError(
+            f"unknown aggregate {aggregate!r}", field="aggregate", hint="use 'micro' or 'macro'"
+        )
+    columns: list[ArrayLike] = []
+    statistics: dict[Key, tuple[Statistic, Sequence[int]]] = {}
     if aggregate == "micro":
-        return bootstrap_statistic(
-            (errors, ref_units),
-            ratio_of_sums,
-            clusters=clusters,
-            resamples=resamples,
-            seed=seed,
-            level=level,
-            aggregate="micro",
-        )
-    if aggregate == "macro":
-        rates = utterance_rates(errors, ref_units)
-        return bootstrap_statistic(
-            (rates, np.ones_like(rates)),
-            ratio_of_sums,
-            clusters=clusters,
-            resamples=resamples,
-            seed=seed,
-            level=level,
-            aggregate="macro",
-        )
-    raise EarmarkError(
-        f"unknown aggregate {aggregate!r}", field="aggregate", hint="use 'micro' or 'macro'"
+        for key, (errors, ref_units) in rates.items():
+            statistics[key] = (ratio_of_sums, (len(columns), len(columns) + 1))
+            columns += [errors, ref_units]
+    else:
+        ones = -1
+        for key, (errors, ref_units) in rates.items():
+            per_row = utterance_rates(errors, ref_units)
+            if ones < 0:
+                columns.append(np.ones_like(per_row))
+                ones = 0
+            statistics[key] = (ratio_of_sums, (len(columns), ones))
+            columns.append(per_row)
+    if not columns:
+        return {}
+    return bootstrap_statistics(
+        columns,
+        statistics,
+        clusters=clusters,
+        resamples=resamples,
+        seed=seed,
+        level=level,
+        aggregate=aggregate,
+        workers=workers,
     )
 
 
