@@ -306,10 +306,9 @@ _ACTIVE_WORDS = frozenset(_KIND) - _INERT
 _NUMERIC = re.compile(r"^\d+(\.\d+)?$")
 _ANY_DIGIT = re.compile(r"\d")
 _AND_A_HALF = re.compile(r"\band\s+a\s+half\b")
-# OpenAI inserts a space at letter-digit, then at digit-letter boundaries; both passes
-# at once give the same string (an insertion never creates or removes a boundary).
 _LETTER_DIGIT_BOUNDARY = re.compile(r"[a-z](?=[0-9])|[0-9](?=[a-z])")
-_NUMBER_SUFFIX = re.compile(r"([0-9])\s+(st|nd|rd|th|s)\b")
+_SUFFIX = re.compile(r"(?:st|nd|rd|th|s)\b")
+_ASCII_DIGITS = frozenset("0123456789")
 _DOLLARS_AND_CENTS = re.compile(r"([€£$])([0-9]+) (?:and )?¢([0-9]{1,2})\b")
 _ZERO_DOLLARS = re.compile(r"[€£$]0.([0-9]{1,2})\b")
 _LONE_ONE = re.compile(r"\b1(s?)\b")
@@ -328,6 +327,32 @@ def _halves(text: str) -> str:
             word = segment.rsplit(maxsplit=2)[-1]
             kept.append("point five" if word in _DECIMALS or word in _MULTIPLIERS else "and a half")
     return " ".join(kept)
+
+
+def _split_at_digits(words: list[str]) -> list[str]:
+    """Words split at ASCII letter-digit boundaries, then a suffix rejoined to its number.
+
+    OpenAI does this with three substitutions on the whole text (`b747` -> `b 747`,
+    `10 th` -> `10th`); word by word is the same, since none of them matches across a
+    word except the suffix rule, which joins a word ending in a digit to the next word
+    when that one starts with `st`, `nd`, `rd`, `th` or `s` and a word boundary.
+    """
+    out: list[str] = []
+    for word in words:
+        if not (word.isalpha() or word.isdigit()):
+            spaced = _LETTER_DIGIT_BOUNDARY.sub(_space_after, word)
+            if len(spaced) != len(word):  # split into number and letters
+                for part in spaced.split(" "):
+                    if out and out[-1][-1] in _ASCII_DIGITS and _SUFFIX.match(part):
+                        out[-1] += part
+                    else:
+                        out.append(part)
+                continue
+        if out and out[-1][-1] in _ASCII_DIGITS and _SUFFIX.match(word):
+            out[-1] += word
+        else:
+            out.append(word)
+    return out
 
 
 def _fraction(text: str | int) -> Fraction | None:
@@ -528,9 +553,7 @@ def _standardise_numbers(text: str) -> list[str]:
         if _ACTIVE_WORDS.isdisjoint(words):
             return words  # nothing numeric to read
     else:
-        text = _LETTER_DIGIT_BOUNDARY.sub(_space_after, text)
-        text = _NUMBER_SUFFIX.sub(_join_groups, text)
-        words = text.split()
+        words = _split_at_digits(text.split())
     if not words:
         return words
     text = " ".join(_read_numbers(words))
