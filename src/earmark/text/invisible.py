@@ -29,7 +29,6 @@ empty for every normalised view.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -43,8 +42,6 @@ VARIATION_SELECTORS: tuple[tuple[int, int], ...] = (
     (0xE0100, 0xE01EF),
 )
 COMBINING_GRAPHEME_JOINER = 0x034F
-#: A word starting at U+0300 or above (every combining mark does): worth a closer look.
-_MAYBE_ORPHAN = re.compile("(?:^| )[^\x00-\u02ff]")
 
 
 def is_variation_selector(code_point: int) -> bool:
@@ -73,15 +70,29 @@ def _strip_leading_marks(word: str) -> str:
     return word[start:]
 
 
+class _MarkTable(dict[str, bool]):
+    """`table[char]`: is it a combining mark? Memoised, so a check is one dict lookup."""
+
+    def __missing__(self, char: str) -> bool:
+        self[char] = mark = is_mark(char)
+        return mark
+
+
+_IS_MARK = _MarkTable()
+
+
 def join_words(words: Sequence[str]) -> str:
     """Words joined by single spaces, each without leading (orphaned) combining marks;
     a word made only of marks disappears instead of leaving an invisible word."""
     text = " ".join(words)
-    if _MAYBE_ORPHAN.search(text) is None:  # no word starts at U+0300 or above: the norm
+    if text.isascii():
+        return text
+    marks = _IS_MARK
+    if not any([marks[word[0]] for word in words]):
         return text
     kept = []
     for word in words:
-        if word[0] >= "\u0300" and is_mark(word[0]):
+        if marks[word[0]]:
             word = _strip_leading_marks(word)
             if not word:
                 continue
