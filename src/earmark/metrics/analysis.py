@@ -4,6 +4,7 @@ readable rendering of one alignment. Pure functions; the order of every list is 
 
 from __future__ import annotations
 
+import heapq
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -37,14 +38,20 @@ def _tally(alignments: Iterable[Alignment]) -> EditTally:
 
 
 def _ranked(counter: Counter[Any], k: int) -> list[tuple[Any, int]]:
-    return sorted(counter.items(), key=lambda item: (-item[1], item[0]))[: max(k, 0)]
+    # The first k of sorted(...) without sorting every entry (keys are distinct, so the
+    # order is total and equal to the full sort's).
+    return heapq.nsmallest(max(k, 0), counter.items(), key=lambda item: (-item[1], item[0]))
 
 
 def ranked_substitutions(tally: EditTally, k: int) -> list[tuple[str, str, int]]:
     """The k most frequent (ref, hyp, count) substitutions of a tally; ties by ref, then hyp."""
-    counter: Counter[tuple[str, str]] = Counter()
-    for (ref, hyp), n in tally.substitutions.items():
-        counter[(str(ref), str(hyp))] += n
+    counter: Counter[tuple[str, str]]
+    if all(type(ref) is str and type(hyp) is str for ref, hyp in tally.substitutions):
+        counter = tally.substitutions  # type: ignore[assignment]
+    else:
+        counter = Counter()
+        for (ref, hyp), n in tally.substitutions.items():
+            counter[(str(ref), str(hyp))] += n
     return [(ref, hyp, n) for (ref, hyp), n in _ranked(counter, k)]
 
 
@@ -59,6 +66,8 @@ def ranked_deletions(tally: EditTally, k: int) -> list[tuple[str, int]]:
 
 
 def _ranked_units(units: Counter[Any], k: int) -> list[tuple[str, int]]:
+    if all(type(unit) is str for unit in units):
+        return _ranked(units, k)
     counter: Counter[str] = Counter()
     for unit, n in units.items():
         counter[str(unit)] += n
@@ -87,8 +96,9 @@ def worst_utterances(
 
     Ranked by error count first because that is what they contribute to the micro rate.
     """
-    ranked = sorted(rows, key=lambda row: (-row[1].errors, -row[1].utterance_rate(), row[0]))
-    return ranked[: max(k, 0)]
+    return heapq.nsmallest(
+        max(k, 0), rows, key=lambda row: (-row[1].errors, -row[1].utterance_rate(), row[0])
+    )
 
 
 def display_width(text: str) -> int:

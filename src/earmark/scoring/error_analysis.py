@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from earmark.metrics.alignment import EditTally, align
 from earmark.metrics.analysis import (
     ranked_deletions,
@@ -29,6 +31,24 @@ def _language(value: str | None) -> str:
     return value or "und"
 
 
+def _worst_candidates(
+    counts: np.ndarray, available: np.ndarray, positions: list[int], k: int
+) -> list[int]:
+    """Positions that can be among the k worst: the ranking puts more errors first, so
+    only rows with at least the k-th largest error count (and errors at all) qualify."""
+    where = np.asarray(positions, dtype=np.int64)
+    rows = counts[where]
+    errors = rows[:, 0] + rows[:, 1] + rows[:, 2]
+    keep = available[where] & (errors > 0)
+    where, errors = where[keep], errors[keep]
+    if k <= 0 or where.size == 0:
+        return []
+    if where.size > k:
+        kth = np.partition(errors, where.size - k)[where.size - k]
+        where = where[errors >= kth]
+    return where.tolist()
+
+
 def error_analysis_section(result: ScoreResult, *, top: int = 10, worst: int = 5) -> dict[str, Any]:
     """Per language: top-k substitution pairs, inserted and deleted units, and the worst
     utterances with a plain-text alignment (REF / HYP / op lines)."""
@@ -41,18 +61,14 @@ def error_analysis_section(result: ScoreResult, *, top: int = 10, worst: int = 5
         by_lang: dict[str, list[int]] = {}
         for pos, idx in enumerate(group.indices):
             by_lang.setdefault(_language(result.rows[idx].language), []).append(pos)
+        available = group.available[view]
         for lang, positions in by_lang.items():
             scored: list[tuple[str, ErrorCounts]] = []
             texts_of: dict[str, tuple[str, str]] = {}
-            rows_with_errors = counts[positions]
-            errors = rows_with_errors[:, 0] + rows_with_errors[:, 1] + rows_with_errors[:, 2]
-            for pos, n_errors in zip(positions, errors.tolist(), strict=True):
-                texts = group.texts[view][pos]
-                if texts is None or n_errors == 0:
-                    continue
+            for pos in _worst_candidates(counts, available, positions, worst):
                 s, d, i, h = counts[pos].tolist()
                 row_id = result.rows[group.indices[pos]].id
-                texts_of[row_id] = texts
+                texts_of[row_id] = group.texts[view][pos]  # type: ignore[assignment]
                 scored.append((row_id, ErrorCounts(s, d, i, h)))
             tally = group.edits.get(lang, EditTally())
             worst_rows = worst_utterances(scored, worst)

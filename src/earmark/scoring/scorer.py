@@ -117,6 +117,7 @@ class _Group:
     #: Blocks already computed, by their positions' bytes: the overall block of a
     #: one-language corpus is its language's block, bootstrapped once, not twice.
     blocks: dict[bytes, dict[str, Any]] = field(default_factory=dict)
+    count_rows: dict[tuple[str, str], list[list[int]]] = field(default_factory=dict)
 
     def view_records(self, pos: int) -> dict[str, Any]:
         """One row's `views` entry for predictions.jsonl: texts and counts per view."""
@@ -128,10 +129,20 @@ class _Group:
                 continue
             record: dict[str, Any] = {"reference": pair[0], "hypothesis": pair[1]}
             for unit in self.normalizer.units:
-                s, d, i, h = self.counts[(view, unit)][pos].tolist()
-                record[METRIC_FOR_UNIT[unit]] = _counts_dict(s, d, i, h)
+                counts = self._count_rows(view, unit)[pos]
+                record[METRIC_FOR_UNIT[unit]] = dict(zip(COUNT_KEYS, counts, strict=True))
             out[view] = record
         return out
+
+    def _count_rows(self, view: str, unit: str) -> list[list[int]]:
+        """Per row [S, D, I, hits, ref_units, hyp_units] as ints, converted once per
+        (view, unit) instead of once per row."""
+        key = (view, unit)
+        if key not in self.count_rows:
+            a = self.counts[key]
+            units = [a[:, 0] + a[:, 1] + a[:, 3], a[:, 0] + a[:, 2] + a[:, 3]]
+            self.count_rows[key] = np.column_stack([a, *units]).tolist()
+        return self.count_rows[key]
 
 
 @dataclass
@@ -172,6 +183,10 @@ class ScoreResult:
         return out
 
 
+#: ErrorCounts.as_dict()'s keys, in its order: how a row's counts appear in predictions.jsonl.
+COUNT_KEYS = ("substitutions", "deletions", "insertions", "hits", "ref_units", "hyp_units")
+
+
 def _counts_dict(s: int, d: int, i: int, h: int) -> dict[str, int]:
     # Same keys and values as ErrorCounts.as_dict(), without building the object per row.
     return {
@@ -195,9 +210,14 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
         group.texts[view] = [None] * n
     group.repetition = np.zeros(n, dtype=bool)
     primary_tokens = TOKENIZER[norm.units[0]]
+    # Repeats of a clip (and systems that agree) repeat pairs: normalise each pair once.
+    normalised: dict[tuple[str, str], Any] = {}
     for pos, idx in enumerate(group.indices):
         row = rows[idx]
-        pairs = norm.normalize_pair(row.reference, row.hypothesis_text)
+        key = (row.reference, row.hypothesis_text)
+        pairs = normalised.get(key)
+        if pairs is None:
+            pairs = normalised[key] = norm.normalize_pair(*key)
         for view in norm.views:
             pair = pairs[view]
             if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
