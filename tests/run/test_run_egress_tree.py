@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from earmark.cli import main
-from earmark.run.egress import EgressGuard, _proxy_target
+from earmark.run.egress import EgressGuard, _proxy_target, merge_tree_summaries
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 #: Two requests through urllib (honours proxy variables) and two through http.client
@@ -219,3 +219,26 @@ def test_earmark_run_with_a_shell_command_is_not_audited(tmp_path: Path, corpus_
     egress = json.loads((out / "arms" / "sh" / "egress.json").read_text("utf-8"))
     assert egress["audited"] is False
     assert "/bin/sh (shell=True)" in egress["unaudited_reason"]
+
+
+def test_merging_actor_summaries() -> None:
+    ok = {"audited": True, "processes": {"started": 2, "python_audited": 2, "unaudited": 0}}
+    bad = {
+        "audited": False,
+        "processes": {"started": 1, "python_audited": 0, "unaudited": 1},
+        "unaudited_reason": "1 started process(es) could not be audited (sh)",
+        "unaudited": [{"program": "sh"}],
+    }
+    assert merge_tree_summaries([ok, ok]) == {
+        "audited": True,
+        "scope": "every actor process and every process they started",
+        "processes": {"started": 4, "python_audited": 4, "unaudited": 0},
+    }
+    merged = merge_tree_summaries([ok, bad, bad])
+    assert merged["audited"] is False
+    assert merged["processes"] == {"started": 4, "python_audited": 2, "unaudited": 2}
+    assert merged["unaudited_reason"] == "1 started process(es) could not be audited (sh)"
+    assert merged["unaudited"] == [{"program": "sh"}] * 2
+    silent = merge_tree_summaries([ok, None])
+    assert silent["audited"] is False
+    assert silent["unaudited_reason"] == "a process sent no process-tree summary"

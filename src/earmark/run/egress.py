@@ -136,12 +136,38 @@ class EgressGuard:
             "attempts": list(self.attempts),
             "refused": sum(1 for a in self.attempts if not a["allowed"]),
         }
-        if self.tree is None:
-            record["audited"] = not self.process_tree
-            record["scope"] = "this process only" if not self.process_tree else "not entered"
-            return record
-        record.update(self.tree.summary())
+        if self.tree is not None:
+            record.update(self.tree.summary())
+        elif not self.process_tree:
+            record["scope"] = "this process only"
         return record
+
+
+def merge_tree_summaries(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any]:
+    """One arm's process-tree summary from several processes' (Ray actors'): audited
+    only if every one was; a process that sent none makes the whole arm unaudited."""
+    merged: dict[str, Any] = {
+        "audited": True,
+        "scope": "every actor process and every process they started",
+        "processes": {"started": 0, "python_audited": 0, "unaudited": 0},
+    }
+    reasons: list[str] = []
+    unaudited: list[dict[str, Any]] = []
+    for summary in summaries:
+        if not summary:
+            merged["audited"] = False
+            reasons.append("a process sent no process-tree summary")
+            continue
+        for key in merged["processes"]:
+            merged["processes"][key] += int((summary.get("processes") or {}).get(key, 0))
+        if summary.get("audited") is False:
+            merged["audited"] = False
+            reasons.append(str(summary.get("unaudited_reason") or "not audited"))
+            unaudited.extend(summary.get("unaudited") or [])
+    if not merged["audited"]:
+        merged["unaudited_reason"] = "; ".join(dict.fromkeys(reasons))
+        merged["unaudited"] = unaudited[:UNAUDITED_SHOWN]
+    return merged
 
 
 #: Events that escape a process tree audit (the parent names them in the record).
