@@ -15,13 +15,11 @@ Events are JSON lines appended with one `write` each to the file named by
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import socket
 import sys
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -66,7 +64,7 @@ def child_environment(
     a fresh token it reports in its hello, and the audit folder first on PYTHONPATH."""
     env = dict(os.environ if base is None else base)
     env.update(additions)
-    token = uuid.uuid4().hex
+    token = os.urandom(16).hex()
     env[TOKEN] = token
     site = additions.get(SITE)
     if site:
@@ -113,10 +111,14 @@ def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], 
         )
 
     original_execute = subprocess.Popen._execute_child  # type: ignore[attr-defined]
-    signature = inspect.signature(original_execute)
+    signature: list[Any] = []  # computed on first use: `inspect` slows every child's start
 
     def execute_child(self: Any, *args: Any, **kwargs: Any) -> None:
-        bound = signature.bind(self, *args, **kwargs)
+        if not signature:
+            import inspect
+
+            signature.append(inspect.signature(original_execute))
+        bound = signature[0].bind(self, *args, **kwargs)
         env, token = child_environment(bound.arguments.get("env"), additions)
         bound.arguments["env"] = env
         shell = bool(bound.arguments.get("shell"))
