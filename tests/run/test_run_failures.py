@@ -130,3 +130,21 @@ def test_a_partly_failed_arm_still_exits_0(tmp_path: Path, fake_asr: str, corpus
     assert main(_args(manifest, out, f"command:{fake_asr} {{audio}}?name=fake")) == 0
     results = json.loads((out / "results.json").read_text("utf-8"))
     assert results["failures"] == []
+
+
+def test_a_backend_whose_runtime_is_not_installed_is_refused_before_running(
+    tmp_path: Path, corpus_factory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from earmark.engines.extras import is_installed
+
+    if is_installed("qwen_asr"):
+        pytest.skip("qwen-asr is installed here: the refusal cannot be shown with it")
+    manifest = corpus_factory(tmp_path / "corpus", 2)
+    model = tmp_path / "qwen-model"
+    model.mkdir()
+    out = tmp_path / "run"
+    assert main(_args(manifest, out, f"qwen3-asr:{model}?name=qwen")) == 2
+    err = capsys.readouterr().err
+    assert "arm 'qwen': backend qwen3-asr needs the optional package 'qwen_asr'" in err
+    assert "pip install 'earmark[qwen3-asr]'" in err
+    assert not out.exists()
