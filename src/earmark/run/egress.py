@@ -23,6 +23,7 @@ import socketserver
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +206,7 @@ class ProcessTreeAudit:
     def start(self) -> None:
         if self._folder is None:
             self._folder = Path(tempfile.mkdtemp(prefix="earmark-egress-"))
+            weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
             source = Path(egress_child.__file__).read_text("utf-8")
             (self._folder / "sitecustomize.py").write_text(source, "utf-8")
             Path(self.log).touch()
@@ -322,10 +324,6 @@ class ProcessTreeAudit:
             )
             summary["unaudited"] = escaped[:UNAUDITED_SHOWN]
         return summary
-
-    def __del__(self) -> None:
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
 
 
 class _ProxyRecorder:
