@@ -56,17 +56,18 @@ from numpy.typing import ArrayLike, NDArray
 
 from earmark.errors import EarmarkError
 
-# A group this large is cheaper as one binomial draw (~50-100 ns) than as `m` index draws
-# and gathers in the tail (~3 ns each), per replicate. Part of the algorithm: changing it
-# changes the random stream for a given seed.
-MIN_GROUP = 8
+# A group this large is cheaper as one binomial draw (~90 ns with numpy's BTPE, whose
+# set-up is redone per replicate) than as `m` index draws and gathers in the tail (~3 ns
+# each), per replicate. Part of the algorithm: changing it changes the random stream.
+MIN_GROUP = 32
 # Replicates per independent random stream (part of the algorithm, like MIN_GROUP); also
 # the unit of work handed to a thread.
-BLOCK_REPLICATES = 256
+BLOCK_REPLICATES = 512
 # Tail draws generated and gathered at a time: 32k indices and gathered words (256 KiB
 # each) stay in a core's cache, which makes a draw and gather cost ~3 ns instead of ~10.
 CHUNK = 1 << 15
-# Below this many tail draws in all, threads cost more than they save.
+# Below this much work (tail draws, plus ~20 per binomial draw, in all), threads cost
+# more than they save.
 PARALLEL_MIN_DRAWS = 1 << 22
 
 FloatMatrix = NDArray[np.float64]
@@ -161,7 +162,8 @@ def resample_totals(
         size = min(BLOCK_REPLICATES, resamples - start)
         out[start : start + size] = plan.block_totals(size, _block_generator(seed, block))
 
-    threads = _threads(workers, n_blocks, plan.n_tail * resamples)
+    work = (plan.n_tail + 20 * len(plan.category_sizes)) * resamples
+    threads = _threads(workers, n_blocks, work)
     if threads <= 1:
         for block in range(n_blocks):
             run(block)
@@ -175,9 +177,9 @@ def _block_generator(seed: int, block: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block,))))
 
 
-def _threads(workers: int | None, n_blocks: int, tail_draws: int) -> int:
+def _threads(workers: int | None, n_blocks: int, work: int) -> int:
     if workers is None:
-        if tail_draws < PARALLEL_MIN_DRAWS:
+        if work < PARALLEL_MIN_DRAWS:
             return 1
         try:
             workers = len(os.sched_getaffinity(0))
