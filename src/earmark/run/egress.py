@@ -109,8 +109,8 @@ class EgressGuard:
             "connect_ex": original_connect_ex,
             "getaddrinfo": original_getaddrinfo,
         }
-        socket.socket.connect = connect  # type: ignore[method-assign]
-        socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+        socket.socket.connect = connect  # type: ignore[method-assign,assignment]
+        socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
         socket.getaddrinfo = getaddrinfo
         if self.process_tree:
             if self.tree is None:
@@ -380,7 +380,7 @@ class _ProxyRecorder:
         )
         self._thread.start()
         host, port = server.server_address[:2]
-        return f"{host}:{port}"
+        return f"{host!s}:{port}"
 
     def stop(self) -> None:
         if self._server is not None:
