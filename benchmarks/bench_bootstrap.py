@@ -1,7 +1,10 @@
-"""Time `earmark.stats.bootstrap_ci` on one core against a naive index-gather bootstrap.
+"""Time earmark's bootstrap CI on one core against a naive index-gather bootstrap.
 
     python benchmarks/bench_bootstrap.py                 # 10,000 resamples x 100,000 clips
     python benchmarks/bench_bootstrap.py --clips 20000   # quicker
+    python benchmarks/bench_bootstrap.py --workers 0     # earmark on every core (wall)
+
+Goal (issue 12): 10,000 x 100,000 distinct clips under 5 s of CPU per metric.
 
 Corpora (synthetic, seeded): WER-like counts (~13 words, ~15% errors), CER-like counts
 (~60 characters), the same WER corpus with every clip scored three times (clustered), and
@@ -26,7 +29,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from earmark.stats import bootstrap_ci, delta_method_se  # noqa: E402
+from earmark.stats import delta_method_se  # noqa: E402
+from earmark.stats.bootstrap import bootstrap_cis  # noqa: E402
 
 
 def naive_bootstrap_sd(errors: np.ndarray, ref: np.ndarray, resamples: int, seed: int) -> float:
@@ -77,6 +81,9 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=20260926)
     parser.add_argument("--skip-naive", action="store_true")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="earmark's threads (0: every usable core)"
+    )
     args = parser.parse_args()
     try:  # belt and braces: also cap an already-loaded BLAS pool
         from threadpoolctl import threadpool_limits
@@ -85,7 +92,12 @@ def main() -> None:
     except ImportError:
         pass
 
-    print(f"numpy {np.__version__}; {args.resamples:,} resamples x {args.clips:,} clips; 1 thread")
+    workers = None if args.workers == 0 else args.workers
+    threads = "every core" if workers is None else f"{workers} thread(s)"
+    print(
+        f"numpy {np.__version__}; {args.resamples:,} resamples x {args.clips:,} clips; "
+        f"earmark on {threads}, naive on 1; load average {os.getloadavg()[0]:.2f}"
+    )
     header = (
         f"{'corpus':44} {'rows':>8} {'distinct':>8} {'earmark s':>14} {'naive s':>14}"
         f" {'boot SD':>10} {'delta SE':>10}"
@@ -95,9 +107,13 @@ def main() -> None:
     print("-" * len(header))
     for name, (errors, ref, clusters) in corpora(args.clips, args.seed).items():
         wall, cpu, result = timed(
-            lambda e=errors, r=ref, c=clusters: bootstrap_ci(
-                e, r, clusters=c, resamples=args.resamples, seed=args.seed
-            )
+            lambda e=errors, r=ref, c=clusters: bootstrap_cis(
+                {"rate": (e, r)},
+                clusters=c,
+                resamples=args.resamples,
+                seed=args.seed,
+                workers=workers,
+            )["rate"]
         )
         delta = delta_method_se(errors, ref, clusters=clusters)
         # The naive bootstrap resamples the same units: per-clip totals when clustered.
