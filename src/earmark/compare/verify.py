@@ -162,6 +162,7 @@ def _verify_arm(
 ) -> list[Check]:
     from earmark.run.runner import latency_by_language
     from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.protocols import get_protocol
     from earmark.scoring.scorer import ScoringOptions, score_rows
 
     if not rows:
@@ -177,6 +178,9 @@ def _verify_arm(
             resamples=int(boot["resamples"]),
             seed=int(boot["seed"]),
             level=float(boot.get("level", 0.95)),
+            protocol=get_protocol(recorded["protocol"]["name"])
+            if recorded.get("protocol")
+            else None,
         )
     except (KeyError, TypeError, ValueError) as exc:
         return [

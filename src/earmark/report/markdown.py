@@ -32,6 +32,8 @@ def block_rows(label: str, block: dict[str, Any]) -> list[list[str]]:
     """One table row per view: label, normaliser/view, N, WER, CER, S/D/I."""
     rows = []
     norm = block["normalizer"]["name"]
+    if block["normalizer"].get("differs_from_publication"):
+        norm += " †"
     for view, metrics in block["views"].items():
         primary = " (primary)" if view == block["primary_view"] else ""
         wer = metrics.get("wer")
@@ -142,6 +144,34 @@ def _failures_line(n: Any) -> str:
     return f"{n or 0} utterance(s) with critical-token failures (listed in results.json)."
 
 
+def _protocol_lines(protocol: dict[str, Any] | None) -> list[str]:
+    if not protocol:
+        return []
+    return [f"- Protocol: **{protocol['name']}** — {protocol['source']}"] + [
+        f"  - {note}" for note in protocol.get("notes", [])
+    ]
+
+
+def _publication_notes(arm: dict[str, Any]) -> list[str]:
+    """† under the table: how a normaliser differs from a publication's rule (ga-v1 vs
+    BlasBench), once per normaliser, so a figure never passes for the paper's."""
+    blocks = [arm["overall"]] if arm.get("overall") else []
+    blocks += list(arm["by_language"].values())
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for block in blocks:
+        for d in block["normalizer"].get("differs_from_publication", []):
+            seen.setdefault((block["normalizer"]["name"], d["normalizer"]), d)
+    lines: list[str] = []
+    for (name, _), d in seen.items():
+        how = f"; `--protocol {d['protocol']}` reproduces it" if d.get("protocol") else ""
+        lines.append(
+            f"† `{name}` is not {d['publication']} (`{d['normalizer']}`{how}). It differs in:"
+        )
+        lines += [f"- {line}" for line in d["differences"]]
+        lines.append("")
+    return lines
+
+
 def _units(items: list[dict[str, Any]]) -> str:
     return ", ".join(f"{i['unit']} ×{i['count']}" for i in items[:5]) or "—"
 
@@ -162,7 +192,9 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
         f"- Utterances: {cov['references']} references, {cov['scored']} scored; statuses "
         + ", ".join(f"{k}: {v}" for k, v in cov["statuses"].items()),
         f"- CIs: percentile {int(100 * boot['level'])}% clip bootstrap, "
-        f"{boot['resamples']} resamples, seed {boot['seed']}",
+        f"{boot['resamples']} resamples, seed {boot['seed']}"
+        + (f", generator {boot['generator']}" if boot.get("generator") else ""),
+        *_protocol_lines(arm.get("protocol")),
         "",
     ]
     header = ["scope", "normaliser / view", "N", "WER [95% CI]", "CER [95% CI]", "S/D/I of N_ref"]
@@ -174,6 +206,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     for lang, block in arm["by_language"].items():
         rows += block_rows(f"language {lang}", block)
     parts += [_table(header, rows), ""]
+    parts += _publication_notes(arm)
     slice_rows: list[list[str]] = []
     for lang, block in arm["by_language"].items():
         for sl, sblock in block.get("by_slice", {}).items():

@@ -16,6 +16,7 @@ from earmark.report.results import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
+from earmark.scoring.protocols import resolve
 from earmark.scoring.readers import FieldNames, read_pairs
 from earmark.scoring.scorer import Aggregate, ScoringOptions, score_rows
 
@@ -23,14 +24,15 @@ from earmark.scoring.scorer import Aggregate, ScoringOptions, score_rows
 def score_predictions(
     predictions: str | os.PathLike[str],
     *,
-    normalizer: str,
+    normalizer: str | None = None,
+    protocol: str | None = None,
     refs: str | os.PathLike[str] | None = None,
     fmt: str | None = None,
     fields: FieldNames | None = None,
     language: str | None = None,
-    aggregate: Aggregate = "micro",
-    resamples: int = 10_000,
-    seed: int = 20260926,
+    aggregate: Aggregate | None = None,
+    resamples: int | None = None,
+    seed: int | None = None,
     allow_extra_hypotheses: bool = False,
     out_dir: str | os.PathLike[str] | None = None,
     arm_name: str | None = None,
@@ -39,7 +41,21 @@ def score_predictions(
     critical_tokens: bool = False,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
-    content and, with `out_dir`, writes results.json, predictions.jsonl and results.md."""
+    content and, with `out_dir`, writes results.json, predictions.jsonl and results.md.
+
+    `protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples, seed and CI
+    generator; a setting given with it must agree (`earmark.scoring.protocols.resolve`).
+    Without one: aggregate "micro", 10,000 resamples, seed 20260926; `normalizer` required.
+    """
+    choice = resolve(
+        protocol,
+        normalizer=normalizer,
+        aggregate=aggregate,
+        resamples=resamples,
+        seed=seed,
+        punctuation=punctuation,
+        flags={"normalizer": "normalizer", "resamples": "resamples"},
+    )
     read = read_pairs(
         predictions,
         refs=refs,
@@ -52,11 +68,13 @@ def score_predictions(
     if language is not None:
         rows = [r if r.language else replace(r, language=language) for r in rows]
     options = ScoringOptions(
-        policy=NormalizerPolicy.parse(normalizer),
-        aggregate=aggregate,
-        resamples=resamples,
-        seed=seed,
+        policy=NormalizerPolicy.parse(choice.normalizer),
+        aggregate=choice.aggregate,
+        resamples=choice.resamples,
+        seed=choice.seed,
+        protocol=choice.protocol,
     )
+    resamples, seed, punctuation = choice.resamples, choice.seed, choice.punctuation
     scored = score_rows(rows, options)
     summary = scored.to_dict()
     summary["coverage"]["excluded"] = read.excluded
