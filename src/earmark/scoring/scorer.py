@@ -12,8 +12,10 @@ normalisers are never summed (the top-level `overall` block is null with a reaso
 from __future__ import annotations
 
 import copy
+import gc
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -43,6 +45,25 @@ EMPTY_REFERENCE_CONVENTION = (
     "per-utterance rate with an empty reference is 0 when the hypothesis is empty, else 1 "
     "(macro only; micro rates sum counts)"
 )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while building per-row objects.
+
+    Scoring allocates a few dicts and tuples per row, none in a reference cycle; with the
+    collector on, its repeated passes over every live row cost more than the work itself
+    (records of 100,000 rows: 1.0 s with it, 0.33 s without). Reference counting still
+    frees everything; the collector resumes on exit.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @dataclass(frozen=True)
@@ -158,13 +179,18 @@ class ScoreResult:
         return self.summary
 
     @property
+    @_collector_paused()
     def records(self) -> list[dict[str, Any]]:
         """Per-row records in input order (raw texts, status, normalised views, counts)."""
+        return list(self.iter_records())
+
+    def iter_records(self) -> Iterator[dict[str, Any]]:
+        """`records` one at a time, so a writer can stream them instead of holding every
+        row's record (a few KB each) at once."""
         where: dict[int, tuple[_Group, int]] = {}
         for group in self.groups.values():
             for pos, idx in enumerate(group.indices):
                 where[idx] = (group, pos)
-        out = []
         for idx, r in enumerate(self.rows):
             group, pos = where[idx]
             record: dict[str, Any] = {
@@ -179,8 +205,7 @@ class ScoreResult:
                 record["cluster"] = r.cluster
             record["normalizer"] = group.normalizer.name
             record["views"] = group.view_records(pos)
-            out.append(record)
-        return out
+            yield record
 
 
 #: ErrorCounts.as_dict()'s keys, in its order: how a row's counts appear in predictions.jsonl.
@@ -241,12 +266,12 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
                 units = "words" if unit == "word" else "given"
                 tallies = None
                 if view == norm.primary_view and unit == norm.units[0]:
-                    tallies = [
-                        group.edits.setdefault(
-                            _base_language(rows[group.indices[p]].language), EditTally()
-                        )
-                        for p in pending_pos[view]
+                    langs = [
+                        _base_language(rows[group.indices[p]].language) for p in pending_pos[view]
                     ]
+                    for lang in set(langs):
+                        group.edits.setdefault(lang, EditTally())
+                    tallies = [group.edits[lang] for lang in langs]
                 arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
             group.counts[(view, unit)] = arr
 
@@ -359,6 +384,7 @@ def _base_language(language: str | None) -> str:
     return language
 
 
+@_collector_paused()
 def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResult:
     """Score every row; no row is dropped (missing hypotheses count as deletions)."""
     rows = list(rows)
