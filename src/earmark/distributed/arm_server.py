@@ -16,11 +16,13 @@ from __future__ import annotations
 import os
 import socket
 import time
+from dataclasses import replace
 from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
+from earmark.run.arm_environment import clip_seed
 from earmark.run.arm_worker import (
     _http_hosts,
     _Pending,
@@ -42,7 +44,12 @@ class ArmServer:
 
     def __init__(self, plan: RunPlan, spec: ArmSpec, actor_index: int) -> None:
         from earmark.engines.registry import build_engine
+        from earmark.run.arm_environment import apply_arm_environment, with_plan_threads
 
+        # The same threads and code path as a local arm process (Ray's workers start with
+        # OMP_NUM_THREADS=1 and their own environment otherwise).
+        self.environment = apply_arm_environment(plan)
+        spec = with_plan_threads(spec, plan.threads)
         self.plan = plan
         self.spec = spec
         self.actor_index = actor_index
@@ -153,8 +160,9 @@ class ArmServer:
                         len(batch) >= self.plan.batch_size or batch[0].language != language
                     ):
                         rows.extend(self._flush(batch))
+                    seeded = replace(clip, seed=clip_seed(self.plan.seed, utt.id, r))
                     batch.append(
-                        _Pending(utt, r, key, audio.sha256, audio.duration, clip, language)
+                        _Pending(utt, r, key, audio.sha256, audio.duration, seeded, language)
                     )
                 if len(batch) >= self.plan.batch_size:
                     rows.extend(self._flush(batch))
@@ -172,6 +180,7 @@ class ArmServer:
             "cpu_seconds": cpu_seconds() - cpu_start,
             "peak_rss_bytes": peak_rss_bytes(),
             "egress_attempts": [{**a, "actor": self.actor_index} for a in attempts],
+            "egress_tree": self.guard.tree.summary() if self.guard.tree else None,
         }
 
     def _flush(self, batch: list[_Pending]) -> list[dict[str, Any]]:

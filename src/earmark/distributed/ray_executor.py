@@ -32,8 +32,9 @@ from earmark.corpus.model import Utterance
 from earmark.engines.extras import require
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
+from earmark.run.arm_environment import arm_environment
 from earmark.run.arm_worker import _http_hosts, _progress, _row, _threads, cache_key
-from earmark.run.egress import EgressGuard
+from earmark.run.egress import EgressGuard, merge_tree_summaries
 from earmark.run.plan import RunPlan
 from earmark.run.resources import ArmResources
 from earmark.run.store import PredictionStore, RowKey
@@ -149,6 +150,7 @@ def run_arm_on_ray(
     if shard_size < 1:
         raise EarmarkError("shard_size must be at least 1", field="shard_size")
     from earmark.engines.registry import validate_arm
+    from earmark.run.arm_environment import arm_environment
 
     validate_arm(spec)  # a bad setting fails here, before any cluster work
     with ray_cluster(address, quiet=quiet) as ray:
@@ -168,6 +170,8 @@ def run_arm_on_ray(
                 "num_gpus": num_gpus,
                 "max_restarts": 0,
                 "max_task_retries": 0,
+                # Set before the worker imports anything, like a local arm process's.
+                "runtime_env": {"env_vars": arm_environment(plan)},
             },
             on_row=on_row,
             startup_timeout_s=startup_timeout_s,
@@ -263,6 +267,7 @@ def _drive(
         index, ref = fleet.spawn()
         pending[ref] = ("describe", index)
     egress_attempts: list[dict[str, Any]] = []
+    trees: dict[int, dict[str, Any] | None] = {}
     decode_times: list[float] = []
     audio_seconds = 0.0
     done = failed = skipped = 0
@@ -369,6 +374,7 @@ def _drive(
                 record.peak_rss_bytes = result["peak_rss_bytes"]
                 skipped += int(result["skipped"])
                 egress_attempts.extend(result["egress_attempts"])
+                trees[result["actor"]] = result.get("egress_tree")
                 for row in result["rows"]:
                     append(row)
                 for _ in shard.items:
@@ -397,11 +403,13 @@ def _drive(
         clips_timed=len(decode_times),
     ).to_dict()
     resources["session"] = {"transcribed": done, "skipped_finished": skipped, "failed": failed}
+    resources["environment"] = arm_environment(plan)
     resources["executor"] = _executor_record(
         fleet.records, address, shard_size, max_retries, actor_options, workers_lost, queue
     )
     (arm_dir / "resources.json").write_text(json.dumps(resources, indent=2) + "\n", "utf-8")
     egress = EgressGuard.for_hosts(_http_hosts(spec), allow_all=plan.allow_network).record()
+    egress.update(merge_tree_summaries(trees.values()))
     egress["attempts"] = egress_attempts
     egress["refused"] = sum(1 for a in egress_attempts if not a["allowed"])
     (arm_dir / "egress.json").write_text(json.dumps(egress, indent=2) + "\n", "utf-8")

@@ -34,6 +34,11 @@ class ModelInfo:
     #: Whether the model can only produce English (e.g. Whisper *.en checkpoints).
     english_only: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Whether the same clip, seed and thread settings always give the same text. `None`
+    #: means the engine does not say, which readers treat as not deterministic.
+    deterministic: bool | None = None
+    #: Why (how sampling is seeded, or what earmark cannot control).
+    determinism_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,10 @@ class Clip:
     sample_rate: int
     path: str | None = None
     duration: float | None = None
+    #: Seed for any sampling the engine does on this clip (derived by the runner from the
+    #: plan seed, the clip id and the repeat, so a clip decodes the same in any order,
+    #: process or resumed run). `None`: the caller asked for no seeding.
+    seed: int | None = None
 
 
 @dataclass(frozen=True)

@@ -186,6 +186,9 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
     def __init__(self, arm: ArmSpec, options: FasterWhisperOptions, source: ModelSource) -> None:
         super().__init__(arm, options, source)
         self._model: Any = None
+        self._sampler: _SamplingProbe = _SamplingProbe(None)
+        self._folder_loaded: Path | None = None
+        self._rebuilds = 0
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[FasterWhisperOptions, ModelSource]:
@@ -213,17 +216,25 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
         started = time.perf_counter()
         hashes, size = hash_folder(folder)
         hash_seconds = time.perf_counter() - started
+        from earmark.engines.cpu_runtime import with_ctranslate2_report
+
         started = time.perf_counter()
-        self._model = faster_whisper.WhisperModel(
-            str(folder),
-            device=self.options.device,
-            compute_type=self.options.compute_type,
-            cpu_threads=self.options.cpu_threads,
-            local_files_only=True,
+        self._model, cpu_report = with_ctranslate2_report(
+            lambda: faster_whisper.WhisperModel(
+                str(folder),
+                device=self.options.device,
+                compute_type=self.options.compute_type,
+                cpu_threads=self.options.cpu_threads,
+                local_files_only=True,
+            )
         )
         load_seconds = time.perf_counter() - started
         runtime_model = self._model.model
         multilingual = bool(runtime_model.is_multilingual)
+        self._folder_loaded = folder
+        self._sampler = _SamplingProbe(runtime_model)
+        self._model.model = self._sampler
+        deterministic, note = self._determinism()
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -238,7 +249,10 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
             size_bytes=size,
             languages=tuple(self._model.supported_languages),
             english_only=not multilingual,
+            deterministic=deterministic,
+            determinism_note=note,
             extra={
+                "cpu_runtime": cpu_report,
                 "ctranslate2_version": getattr(ctranslate2, "__version__", None),
                 "compute_type_requested": self.options.compute_type,
                 "device": self.options.device,
@@ -252,6 +266,42 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
             },
         )
         return self._info
+
+    def _determinism(self) -> tuple[bool, str]:
+        if all(t == 0 for t in self.options.temperatures):
+            return True, "beam search at temperature 0: no sampling"
+        return True, (
+            "temperature fallback samples; each clip's sampler is seeded from the plan seed, "
+            "clip id and repeat (CTranslate2 model rebuilt after a clip that sampled, so no "
+            "clip inherits another's random state)"
+        )
+
+    def _seed(self, seed: int | None) -> None:
+        """Give this clip its own random stream.
+
+        CTranslate2 (4.x) seeds a worker thread's generator once, at its first draw, from the
+        global seed: `set_random_seed` alone does not reset a thread that already sampled.
+        So after a clip that sampled, the runtime model is rebuilt (new worker threads) and
+        the seed set before its first draw. Beam search at temperature 0 never draws.
+        """
+        if seed is None or all(t == 0 for t in self.options.temperatures):
+            return
+        import ctranslate2
+
+        if self._sampler.sampled:
+            inner = self._sampler.inner
+            self._sampler.inner = None
+            del inner
+            self._sampler.inner = ctranslate2.models.Whisper(
+                str(self._folder_loaded),
+                device=self.options.device,
+                compute_type=self.options.compute_type,
+                intra_threads=self.options.cpu_threads,
+                inter_threads=1,
+            )
+            self._rebuilds += 1
+        ctranslate2.set_random_seed(seed % 2**32)
+        self._sampler.sampled = False
 
     def _folder(self) -> tuple[Path, str | None]:
         """The folder to load and, for a hub download, the commit it resolved to."""
@@ -310,6 +360,7 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
     def _one(self, clip: Clip, language: str | None, plan: _LanguagePlan) -> Hypothesis:
         started = time.perf_counter()
         try:
+            self._seed(clip.seed)
             audio = mono_16k(clip)
             segments_iter, info = self._model.transcribe(
                 audio, language=plan.language, **self.options.decode_kwargs()
@@ -334,6 +385,11 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
         if requested is not None and used != requested:
             extra["language_mismatch"] = True
         extra.update(_segment_summary(segments))
+        if self._sampler.temperatures_tried:
+            extra["temperatures_tried"] = list(self._sampler.temperatures_tried)
+            self._sampler.temperatures_tried.clear()
+        if clip.seed is not None and any(t > 0 for t in self.options.temperatures):
+            extra["seed"] = clip.seed
         return Hypothesis(
             id=clip.id,
             text="".join(s.text for s in segments).strip(),
@@ -346,6 +402,33 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
 
     def close(self) -> None:
         self._model = None
+
+
+class _SamplingProbe:
+    """Stands in for faster-whisper's CTranslate2 model and notes every sampling call.
+
+    faster-whisper's temperature fallback calls `generate` with `sampling_temperature` > 0;
+    the probe records the temperatures tried per clip (evidence of fallback) and whether the
+    runtime's random generator was used, which decides whether it must be rebuilt before
+    the next seeded clip. Everything else is passed through unchanged.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.sampled = False
+        self.temperatures_tried: list[float] = []
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        # sampling_topk 1 (the default) is argmax: no draw. faster-whisper samples with 0.
+        if kwargs.get("sampling_topk", 1) != 1:
+            self.sampled = True
+            self.temperatures_tried.append(float(kwargs.get("sampling_temperature", 1.0)))
+        else:
+            self.temperatures_tried.append(0.0)
+        return self.inner.generate(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
 
 @dataclass(frozen=True)
@@ -371,4 +454,6 @@ def _segment_summary(segments: Sequence[Any]) -> dict[str, Any]:
         "no_speech_prob_max": max(float(s.no_speech_prob) for s in segments),
         "compression_ratio_max": max(float(s.compression_ratio) for s in segments),
         "temperature_max": max(float(s.temperature) for s in segments),
+        #: The temperature each segment's kept output was decoded at (0 = beam search).
+        "temperatures_used": [float(s.temperature) for s in segments],
     }

@@ -33,6 +33,7 @@ def print_demo_table(results: dict[str, Any]) -> None:
             "RTF",
             "p95 latency",
             "output on no-speech",
+            "runaway / loops",
         ):
             table.add_column(col, overflow="fold")
         speed = arm.get("resources_by_language", {})
@@ -68,11 +69,25 @@ def print_demo_table(results: dict[str, Any]) -> None:
                 f"{(res.get('peak_rss_bytes') or 0) / 2**20:.0f} MiB · CPU "
                 f"{(res.get('cpu_seconds') or 0):.1f} s"
             )
+        model = arm.get("model") or {}
+        cpu = (model.get("extra") or {}).get("cpu_runtime") or {}
+        if cpu:
+            pinned = cpu.get("pinned") or {}
+            console.print(
+                f"decoded with CTranslate2 ISA {cpu.get('isa') or 'unknown'} "
+                f"({'pinned' if pinned.get('CT2_FORCE_CPU_ISA') else 'chosen by the runtime'}), "
+                f"SGEMM {cpu.get('sgemm_backend') or 'unknown'}, "
+                f"{(arm.get('resources') or {}).get('threads') or '?'} thread(s); "
+                + (
+                    "deterministic (per-clip seeded sampling)"
+                    if arm.get("deterministic")
+                    else f"NOT deterministic: {arm.get('determinism_note')}"
+                )
+            )
         if arm.get("language_mismatches"):
             console.print(
                 f"{arm['language_mismatches']} clip(s) were decoded in another language than "
                 "requested (recorded as a deviation in provenance.json)."
             )
-        model = arm.get("model") or {}
         if model.get("english_only"):
             console.print(ENGLISH_ONLY_NOTE.format(arm=name))

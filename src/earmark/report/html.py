@@ -919,6 +919,8 @@ def _provenance(run: RunDirectory) -> str:
                 Markup(hash_html),
                 f"{model.get('runtime', '—')} {model.get('runtime_version', '')}".strip(),
                 model.get("compute_type", "—"),
+                _determinism_cell(model),
+                _cpu_path_cell(model),
                 f"{model.get('licence', '—')} (source: {model.get('licence_source', '—')})",
             ]
         )
@@ -932,6 +934,8 @@ def _provenance(run: RunDirectory) -> str:
                 "file SHA-256",
                 "runtime",
                 "compute type",
+                "deterministic",
+                "CPU code path",
                 "declared licence",
             ],
             model_rows,
@@ -974,6 +978,7 @@ def _provenance(run: RunDirectory) -> str:
         ],
         ["memory", _mib(host.get("memory_bytes"))],
         ["CPU governor", host.get("cpu_governor") or "—"],
+        ["CPU flags (numeric)", " ".join(host.get("cpu_flags") or []) or "—"],
         [
             "earmark",
             f"{software.get('earmark_version', run.results.get('earmark_version', '—'))}"
@@ -1095,3 +1100,29 @@ def write_html_report(
     tmp.write_text(page, "utf-8")
     os.replace(tmp, target)
     return target
+
+
+def _determinism_cell(model: dict[str, Any]) -> Markup:
+    """Yes/no with the engine's reason; an engine that does not say counts as no."""
+    note = model.get("determinism_note") or "the engine does not declare it"
+    if model.get("deterministic"):
+        return Markup(f'<span class="badge ok">yes</span> {esc(note)}')
+    return Markup(
+        f'<span class="badge bad">no</span> {esc(note)}; churn against this arm includes '
+        "sampling noise"
+    )
+
+
+def _cpu_path_cell(model: dict[str, Any]) -> str:
+    """The ISA and GEMM backends the runtime reported (CTranslate2), and what was pinned."""
+    cpu = (model.get("extra") or {}).get("cpu_runtime") or {}
+    if not cpu:
+        return "—"
+    parts = [f"ISA {cpu.get('isa') or '?'}"]
+    if cpu.get("sgemm_backend"):
+        parts.append(f"SGEMM {cpu['sgemm_backend']}")
+    if cpu.get("gemm_s8_backend"):
+        parts.append(f"GEMM_S8 {cpu['gemm_s8_backend']}")
+    pinned = cpu.get("pinned") or {}
+    parts.append("pinned: " + (", ".join(f"{k}={v}" for k, v in pinned.items()) or "no"))
+    return "; ".join(parts)

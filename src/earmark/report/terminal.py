@@ -32,6 +32,11 @@ def print_summary(results: dict[str, Any], title: str = "earmark") -> None:
             )
         if arm.get("overall") is None and arm.get("overall_null_reason"):
             console.print(f"overall: null — {arm['overall_null_reason']}")
+        if arm.get("deterministic") is False:
+            console.print(
+                f"deterministic: false — {arm.get('determinism_note')}: a rerun can give other "
+                "hypotheses, and churn against this arm includes sampling noise."
+            )
 
 
 def print_worst_alignments(

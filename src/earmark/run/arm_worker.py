@@ -13,13 +13,14 @@ import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from earmark.corpus.model import Utterance
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.spec import ArmSpec
+from earmark.run.arm_environment import apply_arm_environment, clip_seed, with_plan_threads
 from earmark.run.egress import EgressGuard
 from earmark.run.plan import RunPlan
 from earmark.run.resources import ArmResources, cpu_seconds, peak_rss_bytes, rss_bytes
@@ -136,6 +137,8 @@ def run_arm(
     from earmark.corpus.audio import AudioFailure, AudioPrefetcher
     from earmark.engines.registry import build_engine
 
+    environment = apply_arm_environment(plan)
+    spec = with_plan_threads(spec, plan.threads)
     arm_dir = out_dir / "arms" / spec.name
     arm_dir.mkdir(parents=True, exist_ok=True)
     store = PredictionStore(out_dir / "predictions.jsonl")
@@ -266,8 +269,9 @@ def run_arm(
                         ):
                             flush()
                         key = cache_key(fingerprint, utt, audio.sha256, r)
+                        seeded = replace(clip, seed=clip_seed(plan.seed, utt.id, r))
                         batch.append(
-                            _Pending(utt, r, key, audio.sha256, audio.duration, clip, language)
+                            _Pending(utt, r, key, audio.sha256, audio.duration, seeded, language)
                         )
                     if len(batch) >= plan.batch_size:
                         flush()
@@ -290,6 +294,7 @@ def run_arm(
         clips_timed=len(decode_times),
     ).to_dict()
     resources["session"] = {"transcribed": done, "skipped_finished": skipped, "failed": failed}
+    resources["environment"] = environment
     (arm_dir / "resources.json").write_text(json.dumps(resources, indent=2) + "\n", "utf-8")
     (arm_dir / "egress.json").write_text(json.dumps(guard.record(), indent=2) + "\n", "utf-8")
     return {"transcribed": done, "skipped": skipped, "failed": failed}

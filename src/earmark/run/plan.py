@@ -61,6 +61,7 @@ PLAN_KEYS = {
     "batch_size",
     "protocol",
 }
+CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
 AUDIO_KEYS = {"min_seconds", "max_seconds", "max_bytes"}
 
@@ -78,6 +79,12 @@ class RunPlan:
     audio: dict[str, Any] = field(default_factory=dict)
     allow_network: bool = False
     batch_size: int = 1
+    #: Intra-op threads of every arm, wherever it runs (local process or Ray actor): part of
+    #: the plan because results depend on it. An arm's own thread setting overrides it.
+    threads: int = 1
+    #: Pin the CPU code path (CTranslate2 ISA, oneDNN cap, MKL off): "AVX2", "AVX512",
+    #: "AVX", "GENERIC"; None lets each runtime choose (recorded either way).
+    cpu_isa: str | None = None
     #: A published protocol (`earmark.scoring.protocols`); normalizer, bootstrap and seed
     #: must then be the protocol's, and it also fixes aggregation and the CI generator.
     protocol: str | None = None
@@ -97,6 +104,14 @@ class RunPlan:
             raise EarmarkError("repeats must be at least 1", field="repeats")
         if self.batch_size < 1:
             raise EarmarkError("batch_size must be at least 1", field="batch_size")
+        if self.threads < 1:
+            raise EarmarkError("threads must be at least 1", field="threads")
+        if self.cpu_isa is not None and self.cpu_isa.upper() not in CPU_ISAS:
+            raise EarmarkError(
+                f"unknown cpu_isa {self.cpu_isa!r}",
+                field="cpu_isa",
+                hint="one of " + ", ".join(CPU_ISAS),
+            )
         unknown = set(self.selection) - SELECTION_KEYS
         if unknown:
             raise EarmarkError(f"unknown selection key(s) {sorted(unknown)}", field="selection")
@@ -145,6 +160,9 @@ class RunPlan:
             "batch_size": self.batch_size,
             # Only when set, so plans without one keep the hash they always had.
             **({"protocol": self.protocol} if self.protocol is not None else {}),
+            # Absent means 1 thread and no pinned ISA (the defaults), for the same reason.
+            **({"threads": self.threads} if self.threads != 1 else {}),
+            **({"cpu_isa": self.cpu_isa.upper()} if self.cpu_isa else {}),
         }
 
     def sha256(self) -> str:
@@ -221,6 +239,8 @@ def load_plan(path: str | os.PathLike[str]) -> RunPlan:
             allow_network=bool(data.get("allow_network", False)),
             batch_size=int(data.get("batch_size", 1)),
             protocol=protocol,
+            threads=int(data.get("threads", 1)),
+            cpu_isa=str(data["cpu_isa"]) if data.get("cpu_isa") else None,
         )
     except EarmarkError as exc:
         exc.file = str(p)

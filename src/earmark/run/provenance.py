@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark import __version__
+from earmark.engines.cpu_runtime import PIN_VARIABLES, cpu_flags
 from earmark.run.resources import available_cores
 
 #: Packages whose versions can change a number; recorded when installed.
@@ -26,7 +27,6 @@ TRACKED_PACKAGES = (
     "soundfile",
     "soxr",
     "opencc",
-    "whisper-normalizer",
     "faster-whisper",
     "ctranslate2",
     "tokenizers",
@@ -118,6 +118,8 @@ def host_profile() -> dict[str, Any]:
         "cores_available": available_cores(),
         "memory_bytes": total_memory_bytes(),
         "cpu_governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        # Which kernels numeric runtimes may pick (avx2/avx512/vnni...): results can differ.
+        "cpu_flags": cpu_flags(),
         "hostname_recorded": False,
     }
 
@@ -130,6 +132,7 @@ def software_profile() -> dict[str, Any]:
         "python_implementation": platform.python_implementation(),
         "packages": package_versions(),
         "thread_environment": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
+        "code_path_environment": {k: os.environ[k] for k in PIN_VARIABLES if k in os.environ},
     }
 
 

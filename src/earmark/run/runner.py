@@ -36,7 +36,6 @@ from earmark.run.provenance import host_profile, is_verifiable, software_profile
 from earmark.run.store import PredictionStore
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
-from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
@@ -190,6 +189,16 @@ def _arm_process_main(
         sys.exit(130)
 
 
+def determinism(model: dict[str, Any] | None) -> tuple[bool, str]:
+    """Whether the arm's hypotheses repeat exactly, and why; an engine that does not say
+    counts as not deterministic (its churn may include sampling noise)."""
+    model = model or {}
+    if model.get("deterministic"):
+        return True, str(model.get("determinism_note") or "declared by the engine")
+    note = model.get("determinism_note") or "the engine does not declare that it is deterministic"
+    return False, str(note)
+
+
 def plan_from_dict(data: dict[str, Any]) -> RunPlan:
     return RunPlan(
         manifest=data["manifest"],
@@ -203,6 +212,9 @@ def plan_from_dict(data: dict[str, Any]) -> RunPlan:
         audio=data["audio"],
         allow_network=data["allow_network"],
         batch_size=data["batch_size"],
+        threads=data.get("threads", 1),
+        cpu_isa=data.get("cpu_isa"),
+        protocol=data.get("protocol"),
     )
 
 
@@ -330,11 +342,7 @@ def finish_run(
 ) -> dict[str, Any]:
     """Score the store's rows (one per arm × utterance × repeat) and write every file."""
     latest = PredictionStore(out / "predictions.jsonl").latest()
-    scoring = ScoringOptions(
-        policy=NormalizerPolicy.parse(plan.normalizer),
-        resamples=plan.bootstrap,
-        seed=plan.seed,
-    )
+    scoring = plan.scoring_options()
     arms_results: dict[str, Any] = {}
     arm_rows: dict[str, list[dict[str, Any]]] = {}
     all_records: list[dict[str, Any]] = []
@@ -396,6 +404,7 @@ def finish_run(
         if long_form is not None:
             summary["long_form"] = long_form
         summary["model"] = model
+        summary["deterministic"], summary["determinism_note"] = determinism(model)
         summary["resources"] = resources
         summary["spec"] = arm.to_dict()
         summary["language_mismatches"] = mismatches
