@@ -31,8 +31,8 @@ CRASHY_ASR = textwrap.dedent(
     if len(sys.argv) > 3 and digest.startswith(sys.argv[3]):
         marker = sys.argv[4] if len(sys.argv) > 4 else None
         if sys.argv[2] == "always" or not os.path.exists(marker):
-            if marker:
-                open(marker, "w").close()
+            if marker:  # a folder: a file the template names would be hashed as an input
+                os.mkdir(marker)
             os.kill(os.getppid(), signal.SIGKILL)
             sys.exit(1)
     words = ["alpha", "beta", "gamma", "delta"]

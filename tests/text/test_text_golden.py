@@ -1,7 +1,7 @@
 """Every normaliser's output on its golden cases, view by view.
 
 A failure means a frozen normaliser changed behaviour (or an engine upgrade changed it,
-e.g. whisper_normalizer for en-v1): fix the code or release a new versioned name; do not
+e.g. OpenCC for zh-eval-v1): fix the code or release a new versioned name; do not
 regenerate the golden file of a released normaliser.
 """
 

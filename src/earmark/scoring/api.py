@@ -94,7 +94,11 @@ def score_predictions(
     results = build_results(
         {arm_name or arm or Path(predictions).stem: summary},
         probes,
-        inputs={"files": [str(Path(f)) for f in read.source_files], "format": fmt or "auto"},
+        inputs={
+            "files": [str(Path(f)) for f in read.source_files],
+            "format": fmt or "auto",
+            "formats_read": read.formats,
+        },
     )
     if out_dir is not None:
         write_results(

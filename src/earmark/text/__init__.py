@@ -2,7 +2,7 @@
 
 `get_normalizer("zh-eval-v1").normalize_pair(reference, hypothesis)` returns every view
 of the pair; `normalize_text(name, text)` shows the views of one text. Importing this
-package imports no optional engine (OpenCC, whisper_normalizer) until a view needs it.
+package imports no optional engine (OpenCC) until a view needs it.
 """
 
 from __future__ import annotations
