@@ -235,14 +235,19 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
         group.texts[view] = [None] * n
     group.repetition = np.zeros(n, dtype=bool)
     primary_tokens = TOKENIZER[norm.units[0]]
-    # Repeats of a clip (and systems that agree) repeat pairs: normalise each pair once.
+    # Repeats of a clip (rows sharing a cluster) repeat pairs: normalise each such pair
+    # once. Other rows are normalised directly (remembering 100k distinct pairs would
+    # cost ~35 MB for nothing).
     normalised: dict[tuple[str, str], Any] = {}
     for pos, idx in enumerate(group.indices):
         row = rows[idx]
         key = (row.reference, row.hypothesis_text)
-        pairs = normalised.get(key)
-        if pairs is None:
-            pairs = normalised[key] = norm.normalize_pair(*key)
+        if row.cluster is None:
+            pairs = norm.normalize_pair(*key)
+        else:
+            pairs = normalised.get(key)
+            if pairs is None:
+                pairs = normalised[key] = norm.normalize_pair(*key)
         for view in norm.views:
             pair = pairs[view]
             if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
