@@ -17,6 +17,61 @@ ENGLISH_ONLY_NOTE = (
 )
 
 
+#: The columns that are the same on every machine (the README's table, pinned by a test).
+FIXED_COLUMNS = (
+    "language",
+    "normaliser",
+    "N",
+    "WER [95% CI]",
+    "CER [95% CI]",
+    "output on no-speech",
+    "runaway / loops",
+)
+#: The columns that depend on the machine and its load.
+SPEED_COLUMNS = ("RTF", "p95 latency")
+
+
+def demo_rows(arm: dict[str, Any]) -> list[dict[str, str]]:
+    """One row per language: the fixed columns and the speed columns, as printed."""
+    speed = arm.get("resources_by_language", {})
+    rows = []
+    for lang, block in arm["by_language"].items():
+        view = block["views"][block["primary_view"]]
+        lang_speed = speed.get(lang, {})
+        rtf = lang_speed.get("real_time_factor")
+        p95 = lang_speed.get("latency_p95_seconds")
+        h = block["hallucination"]
+        rows.append(
+            {
+                "language": lang,
+                "normaliser": block["normalizer"]["name"],
+                "N": str(block["n_utterances"]),
+                "WER [95% CI]": fmt_rate(view.get("wer"))
+                if view.get("wer")
+                else "n/a (characters)",
+                "CER [95% CI]": fmt_rate(view.get("cer")),
+                "output on no-speech": f"{h['no_speech_with_output']}/{h['no_speech_rows']}"
+                if h["no_speech_rows"]
+                else "—",
+                "runaway / loops": f"{h['runaway_outputs']} / {h['repetition_loops']}",
+                "RTF": f"{rtf:.3f}" if rtf is not None else "—",
+                "p95 latency": f"{p95:.2f} s" if p95 is not None else "—",
+            }
+        )
+    return rows
+
+
+def demo_markdown(results: dict[str, Any]) -> str:
+    """The machine-independent part of the demo's table as Markdown: what the README shows."""
+    lines = []
+    for arm in results["arms"].values():
+        lines.append("| " + " | ".join(FIXED_COLUMNS) + " |")
+        lines.append("|" + "---|" * len(FIXED_COLUMNS))
+        for row in demo_rows(arm):
+            lines.append("| " + " | ".join(row[c] for c in FIXED_COLUMNS) + " |")
+    return "\n".join(lines)
+
+
 def print_demo_table(results: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -24,41 +79,11 @@ def print_demo_table(results: dict[str, Any]) -> None:
     console = Console()
     for name, arm in results["arms"].items():
         table = Table(title=f"earmark demo — {name} (micro rates, 95% clip-bootstrap CI)")
-        for col in (
-            "language",
-            "normaliser",
-            "N",
-            "WER",
-            "CER",
-            "RTF",
-            "p95 latency",
-            "output on no-speech",
-            "runaway / loops",
-        ):
+        columns = FIXED_COLUMNS[:5] + SPEED_COLUMNS + FIXED_COLUMNS[5:]
+        for col in columns:
             table.add_column(col, overflow="fold")
-        speed = arm.get("resources_by_language", {})
-        for lang, block in arm["by_language"].items():
-            view = block["views"][block["primary_view"]]
-            lang_speed = speed.get(lang, {})
-            rtf = lang_speed.get("real_time_factor")
-            p95 = lang_speed.get("latency_p95_seconds")
-            h = block["hallucination"]
-            no_speech = (
-                f"{h['no_speech_with_output']}/{h['no_speech_rows']}"
-                if h["no_speech_rows"]
-                else "—"
-            )
-            table.add_row(
-                lang,
-                block["normalizer"]["name"],
-                str(block["n_utterances"]),
-                fmt_rate(view.get("wer")) if view.get("wer") else "n/a (chars)",
-                fmt_rate(view.get("cer")),
-                f"{rtf:.3f}" if rtf is not None else "—",
-                f"{p95:.2f} s" if p95 is not None else "—",
-                no_speech,
-                f"{h['runaway_outputs']} / {h['repetition_loops']}",
-            )
+        for row in demo_rows(arm):
+            table.add_row(*(row[c] for c in columns))
         console.print(table)
         res = arm.get("resources") or {}
         if res:
