@@ -273,6 +273,38 @@ def compare_arms(
         "arms": arms_out,
         "pairs": pairs,
         "diagnostics": diagnostics,
+        "determinism": arm_determinism(arms),
+    }
+
+
+def arm_determinism(arms: Mapping[str, ArmData]) -> dict[str, Any]:
+    """Which arms repeat their hypotheses exactly, and what that means for churn.
+
+    Exact-match churn between two arms is meant to measure what the weights or settings
+    changed; if an arm samples without a seed, part of it is sampling noise. An arm read from
+    a plain predictions file carries no record, so it is `None` (unknown), never assumed.
+    """
+    per_arm: dict[str, Any] = {}
+    for name, arm in arms.items():
+        recorded = arm.recorded or {}
+        value = recorded.get("deterministic")
+        per_arm[name] = {
+            "deterministic": value if isinstance(value, bool) else None,
+            "note": recorded.get("determinism_note")
+            or "not recorded (no earmark run results for this arm)",
+        }
+    doubtful = sorted(n for n, d in per_arm.items() if d["deterministic"] is not True)
+    return {
+        "arms": per_arm,
+        "churn_includes_sampling_noise": bool(doubtful),
+        "note": (
+            "churn on "
+            + ", ".join(doubtful)
+            + " includes sampling noise (not deterministic, or not known to be): a rerun of "
+            "the same arm can change hypotheses too"
+            if doubtful
+            else "every arm is deterministic: churn is what the arms change"
+        ),
     }
 
 

@@ -129,6 +129,7 @@ def render_compare_markdown(result: dict[str, Any]) -> str:
         "hypothesis never matches). `—`: not computable (mixed normalisers, or no word "
         "units); each null carries its reason in compare.json.",
         "",
+        *_determinism_lines(result),
         _table(["arm", "N", *ARM_HEADER], summary_rows(result)),
         "",
         "## Paired differences vs the reference arm (challenger − reference)",
@@ -181,6 +182,14 @@ def render_compare_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _determinism_lines(result: dict[str, Any]) -> list[str]:
+    """A warning paragraph when churn may include sampling noise (absent from older files)."""
+    block = result.get("determinism")
+    if not block or not block.get("churn_includes_sampling_noise"):
+        return []
+    return [f"**Determinism:** {block['note']}.", ""]
+
+
 def print_compare(result: dict[str, Any]) -> None:
     """The short rich table: one row per arm, N printed, then the overall pairs."""
     from rich.console import Console
@@ -200,6 +209,8 @@ def print_compare(result: dict[str, Any]) -> None:
             for lang, block in arm["by_language"].items():
                 table.add_row(f"  {lang}", str(block["n"]), *_metric_cells(block))
     console.print(table)
+    for line in _determinism_lines(result)[:1]:
+        console.print(line.replace("**", ""))
     pairs = pair_rows(result)
     if not pairs:
         for lang in sorted({p["language"] for p in result["pairs"] if p.get("language")}):
