@@ -34,7 +34,7 @@ from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 
 BACKEND = "command"
-PLACEHOLDERS = ("{audio}", "{language}")
+PLACEHOLDERS = ("{audio}", "{language}", "{seed}")
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,16 @@ class CommandOptions:
     licence_source: str | None
     #: The declared model file or folder (`model=`), resolved; None when not declared.
     model: Path | None = None
+    #: The operator's word that the program gives the same text for the same clip and
+    #: `{seed}` (`deterministic=true`); earmark cannot check it.
+    deterministic: bool = False
 
     def named_files(self) -> list[Path]:
         """Existing regular files the template names besides the executable (as an
         argument or as the value of `--key=value`), resolved, each once."""
         found: dict[Path, None] = {}
         for part in self.argv[1:]:
-            if "{audio}" in part or "{language}" in part:
+            if any(placeholder in part for placeholder in PLACEHOLDERS):
                 continue
             candidates = [part]
             if "=" in part:
@@ -74,6 +77,7 @@ def read_options(arm: ArmSpec) -> CommandOptions:
     shell = reader.boolean("shell", False)
     audio_input = reader.choice("audio_input", ("wav", "original"), "wav")
     model_text = reader.text("model")
+    deterministic = reader.boolean("deterministic", False)
     reader.finish()
     model = None
     if model_text is not None:
@@ -108,7 +112,7 @@ def read_options(arm: ArmSpec) -> CommandOptions:
         raise EarmarkError(
             f"arm '{arm.name}': unknown placeholder {unknown[0]} in {template!r}",
             field="model",
-            hint="placeholders are {audio} and {language}",
+            hint="placeholders are {audio}, {language} and {seed}",
         )
     program = shutil.which(argv[0])
     if program is None:
@@ -125,6 +129,7 @@ def read_options(arm: ArmSpec) -> CommandOptions:
         licence=licence,
         licence_source=licence_source,
         model=model,
+        deterministic=deterministic,
     )
 
 
@@ -177,6 +182,13 @@ class CommandEngine:
             compute_type=None,
             load_seconds=time.perf_counter() - started,
             size_bytes=size,
+            deterministic=self.options.deterministic,
+            determinism_note=(
+                "declared by the arm (deterministic=true), not checked by earmark"
+                if self.options.deterministic
+                else "an external program: earmark cannot see whether it samples (pass "
+                "{seed} to seed it per clip and declare deterministic=true if it is)"
+            ),
             extra={
                 "template": self.options.template,
                 "shell": self.options.shell,
@@ -223,8 +235,13 @@ class CommandEngine:
         path.write_bytes(wav_bytes(clip))
         return path
 
-    def _command(self, audio: Path, language: str | None) -> list[str] | str:
-        values = {"{audio}": str(audio), "{language}": language or ""}
+    def _command(self, audio: Path, language: str | None, seed: int | None) -> list[str] | str:
+        values = {
+            "{audio}": str(audio),
+            "{language}": language or "",
+            # The clip's seed (plan seed, clip id, repeat), for a program that samples.
+            "{seed}": "" if seed is None else str(seed),
+        }
         if self.options.shell:
             text = self.options.template
             for placeholder, value in values.items():
@@ -241,7 +258,7 @@ class CommandEngine:
         started = time.perf_counter()
         audio = self._audio_path(clip, folder)
         try:
-            code, stdout, stderr = _run(self._command(audio, language), self.options)
+            code, stdout, stderr = _run(self._command(audio, language, clip.seed), self.options)
         except OSError as exc:
             return self._failed(
                 clip, language, started, f"command_failed:{type(exc).__name__}", str(exc)

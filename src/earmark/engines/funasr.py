@@ -52,6 +52,9 @@ FEATURE = "the funasr research adapter"
 FBANK_MODULES = ("torchaudio", "kaldi_native_fbank")
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
+#: Model families whose FunASR decoding is an argmax (Paraformer's non-autoregressive
+#: decoder, SenseVoice's CTC head): nothing is sampled.
+ARGMAX_FAMILIES = ("Paraformer", "SenseVoice")
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,7 @@ class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
                 field="model",
                 hint="the folder needs the model.pt its configuration names",
             )
+        deterministic, note = funasr_determinism(type(getattr(self._model, "model", None)).__name__)
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -164,6 +168,8 @@ class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
             load_seconds=load_seconds,
             size_bytes=files.size_bytes,
             languages=(self.options.model_language,),
+            deterministic=deterministic,
+            determinism_note=note,
             extra={
                 "research_adapter": True,
                 "device": str(loaded.get("device", self.options.device)),
@@ -187,6 +193,11 @@ class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
     def _one(self, clip: Clip, language: str | None) -> Hypothesis:
         started = time.perf_counter()
         try:
+            if clip.seed is not None:
+                # Covers any torch sampling a model family outside ARGMAX_FAMILIES does.
+                import torch
+
+                torch.manual_seed(clip.seed)
             with _stdout_to_stderr():
                 results = self._model.generate(input=mono_16k(clip), disable_pbar=True)
         except Exception as exc:  # one bad clip must not end the run; recorded per clip
@@ -208,6 +219,22 @@ class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
 
     def close(self) -> None:
         self._model = None
+
+
+def funasr_determinism(model_class: str) -> tuple[bool, str]:
+    """Whether a FunASR model class decodes without sampling, and why.
+
+    FunASR loads many families through one `AutoModel`; earmark knows the argmax ones. For
+    any other (LLM-based or autoregressive models) torch is seeded per clip, but earmark
+    cannot tell whether the model draws from another generator, so it does not claim it.
+    """
+    if any(family in model_class for family in ARGMAX_FAMILIES):
+        return True, f"{model_class}: argmax decoding (non-autoregressive or CTC), no sampling"
+    return False, (
+        f"{model_class}: earmark does not know whether FunASR samples for this model; torch "
+        "is seeded per clip from the plan seed, clip id and repeat, which covers torch "
+        "sampling only"
+    )
 
 
 @contextlib.contextmanager

@@ -130,6 +130,10 @@ class HttpEngine:
             runtime_version=None,
             compute_type=None,
             load_seconds=time.perf_counter() - started,
+            deterministic=False,
+            determinism_note="a remote service: earmark cannot control its sampling "
+            "(the transcription API takes no seed, and a temperature sent is the server's "
+            "to honour)",
             extra={
                 "endpoint": self.options.endpoint,
                 "model": self.options.model,

@@ -114,6 +114,9 @@ class PrecomputedEngine:
             compute_type=None,
             load_seconds=time.perf_counter() - started,
             size_bytes=path.stat().st_size,
+            deterministic=True,
+            determinism_note="read from a file whose hash is recorded: the same file gives "
+            "the same text (how it was decoded is not known to earmark)",
             extra={"rows": len(self._rows), "format": self.options.format},
         )
 

@@ -189,6 +189,9 @@ class SherpaOnnxEngine(LocalModelEngine[SherpaOptions, ModelSource]):
             compute_type=layout.weight_type,
             load_seconds=load_seconds,
             size_bytes=files.size_bytes,
+            deterministic=True,
+            determinism_note=f"{self.options.decoding_method} (argmax or fixed-width beam): "
+            "no sampling; each clip is decoded in its own stream",
             extra={
                 "model_type": layout.model_type,
                 "files": {role: p.name for role, p in layout.files.items()},

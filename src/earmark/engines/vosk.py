@@ -100,6 +100,9 @@ class VoskEngine(LocalModelEngine[VoskOptions, ModelSource]):
             load_seconds=load_seconds,
             size_bytes=files.size_bytes,
             languages=(declared,) if declared else None,
+            deterministic=True,
+            determinism_note="Kaldi lattice search (best path): no sampling; each clip gets "
+            "a fresh recogniser",
             extra={
                 "words": self.options.words,
                 "content_revision": files.content_revision,
