@@ -29,6 +29,7 @@ from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 from earmark.engines.transformers_runtime import (
     TorchOptions,
+    batch_determinism,
     import_runtime,
     load_pretrained,
     parameter_dtype,
@@ -111,6 +112,10 @@ class TransformersCtcEngine(LocalModelEngine[CtcOptions, ModelSource]):
         self._batches = bool(getattr(extractor, "return_attention_mask", False))
         effective = parameter_dtype(model)
         declared = self.options.target_lang or self.options.model_language
+        batch = self.options.batch_size if self._batches else 1
+        deterministic, note = batch_determinism(
+            "greedy CTC (argmax, repeats merged, blank dropped): no sampling", batch
+        )
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -124,13 +129,15 @@ class TransformersCtcEngine(LocalModelEngine[CtcOptions, ModelSource]):
             load_seconds=load_seconds,
             size_bytes=files.size_bytes,
             languages=(declared,) if declared else None,
+            deterministic=deterministic,
+            determinism_note=note,
             extra={
                 **runtime_extra(torch, self.options.torch),
                 "model_class": type(model).__name__,
                 "architecture": getattr(model.config, "model_type", None),
                 "vocab_size": getattr(model.config, "vocab_size", None),
                 "target_lang": self.options.target_lang,
-                "batch_size": self.options.batch_size if self._batches else 1,
+                "batch_size": batch,
                 "batch_size_requested": self.options.batch_size,
                 "decoding": "greedy CTC (argmax, repeats merged, blank dropped)",
                 "model_source": self.source.kind,

@@ -69,6 +69,28 @@ def runtime_extra(torch: Any, options: TorchOptions) -> dict[str, Any]:
     }
 
 
+def batch_determinism(decoding: str, batch_size: int) -> tuple[bool, str]:
+    """Whether a torch decoder that does not sample repeats exactly, and why.
+
+    Batching is the catch: a clip's logits change in the last bits with the clips batched
+    (and padded) beside it (measured ~2e-7 on a wav2vec2), so a near-tie can decode
+    differently when a resumed or reordered run batches it with other clips.
+    """
+    if batch_size > 1:
+        return False, (
+            f"{decoding}, in batches of {batch_size}: a clip's logits change in the last bits "
+            "with the clips batched beside it, so its text can depend on them; batch_size=1 "
+            "is deterministic"
+        )
+    return True, f"{decoding}, one clip at a time"
+
+
+def seed_torch(torch: Any, seed: int | None) -> None:
+    """Give the next clip its own random stream (`torch.manual_seed` seeds every device)."""
+    if seed is not None:
+        torch.manual_seed(seed)
+
+
 def load_pretrained(
     transformers: Any,
     folder: Path,

@@ -6,6 +6,11 @@ language token (`language_policy=forced`, the default) or detected (`detect`); t
 language recorded as used is the language token the decoder actually emitted. An
 English-only checkpoint asked for another language decodes English, and the hypothesis
 says so; a language Whisper does not know (Irish `ga`) gets a reason code per clip.
+
+Decoding is greedy or beam search unless `temperature` > 0 (or a non-Whisper model's own
+generation config sets `do_sample`). A sampling arm decodes one clip at a time with torch
+seeded from the clip's seed, so a clip's text does not depend on which clips came before
+it or were batched with it.
 """
 
 from __future__ import annotations
@@ -30,12 +35,14 @@ from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 from earmark.engines.transformers_runtime import (
     TorchOptions,
+    batch_determinism,
     import_runtime,
     load_pretrained,
     parameter_dtype,
     prepare_torch,
     read_torch_options,
     runtime_extra,
+    seed_torch,
 )
 from earmark.errors import EarmarkError
 
@@ -51,9 +58,19 @@ class Seq2SeqOptions:
     max_new_tokens: int
     batch_size: int
     language_policy: str
+    #: > 0 samples at this temperature; 0 leaves it to greedy/beam search (Whisper) or
+    #: to the model's generation config.
+    temperature: float = 0.0
 
     def generate_kwargs(self) -> dict[str, Any]:
-        return {"num_beams": self.num_beams, "max_new_tokens": self.max_new_tokens}
+        kwargs: dict[str, Any] = {
+            "num_beams": self.num_beams,
+            "max_new_tokens": self.max_new_tokens,
+        }
+        if self.temperature > 0:
+            # Whisper's generate derives do_sample from the temperature; others need both.
+            kwargs.update(do_sample=True, temperature=self.temperature)
+        return kwargs
 
 
 def read_options(arm: ArmSpec) -> tuple[Seq2SeqOptions, ModelSource]:
@@ -64,6 +81,7 @@ def read_options(arm: ArmSpec) -> tuple[Seq2SeqOptions, ModelSource]:
         max_new_tokens=reader.integer("max_new_tokens", 128, minimum=1),
         batch_size=reader.integer("batch_size", 1, minimum=1),
         language_policy=reader.choice("language_policy", LANGUAGE_POLICIES, "forced"),
+        temperature=reader.number("temperature", 0.0, minimum=0.0),
     )
     source = resolve_source(arm, reader, what="transformers model folder")
     reader.finish()
@@ -87,6 +105,8 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
         self._dtype: Any = None
         self._whisper = False
         self._multilingual = False
+        #: Whether generate draws random numbers (then clips go one at a time, seeded).
+        self._samples = False
         #: Language token id -> language code, for reading back what was decoded.
         self._language_ids: dict[int, str] = {}
 
@@ -133,6 +153,11 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
             languages = ("en",)
         else:
             languages = None
+        # Whisper's generate samples only when given a temperature, whatever its config says.
+        self._samples = self.options.temperature > 0 or (
+            not self._whisper and bool(getattr(generation, "do_sample", False))
+        )
+        deterministic, note = self._determinism()
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -147,13 +172,16 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
             size_bytes=files.size_bytes,
             languages=languages,
             english_only=self._whisper and not self._multilingual,
+            deterministic=deterministic,
+            determinism_note=note,
             extra={
                 **runtime_extra(torch, self.options.torch),
                 "model_class": type(model).__name__,
                 "architecture": getattr(model.config, "model_type", None),
                 "language_policy": self.options.language_policy,
                 "generate_options": self.options.generate_kwargs(),
-                "batch_size": self.options.batch_size,
+                "batch_size": self._batch_size(),
+                "batch_size_requested": self.options.batch_size,
                 "model_source": self.source.kind,
                 "model_reference": self.source.reference,
                 "content_revision": files.content_revision,
@@ -161,6 +189,28 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
             },
         )
         return self._info
+
+    def _batch_size(self) -> int:
+        """A sampling arm decodes one clip at a time, so each clip has its own seed."""
+        return 1 if self._samples else self.options.batch_size
+
+    def _determinism(self) -> tuple[bool, str]:
+        if self._samples:
+            at = (
+                f"temperature {self.options.temperature}"
+                if self.options.temperature > 0
+                else "the model's generation config (do_sample)"
+            )
+            return True, (
+                f"samples at {at}; clips are decoded one at a time with torch seeded from "
+                "the plan seed, clip id and repeat"
+            )
+        search = (
+            "greedy search"
+            if self.options.num_beams == 1
+            else f"beam search ({self.options.num_beams} beams)"
+        )
+        return batch_determinism(f"{search}: no sampling", self.options.batch_size)
 
     def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
         if self._model is None or self._info is None:
@@ -178,7 +228,7 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
                 )
                 for clip in clips
             ]
-        size = self.options.batch_size
+        size = self._batch_size()
         hypotheses: list[Hypothesis] = []
         for start in range(0, len(clips), size):
             hypotheses.extend(self._batch(list(clips[start : start + size]), language, plan))
@@ -211,6 +261,8 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
     ) -> list[Hypothesis]:
         started = time.perf_counter()
         try:
+            if self._samples:
+                seed_torch(self._torch, clips[0].seed)  # one clip per call when sampling
             decoded = self._generate([mono_16k(clip) for clip in clips], plan)
         except Exception as exc:  # one bad clip must not end the run; recorded per clip
             if len(clips) > 1:
@@ -226,6 +278,8 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
             }
             if self._whisper and requested is not None and used is not None and used != requested:
                 extra["language_mismatch"] = True
+            if self._samples and clip.seed is not None:
+                extra["seed"] = clip.seed
             hypotheses.append(
                 Hypothesis(
                     id=clip.id,

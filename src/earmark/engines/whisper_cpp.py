@@ -9,12 +9,19 @@ the header, and `{compute_type}` in the model path picks one file per type, so
 whisper.cpp does not fail on a bad file: it logs "failed to load model" and hands back a
 null context that crashes the process on first use. The header is therefore checked
 before loading and the runtime's log is read after it, so a bad file is a clear error.
+
+whisper.cpp's temperature fallback samples from a generator it seeds itself (no seed can
+be passed) and keeps in the context from one clip to the next, so with fallback on a
+clip's text used to depend on the clips decoded before it. After a clip that fell back,
+the context is rebuilt: every clip starts from the same generator state, in any order,
+process or resumed run. Whether a clip fell back is read from whisper.cpp's own counter.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import struct
 import sys
 import tempfile
@@ -81,6 +88,8 @@ WHISPER_HPARAMS = (
 )
 #: whisper.cpp calls a model multilingual when its vocabulary has at least this many tokens.
 MULTILINGUAL_VOCAB = 51865
+#: The line of `whisper_print_timings` that counts fallbacks (logprob and entropy failures).
+_FALLBACKS = re.compile(r"fallbacks\s*=\s*(\d+)\s*p\s*/\s*(\d+)\s*h")
 
 
 @dataclass(frozen=True)
@@ -187,9 +196,14 @@ class WhisperCppOptions:
     beam_size: int
     language_policy: str
     #: whisper.cpp's sampling temperature and fallback increment; `temperature_inc=0` turns
-    #: the fallback off, which makes each clip's text independent of the clips before it.
+    #: the fallback off (then, at temperature 0, nothing is ever sampled).
     temperature: float = 0.0
     temperature_inc: float = 0.2
+
+    @property
+    def samples(self) -> bool:
+        """Whether any clip can be decoded by sampling (a temperature above 0 is reachable)."""
+        return self.temperature > 0 or self.temperature_inc > 0
 
 
 def read_options(arm: ArmSpec) -> tuple[WhisperCppOptions, ModelSource]:
@@ -229,6 +243,10 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
         self._model: Any = None
         self._pw: Any = None
         self._header: GgmlHeader | None = None
+        #: False once a clip may have drawn from the context's random generator.
+        self._fresh = True
+        self._fallbacks_seen = 0
+        self._rebuilds = 0
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[WhisperCppOptions, ModelSource]:
@@ -257,28 +275,19 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
             params["n_threads"] = self.options.threads
         if self.options.beam_size > 1:
             params["beam_search"] = {"beam_size": self.options.beam_size, "patience": -1.0}
-        with tempfile.TemporaryDirectory(prefix="earmark-whispercpp-") as folder:
-            log = Path(folder) / "load.log"
-            with _stderr_fd_to(log):
-                model = model_module.Model(
-                    str(path),
-                    params_sampling_strategy=0 if self.options.beam_size == 1 else 1,
-                    **params,
-                )
-            log_text = log.read_text(encoding="utf-8", errors="replace")
-        if "failed to load model" in log_text or getattr(model, "_ctx", None) is None:
-            reason = _last_error_line(log_text)
-            model._ctx = None  # a failed context is null: never hand it to whisper.cpp
-            raise EarmarkError(
-                f"arm '{self.name}': whisper.cpp could not load {path}: {reason}",
-                field="model",
-                hint="give a complete whisper.cpp GGML model (ggml-*.bin)",
+        model = self._checked_context(
+            lambda: model_module.Model(
+                str(path),
+                params_sampling_strategy=0 if self.options.beam_size == 1 else 1,
+                **params,
             )
+        )
         load_seconds = time.perf_counter() - started
         self._model, self._header = model, header
         loaded_type = GGML_FTYPES.get(int(self._pw.whisper_model_ftype(model._ctx)))
         multilingual = bool(self._pw.whisper_is_multilingual(model._ctx))
         languages = _model_languages(self._pw, model._ctx) if multilingual else ("en",)
+        self._fresh, self._fallbacks_seen = True, 0
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -293,6 +302,8 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
             size_bytes=files.size_bytes,
             languages=languages,
             english_only=not multilingual,
+            deterministic=True,
+            determinism_note=self._determinism_note(),
             extra={
                 "weight_type_header": header.weight_type,
                 "ftype": header.ftype,
@@ -301,12 +312,73 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
                 "compute_type_requested": self.options.compute_type,
                 "threads": self.options.threads,
                 "beam_size": self.options.beam_size,
+                "temperature": self.options.temperature,
+                "temperature_inc": self.options.temperature_inc,
                 "language_policy": self.options.language_policy,
                 "content_revision": files.content_revision,
                 "hash_seconds": files.hash_seconds,
             },
         )
         return self._info
+
+    def _checked_context(self, make: Any) -> Any:
+        """Run `make` (which creates a whisper.cpp context) with its log captured; a null
+        context is one clear error instead of a crash on first use."""
+        path = self.source.path
+        with tempfile.TemporaryDirectory(prefix="earmark-whispercpp-") as folder:
+            log = Path(folder) / "load.log"
+            with _stderr_fd_to(log):
+                model = make()
+            log_text = log.read_text(encoding="utf-8", errors="replace")
+        if "failed to load model" in log_text or getattr(model, "_ctx", None) is None:
+            reason = _last_error_line(log_text)
+            model._ctx = None  # a failed context is null: never hand it to whisper.cpp
+            raise EarmarkError(
+                f"arm '{self.name}': whisper.cpp could not load {path}: {reason}",
+                field="model",
+                hint="give a complete whisper.cpp GGML model (ggml-*.bin)",
+            )
+        return model
+
+    def _determinism_note(self) -> str:
+        if not self.options.samples:
+            return "temperature 0 with fallback off (temperature_inc=0): no sampling"
+        return (
+            "temperature fallback samples from whisper.cpp's own fixed-seed generator (it "
+            "takes no seed, so the plan seed does not reach it); the context is rebuilt "
+            "after any clip that sampled, so every clip starts from the same generator state"
+        )
+
+    def _start_fresh(self) -> None:
+        """Give the next clip a context whose random generator no clip has drawn from."""
+        if self._fresh or not self.options.samples:
+            return
+        model = self._model
+
+        def rebuild() -> Any:
+            ctx, model._ctx = model._ctx, None
+            self._pw.whisper_free(ctx)
+            model._init_model()
+            return model
+
+        self._checked_context(rebuild)
+        self._rebuilds += 1
+        self._fresh, self._fallbacks_seen = True, 0
+
+    def _fallbacks(self) -> int | None:
+        """whisper.cpp's running count of fallbacks in this context (read from the line
+        `whisper_print_timings` logs), or None when it cannot be read."""
+        lines: list[str] = []
+        self._pw.whisper_log_set(lambda _level, text: lines.append(str(text)))
+        try:
+            self._pw.whisper_print_timings(self._model._ctx)
+        finally:
+            self._pw.whisper_log_set(None)
+        for line in lines:
+            found = _FALLBACKS.search(line)
+            if found:
+                return int(found.group(1)) + int(found.group(2))
+        return None
 
     def _checked_header(self, path: Path) -> GgmlHeader:
         try:
@@ -377,6 +449,9 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
     def _one(self, clip: Clip, language: str | None, forced: str) -> Hypothesis:
         started = time.perf_counter()
         try:
+            self._start_fresh()
+            started = time.perf_counter()  # the rebuild is not decoding time
+            self._fresh = False  # until whisper.cpp's counter says nothing was sampled
             segments = self._model.transcribe(mono_16k(clip), language=forced)
             used = self._pw.whisper_lang_str(self._pw.whisper_full_lang_id(self._model._ctx))
         except Exception as exc:  # one bad clip must not end the run; recorded per clip
@@ -384,6 +459,12 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
         seconds = time.perf_counter() - started
         requested = primary_language(language)
         extra: dict[str, Any] = {"language_policy": self.options.language_policy}
+        if self.options.samples:
+            count = self._fallbacks()
+            if count is not None:
+                extra["fallbacks"] = count - self._fallbacks_seen
+                self._fallbacks_seen = count
+                self._fresh = self.options.temperature == 0 and extra["fallbacks"] == 0
         if requested is not None and used != requested:
             extra["language_mismatch"] = True
         return Hypothesis(
