@@ -11,6 +11,10 @@ qwen-asr pins transformers 4.57 and accelerate 1.12, so it runs in its own virtu
 environment (docs/engines_more.md). Run for real (qwen-asr 0.0.6), a folder of another
 model type loads its weights and then fails in the processor with a page-long message
 about unrelated packages, so `load` reads `config.json`'s `model_type` first.
+
+qwen-asr's transformers backend calls `generate` with the model's own generation config,
+which decides whether it samples. Clips go to it one at a time with torch seeded from the
+clip's seed first, so either way a clip's text does not depend on the clips around it.
 """
 
 from __future__ import annotations
@@ -123,12 +127,32 @@ def _check_model_type(folder: Path, arm_name: str) -> None:
         )
 
 
+def qwen_determinism(generation_config: Any) -> tuple[bool, str]:
+    """What the model's generation config means for repeatability (clips are decoded one
+    at a time, torch seeded per clip, in either case)."""
+    if generation_config is None:
+        return True, (
+            "generation config not readable; clips are decoded one at a time with torch "
+            "seeded from the plan seed, clip id and repeat, so any sampling repeats"
+        )
+    if getattr(generation_config, "do_sample", False):
+        temperature = getattr(generation_config, "temperature", None)
+        return True, (
+            f"the model's generation config samples (temperature {temperature}); clips are "
+            "decoded one at a time with torch seeded from the plan seed, clip id and repeat"
+        )
+    beams = int(getattr(generation_config, "num_beams", 1) or 1)
+    search = "greedy search" if beams == 1 else f"beam search ({beams} beams)"
+    return True, f"{search} (the model's generation config): no sampling, one clip at a time"
+
+
 class Qwen3AsrEngine(LocalModelEngine[QwenOptions, ModelSource]):
     """One Qwen3-ASR model loaded once; clips transcribed in batches."""
 
     def __init__(self, arm: ArmSpec, options: QwenOptions, source: ModelSource) -> None:
         super().__init__(arm, options, source)
         self._model: Any = None
+        self._torch: Any = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[QwenOptions, ModelSource]:
@@ -174,6 +198,8 @@ class Qwen3AsrEngine(LocalModelEngine[QwenOptions, ModelSource]):
         load_seconds = time.perf_counter() - started
         inner = getattr(self._model, "model", None)
         dtype = getattr(inner, "dtype", None)
+        self._torch = torch
+        deterministic, note = qwen_determinism(getattr(inner, "generation_config", None))
         self._info = ModelInfo(
             backend=BACKEND,
             artifact_id=self.source.artifact_id,
@@ -187,6 +213,8 @@ class Qwen3AsrEngine(LocalModelEngine[QwenOptions, ModelSource]):
             load_seconds=load_seconds,
             size_bytes=files.size_bytes,
             languages=tuple(QWEN_LANGUAGES),
+            deterministic=deterministic,
+            determinism_note=note,
             extra={
                 "research_adapter": True,
                 "compute_type_requested": self.options.compute_type,
@@ -224,6 +252,8 @@ class Qwen3AsrEngine(LocalModelEngine[QwenOptions, ModelSource]):
     def _one(self, clip: Clip, language: str | None, forced: str | None) -> Hypothesis:
         started = time.perf_counter()
         try:
+            if clip.seed is not None:
+                self._torch.manual_seed(clip.seed)
             results = self._model.transcribe(
                 audio=[(mono_16k(clip), SAMPLE_RATE)],
                 language=[forced],
