@@ -49,7 +49,11 @@ PIN_VARIABLES = (
     "DNNL_MAX_CPU_ISA",
     "MKL_CBWR",
     "MKL_ENABLE_INSTRUCTIONS",
+    "OPENBLAS_CORETYPE",
 )
+
+#: numpy's OpenBLAS kernel family for each pinned ISA (its matrix products feed the features).
+OPENBLAS_CORETYPES = {"AVX2": "Haswell", "AVX512": "SkylakeX", "AVX": "Sandybridge"}
 
 
 def cpu_flags(cpuinfo: str | None = None) -> list[str] | None:
@@ -70,14 +74,18 @@ def cpu_flags(cpuinfo: str | None = None) -> list[str] | None:
 def pin_environment(isa: str) -> dict[str, str]:
     """Environment that makes CTranslate2 (and the oneDNN/MKL kernels under it) take one code
     path on any x86-64 CPU that has it: the ISA forced, MKL off (so Intel and AMD machines use
-    the same oneDNN GEMM), oneDNN capped at the same ISA. Must be set before the runtime loads.
+    the same oneDNN GEMM), oneDNN capped at the same ISA, and numpy's OpenBLAS on the same
+    kernel family. Must be set before the runtime (and, for OpenBLAS, numpy) loads.
     """
     isa = isa.upper()
-    return {
+    env = {
         "CT2_FORCE_CPU_ISA": isa,
         "CT2_USE_MKL": "0",
         "ONEDNN_MAX_CPU_ISA": {"AVX512": "AVX512_CORE"}.get(isa, isa),
     }
+    if isa in OPENBLAS_CORETYPES:  # read when numpy loads: reaches spawned arm processes
+        env["OPENBLAS_CORETYPE"] = OPENBLAS_CORETYPES[isa]
+    return env
 
 
 def supports_isa(isa: str, flags: list[str] | None) -> bool:

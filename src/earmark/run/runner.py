@@ -219,13 +219,16 @@ def plan_from_dict(data: dict[str, Any]) -> RunPlan:
 
 
 def _run_arm_isolated(plan: RunPlan, index: int, out: Path, options: RunOptions) -> int:
+    from earmark.run.arm_environment import spawn_environment
+
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(
         target=_arm_process_main,
         args=(plan.to_dict(), index, str(out), options.retry_failed, options.quiet),
         name=f"earmark-arm-{plan.arms[index].name}",
     )
-    proc.start()
+    with spawn_environment(plan):  # the child loads numpy's BLAS with the plan's threads
+        proc.start()
     try:
         proc.join()
     except KeyboardInterrupt:
