@@ -41,7 +41,22 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--bootstrap", type=int, metavar="B", help="resamples (default 10000)")
-    p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="seed of the bootstrap and of every clip's sampler (default 20260926)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        help="intra-op threads of every arm, local or on Ray (default: 1; results depend on it)",
+    )
+    p.add_argument(
+        "--cpu-isa",
+        choices=("AVX2", "AVX512", "AVX", "GENERIC"),
+        help="pin the CPU code path (CTranslate2 ISA, oneDNN cap, MKL off, OpenBLAS kernels); "
+        "default: each runtime chooses, and the choice is recorded",
+    )
     p.add_argument("--first", type=int, help="keep the first N rows (after filters)")
     p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
     p.add_argument("--languages", help="comma-separated languages to keep")
@@ -98,6 +113,12 @@ def run(args: argparse.Namespace) -> int:
         plan = load_plan(args.plan)
         if args.arm:
             raise EarmarkError("--arm goes in the plan file when --plan is used", field="arm")
+        if args.threads is not None or args.cpu_isa is not None:
+            raise EarmarkError(
+                "--threads and --cpu-isa go in the plan file when --plan is used",
+                field="threads",
+                hint='write `threads = N` or `cpu_isa = "AVX2"` in the plan',
+            )
         if args.protocol is not None and args.protocol != plan.protocol:
             raise EarmarkError(
                 f"--protocol {args.protocol} differs from the plan's protocol "
@@ -143,6 +164,8 @@ def run(args: argparse.Namespace) -> int:
             selection=selection,
             allow_network=args.allow_network,
             protocol=args.protocol,
+            threads=1 if args.threads is None else args.threads,
+            cpu_isa=args.cpu_isa,
         )
     if args.weight_types:
         plan = expand_weight_types(plan, [w for w in args.weight_types.split(",") if w])

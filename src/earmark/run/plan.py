@@ -12,7 +12,9 @@ normalizer = "auto"              # or a name, or "zh=zh-eval-v1,*=crude-v1"
 # protocol = "blasbench-v1"      # a published protocol: fixes normalizer, bootstrap, seed
 repeats = 1
 bootstrap = 10000
-seed = 20260926
+seed = 20260926                  # bootstrap, and every clip's sampler (with the clip id)
+threads = 1                      # every arm, local or on Ray (results depend on it)
+# cpu_isa = "AVX2"               # pin the CPU code path (CTranslate2, oneDNN, OpenBLAS)
 
 [selection]                      # optional
 languages = ["zh"]
@@ -60,6 +62,8 @@ PLAN_KEYS = {
     "allow_network",
     "batch_size",
     "protocol",
+    "threads",
+    "cpu_isa",
 }
 CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
