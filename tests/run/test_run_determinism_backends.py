@@ -22,9 +22,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+import soundfile as sf
 
-from earmark.corpus.manifest import read_manifest, read_meta
+from earmark.corpus.model import CorpusMeta, Utterance
 from earmark.corpus.writer import write_manifest
 from earmark.engines.extras import is_installed
 from earmark.engines.spec import parse_arm_spec
@@ -116,7 +118,7 @@ def arm_specs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tu
         yield specs
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def restored_environment() -> Iterator[None]:
     """Arms run inline here, and an arm sets thread variables and torch's pool for its
     process: put them back so the rest of the session is unaffected."""
@@ -129,14 +131,34 @@ def restored_environment() -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
-def _corpus(root: Path, corpus_factory: Any, order: list[int] | None = None) -> Path:
-    manifest = corpus_factory(root, 4)
-    if order is None:
-        return manifest
-    rows = list(read_manifest(manifest))
-    other = root / "manifest-reordered.jsonl"
-    write_manifest(other, [rows[i] for i in order], read_meta(manifest))
-    return other
+def _corpus(root: Path, order: list[int]) -> Path:
+    """Clips c000..c003 (0.3 s each: a tone, a chirp and noise, seeded), in `order`."""
+    audio = root / "audio"
+    audio.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    t = np.arange(4800) / 16000
+    signals = [
+        0.3 * np.sin(2 * np.pi * 440 * t),
+        0.3 * np.sin(2 * np.pi * (200 + 2000 * t) * t),
+        0.1 * rng.standard_normal(t.size),
+        0.2 * np.sin(2 * np.pi * 150 * t) + 0.05 * rng.standard_normal(t.size),
+    ]
+    rows = []
+    for i in order:
+        sf.write(audio / f"c{i:03d}.wav", signals[i].astype(np.float32), 16000, subtype="PCM_16")
+        rows.append(
+            Utterance(id=f"c{i:03d}", audio=f"audio/c{i:03d}.wav", text="alpha beta", language="en")
+        )
+    manifest = root / "manifest.jsonl"
+    meta = CorpusMeta(
+        dataset="determinism",
+        licence="CC0-1.0",
+        consent_basis="synthetic",
+        redistribute_audio=True,
+        redistribute_transcripts=True,
+    )
+    write_manifest(manifest, rows, meta)
+    return manifest
 
 
 def _run(
@@ -162,16 +184,26 @@ def _run(
     return {(r["arm"], r["id"], r["repeat"]): r for r in rows}, results
 
 
-def test_same_plan_twice_gives_identical_hypotheses_and_honest_flags(
-    tmp_path: Path,
+Run = tuple[dict[tuple[str, str, int], dict[str, Any]], dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def first_run(
+    tmp_path_factory: pytest.TempPathFactory,
     arm_specs: dict[str, tuple[str, bool]],
-    corpus_factory: Any,
     restored_environment: None,
+) -> tuple[Path, Run]:
+    """Every arm on all four clips, plan seed 7: the run the others are compared with."""
+    manifest = _corpus(tmp_path_factory.mktemp("corpus"), [0, 1, 2, 3])
+    return manifest, _run(manifest, manifest.parent / "run-1", arm_specs, list(arm_specs), 7)
+
+
+def test_same_plan_twice_gives_identical_hypotheses_and_honest_flags(
+    first_run: tuple[Path, Run], arm_specs: dict[str, tuple[str, bool]]
 ) -> None:
-    manifest = _corpus(tmp_path / "corpus", corpus_factory)
+    manifest, (first, results) = first_run
     names = list(arm_specs)
-    first, results = _run(manifest, tmp_path / "run-1", arm_specs, names, seed=7)
-    second, again = _run(manifest, tmp_path / "run-2", arm_specs, names, seed=7)
+    second, again = _run(manifest, manifest.parent / "run-2", arm_specs, names, seed=7)
 
     assert set(first) == set(second) == {(n, f"c{i:03d}", 0) for n in names for i in range(4)}
     for key, row in first.items():
@@ -190,24 +222,26 @@ def test_same_plan_twice_gives_identical_hypotheses_and_honest_flags(
         t > 0 for r in first.values() if r["arm"] == "fw" for t in r["engine"]["temperatures_tried"]
     )
     assert any(r["engine"]["fallbacks"] > 0 for r in first.values() if r["arm"] == "wcpp")
-    # The sampling seq2seq arm draws per clip from its own seed: clips differ, and another
-    # plan seed gives other text.
+
+
+def test_sampling_draws_from_the_clip_seed(
+    first_run: tuple[Path, Run], arm_specs: dict[str, tuple[str, bool]]
+) -> None:
+    """The sampling seq2seq arm really samples, from a seed made of the plan seed and the
+    clip: another plan seed gives other text."""
+    manifest, (first, _) = first_run
     sampled = {k[1]: r["hypothesis"] for k, r in first.items() if k[0] == "s2s-sampled"}
-    assert len(set(sampled.values())) > 1
-    other, _ = _run(manifest, tmp_path / "run-3", arm_specs, ["s2s-sampled"], seed=8)
+    other, _ = _run(manifest, manifest.parent / "run-seed-8", arm_specs, ["s2s-sampled"], seed=8)
     assert {k[1]: r["hypothesis"] for k, r in other.items()} != sampled
+    assert all(r["engine"]["seed"] != first[k]["engine"]["seed"] for k, r in other.items())
 
 
 def test_a_clip_decodes_the_same_whatever_came_before_it(
-    tmp_path: Path,
-    arm_specs: dict[str, tuple[str, bool]],
-    corpus_factory: Any,
-    restored_environment: None,
+    tmp_path: Path, first_run: tuple[Path, Run], arm_specs: dict[str, tuple[str, bool]]
 ) -> None:
+    _, (full, _) = first_run
     names = list(SAMPLING_ARMS)
-    full, _ = _run(_corpus(tmp_path / "a", corpus_factory), tmp_path / "full", arm_specs, names, 7)
-    subset = _corpus(tmp_path / "b", corpus_factory, order=[3, 1, 2])
-    part, _ = _run(subset, tmp_path / "part", arm_specs, names, 7)
+    part, _ = _run(_corpus(tmp_path, [3, 1, 2]), tmp_path / "part", arm_specs, names, 7)
     assert len(part) == 3 * len(names)
     for key, row in part.items():
         assert row["status"] == "ok"
