@@ -110,3 +110,23 @@ def test_one_language_overall_is_its_language_block() -> None:
     assert "by_slice" in language and "by_slice" not in result["overall"]
     language.pop("by_slice")
     assert language == result["overall"]
+
+
+def test_streamed_records_equal_the_list_and_the_collector_resumes() -> None:
+    import gc
+
+    from fast_paths_corpus import corpus_rows
+
+    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+
+    options = ScoringOptions(policy=NormalizerPolicy.parse("auto"), resamples=0)
+    result = score_rows(corpus_rows(), options)
+    assert gc.isenabled()
+    assert list(result.iter_records()) == result.records
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller's own pause is left as it was
+        score_rows(corpus_rows(50), options)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
