@@ -181,3 +181,26 @@ def test_cli_report_with_out_and_compare(tmp_path: Path, example: Path, capsys):
     assert not (example / "report.html").exists()
     assert main(["report", str(tmp_path / "missing")]) == 2
     assert "results file not found" in capsys.readouterr().err
+
+
+def test_models_table_shows_determinism_and_cpu_code_path(example: Path):
+    path = example / "results.json"
+    results = json.loads(path.read_text("utf-8"))
+    model = next(iter(results["arms"].values()))["model"]
+    model.update(deterministic=False, determinism_note="a remote service")
+    model.setdefault("extra", {})["cpu_runtime"] = {
+        "isa": "AVX2",
+        "sgemm_backend": "DNNL",
+        "gemm_s8_backend": "DNNL",
+        "pinned": {"CT2_FORCE_CPU_ISA": "AVX2"},
+    }
+    path.write_text(json.dumps(results), "utf-8")
+    text = " ".join(re.sub(r"<[^>]+>", " ", render_html_report(load_run(example))).split())
+    assert "a remote service; churn against this arm includes sampling noise" in text
+    assert "ISA AVX2; SGEMM DNNL; GEMM_S8 DNNL; pinned: CT2_FORCE_CPU_ISA=AVX2" in text
+    # An engine that says nothing counts as not deterministic, never as deterministic.
+    model.pop("deterministic")
+    model.pop("determinism_note")
+    path.write_text(json.dumps(results), "utf-8")
+    text = " ".join(re.sub(r"<[^>]+>", " ", render_html_report(load_run(example))).split())
+    assert "the engine does not declare it; churn against this arm" in text
