@@ -8,16 +8,77 @@ U+2028 unescaped into `predictions.jsonl`); text-mode file iteration (universal
 newlines) breaks at a lone `\\r`. Either turns one record into two. Here a record ends at
 `\\n`; a `\\r` right before it is dropped (CRLF files read like LF files); a last line
 without a newline is kept; a final `\\n` does not start an extra empty record.
+
+Reading also cannot hang or blow up: only regular files are opened (a FIFO without a
+writer, `/dev/urandom` or a directory is refused before any `open`), and one record may
+hold at most `MAX_RECORD_BYTES` (1 MiB); the environment variable
+`EARMARK_MAX_RECORD_BYTES` raises the bound for a corpus that really has longer lines.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import stat
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from earmark.errors import EarmarkError
 
 _BOM = "\ufeff"
+
+#: The longest record (line, in bytes, without its newline) any reader accepts by default.
+MAX_RECORD_BYTES = 1 << 20
+#: Environment variable that raises (or lowers) `MAX_RECORD_BYTES` for one process.
+MAX_RECORD_BYTES_ENV = "EARMARK_MAX_RECORD_BYTES"
+
+
+def max_record_bytes() -> int:
+    """The record-size bound in force: `EARMARK_MAX_RECORD_BYTES` if set, else 1 MiB."""
+    value = os.environ.get(MAX_RECORD_BYTES_ENV, "").strip()
+    if not value:
+        return MAX_RECORD_BYTES
+    try:
+        bound = int(value)
+    except ValueError:
+        bound = 0
+    if bound < 1:
+        raise EarmarkError(
+            f"{MAX_RECORD_BYTES_ENV}={value!r} is not a positive number of bytes",
+            field=MAX_RECORD_BYTES_ENV,
+        )
+    return bound
+
+
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "is a directory, expected a file"),
+    (stat.S_ISFIFO, "is a FIFO (named pipe), not a regular file"),
+    (stat.S_ISCHR, "is a character device, not a regular file"),
+    (stat.S_ISBLK, "is a block device, not a regular file"),
+    (stat.S_ISSOCK, "is a socket, not a regular file"),
+)
+
+
+def require_regular_file(path: str | os.PathLike[str]) -> None:
+    """Refuse anything but a regular file, *before* it is opened.
+
+    Opening a FIFO without a writer blocks forever and a device such as `/dev/urandom`
+    never ends, so both must be refused by `stat`, not discovered by reading. A missing
+    file passes: the caller's `open` reports it in its own words.
+    """
+    name = os.fspath(path)
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise EarmarkError(f"cannot read file: {exc.strerror}", file=name) from None
+    if stat.S_ISREG(mode):
+        return
+    message = next((text for test, text in _NOT_REGULAR if test(mode)), "is not a regular file")
+    raise EarmarkError(
+        message, file=name, hint="earmark reads regular files only; copy the data into a file"
+    )
 
 
 def split_records(text: str) -> list[str]:
@@ -41,7 +102,7 @@ def split_records(text: str) -> list[str]:
 
 
 def read_records(
-    path: str | os.PathLike[str], *, errors: str = "strict"
+    path: str | os.PathLike[str], *, errors: str = "strict", max_bytes: int | None = None
 ) -> Iterator[tuple[int, str]]:
     """Stream (1-based line number, line) from a UTF-8 file, split at `\\n` only.
 
@@ -51,8 +112,12 @@ def read_records(
     naming its line; other values are passed to `bytes.decode` (the run store uses
     "replace" and counts the damaged rows itself). Blank lines are yielded too: what a
     blank line means (skip it, or an empty sentence) is the format's business.
+    Only a regular file is opened; a record over `max_bytes` (default
+    `max_record_bytes()`) is an `EarmarkError` naming its line.
     """
     name = os.fspath(path)
+    require_regular_file(name)
+    limit = max_record_bytes() if max_bytes is None else max_bytes
     try:
         handle = open(name, "rb")  # noqa: SIM115 - closed in the finally below
     except FileNotFoundError:
@@ -62,21 +127,38 @@ def read_records(
     except OSError as exc:
         raise EarmarkError(f"cannot read file: {exc.strerror}", file=name) from None
     try:
-        yield from decode_records(handle, name, errors=errors)
+        # readline(limit) returns at most `limit` bytes: a 50 MB line is refused after
+        # reading just over 1 MiB of it, not after holding all of it.
+        lines = iter(lambda: handle.readline(limit + 2), b"")
+        yield from decode_records(lines, name, errors=errors, max_bytes=limit)
     finally:
         handle.close()
 
 
 def decode_records(
-    byte_lines: Iterable[bytes], name: str, *, errors: str = "strict"
+    byte_lines: Iterable[bytes],
+    name: str,
+    *,
+    errors: str = "strict",
+    max_bytes: int | None = None,
 ) -> Iterator[tuple[int, str]]:
     """`read_records` over lines already split at `b"\\n"` (a binary file, `io.BytesIO`).
 
-    For a caller that needs the file's bytes too (to hash exactly what it read).
+    For a caller that needs the file's bytes too (to hash exactly what it read). A record
+    longer than `max_bytes` (default: `max_record_bytes()`) is an `EarmarkError` at its line.
     """
+    limit = max_record_bytes() if max_bytes is None else max_bytes
     for number, raw in enumerate(byte_lines, start=1):
         if raw.endswith(b"\n"):
             raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        if len(raw) > limit:
+            raise EarmarkError(
+                f"record longer than {limit} bytes",
+                file=name,
+                line=number,
+                hint=f"a line this long is almost certainly not one record; "
+                f"{MAX_RECORD_BYTES_ENV}=BYTES raises the bound",
+            )
         try:
             line = raw.decode("utf-8", errors=errors)
         except UnicodeDecodeError as exc:
@@ -89,3 +171,28 @@ def decode_records(
         if number == 1 and line.startswith(_BOM):
             line = line[1:]
         yield number, line
+
+
+def finite_json(value: Any, where: str = "") -> tuple[Any, list[str]]:
+    """`value` with every NaN or infinite float replaced by None, and where they were.
+
+    JSON has no NaN: `json.dumps` writes `NaN`, which strict readers (earmark's own
+    manifest reader, `jq`, browsers) refuse. A writer calls this and records the list
+    (e.g. as a `non_finite` note) so a replaced value is visible, not silently lost.
+
+    >>> finite_json({"a": float("nan"), "b": [1.0, float("inf")]})
+    ({'a': None, 'b': [1.0, None]}, ['a', 'b[1]'])
+    """
+    replaced: list[str] = []
+
+    def walk(item: Any, path: str) -> Any:
+        if isinstance(item, float) and not math.isfinite(item):
+            replaced.append(path)
+            return None
+        if isinstance(item, dict):
+            return {k: walk(v, f"{path}.{k}" if path else str(k)) for k, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [walk(v, f"{path}[{i}]") for i, v in enumerate(item)]
+        return item
+
+    return walk(value, where), replaced

@@ -31,6 +31,7 @@ from typing import Any
 from earmark.corpus.model import CorpusMeta, Source, Utterance
 from earmark.corpus.writer import meta_path_for
 from earmark.errors import EarmarkError
+from earmark.records import require_regular_file
 
 #: Bounds that stop one absurd row from exhausting memory or hiding a broken writer.
 MAX_LINE_BYTES = 1_048_576
@@ -80,6 +81,7 @@ def read_manifest(
     """
     name = os.fspath(path)
     seen: set[str] = set()
+    require_regular_file(name)
     try:
         handle = open(name, "rb")  # noqa: SIM115 - closed in the finally below
     except FileNotFoundError:
@@ -330,6 +332,52 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
     )
 
 
+def row_problem(utt: Utterance) -> EarmarkError | None:
+    """Why `read_manifest` would refuse `utt` once written, or None if it would accept it.
+
+    Importers call this on every row before writing it, so a manifest they write is one
+    `earmark manifest validate` accepts: the row goes through the very checks reading
+    applies (`_row_to_utterance`), then through what only its written line shows (a NaN
+    nested in `custom`, text that is not UTF-8, a line over `MAX_LINE_BYTES`). The
+    error's `field` names what is wrong; it carries no file or line (the row is not
+    written yet).
+    """
+    row = utt.to_dict()
+    try:
+        _row_to_utterance(row, "", 0)
+    except EarmarkError as exc:
+        return EarmarkError(exc.message, field=exc.field, hint=exc.hint)
+    try:
+        line = json.dumps(
+            row, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+        ).encode("utf-8")
+    except UnicodeEncodeError:  # before ValueError, its base class
+        bad = next((k for k, v in row.items() if _unencodable(v)), None)
+        return EarmarkError("holds a lone surrogate, which UTF-8 cannot encode", field=bad)
+    except ValueError:
+        return EarmarkError("a number nested in the row is NaN or infinite", field="custom")
+    except RecursionError:
+        return EarmarkError("a value is nested too deeply to write", field="custom")
+    if len(line) > MAX_LINE_BYTES:
+        return EarmarkError(f"the written row would be longer than {MAX_LINE_BYTES} bytes")
+    return None
+
+
+def _unencodable(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def language_problem(tag: str) -> str | None:
+    """Why `tag` is not a language code a manifest row accepts, or None if it is."""
+    if not isinstance(tag, str) or not _LANGUAGE_RE.fullmatch(tag):
+        return f"{tag!r} is not a BCP-47-style tag"
+    return None
+
+
 def audio_path_problem(audio: str) -> str | None:
     """Why a manifest `audio` value could escape its root, or None if it is acceptable."""
     if "\x00" in audio:
@@ -365,6 +413,7 @@ def read_meta(manifest_path: str | os.PathLike[str]) -> CorpusMeta:
     """Read the `<manifest>.meta.json` sidecar; a manifest without one is refused."""
     path = meta_path_for(manifest_path)
     name = str(path)
+    require_regular_file(name)
     try:
         data = json.loads(
             path.read_text(encoding="utf-8"),

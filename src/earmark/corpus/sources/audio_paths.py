@@ -14,7 +14,11 @@ from pathlib import Path
 
 def resolve_listed(path_text: str, base: Path) -> Path:
     """A listed path as an absolute path; relative ones are taken from `base`."""
-    path = Path(path_text).expanduser()
+    path = Path(path_text)
+    try:
+        path = path.expanduser()
+    except RuntimeError:  # `~name` of no known user: keep it as the literal path it is
+        pass
     if not path.is_absolute():
         path = base / path
     return Path(os.path.normpath(path))

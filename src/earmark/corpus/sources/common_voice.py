@@ -14,10 +14,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+from earmark.corpus.manifest import audio_path_problem
 from earmark.corpus.model import CorpusMeta, Source, Utterance
 from earmark.corpus.sources.audio_paths import file_sha256
 from earmark.corpus.sources.languages import language_for_common_voice_locale
-from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.output import (
+    Candidate,
+    check_language_option,
+    licence_warnings,
+    write_import,
+)
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.corpus.sources.tsv import read_header_tsv
 from earmark.errors import EarmarkError
@@ -52,6 +58,8 @@ def _release_from_path(folder: Path) -> str | None:
 
 
 def _slices(record: dict[str, str]) -> tuple[str, ...]:
+    """Slice labels, each once: a row may list one accent twice (`a|a`), and a manifest
+    refuses a slice listed twice."""
     slices = []
     for column in ("gender", "age"):
         value = record.get(column, "").strip()
@@ -63,7 +71,7 @@ def _slices(record: dict[str, str]) -> tuple[str, ...]:
     variant = record.get("variant", "").strip()
     if variant:
         slices.append(f"variant:{variant}")
-    return tuple(slices)
+    return tuple(dict.fromkeys(slices))
 
 
 def import_common_voice(
@@ -91,11 +99,12 @@ def import_common_voice(
             file=str(folder),
             hint="pass the locale folder (e.g. cv-corpus-25.0-.../ga-IE) and --split",
         )
+    check_language_option(language)
     locale = locale or folder.name
     language = language or language_for_common_voice_locale(locale)
     revision = revision or _release_from_path(folder)
     source = Source("common_voice", locale, split, revision, licence)
-    rows: list[Utterance] = []
+    rows: list[Candidate] = []
     skipped: list[SkippedRow] = []
     seen: set[str] = set()
     for line, record in read_header_tsv(tsv, REQUIRED_COLUMNS):
@@ -105,7 +114,9 @@ def import_common_voice(
         utt_id = Path(clip).stem
         audio = folder / "clips" / clip
         reason = None
-        if utt_id in seen:
+        if audio_path_problem(clip) is not None:
+            reason = "invalid_audio_path"  # never read a file outside clips/
+        elif utt_id in seen:
             reason = "duplicate_id"
         elif not record["sentence"].strip():
             reason = "empty_text"
@@ -120,22 +131,23 @@ def import_common_voice(
             value = record.get(column, "").strip()
             if value and column != "locale":
                 custom[column] = (
-                    int(value) if column.endswith("votes") and value.isdigit() else value
+                    int(value)
+                    if column.endswith("votes") and value.isascii() and value.isdigit()
+                    else value
                 )
-        rows.append(
-            Utterance(
-                id=utt_id,
-                audio=f"clips/{clip}",
-                text=record["sentence"],
-                language=language,
-                speaker=record["client_id"].strip() or None,
-                slices=_slices(record),
-                sha256=file_sha256(audio) if hash_audio else None,
-                source=source,
-                text_id=record.get("sentence_id", "").strip() or None,
-                custom=custom,
-            )
+        utterance = Utterance(
+            id=utt_id,
+            audio=f"clips/{clip}",
+            text=record["sentence"],
+            language=language,
+            speaker=record["client_id"].strip() or None,
+            slices=_slices(record),
+            sha256=file_sha256(audio) if hash_audio else None,
+            source=source,
+            text_id=record.get("sentence_id", "").strip() or None,
+            custom=custom,
         )
+        rows.append(Candidate(utterance, str(tsv), line))
     meta = CorpusMeta(
         dataset="common_voice",
         licence=licence,

@@ -18,11 +18,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from earmark.corpus.manifest import audio_path_problem
 from earmark.corpus.model import CorpusMeta, Source, Utterance
 from earmark.corpus.sources.audio_paths import file_sha256
 from earmark.corpus.sources.fleurs_parquet import iter_fleurs_parquet
 from earmark.corpus.sources.languages import language_for_fleurs_config
-from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.output import (
+    Candidate,
+    check_language_option,
+    licence_warnings,
+    write_import,
+)
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.corpus.sources.tsv import read_headerless_tsv
 from earmark.errors import EarmarkError
@@ -96,6 +102,7 @@ def import_fleurs(
     file, or a folder of parquet shards. Parquet audio is written to `audio_dir`
     (default: `audio/` beside the manifest), which becomes the audio root.
     """
+    check_language_option(language)
     root = Path(path)
     if not root.exists():
         raise EarmarkError("FLEURS path does not exist", file=str(root))
@@ -172,7 +179,7 @@ def _import_tsv(
             hint=f"extract it first: tar -xzf {archive} -C {archive.parent}",
         )
     source = Source(FLEURS_DATASET, config, split, revision, licence)
-    rows: list[Utterance] = []
+    rows: list[Candidate] = []
     skipped: list[SkippedRow] = []
     seen: set[str] = set()
     for line, record in read_headerless_tsv(tsv, FLEURS_TSV_COLUMNS):
@@ -189,7 +196,9 @@ def _import_tsv(
             ) from None
         audio = audio_folder / file_name
         reason = None
-        if utt_id in seen:
+        if audio_path_problem(file_name) is not None:
+            reason = "invalid_audio_path"  # never read a file outside audio/<split>/
+        elif utt_id in seen:
             reason = "duplicate_id"
         elif not record["raw_transcription"].strip():
             reason = "empty_text"
@@ -201,17 +210,21 @@ def _import_tsv(
         seen.add(utt_id)
         gender = record["gender"].strip().lower() or None
         rows.append(
-            Utterance(
-                id=utt_id,
-                audio=f"audio/{tsv_split}/{file_name}",
-                text=record["raw_transcription"],
-                language=language,
-                slices=(f"gender:{gender}",) if gender else (),
-                duration=num_samples / FLEURS_SAMPLE_RATE,
-                sha256=file_sha256(audio) if hash_audio else None,
-                source=source,
-                text_id=record["id"].strip(),
-                custom=_custom(config, record["transcription"], gender, num_samples),
+            Candidate(
+                Utterance(
+                    id=utt_id,
+                    audio=f"audio/{tsv_split}/{file_name}",
+                    text=record["raw_transcription"],
+                    language=language,
+                    slices=(f"gender:{gender}",) if gender else (),
+                    duration=num_samples / FLEURS_SAMPLE_RATE,
+                    sha256=file_sha256(audio) if hash_audio else None,
+                    source=source,
+                    text_id=record["id"].strip(),
+                    custom=_custom(config, record["transcription"], gender, num_samples),
+                ),
+                str(tsv),
+                line,
             )
         )
     return write_import(
@@ -291,7 +304,7 @@ def _import_parquet(
     language = language or language_for_fleurs_config(config)
     audio_root = audio_dir or out_manifest.parent / "audio"
     source = Source(FLEURS_DATASET, config, split, revision, licence)
-    rows: list[Utterance] = []
+    rows: list[Candidate] = []
     skipped: list[SkippedRow] = []
     seen: set[str] = set()
     for shard in shards:
@@ -314,21 +327,27 @@ def _import_parquet(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(record.audio_bytes)
             rows.append(
-                Utterance(
-                    id=utt_id,
-                    audio=rel,
-                    text=record.raw_transcription,
-                    language=language,
-                    slices=(f"gender:{record.gender}",) if record.gender else (),
-                    duration=(
-                        record.num_samples / FLEURS_SAMPLE_RATE
-                        if record.num_samples is not None
-                        else None
+                Candidate(
+                    Utterance(
+                        id=utt_id,
+                        audio=rel,
+                        text=record.raw_transcription,
+                        language=language,
+                        slices=(f"gender:{record.gender}",) if record.gender else (),
+                        duration=(
+                            record.num_samples / FLEURS_SAMPLE_RATE
+                            if record.num_samples is not None
+                            else None
+                        ),
+                        sha256=hashlib.sha256(record.audio_bytes).hexdigest(),
+                        source=source,
+                        text_id=record.text_id,
+                        custom=_custom(
+                            config, record.transcription, record.gender, record.num_samples
+                        ),
                     ),
-                    sha256=hashlib.sha256(record.audio_bytes).hexdigest(),
-                    source=source,
-                    text_id=record.text_id,
-                    custom=_custom(config, record.transcription, record.gender, record.num_samples),
+                    str(shard),
+                    record.index + 1,
                 )
             )
     return write_import(

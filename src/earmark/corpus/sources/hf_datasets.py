@@ -13,7 +13,12 @@ from typing import Any
 
 from earmark.corpus.model import Source, Utterance
 from earmark.corpus.sources.generic_meta import declared_meta
-from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.output import (
+    Candidate,
+    check_language_option,
+    licence_warnings,
+    write_import,
+)
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.errors import EarmarkError, MissingExtraError
 
@@ -43,6 +48,7 @@ def import_hf_datasets(
         raise EarmarkError(
             "the dataset's language must be given", field="language", hint="pass --language"
         )
+    check_language_option(language)
     loaded: Any = datasets.load_from_disk(str(path))
     if isinstance(loaded, datasets.DatasetDict):
         if split not in loaded:
@@ -57,7 +63,7 @@ def import_hf_datasets(
     out = Path(out_manifest)
     root = Path(audio_dir) if audio_dir else out.parent / "audio"
     source = Source(dataset or Path(path).name, None, split, revision, licence)
-    rows: list[Utterance] = []
+    rows: list[Candidate] = []
     skipped: list[SkippedRow] = []
     seen: set[str] = set()
     for index, record in enumerate(loaded):
@@ -85,17 +91,16 @@ def import_hf_datasets(
         rel = f"{split}/{name}"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
-        rows.append(
-            Utterance(
-                id=utt_id,
-                audio=rel,
-                text=text,
-                language=language,
-                speaker=str(record[speaker_column]) if speaker_column else None,
-                sha256=hashlib.sha256(data).hexdigest(),
-                source=source,
-            )
+        utterance = Utterance(
+            id=utt_id,
+            audio=rel,
+            text=text,
+            language=language,
+            speaker=str(record[speaker_column]) if speaker_column else None,
+            sha256=hashlib.sha256(data).hexdigest(),
+            source=source,
         )
+        rows.append(Candidate(utterance, str(path), index + 1))
     return write_import(
         importer="hf_datasets",
         out_manifest=out,

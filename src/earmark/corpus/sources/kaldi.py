@@ -20,7 +20,12 @@ from earmark.corpus.sources.audio_paths import (
     resolve_listed,
 )
 from earmark.corpus.sources.generic_meta import declared_meta
-from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.output import (
+    Candidate,
+    check_language_option,
+    licence_warnings,
+    write_import,
+)
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.corpus.sources.tsv import numbered_lines
 from earmark.errors import EarmarkError
@@ -96,6 +101,7 @@ def import_kaldi(
             field="language",
             hint="pass --language (e.g. ga)",
         )
+    check_language_option(language)
     for name in ("wav.scp", "text"):
         if not (folder / name).is_file():
             raise EarmarkError(f"Kaldi data dir has no {name}", file=str(folder / name))
@@ -156,7 +162,7 @@ def import_kaldi(
         skipped.append(SkippedRow("missing_text", str(where), line, utt))
 
     source = Source(dataset or folder.name, None, split or folder.name, revision, licence)
-    rows: list[Utterance] = []
+    rows: list[Candidate] = []
     hashes: dict[Path, str] = {}
     for utt, audio, start, end in pending:
         rel = relative_under(audio, root)
@@ -168,19 +174,18 @@ def import_kaldi(
         if hash_audio and audio not in hashes:
             hashes[audio] = file_sha256(audio)
         spk = utt2spk.get(utt)
-        rows.append(
-            Utterance(
-                id=utt,
-                audio=rel,
-                text=texts[utt].value,
-                language=language,
-                speaker=spk.value if spk else None,
-                sha256=hashes.get(audio),
-                source=source,
-                start=start,
-                end=end,
-            )
+        utterance = Utterance(
+            id=utt,
+            audio=rel,
+            text=texts[utt].value,
+            language=language,
+            speaker=spk.value if spk else None,
+            sha256=hashes.get(audio),
+            source=source,
+            start=start,
+            end=end,
         )
+        rows.append(Candidate(utterance, text_path, texts[utt].line))
     return write_import(
         importer="kaldi",
         out_manifest=out_manifest,

@@ -24,7 +24,12 @@ from earmark.corpus.sources.audio_paths import (
 )
 from earmark.corpus.sources.generic_meta import declared_meta
 from earmark.corpus.sources.jsonl import read_jsonl, require
-from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.output import (
+    Candidate,
+    check_language_option,
+    licence_warnings,
+    write_import,
+)
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.errors import EarmarkError
 
@@ -93,6 +98,7 @@ def import_lhotse(
     """Import a lhotse CutSet, or a SupervisionSet with its RecordingSet, one row per
     supervision. Relative audio paths are taken from `relative_to` (default: the folder of
     the manifest)."""
+    check_language_option(language)
     kind, main, recs_path = _manifest_files(Path(path), Path(recordings) if recordings else None)
     base = Path(relative_to).resolve() if relative_to else main.resolve().parent
     # (line, supervision, recording, offset of supervision times, file holding the row)
@@ -167,7 +173,7 @@ def import_lhotse(
     root = Path(audio_root).resolve() if audio_root else common_root([p[2] for p in pending], base)
 
     source = Source(dataset or main.name.split(".")[0], None, split, revision, licence)
-    rows: list[Utterance] = []
+    rows: list[Candidate] = []
     seen: set[str] = set()
     hashes: dict[Path, str] = {}
     for line, sup_id, audio, text, lang, seg_start, seg_end, duration, sup in pending:
@@ -183,22 +189,21 @@ def import_lhotse(
         gender = sup.get("gender")
         if gender:
             custom["gender"] = gender
-        rows.append(
-            Utterance(
-                id=sup_id,
-                audio=rel,
-                text=text,
-                language=lang,
-                speaker=sup.get("speaker"),
-                slices=(f"gender:{gender}",) if gender else (),
-                duration=duration,
-                sha256=hashes.get(audio),
-                source=source,
-                start=seg_start,
-                end=seg_end,
-                custom=custom,
-            )
+        utterance = Utterance(
+            id=sup_id,
+            audio=rel,
+            text=text,
+            language=lang,
+            speaker=sup.get("speaker"),
+            slices=(f"gender:{gender}",) if gender else (),
+            duration=duration,
+            sha256=hashes.get(audio),
+            source=source,
+            start=seg_start,
+            end=seg_end,
+            custom=custom,
         )
+        rows.append(Candidate(utterance, str(main), line))
     return write_import(
         importer="lhotse",
         out_manifest=out_manifest,

@@ -7,8 +7,10 @@ offset in milliseconds when the row is a segment of a longer file.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
+from typing import Any
 
 from earmark.corpus.model import Source, Utterance
 from earmark.corpus.sources.audio_paths import (
@@ -19,7 +21,12 @@ from earmark.corpus.sources.audio_paths import (
 )
 from earmark.corpus.sources.generic_meta import declared_meta
 from earmark.corpus.sources.jsonl import read_jsonl, require
-from earmark.corpus.sources.output import licence_warnings, write_import
+from earmark.corpus.sources.output import (
+    Candidate,
+    check_language_option,
+    licence_warnings,
+    write_import,
+)
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.errors import EarmarkError
 
@@ -39,10 +46,17 @@ def import_nemo(
     audio_root: str | os.PathLike[str] | None = None,
     hash_audio: bool = True,
 ) -> ImportReport:
-    """Import a NeMo manifest; `language` overrides (or stands in for) each row's `lang`."""
+    """Import a NeMo manifest; `language` overrides (or stands in for) each row's `lang`.
+
+    A row whose offset is not a finite number >= 0, whose duration is not a finite number
+    > 0 (a zero-length clip has nothing to transcribe), or whose `lang` is not a string is
+    skipped with a reason code; every other row is checked by the manifest's own rules.
+    """
+    check_language_option(language)
     manifest = Path(path)
     base = manifest.resolve().parent
     pending = []
+    skipped: list[SkippedRow] = []
     for line, obj in read_jsonl(manifest):
         audio_text = require(obj, "audio_filepath", manifest, line, str)
         text = require(obj, "text", manifest, line, str)
@@ -52,6 +66,11 @@ def import_nemo(
             if value is not None and (not isinstance(value, _NUMBER) or isinstance(value, bool)):
                 raise EarmarkError("expected a number", file=str(manifest), line=line, field=key)
         lang = language or obj.get("lang")
+        bad = _bad_row(offset, duration, lang)
+        if bad is not None:
+            reason, detail = bad
+            skipped.append(SkippedRow(reason, str(manifest), line, _given_id(obj), detail=detail))
+            continue
         if not lang:
             raise EarmarkError(
                 "row has no language",
@@ -64,7 +83,7 @@ def import_nemo(
         utt_id = obj.get("id") or obj.get("utt_id") or audio.stem
         if obj.get("id") is None and obj.get("utt_id") is None and offset:
             utt_id = f"{utt_id}_{round(float(offset) * 1000):d}"
-        pending.append((line, str(utt_id), audio, text, str(lang), offset, duration))
+        pending.append((line, str(utt_id), audio, text, lang, offset, duration))
     root = (
         Path(audio_root).resolve()
         if audio_root
@@ -72,8 +91,7 @@ def import_nemo(
     )
 
     source = Source(dataset or manifest.stem, None, split, revision, licence)
-    rows: list[Utterance] = []
-    skipped: list[SkippedRow] = []
+    rows: list[Candidate] = []
     seen: set[str] = set()
     for line, utt_id, audio, text, lang, offset, duration in pending:
         rel = relative_under(audio, root)
@@ -93,19 +111,18 @@ def import_nemo(
         seen.add(utt_id)
         start = float(offset) if offset is not None else None
         end = start + float(duration) if start is not None and duration is not None else None
-        rows.append(
-            Utterance(
-                id=utt_id,
-                audio=rel,
-                text=text,
-                language=lang,
-                duration=float(duration) if duration is not None else None,
-                sha256=file_sha256(audio) if hash_audio else None,
-                source=source,
-                start=start,
-                end=end,
-            )
+        utterance = Utterance(
+            id=utt_id,
+            audio=rel,
+            text=text,
+            language=lang,
+            duration=float(duration) if duration is not None else None,
+            sha256=file_sha256(audio) if hash_audio else None,
+            source=source,
+            start=start,
+            end=end,
         )
+        rows.append(Candidate(utterance, str(manifest), line))
     return write_import(
         importer="nemo",
         out_manifest=out_manifest,
@@ -122,3 +139,29 @@ def import_nemo(
         source_path=manifest,
         warnings=licence_warnings(licence, consent_basis),
     )
+
+
+def _bad_row(offset: Any, duration: Any, lang: Any) -> tuple[str, str] | None:
+    """(reason, detail) for values no manifest row can carry, checked before they are
+    used (an infinite offset cannot even make an id)."""
+    if offset is not None and (not _finite(offset * 1000) or offset < 0):
+        return "invalid_times", f"offset must be a finite number >= 0, got {offset!r}"
+    if duration is not None and (not _finite(duration) or duration <= 0):
+        return "invalid_duration", f"duration must be a finite number > 0, got {duration!r}"
+    if lang is not None and not isinstance(lang, str):
+        return "invalid_language", f"lang must be a string, got {type(lang).__name__}"
+    return None
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond any float
+        return False
+
+
+def _given_id(obj: dict[str, Any]) -> str | None:
+    for key in ("id", "utt_id", "audio_filepath"):
+        if isinstance(obj.get(key), str) and obj[key]:
+            return str(obj[key])[:200]
+    return None

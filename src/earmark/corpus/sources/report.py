@@ -24,7 +24,48 @@ SKIP_REASONS = {
     "unsupported_lhotse_source": "lhotse recording source is not a plain file (url, command...)",
     "missing_recording": "lhotse supervision names a recording that is not in the recordings",
     "undecodable_audio": "embedded audio bytes could not be written out",
+    # A row the manifest reader would refuse (`earmark.corpus.manifest.row_problem`) is
+    # never written: one code per field at fault.
+    "invalid_id": "the utterance id is empty or longer than the manifest allows",
+    "invalid_audio_path": "the audio path is absolute, escapes the root or is too long",
+    "invalid_text": "the transcript is too long or not encodable as UTF-8",
+    "invalid_language": "the language is not a BCP-47-style tag (e.g. zh, ga, en-US)",
+    "invalid_speaker": "the speaker is not a non-empty string of bounded length",
+    "invalid_slices": "a slice label is empty or listed twice",
+    "invalid_duration": "the duration is NaN, infinite, negative or zero",
+    "invalid_times": "start/end are NaN, infinite, negative, or end is not after start",
+    "invalid_sha256": "the audio hash is not 64 lower-case hex digits",
+    "invalid_text_id": "the text id is not a non-empty string of bounded length",
+    "invalid_source": "the row's source fields are not strings of bounded length",
+    "invalid_custom": "a custom value is NaN, infinite or cannot be written as JSON",
+    "row_too_long": "the written row would exceed the manifest's line limit",
+    "invalid_row": "the manifest reader would refuse the row",
 }
+
+#: Manifest field at fault (`EarmarkError.field` from `row_problem`) -> reason code.
+FIELD_REASONS = {
+    "id": "invalid_id",
+    "audio": "invalid_audio_path",
+    "text": "invalid_text",
+    "language": "invalid_language",
+    "speaker": "invalid_speaker",
+    "slices": "invalid_slices",
+    "duration": "invalid_duration",
+    "start": "invalid_times",
+    "end": "invalid_times",
+    "sha256": "invalid_sha256",
+    "text_id": "invalid_text_id",
+    "custom": "invalid_custom",
+}
+
+
+def reason_for_field(field_name: str | None, message: str = "") -> str:
+    """The reason code for a row `row_problem` refused on `field_name`."""
+    if field_name is None:
+        return "row_too_long" if "longer than" in message else "invalid_row"
+    if field_name.startswith("source."):
+        return "invalid_source"
+    return FIELD_REASONS.get(field_name, "invalid_row")
 
 
 @dataclass(frozen=True)
@@ -59,6 +100,15 @@ class ImportReport:
 
     def skipped_by_reason(self) -> dict[str, int]:
         return dict(sorted(Counter(row.reason for row in self.skipped).items()))
+
+    def first_ids(self, per_reason: int = 3) -> dict[str, list[str]]:
+        """The first few skipped ids of each reason, for a report a person reads."""
+        out: dict[str, list[str]] = {}
+        for row in self.skipped:
+            ids = out.setdefault(row.reason, [])
+            if len(ids) < per_reason and row.id is not None:
+                ids.append(row.id)
+        return dict(sorted(out.items()))
 
     def summary(self) -> str:
         parts = [f"{self.rows_written} rows written to {self.manifest}"]
