@@ -4,16 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from earmark.report.markdown import fmt_rate
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+from earmark.report.markdown import fmt_rate, md_code, md_table, md_text
 
 
 def fmt_share(block: dict[str, Any] | None) -> str:
@@ -113,31 +104,33 @@ def render_compare_markdown(result: dict[str, Any]) -> str:
     lines = [
         "# earmark compare",
         "",
-        f"Reference arm: **{result['reference_arm']}**. Shared utterances: "
-        f"**N = {result['n_shared']}** ({result['n_clusters']} clips); "
+        f"Reference arm: **{md_text(result['reference_arm'])}**. Shared utterances: "
+        f"**N = {md_text(result['n_shared'])}** ({md_text(result['n_clusters'])} clips); "
         f"{len(result['unpaired'])} unpaired row(s) listed below.",
         "",
-        f"Normaliser policy: `{result['normalizer_policy']}`. Rates are **{agg}** "
+        f"Normaliser policy: {md_code(result['normalizer_policy'])}. Rates are "
+        f"**{md_text(agg)}** "
         + (
             "(corpus: summed errors / summed reference units)."
             if agg == "micro"
             else "(**macro**: mean of per-utterance rates, as the seed-002 harness publishes)."
         )
-        + f" 95% clip-bootstrap CIs, B = {boot['resamples']}, seed {boot['seed']}.",
+        + f" 95% clip-bootstrap CIs, B = {md_text(boot['resamples'])}, "
+        f"seed {md_text(boot['seed'])}.",
         "",
         "Exact match: raw hypothesis byte-identical to the reference arm's (a missing "
         "hypothesis never matches). `—`: not computable (mixed normalisers, or no word "
         "units); each null carries its reason in compare.json.",
         "",
         *_determinism_lines(result),
-        _table(["arm", "N", *ARM_HEADER], summary_rows(result)),
+        md_table(["arm", "N", *ARM_HEADER], summary_rows(result)),
         "",
         "## Paired differences vs the reference arm (challenger − reference)",
         "",
     ]
     overall = pair_rows(result)
     if overall:
-        lines += [_table(PAIR_HEADER, overall), ""]
+        lines += [md_table(PAIR_HEADER, overall), ""]
     else:
         lines += ["No overall paired figure (see per language).", ""]
     lines += ["## By language", ""]
@@ -147,12 +140,13 @@ def render_compare_markdown(result: dict[str, Any]) -> str:
             for lang, block in arm["by_language"].items()
         ]
         if rows:
-            lines += [f"### {name}", "", _table(["language", "N", *ARM_HEADER], rows), ""]
+            lines += [f"### {md_text(name)}", "", md_table(["language", "N", *ARM_HEADER], rows)]
+            lines.append("")
     languages = sorted({p["language"] for p in result["pairs"] if p.get("language")})
     for lang in languages:
         rows = pair_rows(result, lang)
         if rows:
-            lines += [f"Paired, {lang}:", "", _table(PAIR_HEADER, rows), ""]
+            lines += [f"Paired, {md_text(lang)}:", "", md_table(PAIR_HEADER, rows), ""]
     if any(arm["by_slice"] for arm in result["arms"].values()):
         lines += ["## By slice", ""]
         for name, arm in result["arms"].items():
@@ -161,17 +155,18 @@ def render_compare_markdown(result: dict[str, Any]) -> str:
                 for sl, block in arm["by_slice"].items()
             ]
             if rows:
-                lines += [f"### {name}", "", _table(["slice", "N", *ARM_HEADER], rows), ""]
+                lines += [f"### {md_text(name)}", "", md_table(["slice", "N", *ARM_HEADER], rows)]
+                lines.append("")
     lines += ["## Diagnostics", ""]
     diag_rows = []
     for name, diag in result["diagnostics"].items():
         diag_rows.append([name, ", ".join(diag["flags"]) or "none"])
-    lines += [_table(["arm", "flags"], diag_rows), ""]
+    lines += [md_table(["arm", "flags"], diag_rows), ""]
     if result["unpaired"]:
         lines += ["## Unpaired rows (not compared)", ""]
         shown = result["unpaired"][:200]
         lines += [
-            _table(
+            md_table(
                 ["arm", "id", "repeat", "reason"],
                 [[u["arm"], u["id"], str(u["repeat"]), u["reason"]] for u in shown],
             ),
@@ -187,30 +182,31 @@ def _determinism_lines(result: dict[str, Any]) -> list[str]:
     block = result.get("determinism")
     if not block or not block.get("churn_includes_sampling_noise"):
         return []
-    return [f"**Determinism:** {block['note']}.", ""]
+    return [f"**Determinism:** {md_text(block['note'])}.", ""]
 
 
 def print_compare(result: dict[str, Any]) -> None:
     """The short rich table: one row per arm, N printed, then the overall pairs."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
     table = Table(
         title=f"earmark compare: N = {result['n_shared']} shared utterances, reference "
-        f"{result['reference_arm']} ({result['aggregate']}, 95% clip-bootstrap CI)"
+        f"{escape(str(result['reference_arm']))} ({result['aggregate']}, 95% clip-bootstrap CI)"
     )
     for col in ["arm", "N", *ARM_HEADER]:
         table.add_column(col, overflow="fold")
     for name, arm in result["arms"].items():
         label = f"{name} (reference)" if name == result["reference_arm"] else name
-        table.add_row(label, str(arm["exact_match_vs_reference"]["n"]), *_metric_cells(arm))
+        table.add_row(escape(label), str(arm["exact_match_vs_reference"]["n"]), *_metric_cells(arm))
         if arm["vs_human"]["cer"].get("value") is None:  # mixed normalisers: per language
             for lang, block in arm["by_language"].items():
-                table.add_row(f"  {lang}", str(block["n"]), *_metric_cells(block))
+                table.add_row(f"  {escape(lang)}", str(block["n"]), *_metric_cells(block))
     console.print(table)
-    for line in _determinism_lines(result)[:1]:
-        console.print(line.replace("**", ""))
+    if _determinism_lines(result):
+        console.print(f"Determinism: {escape(result['determinism']['note'])}.")
     pairs = pair_rows(result)
     if not pairs:
         for lang in sorted({p["language"] for p in result["pairs"] if p.get("language")}):
@@ -220,10 +216,10 @@ def print_compare(result: dict[str, Any]) -> None:
         for col in PAIR_HEADER:
             ptable.add_column(col, overflow="fold")
         for row in pairs:
-            ptable.add_row(*row)
+            ptable.add_row(*(escape(cell) for cell in row))
         console.print(ptable)
     if result["unpaired"]:
         console.print(f"{len(result['unpaired'])} unpaired row(s) not compared (see compare.json)")
     for name, diag in result["diagnostics"].items():
         if diag["flags"]:
-            console.print(f"diagnostics {name}: {', '.join(diag['flags'])}")
+            console.print(f"diagnostics {escape(name)}: {', '.join(diag['flags'])}")

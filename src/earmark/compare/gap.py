@@ -186,20 +186,21 @@ def gap(
 
 
 def render_gap_markdown(result: dict[str, Any]) -> str:
-    from earmark.report.markdown import fmt_rate
+    from earmark.report.markdown import fmt_rate, md_code, md_table, md_text
 
     a, b = result["corpus_a"], result["corpus_b"]
+    boot = result["bootstrap"]
     lines = [
         "# earmark compare --gap",
         "",
-        f"Arm **{a['arm']}** on corpus A (`{a['source']}`, N = {a['n']}) and corpus B "
-        f"(`{b['source']}`, N = {b['n']}). Gap = B − A, {result['aggregate']} rates; CI from "
-        f"independent clip bootstraps of each corpus (B = {result['bootstrap']['resamples']}, "
-        f"seeds {result['bootstrap']['seed']} / {result['bootstrap']['seed_b']}).",
+        f"Arm **{md_text(a['arm'])}** on corpus A ({md_code(a['source'])}, "
+        f"N = {md_text(a['n'])}) and corpus B ({md_code(b['source'])}, N = {md_text(b['n'])}). "
+        f"Gap = B − A, {md_text(result['aggregate'])} rates; CI from independent clip "
+        f"bootstraps of each corpus (B = {md_text(boot['resamples'])}, seeds "
+        f"{md_text(boot['seed'])} / {md_text(boot['seed_b'])}).",
         "",
-        "| metric | corpus A | corpus B | gap (points) [95% CI] |",
-        "|---|---|---|---|",
     ]
+    rows = []
     for metric in ("wer", "cer"):
         g = result["gap"][metric]
         if g["value"] is None:
@@ -208,5 +209,6 @@ def render_gap_markdown(result: dict[str, Any]) -> str:
             cell = f"{100 * g['value']:+.2f}"
             if g.get("ci95"):
                 cell += f" [{100 * g['ci95'][0]:+.2f}, {100 * g['ci95'][1]:+.2f}]"
-        lines.append(f"| {metric} | {fmt_rate(a[metric])} | {fmt_rate(b[metric])} | {cell} |")
-    return "\n".join(lines) + "\n"
+        rows.append([metric, fmt_rate(a[metric]), fmt_rate(b[metric]), cell])
+    header = ["metric", "corpus A", "corpus B", "gap (points) [95% CI]"]
+    return "\n".join([*lines, md_table(header, rows)]) + "\n"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from earmark.report.markdown import md_code, md_text
+
 
 def _pct(stat: dict[str, Any]) -> str:
     value = stat.get("value")
@@ -32,19 +34,23 @@ def render_postprocess_markdown(document: dict[str, Any]) -> str:
     punct = overall["punctuation"]
     cer = overall["cer"]
     det = overall["determinism"]
-    lines = [f"# Post-processor evaluation: {processor['kind']}", ""]
+    lines = [f"# Post-processor evaluation: {md_text(processor['kind'])}", ""]
     for warning in summary["warnings"]:
-        lines += [f"> **WARNING: {warning}**", ""]
+        lines += [f"> **WARNING: {md_text(warning)}**", ""]
     lines += [
-        f"Processor: `{document['processor_spec']}`"
+        f"Processor: {md_code(document['processor_spec'])}"
         + (
-            f" (prompt sha256 `{processor['prompt_sha256'][:12]}…`)"
+            f" (prompt sha256 {md_code(str(processor['prompt_sha256'])[:12] + '…')})"
             if "prompt_sha256" in processor
             else ""
         )
-        + (f" (OpenCC {processor['opencc_version']})" if "opencc_version" in processor else ""),
-        f"Source: `{document['source']['predictions']}`"
-        + (f", arm `{document['source']['arm']}`" if document["source"].get("arm") else ""),
+        + (
+            f" (OpenCC {md_text(processor['opencc_version'])})"
+            if "opencc_version" in processor
+            else ""
+        ),
+        f"Source: {md_code(document['source']['predictions'])}"
+        + (f", arm {md_code(document['source']['arm'])}" if document["source"].get("arm") else ""),
         f"{overall['n_transcripts']} transcripts ({overall['n_clusters']} clips) × "
         f"{summary['repeats']} repeats = {overall['n_outputs']} outputs; "
         f"guard: {'on' if summary['guarded'] else 'off (changes characters by design)'}.",
@@ -70,7 +76,7 @@ def render_postprocess_markdown(document: dict[str, Any]) -> str:
         f"{acc['outcomes']['accepted_unchanged']} accepted unchanged, "
         f"{acc['outcomes']['source_retained']} source retained"
         + (
-            " (" + ", ".join(f"{k}: {v}" for k, v in acc["reasons"].items()) + ")"
+            " (" + ", ".join(f"{md_text(k)}: {md_text(v)}" for k, v in acc["reasons"].items()) + ")"
             if acc["reasons"]
             else ""
         )

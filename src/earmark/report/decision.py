@@ -644,76 +644,121 @@ def _evidence_reason(e: dict[str, Any], rules: DecisionRules) -> str:
 
 
 def render_decision_markdown(record: dict[str, Any]) -> str:
+    from earmark.report.markdown import md_code, md_table, md_text
+
     b, c = record["baseline"], record["challenger"]
     lines = [
-        f"# Decision record {record['date']}: `{c['arm']}` vs baseline `{b['arm']}`",
+        f"# Decision record {md_text(record['date'])}: {md_code(c['arm'])} vs baseline "
+        f"{md_code(b['arm'])}",
         "",
-        f"**Verdict: {record['verdict']}**",
+        f"**Verdict: {md_text(record['verdict'])}**",
         "",
         "## Reasons",
         "",
-        *[f"- {r}" for r in record["reasons"]],
+        *[f"- {md_text(r)}" for r in record["reasons"]],
         "",
         "## Error rates (primary view, paired rows)",
         "",
-        "| language | metric / view | N paired | coverage baseline / challenger | "
-        "baseline [95% CI] | challenger [95% CI] | "
-        "relative reduction | challenger − baseline [95% CI] | non-inferior | quality rule |",
-        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for e in record["evidence"]:
-        lines.append(
-            f"| {e['language']} | {e['metric'].upper()} {e['normalizer']}/{e['view']} | "
-            f"{e['n_paired']} | {_fmt_coverage(e.get('coverage'))} | "
-            f"{_fmt_metric(e['baseline'])} | {_fmt_metric(e['challenger'])} | "
-            f"{_pct(e['relative_reduction'])} | {_pp_ci(e['difference_ci95'], e['difference'])} | "
-            f"{'yes' if e['non_inferior'] else 'no'} | {'met' if e['quality_win'] else 'no'} |"
-        )
+    evidence = [
+        [
+            e["language"],
+            f"{e['metric'].upper()} {e['normalizer']}/{e['view']}",
+            str(e["n_paired"]),
+            _fmt_coverage(e.get("coverage")),
+            _fmt_metric(e["baseline"]),
+            _fmt_metric(e["challenger"]),
+            _pct(e["relative_reduction"]),
+            _pp_ci(e["difference_ci95"], e["difference"]),
+            "yes" if e["non_inferior"] else "no",
+            "met" if e["quality_win"] else "no",
+        ]
+        for e in record["evidence"]
+    ]
+    header = [
+        "language",
+        "metric / view",
+        "N paired",
+        "coverage baseline / challenger",
+        "baseline [95% CI]",
+        "challenger [95% CI]",
+        "relative reduction",
+        "challenger − baseline [95% CI]",
+        "non-inferior",
+        "quality rule",
+    ]
+    lines.append(md_table(header, evidence))
     res = record["resources"]
     lat, core = res["latency"], res["core_cost"]
+    speed = [
+        [
+            f"latency {lat['statistic']} (s)",
+            _num(lat["baseline"]),
+            _num(lat["challenger"]),
+            _pct(lat["reduction"]),
+            f"≥ {100 * record['rules']['min_latency_reduction']:.0f}%",
+            "yes" if lat["met"] else "no",
+        ],
+        [
+            "CPU s per audio s",
+            _num(core["baseline"]),
+            _num(core["challenger"]),
+            _pct(core["reduction"]),
+            f"≥ {100 * record['rules']['min_core_cost_reduction']:.0f}%",
+            "yes" if core["met"] else "no",
+        ],
+        [
+            "peak RSS",
+            _mib(res["peak_rss_bytes"]["baseline"]),
+            _mib(res["peak_rss_bytes"]["challenger"]),
+            "",
+            "",
+            "",
+        ],
+    ]
+    speed += [
+        [
+            f"ceiling: {ceiling['name']}",
+            "",
+            _num(ceiling["challenger"]),
+            "",
+            f"≤ {ceiling['limit']}",
+            "yes" if ceiling["met"] else "no",
+        ]
+        for ceiling in res["ceilings"]
+    ]
     lines += [
         "",
         "## Speed and cost" + ("" if res["same_host"] else " (not comparable: hosts differ)"),
         "",
-        "| measure | baseline | challenger | reduction | threshold | met |",
-        "|---|---|---|---|---|---|",
-        f"| latency {lat['statistic']} (s) | {_num(lat['baseline'])} | "
-        f"{_num(lat['challenger'])} | {_pct(lat['reduction'])} | "
-        f"≥ {100 * record['rules']['min_latency_reduction']:.0f}% | "
-        f"{'yes' if lat['met'] else 'no'} |",
-        f"| CPU s per audio s | {_num(core['baseline'])} | {_num(core['challenger'])} | "
-        f"{_pct(core['reduction'])} | ≥ {100 * record['rules']['min_core_cost_reduction']:.0f}% "
-        f"| {'yes' if core['met'] else 'no'} |",
-        f"| peak RSS | {_mib(res['peak_rss_bytes']['baseline'])} | "
-        f"{_mib(res['peak_rss_bytes']['challenger'])} | | | |",
+        md_table(["measure", "baseline", "challenger", "reduction", "threshold", "met"], speed),
     ]
-    for ceiling in res["ceilings"]:
-        lines.append(
-            f"| ceiling: {ceiling['name']} | | {_num(ceiling['challenger'])} | | "
-            f"≤ {ceiling['limit']} | {'yes' if ceiling['met'] else 'no'} |"
-        )
     corpus = record["corpus"]
     lines += [
         "",
         "## Provenance",
         "",
-        f"- Corpus: {corpus['dataset'] or 'not recorded'}, manifest SHA-256 "
-        f"`{corpus['manifest_sha256'] or 'NOT RECORDED'}`, selection "
-        f"{corpus['selection'] or 'not recorded'}",
+        f"- Corpus: {md_text(corpus['dataset'] or 'not recorded')}, manifest SHA-256 "
+        f"{md_code(corpus['manifest_sha256'] or 'NOT RECORDED')}, selection "
+        f"{md_text(corpus['selection'] or 'not recorded')}",
     ]
     for role, side in (("Baseline", b), ("Challenger", c)):
         model = side["model"]
         host = side["host"] or {}
         lines.append(
-            f"- {role} `{side['arm']}` ({side['run']}): {model.get('artifact_id') or '—'}, "
-            f"revision `{model.get('revision') or 'NOT RECORDED'}`, "
+            f"- {role} {md_code(side['arm'])} ({md_text(side['run'])}): "
+            f"{md_text(model.get('artifact_id') or '—')}, "
+            f"revision {md_code(model.get('revision') or 'NOT RECORDED')}, "
             f"{len(model.get('file_sha256') or {})} file hashes; host "
-            f"{host.get('os', '?')}/{host.get('arch', '?')}, {host.get('cpu_model') or '?'}, "
-            f"{host.get('cores_available', '?')} cores; "
+            + md_text(
+                f"{host.get('os', '?')}/{host.get('arch', '?')}, {host.get('cpu_model') or '?'}, "
+                f"{host.get('cores_available', '?')} cores"
+            )
+            + "; "
             + (
                 "verifiable"
                 if side["verifiable"]
-                else "**unverifiable**: " + "; ".join(side["missing"])
+                else "**unverifiable**: " + md_text("; ".join(side["missing"]))
             )
         )
     rules = record["rules"]
@@ -721,11 +766,11 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         "",
         "## Rules applied",
         "",
-        *[f"- `{k}` = {json.dumps(v)}" for k, v in rules.items()],
+        *[f"- {md_code(k)} = {md_text(json.dumps(v))}" for k, v in rules.items()],
         "",
         "## Non-metric gates (a person confirms each before acting on the verdict)",
         "",
-        *[f"- [ ] **{g['gate']}** — {g['known']}" for g in record["gates"]],
+        *[f"- [ ] **{md_text(g['gate'])}** — {md_text(g['known'])}" for g in record["gates"]],
         "",
     ]
     return "\n".join(lines)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.report.markdown import fmt_rate
+from earmark.report.markdown import fmt_rate, md_table
 from earmark.report.run_directory import (
     RunDirectory,
     base_language,
@@ -450,15 +450,6 @@ def _unranked_intro(board: Leaderboard) -> str:
     )
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def render_markdown(board: Leaderboard) -> str:
     header, rows = pivot(board)
     parts = [
@@ -471,11 +462,11 @@ def render_markdown(board: Leaderboard) -> str:
         "",
         "## Systems × corpora",
         "",
-        _md_table(header, rows),
+        md_table(header, rows),
         "",
         "## Detail",
         "",
-        _md_table(DETAIL_HEADER, detail_rows(board)),
+        md_table(DETAIL_HEADER, detail_rows(board)),
         "",
     ]
     if board.unranked:
@@ -484,7 +475,7 @@ def render_markdown(board: Leaderboard) -> str:
             "",
             _unranked_intro(board),
             "",
-            _md_table(UNRANKED_HEADER, unranked_rows(board)),
+            md_table(UNRANKED_HEADER, unranked_rows(board)),
             "",
         ]
     return "\n".join(parts)

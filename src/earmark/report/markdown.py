@@ -1,8 +1,97 @@
-"""`results.md`: the figures a person reads first, every number traceable to results.json."""
+"""`results.md`: the figures a person reads first, every number traceable to results.json.
+
+Also the Markdown escaping every `.md` earmark writes goes through (`md_text`, `md_code`,
+`md_fence`, `md_table`): ids, transcripts, arm and corpus names come from files anyone can
+write, and a renderer that allows HTML (markdown-it, many wikis) would run them as markup.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
+
+#: Every line break a Markdown renderer (or `str.splitlines`) might honour; inside one
+#: cell, list item or heading a break would end the block and start a new one.
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+#: Escaped wherever they stand: HTML's three specials become entities (a backslash is not
+#: enough for older renderers), Markdown's code, emphasis, strike and cell syntax get `\`.
+_ALWAYS = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "\\": "\\\\",
+    "`": "\\`",
+    "*": "\\*",
+    "~": "\\~",
+    "|": "\\|",
+}
+#: Block syntax that only counts at the start of a line: an ATX heading, a bullet, an
+#: ordered-list number, a thematic break of dashes.
+_BLOCK_START = re.compile(
+    r"^(\s*)(?:(#)(?=#{0,5}(?:\s|$))|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|(-)(?=(?:\s*-){2,}\s*$))"
+)
+#: A heading's optional closing sequence: ` ##` at the end would be eaten.
+_CLOSING_HASHES = re.compile(r"(\s)(#+\s*)$")
+
+
+def md_text(value: object) -> str:
+    """`value` as Markdown that renders to exactly its text (line breaks become spaces).
+
+    Safe in a table cell, a list item, a heading or running text. `[` stays readable
+    (`[9.1, 17.5]`): a `]` that could close a link (`](`, `][`, `]:`) is escaped instead,
+    so no link, image or reference definition can form. `_` between two letters or digits
+    stays (it cannot start emphasis there), so ids like `utt_001` read as written.
+    """
+    text = _LINE_BREAK.sub(" ", str(value))
+    out: list[str] = []
+    last = len(text) - 1
+    for i, ch in enumerate(text):
+        if ch in _ALWAYS:
+            out.append(_ALWAYS[ch])
+        elif ch == "_":
+            intraword = 0 < i < last and text[i - 1].isalnum() and text[i + 1].isalnum()
+            out.append("_" if intraword else "\\_")
+        elif ch == "]" and text[i + 1 : i + 2] in ("(", "[", ":"):
+            out.append("\\]")
+        else:
+            out.append(ch)
+    escaped = "".join(out)
+    escaped = _BLOCK_START.sub(_escape_block_start, escaped, count=1)
+    return _CLOSING_HASHES.sub(r"\1\\\2", escaped, count=1)
+
+
+def _escape_block_start(match: re.Match[str]) -> str:
+    lead, hashes, bullet, number, delimiter, dash = match.groups()
+    if number is not None:
+        return f"{lead}{number}\\{delimiter}"
+    return f"{lead}\\{hashes or bullet or dash}"
+
+
+def md_code(value: object) -> str:
+    """`value` as a code span shown verbatim (a longer backtick fence than any run inside).
+
+    Not for table cells: GFM splits a cell at `|` even inside a code span."""
+    text = _LINE_BREAK.sub(" ", str(value))
+    if not text:
+        return "` `"
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[0] in " `" or text[-1] in " `" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_fence(text: str) -> list[str]:
+    """A fenced code block holding `text` verbatim, fenced longer than any backtick run in it."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    fence = "`" * max(3, max(map(len, re.findall("`+", text)), default=0) + 1)
+    return [fence, *lines, fence]
+
+
+def md_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
+    """A GFM table; every header and body cell is plain text, escaped with `md_text`."""
+    lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def fmt_rate(metric: dict[str, Any] | None) -> str:
@@ -52,17 +141,8 @@ def block_rows(label: str, block: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    def esc(cell: str) -> str:
-        return cell.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def render_results_markdown(results: dict[str, Any], title: str = "earmark results") -> str:
-    parts = [f"# {title}", ""]
+    parts = [f"# {md_text(title)}", ""]
     if results.get("public") is False:
         parts += [
             "> **Not public.** The corpus sidecar does not permit redistribution of audio "
@@ -107,10 +187,10 @@ def _punctuation_markdown(section: dict[str, Any] | None) -> list[str]:
     return [
         "### Punctuation (seed-001 protocol)",
         "",
-        f"{o['ref_marks']} reference marks, {o['hyp_marks']} hypothesis marks; probes passed: "
-        f"{section.get('probes_passed')}.",
+        f"{md_text(o['ref_marks'])} reference marks, {md_text(o['hyp_marks'])} hypothesis "
+        f"marks; probes passed: {md_text(section.get('probes_passed'))}.",
         "",
-        _table(["match", "precision", "recall", "F1"], rows),
+        md_table(["match", "precision", "recall", "F1"], rows),
         "",
     ]
 
@@ -128,9 +208,9 @@ def _critical_markdown(section: dict[str, Any] | None) -> list[str]:
     return [
         "### Critical tokens (exact match, no numeral normalisation)",
         "",
-        _table(["category", "in references", "matched", "lost", "recall"], rows),
+        md_table(["category", "in references", "matched", "lost", "recall"], rows),
         "",
-        _failures_line(section.get("n_failures")),
+        md_text(_failures_line(section.get("n_failures"))),
         "",
     ]
 
@@ -147,8 +227,8 @@ def _failures_line(n: Any) -> str:
 def _protocol_lines(protocol: dict[str, Any] | None) -> list[str]:
     if not protocol:
         return []
-    return [f"- Protocol: **{protocol['name']}** — {protocol['source']}"] + [
-        f"  - {note}" for note in protocol.get("notes", [])
+    return [f"- Protocol: **{md_text(protocol['name'])}** — {md_text(protocol['source'])}"] + [
+        f"  - {md_text(note)}" for note in protocol.get("notes", [])
     ]
 
 
@@ -163,17 +243,22 @@ def _publication_notes(arm: dict[str, Any]) -> list[str]:
             seen.setdefault((block["normalizer"]["name"], d["normalizer"]), d)
     lines: list[str] = []
     for (name, _), d in seen.items():
-        how = f"; `--protocol {d['protocol']}` reproduces it" if d.get("protocol") else ""
-        lines.append(
-            f"† `{name}` is not {d['publication']} (`{d['normalizer']}`{how}). It differs in:"
+        how = (
+            f"; {md_code('--protocol ' + str(d['protocol']))} reproduces it"
+            if d.get("protocol")
+            else ""
         )
-        lines += [f"- {line}" for line in d["differences"]]
+        lines.append(
+            f"† {md_code(name)} is not {md_text(d['publication'])} "
+            f"({md_code(d['normalizer'])}{how}). It differs in:"
+        )
+        lines += [f"- {md_text(line)}" for line in d["differences"]]
         lines.append("")
     return lines
 
 
 def _units(items: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{i['unit']} ×{i['count']}" for i in items[:5]) or "—"
+    return ", ".join(f"{md_text(i['unit'])} ×{md_text(i['count'])}" for i in items[:5]) or "—"
 
 
 def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
@@ -186,14 +271,15 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
         else " (mean of per-utterance rates — labelled macro, not corpus WER)"
     )
     parts = [
-        f"## Arm `{name}`",
+        f"## Arm {md_code(name)}",
         "",
-        f"- Aggregate: **{aggregate}**{how}",
-        f"- Utterances: {cov['references']} references, {cov['scored']} scored; statuses "
-        + ", ".join(f"{k}: {v}" for k, v in cov["statuses"].items()),
+        f"- Aggregate: **{md_text(aggregate)}**{how}",
+        f"- Utterances: {md_text(cov['references'])} references, {md_text(cov['scored'])} "
+        "scored; statuses "
+        + ", ".join(f"{md_text(k)}: {md_text(v)}" for k, v in cov["statuses"].items()),
         f"- CIs: percentile {int(100 * boot['level'])}% clip bootstrap, "
-        f"{boot['resamples']} resamples, seed {boot['seed']}"
-        + (f", generator {boot['generator']}" if boot.get("generator") else ""),
+        f"{md_text(boot['resamples'])} resamples, seed {md_text(boot['seed'])}"
+        + (f", generator {md_text(boot['generator'])}" if boot.get("generator") else ""),
         *_protocol_lines(arm.get("protocol")),
         "",
     ]
@@ -202,10 +288,11 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     if arm.get("overall"):
         rows += block_rows("overall", arm["overall"])
     else:
-        parts += [f"Overall: null — {arm.get('overall_null_reason', 'not computable')}", ""]
+        reason = arm.get("overall_null_reason", "not computable")
+        parts += [f"Overall: null — {md_text(reason)}", ""]
     for lang, block in arm["by_language"].items():
         rows += block_rows(f"language {lang}", block)
-    parts += [_table(header, rows), ""]
+    parts += [md_table(header, rows), ""]
     parts += _publication_notes(arm)
     slice_rows: list[list[str]] = []
     for lang, block in arm["by_language"].items():
@@ -221,7 +308,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
             )
     if slice_rows:
         parts += ["### Slices (primary view)", ""]
-        parts += [_table(["language / slice", "N", "WER", "CER"], slice_rows), ""]
+        parts += [md_table(["language / slice", "N", "WER", "CER"], slice_rows), ""]
     hall_rows = []
     for lang, block in arm["by_language"].items():
         h = block["hallucination"]
@@ -240,10 +327,10 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     if hall_rows:
         parts += ["### Hallucination diagnostics", ""]
         header = ["language", "output on no-speech", "empty outputs", "repetition loops"]
-        parts += [_table([*header, "runaway outputs (>2× ref)"], hall_rows), ""]
+        parts += [md_table([*header, "runaway outputs (over 2× ref)"], hall_rows), ""]
     if cov["not_ok"]:
         parts += ["### Rows without a usable hypothesis (scored as deletions)", ""]
-        parts += [f"- `{r['id']}`: {r['status']}" for r in cov["not_ok"][:200]]
+        parts += [f"- {md_code(r['id'])}: {md_text(r['status'])}" for r in cov["not_ok"][:200]]
         if len(cov["not_ok"]) > 200:
             parts.append(f"- … and {len(cov['not_ok']) - 200} more (see results.json)")
         parts.append("")
@@ -254,38 +341,29 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
         if not section["worst_utterances"]:
             continue
         subs = ", ".join(
-            f"{s['reference']}→{s['hypothesis']} ×{s['count']}"
+            f"{md_text(s['reference'])}→{md_text(s['hypothesis'])} ×{md_text(s['count'])}"
             for s in section["top_substitutions"][:5]
         )
         parts += [
-            f"### Error analysis: {lang} ({section['normalizer']} / {section['view']}, "
-            f"{section['unit']}s)",
+            f"### Error analysis: {md_text(lang)} ({md_text(section['normalizer'])} / "
+            f"{md_text(section['view'])}, {md_text(section['unit'])}s)",
             "",
             f"- Top substitutions: {subs or '—'}",
-            "- Top deletions: "
-            + (
-                ", ".join(f"{d['unit']} ×{d['count']}" for d in section["top_deletions"][:5]) or "—"
-            ),
-            "- Top insertions: "
-            + (
-                ", ".join(f"{i['unit']} ×{i['count']}" for i in section["top_insertions"][:5])
-                or "—"
-            ),
+            f"- Top deletions: {_units(section['top_deletions'])}",
+            f"- Top insertions: {_units(section['top_insertions'])}",
             "",
         ]
         for worst in section["worst_utterances"][:3]:
             parts += [
-                f"`{worst['id']}` — {worst['substitutions']} S, {worst['deletions']} D, "
-                f"{worst['insertions']} I",
+                f"{md_code(worst['id'])} — {md_text(worst['substitutions'])} S, "
+                f"{md_text(worst['deletions'])} D, {md_text(worst['insertions'])} I",
                 "",
-                "```",
-                worst["alignment"],
-                "```",
+                *md_fence(str(worst["alignment"])),
                 "",
             ]
     excluded = cov.get("excluded", [])
     if excluded:
         parts += ["### Excluded", ""]
-        parts += [f"- `{ex['id']}`: {ex['reason']}" for ex in excluded[:200]]
+        parts += [f"- {md_code(ex['id'])}: {md_text(ex['reason'])}" for ex in excluded[:200]]
         parts.append("")
     return parts
