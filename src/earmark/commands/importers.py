@@ -77,11 +77,14 @@ def run(args: argparse.Namespace) -> int:
         if "hash_audio" not in accepted:
             raise EarmarkError(f"--no-hash does not apply to source {args.source!r}")
         kwargs["hash_audio"] = False
+    # Every row is checked against the manifest reader's rules before it is written; an
+    # import that keeps no row raises (exit 2), so exit 0 means a usable manifest.
     report = importer(args.path, args.out, **kwargs)
     print(f"{args.source}: {report.summary()}")
     for row in report.skipped[:10]:
         where = f"{row.file}:{row.line}" if row.line is not None else row.file
-        print(f"  skipped {row.id or '?'} ({row.reason}) at {where}")
+        detail = f": {row.detail}" if row.detail else ""
+        print(f"  skipped {row.id or '?'} ({row.reason}) at {where}{detail}")
     if len(report.skipped) > 10:
         print(f"  ... {len(report.skipped) - 10} more listed in the sidecar")
     for warning in report.warnings:

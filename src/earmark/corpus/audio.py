@@ -10,6 +10,7 @@ Reason codes (stable, recorded in results):
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import io
@@ -82,8 +83,14 @@ def resolve_audio_path(root: str | os.PathLike[str], relative: str) -> Path:
     problem = audio_path_problem(relative)
     if problem is not None:
         raise EarmarkError(problem, field="audio", hint="audio paths are relative to the root")
-    base = Path(root).resolve()
-    target = (base / relative).resolve()
+    try:
+        base = Path(root).resolve()
+        target = (base / relative).resolve()
+    except (RuntimeError, OSError):
+        # A symlink loop (RuntimeError before Python 3.13). Nothing behind a loop can be
+        # read, so the lexical path is safe to return: opening it fails with ELOOP, which
+        # `load_audio` reports as this clip's `unreadable`, not a crash of the run.
+        return Path(os.path.abspath(root)) / relative
     if target != base and base not in target.parents:
         raise EarmarkError(
             f"{relative!r} resolves outside the audio root (symlink?)",
@@ -117,7 +124,8 @@ def load_audio(
     except FileNotFoundError:
         return AudioFailure("missing_file", f"{utt.audio} not found under {root}")
     except OSError as exc:
-        return AudioFailure("unreadable", f"{utt.audio}: {exc.strerror}")
+        loop = " (symlink loop)" if exc.errno == errno.ELOOP else ""
+        return AudioFailure("unreadable", f"{utt.audio}: {exc.strerror}{loop}")
     if not path.is_file():
         return AudioFailure("missing_file", f"{utt.audio} is not a regular file")
     if size > max_bytes:

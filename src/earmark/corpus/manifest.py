@@ -169,6 +169,8 @@ def _parse_line(raw: bytes, name: str, line_no: int) -> dict[str, Any]:
             line=line_no,
             hint="a truncated last line usually means an interrupted write",
         ) from None
+    except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+        raise EarmarkError(f"invalid JSON: {type(exc).__name__}", file=name, line=line_no) from None
     if not isinstance(value, dict):
         raise EarmarkError(
             f"row is a JSON {type(value).__name__}, not an object",

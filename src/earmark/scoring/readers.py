@@ -84,6 +84,10 @@ def _records_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise EarmarkError(
                 f"invalid JSON ({exc.msg} at column {exc.colno})", file=str(path), line=number
             ) from None
+        except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+            raise EarmarkError(
+                f"invalid JSON ({type(exc).__name__})", file=str(path), line=number
+            ) from None
         if not isinstance(record, dict):
             raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
         yield number, record

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.records import decode_records
+from earmark.records import decode_records, require_regular_file
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line; any bad line is an error there."""
+    require_regular_file(path)
     try:
         data = path.read_bytes()
         if path.suffix == ".gz":
@@ -30,6 +31,10 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise EarmarkError(
                 f"not valid JSON: {exc.msg} (column {exc.colno})", file=str(path), line=number
             ) from exc
+        except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+            raise EarmarkError(
+                f"not valid JSON: {type(exc).__name__}", file=str(path), line=number
+            ) from None
         if not isinstance(obj, dict):
             raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
         yield number, obj

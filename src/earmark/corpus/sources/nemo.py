@@ -161,7 +161,9 @@ def _finite(value: float) -> bool:
 
 
 def _given_id(obj: dict[str, Any]) -> str | None:
-    for key in ("id", "utt_id", "audio_filepath"):
-        if isinstance(obj.get(key), str) and obj[key]:
+    """The id a skipped row would have had (its `id`, `utt_id` or audio file stem)."""
+    for key in ("id", "utt_id"):
+        if obj.get(key) not in (None, ""):
             return str(obj[key])[:200]
-    return None
+    audio = obj.get("audio_filepath")
+    return Path(audio).stem[:200] if isinstance(audio, str) and audio else None

@@ -129,7 +129,9 @@ def _nothing_to_write(importer: str, source: Path, skipped: Sequence[SkippedRow]
         if row.id is not None and len(ids) < 3:
             ids.append(row.id[:60])
     parts = [
-        f"{reason}={count} ({', '.join(first[reason])})" if first[reason] else f"{reason}={count}"
+        f"{reason}={count} ({', '.join(map(repr, first[reason]))})"
+        if first[reason]
+        else f"{reason}={count}"
         for reason, count in sorted(counts.items())
     ]
     first_row = skipped[0]
