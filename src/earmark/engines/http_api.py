@@ -1,24 +1,31 @@
 """An OpenAI-compatible transcription endpoint (`POST {base}/audio/transcriptions`).
 
-Standard library only (urllib). The API key is read from the environment variable named
-by `api_key_env` at load time and never stored: results record only the variable's
+Standard library only (http.client). The API key is read from the environment variable
+named by `api_key_env` at load time and never stored: results record only the variable's
 name. A hosted model's weights and revision cannot be verified, so `revision` is None
 and the ModelInfo says so. Per-clip failures become reason codes, never a crashed run.
+
+The server is not trusted: redirects are not followed (the key must never reach another
+origin; `follow_redirects=same-origin` allows same-origin ones), a response is read
+incrementally up to `max_response_bytes`, and each request has a total deadline
+(`request_timeout`) besides the per-read `timeout`. The endpoint's host is resolved once,
+at load, and every request connects to those addresses: they are what the egress guard
+allows.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib import error as urlerror
-from urllib import request as urlrequest
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import wav_bytes
@@ -29,6 +36,15 @@ from earmark.errors import EarmarkError
 BACKEND = "http"
 #: Status codes that mean "this server does not do verbose_json": retry once with json.
 _FORMAT_REJECTED = {400, 415, 422}
+#: Redirects that may be followed (same origin, `follow_redirects=same-origin`) by sending
+#: the same POST again; 303 asks for a GET of something else and is never followed.
+_REPEAT_POST = {301, 302, 307, 308}
+_REDIRECTS = _REPEAT_POST | {303}
+MAX_REDIRECTS = 5
+#: Bytes of an error response kept as the clip's detail; the rest is never read.
+_DETAIL_BYTES = 300
+_CHUNK = 64 * 1024
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -37,6 +53,9 @@ class HttpOptions:
     model: str
     api_key_env: str | None
     timeout: float
+    request_timeout: float
+    max_response_bytes: int
+    follow_redirects: str
     retries: int
     backoff: float
     response_format: str
@@ -47,7 +66,7 @@ class HttpOptions:
 
 
 def read_options(arm: ArmSpec) -> HttpOptions:
-    parsed = urlparse(arm.model)
+    parsed = urlsplit(arm.model)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise EarmarkError(f"arm '{arm.name}': {arm.model!r} is not an http(s) URL", field="model")
     if parsed.username or parsed.password:
@@ -58,11 +77,19 @@ def read_options(arm: ArmSpec) -> HttpOptions:
         )
     reader = SettingsReader(arm)
     licence, licence_source = read_licence(reader)
+    timeout = reader.number("timeout", 60.0, minimum=0.001)
     options = HttpOptions(
         endpoint=arm.model.rstrip("/"),
         model=reader.text("model", "whisper-1") or "whisper-1",
         api_key_env=reader.text("api_key_env"),
-        timeout=reader.number("timeout", 60.0, minimum=0.001),
+        timeout=timeout,
+        # `timeout` bounds each socket read; a server sending a byte just before each
+        # one ends would hold a clip for ever without a total deadline.
+        request_timeout=reader.number("request_timeout", max(60.0, timeout), minimum=0.001),
+        max_response_bytes=reader.integer(
+            "max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES, minimum=1
+        ),
+        follow_redirects=reader.choice("follow_redirects", ("none", "same-origin"), "none"),
         retries=reader.integer("retries", 2, minimum=0),
         backoff=reader.number("backoff", 0.5, minimum=0.0),
         response_format=reader.choice("response_format", ("verbose_json", "json"), "verbose_json"),
@@ -80,10 +107,54 @@ def read_options(arm: ArmSpec) -> HttpOptions:
 class _ClipFailure(Exception):
     """A per-clip failure carrying its reason code."""
 
-    def __init__(self, code: str, detail: str = "") -> None:
+    def __init__(self, code: str, detail: str = "", **extra: Any) -> None:
         super().__init__(code)
         self.code = code
         self.detail = detail
+        self.extra = extra
+
+
+@dataclass(frozen=True)
+class _Reply:
+    status: int
+    headers: http.client.HTTPMessage
+    body: bytes
+
+
+class _Deadline:
+    """A request's total time limit: at expiry the connection's socket is shut down, which
+    wakes a read blocked in connect, headers or body alike."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.ends = time.monotonic() + seconds
+        self.expired = False
+        self.connection: http.client.HTTPConnection | None = None
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+
+    def remaining(self) -> float:
+        return max(0.0, self.ends - time.monotonic())
+
+    def passed(self) -> bool:
+        # A socket timeout clipped to the deadline can fire a hair before the timer.
+        return self.expired or time.monotonic() >= self.ends - 0.05
+
+    def _cut(self) -> None:
+        self.expired = True
+        sock = getattr(self.connection, "sock", None)
+        if sock is not None:
+            try:  # the plain socket's shutdown, also under TLS: leave the SSL state alone
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
 
 
 class HttpEngine:
@@ -96,6 +167,8 @@ class HttpEngine:
         self._key: str | None = None
         self._format = options.response_format
         self._loaded = False
+        self._origin = _origin(options.endpoint)
+        self._addresses: list[tuple[int, Any]] = []
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> HttpOptions:
@@ -118,6 +191,7 @@ class HttpEngine:
                     field="api_key_env",
                     hint=f"export {env}=<your key>",
                 )
+        self._addresses = _resolve(self.name, self._origin)
         self._loaded = True
         return ModelInfo(
             backend=BACKEND,
@@ -141,6 +215,10 @@ class HttpEngine:
                 "response_format": self.options.response_format,
                 "language_policy": self.options.language_policy,
                 "timeout": self.options.timeout,
+                "request_timeout": self.options.request_timeout,
+                "max_response_bytes": self.options.max_response_bytes,
+                "follow_redirects": self.options.follow_redirects,
+                "resolved_addresses": list(dict.fromkeys(str(a[0]) for _, a in self._addresses)),
                 "retries": self.options.retries,
                 "note": "hosted model: weights and revision cannot be verified",
             },
@@ -184,7 +262,7 @@ class HttpEngine:
                 decode_seconds=time.perf_counter() - started,
                 language_requested=language,
                 error=code,
-                extra={"attempts": attempts, "detail": failure.detail[:300]},
+                extra={"attempts": attempts, "detail": failure.detail[:300], **failure.extra},
             )
         used = reported if reported and len(reported) <= 3 else sent_language
         extra: dict[str, Any] = {"attempts": attempts, "response_format": self._format}
@@ -210,32 +288,180 @@ class HttpEngine:
         headers = {"Content-Type": content_type, "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        req = urlrequest.Request(
-            f"{self.options.endpoint}/audio/transcriptions",
-            data=body,
-            headers=headers,
-            method="POST",
-        )
+        url = f"{self.options.endpoint}/audio/transcriptions"
+        for hops in range(MAX_REDIRECTS + 1):
+            reply = self._exchange(url, body, headers)
+            if reply.status not in _REDIRECTS:
+                break
+            location = reply.headers.get("Location")
+            target = urljoin(url, location) if location else ""
+            follow = (
+                self.options.follow_redirects == "same-origin"
+                and reply.status in _REPEAT_POST
+                and bool(target)
+                and _origin(target) == self._origin
+                and hops < MAX_REDIRECTS
+            )
+            if not follow:
+                shown = _without_credentials(target) if target else None
+                raise _ClipFailure(
+                    f"http_redirect:{reply.status}",
+                    _redirect_detail(reply.status, target, self._origin, hops),
+                    location=shown,
+                )
+            url = target
+        if not 200 <= reply.status < 300:
+            detail = reply.body.decode("utf-8", "replace")
+            if reply.status in _FORMAT_REJECTED and self._format != "json":
+                raise _ClipFailure(f"format_rejected:{reply.status}", detail)
+            raise _ClipFailure(f"http_error:{reply.status}", detail)
         try:
-            with urlrequest.urlopen(req, timeout=self.options.timeout) as response:
-                raw = response.read()
-        except urlerror.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace") if exc.fp else ""
-            if exc.code in _FORMAT_REJECTED and self._format != "json":
-                raise _ClipFailure(f"format_rejected:{exc.code}", detail) from None
-            raise _ClipFailure(f"http_error:{exc.code}", detail) from None
-        except TimeoutError as exc:
-            raise _ClipFailure("timeout", str(exc)) from None
-        except urlerror.URLError as exc:
-            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                raise _ClipFailure("timeout", str(exc.reason)) from None
-            raise _ClipFailure("connection_error", str(exc.reason)) from None
-        except (ConnectionError, OSError) as exc:
-            raise _ClipFailure("connection_error", str(exc)) from None
-        try:
-            return json.loads(raw.decode("utf-8"))
+            return json.loads(reply.body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise _ClipFailure("malformed_response", str(exc)) from None
+
+    def _exchange(self, url: str, body: bytes, headers: dict[str, str]) -> _Reply:
+        """One POST to `url` (same origin as the endpoint) within the request deadline."""
+        with _Deadline(self.options.request_timeout) as deadline:
+            try:
+                return self._exchange_within(url, body, headers, deadline)
+            except (OSError, http.client.HTTPException) as exc:
+                if deadline.passed():
+                    raise _ClipFailure(
+                        "http_timeout",
+                        f"no complete response within request_timeout="
+                        f"{self.options.request_timeout:g}s",
+                    ) from None
+                if isinstance(exc, TimeoutError):
+                    raise _ClipFailure("timeout", str(exc) or "read timed out") from None
+                if isinstance(exc, (OSError, http.client.IncompleteRead)):
+                    raise _ClipFailure("connection_error", str(exc)) from None
+                raise _ClipFailure("malformed_response", f"{type(exc).__name__}: {exc}") from None
+            finally:
+                if deadline.connection is not None:
+                    deadline.connection.close()
+
+    def _exchange_within(
+        self, url: str, body: bytes, headers: dict[str, str], deadline: _Deadline
+    ) -> _Reply:
+        parts = urlsplit(url)
+        connection_class = (
+            http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        )
+        host, port = self._origin[1], self._origin[2]
+        connection = connection_class(
+            host, port, timeout=min(self.options.timeout, deadline.remaining())
+        )
+        addresses = self._addresses
+        # Connect to the addresses resolved at load; Host and TLS still name the host.
+        connection._create_connection = lambda _address, timeout, source=None: _connect(  # type: ignore[attr-defined]
+            addresses, port, timeout
+        )
+        deadline.connection = connection
+        path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        connection.request("POST", path, body=body, headers={**headers, "Connection": "close"})
+        response = connection.getresponse()
+        if response.status in _REDIRECTS:
+            return _Reply(response.status, response.headers, b"")
+        if not 200 <= response.status < 300:
+            return _Reply(response.status, response.headers, response.read(_DETAIL_BYTES))
+        return _Reply(response.status, response.headers, self._read_bounded(response, deadline))
+
+    def _read_bounded(self, response: http.client.HTTPResponse, deadline: _Deadline) -> bytes:
+        """The body, read a socket read at a time and refused once past the limit, so a
+        huge answer is never held."""
+        limit = self.options.max_response_bytes
+        declared = response.getheader("Content-Length")
+        if declared and declared.strip().isdigit() and int(declared) > limit:
+            raise _ClipFailure(
+                "http_response_too_large",
+                f"Content-Length {int(declared)} exceeds max_response_bytes={limit}",
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = response.read1(_CHUNK)
+            if deadline.expired:
+                raise TimeoutError("request deadline")
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise _ClipFailure(
+                    "http_response_too_large",
+                    f"more than max_response_bytes={limit} bytes (reading stopped)",
+                )
+            chunks.append(chunk)
+        if response.length:  # the server closed before the length it declared
+            raise http.client.IncompleteRead(b"".join(chunks), response.length)
+        return b"".join(chunks)
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) with the scheme's default port: what 'same origin' compares."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port or (443 if scheme == "https" else 80)
+
+
+def _without_credentials(url: str) -> str:
+    """A URL for the record: no user:password, no query or fragment (they carry tokens)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = f"{host}:{port}" if port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _redirect_detail(status: int, target: str, origin: tuple[str, str, int], hops: int) -> str:
+    if not target:
+        return f"{status} without a Location"
+    if _origin(target) != origin:
+        return f"{status} to another origin: not followed, the API key stays with the endpoint"
+    if hops >= MAX_REDIRECTS:
+        return f"more than {MAX_REDIRECTS} redirects"
+    if status == 303:
+        return "303 (See Other) asks for a GET elsewhere: not followed"
+    return f"{status}: redirects are not followed (follow_redirects=same-origin allows this one)"
+
+
+def _resolve(arm: str, origin: tuple[str, str, int]) -> list[tuple[int, Any]]:
+    """The endpoint's addresses, resolved once: every request of the run connects to
+    these, the addresses the egress guard was told about."""
+    _, host, port = origin
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise EarmarkError(
+            f"arm '{arm}': the endpoint host {host!r} does not resolve: {exc}",
+            field="model",
+            hint="check the endpoint URL and the name service",
+        ) from None
+    return [(family, address) for family, _, _, _, address in infos]
+
+
+def _connect(addresses: list[tuple[int, Any]], port: int, timeout: float) -> socket.socket:
+    """Like `socket.create_connection`, over addresses already resolved."""
+    last: OSError | None = None
+    for family, address in addresses:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect((address[0], port, *address[2:]))
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+    raise last or OSError("no address to connect to")
 
 
 def _parse(payload: Any) -> tuple[str, tuple[Segment, ...], str | None]:

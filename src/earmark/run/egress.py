@@ -2,9 +2,12 @@
 
 Seed 000 asks for "logs/egress audit": inference after setup must be local. While a
 guard is active, every `socket.connect`/`connect_ex` and name lookup in this process is
-checked; allowed destinations (the host of an HTTP arm, or everything under
+checked; allowed destinations (the endpoint of an HTTP arm, or everything under
 `--allow-network`) go through and are recorded, anything else raises
 `EgressRefused` and is recorded. Unix-domain sockets are local IPC and always pass.
+Connects are checked by address, so an allowed name is resolved once when the guard is
+made and its addresses are allowed (and recorded); an endpoint URL allows exactly those
+addresses on its port.
 
 The audit covers the arm's process tree, not just its process (`ProcessTreeAudit`):
 every Python process the arm starts runs `earmark.run.egress_child` as its
@@ -15,6 +18,7 @@ followed is named in the record, which then says `audited: false`, never just 0 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import shutil
@@ -28,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from earmark.run import egress_child
 
@@ -45,19 +50,63 @@ class EgressGuard:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     #: Follow the processes the arm starts (see `ProcessTreeAudit`).
     process_tree: bool = True
+    #: (address, port) pairs an endpoint URL allows: its host resolved once, its port only.
+    allowed_endpoints: frozenset[tuple[str, int]] = frozenset()
+    #: Each name the guard resolved → the addresses it allows for it (recorded).
+    resolved: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._saved: dict[str, Any] = {}
         self.tree: ProcessTreeAudit | None = None
+        # Looking an endpoint's name up again is harmless: only its addresses connect.
+        self._lookups = (
+            self.allowed_hosts | set(self.resolved) | {a for a, _ in self.allowed_endpoints}
+        )
 
     @classmethod
     def for_hosts(cls, hosts: Iterable[str], allow_all: bool = False) -> EgressGuard:
-        return cls(allowed_hosts=frozenset(h.lower() for h in hosts if h), allow_all=allow_all)
+        """Entries are host names or addresses (any port) or endpoint URLs (exactly the
+        addresses the URL's host resolves to now, on the URL's port).
+
+        Names are resolved here, once, outside the guard: connects are checked by
+        address, so allowing only a name let nothing through (`http://localhost:8080`
+        failed every clip), and resolving again at connect time would follow the name
+        wherever it pointed next."""
+        names: set[str] = set()
+        endpoints: set[tuple[str, int]] = set()
+        resolved: dict[str, list[str]] = {}
+        for entry in hosts:
+            if not entry:
+                continue
+            if "://" in entry:
+                host, port = _endpoint(entry)
+                addresses = _resolve(host, port, resolved) if not allow_all else [host]
+                endpoints.update((address, port) for address in addresses)
+            else:
+                names.add(entry.lower())
+                if not allow_all:
+                    names.update(_resolve(entry.lower(), None, resolved))
+        return cls(
+            allowed_hosts=frozenset(names),
+            allow_all=allow_all,
+            allowed_endpoints=frozenset(endpoints),
+            resolved=resolved,
+        )
+
+    def _allows(self, kind: str, host: str, port: Any) -> bool:
+        if self.allow_all or host in self.allowed_hosts:
+            return True
+        if kind == "lookup":
+            return host in self._lookups
+        try:
+            return (host, int(port)) in self.allowed_endpoints
+        except (TypeError, ValueError):
+            return False
 
     def _check(self, kind: str, host: Any, port: Any) -> None:
         host_text = str(host).lower() if host is not None else ""
-        allowed = self.allow_all or host_text in self.allowed_hosts
+        allowed = self._allows(kind, host_text, port)
         with self._lock:
             self.attempts.append(
                 {
@@ -114,7 +163,9 @@ class EgressGuard:
         socket.getaddrinfo = getaddrinfo
         if self.process_tree:
             if self.tree is None:
-                self.tree = ProcessTreeAudit(self.allowed_hosts, self.allow_all)
+                # The descendants' policy has no ports: they get the endpoint's addresses.
+                hosts = self.allowed_hosts | {a for a, _ in self.allowed_endpoints}
+                self.tree = ProcessTreeAudit(hosts | set(self.resolved), self.allow_all)
             self.tree.start()
         return self
 
@@ -130,18 +181,47 @@ class EgressGuard:
     def record(self) -> dict[str, Any]:
         """Policy, every attempt (this process's and its descendants'), and whether the
         whole process tree was audited; when not, which processes escaped and why."""
+        allowed = sorted(self.allowed_hosts) + sorted(
+            f"[{a}]:{p}" if ":" in a else f"{a}:{p}" for a, p in self.allowed_endpoints
+        )
         record: dict[str, Any] = {
             "policy": "allow all (--allow-network)"
             if self.allow_all
-            else "refuse all except: " + (", ".join(sorted(self.allowed_hosts)) or "nothing"),
+            else "refuse all except: " + (", ".join(allowed) or "nothing"),
             "attempts": list(self.attempts),
             "refused": sum(1 for a in self.attempts if not a["allowed"]),
         }
+        if self.resolved:
+            record["resolved"] = {name: list(v) for name, v in sorted(self.resolved.items())}
         if self.tree is not None:
             record.update(self.tree.summary())
         elif not self.process_tree:
             record["scope"] = "this process only"
         return record
+
+
+def _endpoint(url: str) -> tuple[str, int]:
+    """`http://LocalHost:8080/v1` → ("localhost", 8080); the scheme's port when none."""
+    parts = urlsplit(url)
+    default = 443 if parts.scheme.lower() == "https" else 80
+    return (parts.hostname or "").lower(), parts.port or default
+
+
+def _resolve(host: str, port: int | None, resolved: dict[str, list[str]]) -> list[str]:
+    """The addresses `host` names now (itself for an address); recorded under the name.
+    A name that does not resolve allows nothing, and the record shows it empty."""
+    try:
+        ipaddress.ip_address(host)
+        return [host]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        infos = []
+    addresses = list(dict.fromkeys(str(info[4][0]).lower() for info in infos))
+    resolved[host] = addresses
+    return addresses
 
 
 def merge_tree_summaries(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any]:

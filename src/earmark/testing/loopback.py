@@ -2,13 +2,14 @@
 
 Each request is recorded and answered by a handler function, so a test can script
 "500 then success", "sleep past the timeout" or "malformed JSON" in a few lines,
-without a network.
+without a network. Hostile answers too: a redirect (`headers`), a body produced piece by
+piece (`stream`) and dripped (`pace`), or one far larger than anything should read.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
@@ -45,6 +46,14 @@ class Response:
     content_type: str = "application/json"
     #: Seconds to wait before answering (to provoke client timeouts).
     delay: float = 0.0
+    #: Extra headers (e.g. `{"Location": ...}` for a redirect).
+    headers: tuple[tuple[str, str], ...] = ()
+    #: A body sent piece by piece instead of `body`, with Content-Length `length` (None:
+    #: none, the body ends when the connection closes). Stops when the client goes away.
+    stream: Callable[[], Iterable[bytes]] | None = None
+    length: int | None = None
+    #: Seconds between the pieces of `stream` (a server dripping its answer).
+    pace: float = 0.0
 
 
 Handler = Callable[[Request], Response]
@@ -56,6 +65,8 @@ class LoopbackServer:
 
     handler: Handler
     requests: list[Request] = field(default_factory=list)
+    #: Bytes of `stream` bodies actually written (so a test can see where a client stopped).
+    streamed: int = 0
 
     def __post_init__(self) -> None:
         self._server: ThreadingHTTPServer | None = None
@@ -84,12 +95,37 @@ class LoopbackServer:
                 response = owner.handler(request)
                 if response.delay and owner._closing.wait(response.delay):
                     return
+                if response.stream is not None:
+                    self._stream(response)
+                    return
                 try:
                     self.send_response(response.status)
                     self.send_header("Content-Type", response.content_type)
                     self.send_header("Content-Length", str(len(response.body)))
+                    for name, value in response.headers:
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(response.body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _stream(self, response: Response) -> None:
+                assert response.stream is not None
+                try:
+                    self.send_response(response.status)
+                    self.send_header("Content-Type", response.content_type)
+                    if response.length is not None:
+                        self.send_header("Content-Length", str(response.length))
+                    for name, value in response.headers:
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.flush()
+                    for piece in response.stream():
+                        if response.pace and owner._closing.wait(response.pace):
+                            return
+                        self.wfile.write(piece)
+                        self.wfile.flush()
+                        owner.streamed += len(piece)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
