@@ -29,21 +29,22 @@ _ALWAYS = {
 #: Block syntax that only counts at the start of a line: an ATX heading, a bullet, an
 #: ordered-list number, a thematic break of dashes.
 _BLOCK_START = re.compile(
-    r"^(\s*)(?:(#)(?=#{0,5}(?:\s|$))|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|(-)(?=(?:\s*-){2,}\s*$))"
+    r"^()(?:(#)(?=#{0,5}(?:\s|$))|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|(-)(?=(?:\s*-){2,}\s*$))"
 )
 #: A heading's optional closing sequence: ` ##` at the end would be eaten.
 _CLOSING_HASHES = re.compile(r"(\s)(#+\s*)$")
 
 
 def md_text(value: object) -> str:
-    """`value` as Markdown that renders to exactly its text (line breaks become spaces).
+    """`value` as Markdown that renders to exactly its text (line breaks become spaces, the
+    ends are trimmed: leading spaces would start a code block, and `** x**` is no bold).
 
     Safe in a table cell, a list item, a heading or running text. `[` stays readable
     (`[9.1, 17.5]`): a `]` that could close a link (`](`, `][`, `]:`) is escaped instead,
     so no link, image or reference definition can form. `_` between two letters or digits
     stays (it cannot start emphasis there), so ids like `utt_001` read as written.
     """
-    text = _LINE_BREAK.sub(" ", str(value))
+    text = _LINE_BREAK.sub(" ", str(value)).strip()
     out: list[str] = []
     last = len(text) - 1
     for i, ch in enumerate(text):
@@ -76,7 +77,8 @@ def md_code(value: object) -> str:
     if not text:
         return "` `"
     fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
-    pad = " " if text[0] in " `" or text[-1] in " `" else ""
+    # The renderer drops one space from each end when both ends are spaces (not all of it).
+    pad = " " if text.strip(" ") and (text[0] in " `" or text[-1] in " `") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
