@@ -66,9 +66,10 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--show-alignments",
         type=int,
-        default=3,
+        default=0,
         metavar="N",
-        help="print the N worst utterances per language, aligned and coloured (0: none)",
+        help="also print the N worst utterances per language, aligned and coloured "
+        "(default: 0: the summary only; results.md shows the 3 worst)",
     )
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=run)

@@ -185,41 +185,73 @@ def _determinism_lines(result: dict[str, Any]) -> list[str]:
     return [f"**Determinism:** {md_text(block['note'])}.", ""]
 
 
-def print_compare(result: dict[str, Any]) -> None:
-    """The short rich table: one row per arm, N printed, then the overall pairs."""
+def print_compare(result: dict[str, Any], console: Any = None) -> None:
+    """The short terminal tables: one row per arm, N printed, then the overall pairs,
+    fitted to the terminal's width (`terminal.print_fitted`: CIs stack, then the
+    least needed columns go). Cells are plain text, never rich markup."""
     from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
-    console = Console()
-    table = Table(
-        title=f"earmark compare: N = {result['n_shared']} shared utterances, reference "
-        f"{escape(str(result['reference_arm']))} ({result['aggregate']}, 95% clip-bootstrap CI)"
-    )
-    for col in ["arm", "N", *ARM_HEADER]:
-        table.add_column(col, overflow="fold")
+    from earmark.report.terminal import Column, print_fitted
+
+    console = console if console is not None else Console()
+    rows = []
     for name, arm in result["arms"].items():
         label = f"{name} (reference)" if name == result["reference_arm"] else name
-        table.add_row(escape(label), str(arm["exact_match_vs_reference"]["n"]), *_metric_cells(arm))
+        rows.append([label, str(arm["exact_match_vs_reference"]["n"]), *_metric_cells(arm)])
         if arm["vs_human"]["cer"].get("value") is None:  # mixed normalisers: per language
             for lang, block in arm["by_language"].items():
-                table.add_row(f"  {escape(lang)}", str(block["n"]), *_metric_cells(block))
-    console.print(table)
+                rows.append([f"  {lang}", str(block["n"]), *_metric_cells(block)])
+    drops = {"WER vs ref arm": 1, "CER vs ref arm": 1}
+    print_fitted(
+        console,
+        [
+            Column("arm", breaks=(" (",)),
+            Column("N", numeric=True),
+            *(Column(h, drop=drops.get(h, 0), numeric=True) for h in ARM_HEADER),
+        ],
+        rows,
+        see="compare.md",
+        title=f"earmark compare: N = {result['n_shared']} shared utterances, reference "
+        f"{result['reference_arm']} ({result['aggregate']}, 95% clip-bootstrap CI)",
+    )
     if _determinism_lines(result):
-        console.print(f"Determinism: {escape(result['determinism']['note'])}.")
+        console.print(Text(f"Determinism: {result['determinism']['note']}."))
     pairs = pair_rows(result)
     if not pairs:
         for lang in sorted({p["language"] for p in result["pairs"] if p.get("language")}):
             pairs += [[f"{row[0]} ({lang})", *row[1:]] for row in pair_rows(result, lang)]
     if pairs:
-        ptable = Table(title="challenger − reference (paired)")
-        for col in PAIR_HEADER:
-            ptable.add_column(col, overflow="fold")
-        for row in pairs:
-            ptable.add_row(*(escape(cell) for cell in row))
-        console.print(ptable)
+        # Narrow terminals: short headers, then the two other tests' p, then the two rates
+        # (the arm table above has them).
+        short = {
+            2: ("ref.", 1),
+            3: ("chal.", 1),
+            4: ("diff. (pp)\n[95% CI]", 0),
+            5: ("better\nin", 0),
+            6: ("sign p", 2),
+            7: ("Wilc. p", 2),
+        }
+        print_fitted(
+            console,
+            [
+                Column(
+                    h,
+                    short.get(i, (None, 0))[0],
+                    drop=short.get(i, (None, 0))[1],
+                    numeric=i >= 2,
+                    breaks=(" [", " (", " / "),
+                )
+                for i, h in enumerate(PAIR_HEADER)
+            ],
+            pairs,
+            title="challenger − reference (paired)",
+            see="compare.md",
+        )
     if result["unpaired"]:
-        console.print(f"{len(result['unpaired'])} unpaired row(s) not compared (see compare.json)")
+        console.print(
+            Text(f"{len(result['unpaired'])} unpaired row(s) not compared (see compare.json)")
+        )
     for name, diag in result["diagnostics"].items():
         if diag["flags"]:
-            console.print(f"diagnostics {escape(name)}: {', '.join(diag['flags'])}")
+            console.print(Text(f"diagnostics {name}: {', '.join(diag['flags'])}"))

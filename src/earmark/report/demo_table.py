@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from earmark.report.markdown import fmt_rate
+from earmark.report.terminal import Column, print_fitted
 
 ENGLISH_ONLY_NOTE = (
     "{arm} is an English-only model: the Mandarin and Irish rows show what such a model does "
@@ -72,19 +73,34 @@ def demo_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def print_demo_table(results: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+#: How each column shrinks on a narrow terminal (speed first, then the loop counts).
+TERMINAL_COLUMNS = {
+    "language": Column("language", "lang"),
+    "normaliser": Column("normaliser", "norm."),
+    "N": Column("N", numeric=True),
+    "WER [95% CI]": Column("WER [95% CI]", "WER", numeric=True),
+    "CER [95% CI]": Column("CER [95% CI]", "CER", numeric=True),
+    "RTF": Column("RTF", drop=2, numeric=True),
+    "p95 latency": Column("p95 latency", "p95", drop=2, numeric=True, breaks=()),
+    "output on no-speech": Column("output on no-speech", "no-speech\noutput", numeric=True),
+    "runaway / loops": Column("runaway / loops", "runaway\n/ loops", drop=1, numeric=True),
+}
 
-    console = Console()
+
+def print_demo_table(results: dict[str, Any], console: Any = None) -> None:
+    """The demo's table fitted to the terminal (see `terminal.print_fitted`), then the
+    arm's speed, code path, language and English-only notes."""
+    from rich.console import Console
+
+    console = console if console is not None else Console()
     for name, arm in results["arms"].items():
-        table = Table(title=f"earmark demo — {name} (micro rates, 95% clip-bootstrap CI)")
-        columns = FIXED_COLUMNS[:5] + SPEED_COLUMNS + FIXED_COLUMNS[5:]
-        for col in columns:
-            table.add_column(col, overflow="fold")
-        for row in demo_rows(arm):
-            table.add_row(*(row[c] for c in columns))
-        console.print(table)
+        names = FIXED_COLUMNS[:5] + SPEED_COLUMNS + FIXED_COLUMNS[5:]
+        print_fitted(
+            console,
+            [TERMINAL_COLUMNS[c] for c in names],
+            [[row[c] for c in names] for row in demo_rows(arm)],
+            title=f"earmark demo — {name} (micro rates, 95% clip-bootstrap CI)",
+        )
         res = arm.get("resources") or {}
         if res:
             console.print(

@@ -1,51 +1,246 @@
-"""The short summary table printed to the terminal (rich), built from results.json."""
+"""What `score` and `run` print to the terminal (rich), built from results.json.
+
+Tables are fitted to the terminal instead of letting rich squeeze every column until
+`14.04%` folds into `14.0` / `4%`: `fit_table` tries the full layout, then the CI on a
+second line under its figure, then short headers without borders, then drops the least
+needed columns (saying which), and finally prints one block per row. A number is never
+split across lines.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from earmark.report.markdown import block_rows
 
 
-def print_summary(results: dict[str, Any], title: str = "earmark") -> None:
-    from rich.console import Console
-    from rich.table import Table
+@dataclass(frozen=True)
+class Column:
+    """A table column: its full header, the header used when space is short, and when it
+    may be left out (0: never; columns with higher numbers go first)."""
 
-    console = Console()
+    header: str
+    short: str | None = None
+    drop: int = 0
+    numeric: bool = False
+    #: Where a cell breaks onto a second line in the narrower layouts.
+    breaks: tuple[str, ...] = (" [", " (")
+
+
+def stack(text: str, breaks: Sequence[str] = (" [", " (")) -> str:
+    """`14.04% [9.10, 17.50]` → two lines, figure over CI: the first space before each
+    marker in `breaks` becomes a line break."""
+    for marker in breaks:
+        at = text.find(marker)
+        if at > 0:
+            text = text[:at] + "\n" + text[at + 1 :]
+    return text
+
+
+def _layouts(columns: Sequence[Column]) -> Iterator[tuple[list[int], str, bool]]:
+    """(kept column indices, which cells stack — `none`, `numeric` or `all` —, compact)
+    from the widest layout to the narrowest."""
+    every = list(range(len(columns)))
+    yield every, "none", False
+    yield every, "numeric", False
+    yield every, "all", False
+    yield every, "all", True
+    kept = list(every)
+    for level in sorted({c.drop for c in columns if c.drop > 0}, reverse=True):
+        kept = [i for i in kept if columns[i].drop != level]
+        yield kept, "all", True
+
+
+def _build(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str]],
+    kept: list[int],
+    stacking: str,
+    compact: bool,
+    title: str | None,
+) -> Any:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(
+        title=title,
+        box=None if compact else box.HEAVY_HEAD,
+        show_edge=not compact,
+        pad_edge=not compact,
+        title_justify="left",
+    )
+
+    def stacked(col: Column) -> bool:
+        return stacking == "all" or (stacking == "numeric" and col.numeric)
+
+    for i in kept:
+        col = columns[i]
+        if compact and col.short:
+            header = col.short
+        else:
+            header = stack(col.header, col.breaks) if stacked(col) else col.header
+        table.add_column(
+            Text(header),
+            no_wrap=True,
+            justify="right" if col.numeric else "left",
+        )
+    for row in rows:
+        table.add_row(
+            *(
+                Text(stack(row[i], columns[i].breaks) if stacked(columns[i]) else row[i])
+                for i in kept
+            )
+        )
+    return table
+
+
+def natural_width(table: Any) -> int:
+    """The width `table` takes when nothing constrains it (its widest line)."""
+    import io
+
+    from rich.console import Console
+
+    probe = Console(width=100_000, file=io.StringIO(), color_system=None, legacy_windows=False)
+    with probe.capture() as capture:
+        probe.print(table)
+    return max((len(line.rstrip()) for line in capture.get().splitlines()), default=0)
+
+
+def print_fitted(
+    console: Any,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str]],
+    *,
+    title: str,
+    see: str = "results.md",
+) -> None:
+    """Print `rows` as the widest layout that fits `console.width` without wrapping a cell."""
+    from rich.text import Text
+
+    for kept, stacking, compact in _layouts(columns):
+        if natural_width(_build(columns, rows, kept, stacking, compact, None)) <= console.width:
+            console.print(_build(columns, rows, kept, stacking, compact, title))
+            dropped = [columns[i].header for i in range(len(columns)) if i not in kept]
+            if dropped:
+                console.print(Text(f"(narrow terminal: {', '.join(dropped)} not shown; see {see})"))
+            return
+    # Nothing fits: one block per row, `header: value` lines (words wrap, numbers don't).
+    console.print(Text(title, style="bold"))
+    for row in rows:
+        console.print(Text(" · ".join(row[i] for i in range(min(2, len(row)))), style="bold"))
+        for col, cell in list(zip(columns, row, strict=True))[2:]:
+            console.print(Text(f"  {col.header}: {cell}"))
+
+
+SUMMARY_COLUMNS = (
+    Column("scope"),
+    Column("normaliser / view", breaks=(" / ", " (")),
+    Column("N", numeric=True),
+    Column("WER [95% CI]", "WER", numeric=True),
+    Column("CER [95% CI]", "CER", numeric=True),
+    Column("S/D/I of N_ref", "S/D/I of\nN_ref", drop=1, numeric=True, breaks=(" of",)),
+)
+
+
+def _console(console: Any) -> Any:
+    if console is not None:
+        return console
+    from rich.console import Console
+
+    return Console()
+
+
+def print_summary(results: dict[str, Any], title: str = "earmark", console: Any = None) -> None:
+    """Per arm: a row per scope × view (rates with CIs), coverage, punctuation and
+    critical-token figures when scored, and the determinism warning."""
+    from rich.text import Text
+
+    console = _console(console)
     for name, arm in results["arms"].items():
-        table = Table(title=f"{title}: {name} ({arm['aggregate']} rates, 95% clip-bootstrap CI)")
-        for col in ("scope", "normaliser / view", "N", "WER", "CER", "S/D/I of N_ref"):
-            table.add_column(col, overflow="fold")
         rows = []
         if arm.get("overall"):
             rows += block_rows("overall", arm["overall"])
         for lang, block in arm["by_language"].items():
             rows += block_rows(lang, block)
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
+        print_fitted(
+            console,
+            SUMMARY_COLUMNS,
+            rows,
+            title=f"{title}: {name} ({arm['aggregate']} rates, 95% clip-bootstrap CI)",
+        )
+        for line in extra_metric_lines(arm):
+            console.print(Text(line))
         cov = arm["coverage"]
         if cov["not_ok"]:
             console.print(
-                f"{len(cov['not_ok'])} row(s) without a usable hypothesis, scored as deletions: "
-                + ", ".join(f"{r['id']} ({r['status']})" for r in cov["not_ok"][:10])
+                Text(
+                    f"{len(cov['not_ok'])} row(s) without a usable hypothesis, scored as "
+                    "deletions: "
+                    + ", ".join(f"{r['id']} ({r['status']})" for r in cov["not_ok"][:10])
+                )
             )
         if arm.get("overall") is None and arm.get("overall_null_reason"):
-            console.print(f"overall: null — {arm['overall_null_reason']}")
+            console.print(Text(f"overall: null — {arm['overall_null_reason']}"))
         if arm.get("deterministic") is False:
             console.print(
-                f"deterministic: false — {arm.get('determinism_note')}: a rerun can give other "
-                "hypotheses, and churn against this arm includes sampling noise."
+                Text(
+                    f"deterministic: false — {arm.get('determinism_note')}: a rerun can give "
+                    "other hypotheses, and churn against this arm includes sampling noise."
+                )
             )
+
+
+def _stat(stat: dict[str, Any] | None) -> str:
+    """`0.786 [0.667, 0.912]`, or `null (reason)` (the digits results.md shows)."""
+    if not stat or stat.get("value") is None:
+        return f"null ({(stat or {}).get('null_reason', 'not computable')})"
+    text = f"{stat['value']:.3f}"
+    if stat.get("ci95"):
+        text += f" [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
+    return text
+
+
+def extra_metric_lines(arm: dict[str, Any]) -> list[str]:
+    """Punctuation F1 and critical-token recall, one short line each, as `score` prints
+    them under the WER/CER table (absent when they were not asked for)."""
+    lines = []
+    punct = (arm.get("punctuation") or {}).get("overall")
+    if punct:
+        lines.append(
+            f"punctuation F1 (seed-001, {punct['ref_marks']} reference / {punct['hyp_marks']} "
+            f"hypothesis marks): position {_stat(punct['position']['f1'])}; "
+            f"position+type {_stat(punct['position_type']['f1'])}"
+        )
+    tokens = (arm.get("critical_tokens") or {}).get("overall")
+    if tokens:
+        found = [
+            f"{category} {_stat(c['recall'])} ({c['matched']}/{c['ref']})"
+            for category, c in tokens["categories"].items()
+            if c.get("ref")
+        ]
+        lines.append(
+            "critical-token recall: " + ("; ".join(found) if found else "no critical tokens")
+        )
+    return lines
 
 
 def print_worst_alignments(
-    results: dict[str, Any], predictions: Any, per_language: int = 3
+    results: dict[str, Any],
+    predictions: Any,
+    per_language: int = 3,
+    console: Any = None,
+    max_units: int = 60,
 ) -> None:
-    """The worst utterances of each language, aligned and coloured (rich) in the terminal."""
+    """The worst utterances of each language, aligned and coloured (rich) in the terminal.
+
+    An alignment longer than `max_units` columns (a runaway output) is cut there and the
+    rest counted, so one hallucinated clip cannot fill the screen."""
     import json
 
-    from rich.console import Console
+    from rich.text import Text
 
     from earmark.metrics.alignment import align
     from earmark.metrics.analysis import render_alignment
@@ -58,7 +253,7 @@ def print_worst_alignments(
                 wanted[worst["id"]] = (section["view"], section["unit"])
     if not wanted:
         return
-    console = Console()
+    console = _console(console)
     with open(predictions, encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
@@ -67,8 +262,30 @@ def print_worst_alignments(
             view, unit = wanted[row["id"]]
             texts = row["views"][view]
             tok = words if unit == "word" else chars
-            console.print(f"[bold]{row['id']}[/bold] ({row.get('language')}, {view})")
-            rendered = render_alignment(
-                align(tok(texts["reference"]), tok(texts["hypothesis"])), style="rich"
-            )
-            console.print(rendered)
+            console.print(Text(f"{row['id']} ({row.get('language')}, {view})", style="bold"))
+            alignment = align(tok(texts["reference"]), tok(texts["hypothesis"]))
+            ops = alignment.ops
+            for chunk in _alignment_chunks(replace(alignment, ops=ops[:max_units]), console.width):
+                console.print(render_alignment(chunk, style="rich"))
+            if len(ops) > max_units:
+                console.print(Text(f"… {len(ops) - max_units} more aligned units not shown"))
+
+
+def _alignment_chunks(alignment: Any, width: int) -> list[Any]:
+    """Consecutive runs of aligned columns whose REF/HYP lines fit `width`, so the
+    terminal never wraps one of the three lines on its own and misaligns the columns."""
+    from earmark.metrics.analysis import display_width, render_alignment
+
+    chunks: list[Any] = []
+    current: tuple[Any, ...] = ()
+    for op in alignment.ops:
+        trial = replace(alignment, ops=(*current, op))
+        widest = max(display_width(line) for line in render_alignment(trial).splitlines())
+        if current and widest > width:
+            chunks.append(replace(alignment, ops=current))
+            current = (op,)
+        else:
+            current = trial.ops
+    if current:
+        chunks.append(replace(alignment, ops=current))
+    return chunks
