@@ -228,7 +228,11 @@ def test_same_plan_twice_gives_identical_hypotheses_and_honest_flags(
         ]
         assert max(tried) > 0
     if "wcpp" in arm_specs:
-        assert any(r["engine"]["fallbacks"] > 0 for r in first.values() if r["arm"] == "wcpp")
+        wcpp = [first[("wcpp", f"c{i:03d}", 0)]["engine"] for i in range(4)]
+        assert any(e["fallbacks"] > 0 for e in wcpp)
+        # A clip after one that fell back gets a fresh context (never the first clip).
+        assert "context_rebuilt" not in wcpp[0]
+        assert all(e.get("context_rebuilt") == (p["fallbacks"] > 0) for p, e in zip(wcpp, wcpp[1:]))
 
 
 def test_every_backend_is_in_the_plan() -> None:

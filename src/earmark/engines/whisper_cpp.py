@@ -246,7 +246,6 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
         #: False once a clip may have drawn from the context's random generator.
         self._fresh = True
         self._fallbacks_seen = 0
-        self._rebuilds = 0
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[WhisperCppOptions, ModelSource]:
@@ -349,21 +348,23 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
             "after any clip that sampled, so every clip starts from the same generator state"
         )
 
-    def _start_fresh(self) -> None:
-        """Give the next clip a context whose random generator no clip has drawn from."""
+    def _start_fresh(self) -> bool:
+        """Give the next clip a context whose random generator no clip has drawn from;
+        True when the context had to be rebuilt for that."""
         if self._fresh or not self.options.samples:
-            return
+            return False
         model = self._model
 
         def rebuild() -> Any:
             ctx, model._ctx = model._ctx, None
-            self._pw.whisper_free(ctx)
+            if ctx is not None:  # None after a failed rebuild: nothing to free
+                self._pw.whisper_free(ctx)
             model._init_model()
             return model
 
         self._checked_context(rebuild)
-        self._rebuilds += 1
         self._fresh, self._fallbacks_seen = True, 0
+        return True
 
     def _fallbacks(self) -> int | None:
         """whisper.cpp's running count of fallbacks in this context (read from the line
@@ -449,7 +450,7 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
     def _one(self, clip: Clip, language: str | None, forced: str) -> Hypothesis:
         started = time.perf_counter()
         try:
-            self._start_fresh()
+            rebuilt = self._start_fresh()
             started = time.perf_counter()  # the rebuild is not decoding time
             self._fresh = False  # until whisper.cpp's counter says nothing was sampled
             segments = self._model.transcribe(mono_16k(clip), language=forced)
@@ -465,6 +466,8 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
                 extra["fallbacks"] = count - self._fallbacks_seen
                 self._fallbacks_seen = count
                 self._fresh = self.options.temperature == 0 and extra["fallbacks"] == 0
+            if rebuilt:
+                extra["context_rebuilt"] = True
         if requested is not None and used != requested:
             extra["language_mismatch"] = True
         return Hypothesis(
