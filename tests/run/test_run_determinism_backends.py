@@ -265,3 +265,28 @@ def test_a_clip_decodes_the_same_whatever_came_before_it(
     for key, row in part.items():
         assert row["status"] == "ok"
         assert row["hypothesis"] == full[key]["hypothesis"], key
+
+
+def test_declarations_of_the_backends_ci_cannot_run() -> None:
+    """FunASR families and Qwen3-ASR's generation configs, read as their engines read them."""
+    from earmark.engines.funasr import funasr_determinism
+    from earmark.engines.qwen3_asr import qwen_determinism
+
+    assert funasr_determinism("BiCifParaformer")[0] is True
+    assert funasr_determinism("SenseVoiceSmall")[0] is True
+    assert funasr_determinism("FunASRNano")[0] is False
+    )
+    assert "covers torch sampling only" in funasr_determinism("LLMASR")[1]
+
+    transformers = pytest.importorskip("transformers", reason="needs the transformers extra")
+    greedy = transformers.GenerationConfig()
+    sampling = transformers.GenerationConfig(do_sample=True, temperature=0.7)
+    beams = transformers.GenerationConfig(num_beams=4)
+    assert qwen_determinism(greedy) == (
+        True,
+        "greedy search (the model's generation config): no sampling, one clip at a time",
+    )
+    assert qwen_determinism(beams)[1].startswith("beam search (4 beams)")
+    assert qwen_determinism(sampling)[0] is True
+    assert "samples (temperature 0.7)" in qwen_determinism(sampling)[1]
+    assert qwen_determinism(None)[0] is True
