@@ -275,7 +275,6 @@ def test_declarations_of_the_backends_ci_cannot_run() -> None:
     assert funasr_determinism("BiCifParaformer")[0] is True
     assert funasr_determinism("SenseVoiceSmall")[0] is True
     assert funasr_determinism("FunASRNano")[0] is False
-    )
     assert "covers torch sampling only" in funasr_determinism("LLMASR")[1]
 
     transformers = pytest.importorskip("transformers", reason="needs the transformers extra")
