@@ -16,6 +16,7 @@ import hashlib
 import io
 import os
 import queue
+import re
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -206,7 +207,7 @@ def _decode(
                 sound.seek(first)
             data = sound.read(frames, dtype="float32", always_2d=True)
     except (RuntimeError, soundfile.LibsndfileError, ValueError, EOFError) as exc:
-        return AudioFailure("unreadable", f"{utt.audio}: {exc}")
+        return AudioFailure("unreadable", f"{utt.audio}: {_without_addresses(exc)}")
     if data.shape[0] == 0:
         return AudioFailure("empty", f"{utt.audio}: no samples")
     if not np.isfinite(data).all():
@@ -234,6 +235,15 @@ def _decode(
         original_channels=channels,
         original_format=fmt,
     )
+
+
+#: `<_io.BytesIO object at 0x7f…>` in libsndfile's messages: an address that differs run
+#: to run would make two runs' failure details (and their files) differ.
+_OBJECT_REPR = re.compile(r"<[^<>]*? at 0x[0-9a-fA-F]+>")
+
+
+def _without_addresses(exc: BaseException) -> str:
+    return _OBJECT_REPR.sub("the file", str(exc))
 
 
 _DONE = object()

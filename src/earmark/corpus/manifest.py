@@ -60,7 +60,7 @@ ROW_FIELDS = frozenset(
 SOURCE_FIELDS = frozenset({"dataset", "config", "split", "revision", "licence"})
 META_FIELDS = frozenset(CorpusMeta.__dataclass_fields__)
 
-_LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
+_LANGUAGE_RE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")  # fullmatch: "en\n" is no tag
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 _BOM = b"\xef\xbb\xbf"
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")  # C:\x, C:/x and drive-relative C:x
@@ -266,7 +266,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
         raise fail("audio", problem, hint="audio paths are relative to the audio root")
     text = required_str("text", allow_empty=True, limit=MAX_TEXT_CHARS)
     language = required_str("language")
-    if not _LANGUAGE_RE.match(language):
+    if not _LANGUAGE_RE.fullmatch(language):
         raise fail("language", f"{language!r} is not a BCP-47-style tag", hint="e.g. zh, ga, en-US")
 
     speaker = optional_str("speaker", row.get("speaker"))
@@ -453,7 +453,8 @@ def read_meta(manifest_path: str | os.PathLike[str]) -> CorpusMeta:
             raise EarmarkError("expected a string or null", file=name, field=key)
     if "extra" in data and not isinstance(data["extra"], dict):
         raise EarmarkError("expected an object", file=name, field="extra")
-    return CorpusMeta(**data)
+    # A sidecar without `licence` or `consent_basis` declared neither: the gate refuses it.
+    return CorpusMeta(**{"licence": None, "consent_basis": None, **data})
 
 
 def _declared(value: str | None) -> bool:
