@@ -123,8 +123,9 @@ def _open_file_in(tb: TracebackType | None) -> str | None:
         tb = tb.tb_next
     for frame in reversed(frames):
         for value in frame.f_locals.values():
-            if isinstance(value, io.IOBase) and isinstance(getattr(value, "name", None), str):
-                return str(value.name)
+            name = getattr(value, "name", None) if isinstance(value, io.IOBase) else None
+            if isinstance(name, str):
+                return name
     return None
 
 
