@@ -31,71 +31,14 @@ if not any(is_installed(module) for module in ("torchaudio", "kaldi_native_fbank
 
 from earmark.engines import funasr as funasr_engine  # noqa: E402
 from earmark.engines.funasr import FunAsrEngine, funasr_text  # noqa: E402
+from earmark.testing.tiny_torch_models import PARAFORMER_TOKENS, build_tiny_paraformer  # noqa: E402
 
-TOKENS = ["<blank>", "<s>", "</s>", "你", "好", "世", "界", "<unk>"]
-D_MODEL = 16
-
-
-def _config() -> dict:
-    """funasr's Paraformer template, shrunk: 8 mel bins, one 16-wide layer each side."""
-    return {
-        "model": "BiCifParaformer",
-        "model_conf": {"ctc_weight": 0.0, "predictor_bias": 1, "sampling_ratio": 0.75},
-        "encoder": "SANMEncoder",
-        "encoder_conf": {
-            "output_size": D_MODEL, "attention_heads": 2, "linear_units": 32, "num_blocks": 1,
-            "dropout_rate": 0.0, "positional_dropout_rate": 0.0, "attention_dropout_rate": 0.0,
-            "input_layer": "pe", "pos_enc_class": "SinusoidalPositionEncoder",
-            "normalize_before": True, "kernel_size": 3, "sanm_shfit": 0,
-            "selfattention_layer_type": "sanm",
-        },
-        "decoder": "ParaformerSANMDecoder",
-        "decoder_conf": {
-            "attention_heads": 2, "linear_units": 32, "num_blocks": 1, "dropout_rate": 0.0,
-            "positional_dropout_rate": 0.0, "self_attention_dropout_rate": 0.0,
-            "src_attention_dropout_rate": 0.0, "att_layer_num": 1, "kernel_size": 3,
-            "sanm_shfit": 0,
-        },
-        "predictor": "CifPredictorV3",
-        "predictor_conf": {
-            "idim": D_MODEL, "threshold": 1.0, "l_order": 1, "r_order": 1,
-            "tail_threshold": 0.45, "smooth_factor2": 0.25, "noise_threshold2": 0.01,
-            "upsample_times": 3, "use_cif1_cnn": False, "upsample_type": "cnn_blstm",
-        },
-        "frontend": "WavFrontend",
-        "frontend_conf": {
-            "fs": 16000, "window": "hamming", "n_mels": 8, "frame_length": 25,
-            "frame_shift": 10, "lfr_m": 7, "lfr_n": 6,
-        },
-        "input_size": 8 * 7,
-        "tokenizer": "CharTokenizer",
-        "tokenizer_conf": {"unk_symbol": "<unk>", "split_with_space": True},
-    }  # fmt: skip
+TOKENS = PARAFORMER_TOKENS
 
 
 @pytest.fixture(scope="module")
 def tiny_paraformer(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import torch
-    import yaml
-    from funasr.register import tables
-
-    folder = tmp_path_factory.mktemp("tiny-paraformer")
-    config = _config()
-    (folder / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True), "utf-8")
-    (folder / "tokens.json").write_text(json.dumps(TOKENS, ensure_ascii=False), "utf-8")
-    parts = ("encoder", "encoder_conf", "decoder", "decoder_conf", "predictor", "predictor_conf")
-    torch.manual_seed(0)
-    model = tables.model_classes["BiCifParaformer"](
-        vocab_size=len(TOKENS),
-        input_size=config["input_size"],
-        **config["model_conf"],
-        **{key: config[key] for key in parts},
-    )
-    with torch.no_grad():  # never emit blank, <s>, </s> or <unk>: the text is characters
-        model.decoder.output_layer.weight.mul_(30.0)
-        model.decoder.output_layer.bias[[0, 1, 2, 7]] = -50.0
-    torch.save(model.state_dict(), folder / "model.pt")
-    return folder
+    return build_tiny_paraformer(tmp_path_factory.mktemp("tiny-paraformer"))
 
 
 @pytest.fixture(scope="module")
