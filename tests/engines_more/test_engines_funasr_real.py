@@ -31,9 +31,7 @@ if not any(is_installed(module) for module in ("torchaudio", "kaldi_native_fbank
 
 from earmark.engines import funasr as funasr_engine  # noqa: E402
 from earmark.engines.funasr import FunAsrEngine, funasr_text  # noqa: E402
-from earmark.testing.tiny_torch_models import PARAFORMER_TOKENS, build_tiny_paraformer  # noqa: E402
-
-TOKENS = PARAFORMER_TOKENS
+from earmark.testing.tiny_torch_models import build_tiny_paraformer  # noqa: E402
 
 
 @pytest.fixture(scope="module")
