@@ -91,12 +91,18 @@ def test_score_under_a_file_size_limit(tmp_path: Path, preds: Path) -> None:
     assert line.startswith("earmark: error: out/") and "file too large" in line
 
 
-def test_write_error_without_a_file_name_names_the_open_file() -> None:
-    # write() and flush() on a full disk raise an OSError that carries no file name.
+def _copy_to_full_disk(source: Path) -> None:
+    with open(source, encoding="utf-8") as inp, open("/dev/full", "w", encoding="utf-8") as out:
+        for line in inp:
+            out.write(line)
+            out.flush()
+
+
+def test_write_error_without_a_file_name_names_the_file_being_written(preds: Path) -> None:
+    # write() and flush() on a full disk raise an OSError that carries no file name; the
+    # failing frame also holds the input file, which is not the one to name.
     with pytest.raises(OSError) as caught:
-        with open("/dev/full", "w", encoding="utf-8") as handle:
-            handle.write("x")
-            handle.flush()
+        _copy_to_full_disk(preds)
     assert caught.value.errno == errno.ENOSPC and caught.value.filename is None
     assert describe_os_error(caught.value) == (
         "/dev/full: no space left on the device (hint: free space, then rerun the command)"

@@ -116,16 +116,22 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def _open_file_in(tb: TracebackType | None) -> str | None:
-    """The name of an open file held by the innermost frame of `tb` that holds one."""
+    """The name of an open file held by the innermost frame of `tb` that holds one,
+    preferring a file open for writing (a frame copying input to output holds both)."""
     frames = []
     while tb is not None:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
     for frame in reversed(frames):
-        for value in frame.f_locals.values():
-            name = getattr(value, "name", None) if isinstance(value, io.IOBase) else None
-            if isinstance(name, str):
-                return name
+        named = [
+            (value, name)
+            for value in frame.f_locals.values()
+            if isinstance(value, io.IOBase)
+            and isinstance(name := getattr(value, "name", None), str)
+        ]
+        if named:
+            writing = [n for f, n in named if set(str(getattr(f, "mode", ""))) & set("wax+")]
+            return (writing or [n for _, n in named])[0]
     return None
 
 
