@@ -1,7 +1,8 @@
 """Errors a user can fix, carrying where the problem is.
 
-The CLI turns an `EarmarkError` into one line and exit code 2; anything else is a bug
-and keeps its traceback.
+The CLI turns an EarmarkError into one line and exit code 2; an OS error into one line
+naming the path and exit 1; anything else (a bug) into one line naming a file in the temp
+folder that holds the full traceback, exit 1.
 """
 
 from __future__ import annotations

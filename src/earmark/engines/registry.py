@@ -190,7 +190,10 @@ BACKENDS: dict[str, BackendInfo] = {
         ),
         BackendInfo(
             name="command",
-            summary="any external program: template with {audio}, {language} and {seed}, text on stdout",
+            summary=(
+                "any external program: template with {audio}, {language} and {seed}, "
+                "text on stdout"
+            ),
             extra=None,
             runtime_module=None,
             formats="command template",
