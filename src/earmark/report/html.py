@@ -77,14 +77,20 @@ h1 {{ font-size: 1.6em; margin: 8px 0 4px; }}
 h2 {{ font-size: 1.25em; border-bottom: 2px solid var(--line); padding-bottom: 4px;
   margin-top: 32px; }}
 h3 {{ font-size: 1.05em; margin: 18px 0 6px; }}
-nav a {{ margin-right: 12px; color: #2952a3; }}
-table {{ border-collapse: collapse; margin: 8px 0 12px; font-size: 0.93em; }}
+nav a {{ margin-right: 12px; color: #2952a3; display: inline-block; }}
+h1 {{ overflow-wrap: anywhere; }}
+.table-scroll {{ max-width: 100%; overflow-x: auto; margin: 8px 0 12px; }}
+table {{ border-collapse: collapse; font-size: 0.93em; }}
 th, td {{ border: 1px solid var(--line); padding: 4px 8px; text-align: left;
-  vertical-align: top; }}
+  vertical-align: top; overflow-wrap: normal; word-break: normal; hyphens: none; }}
 th {{ background: var(--soft); }}
-td {{ overflow-wrap: anywhere; }}
-td code {{ word-break: break-all; }}
-td.num {{ overflow-wrap: normal; font-variant-numeric: tabular-nums; white-space: nowrap; }}
+td {{ min-width: 4em; }}
+td:first-child {{ white-space: nowrap; }}
+td .transcript {{ display: inline-block; min-width: 16em; }}
+td.num, .nowrap, .badge {{ white-space: nowrap; }}
+td.num {{ font-variant-numeric: tabular-nums; }}
+td.null {{ min-width: 12em; color: var(--muted); }}
+td ul {{ margin: 0; padding-left: 1.1em; }}
 .muted {{ color: var(--muted); }}
 .banner {{ padding: 10px 14px; border-radius: 6px; margin: 10px 0; font-weight: 600; }}
 .banner.private {{ background: #fde8e8; border: 1px solid #c8102e; color: #8a0a1f; }}
@@ -112,6 +118,9 @@ svg .tick, svg .axis-label {{ fill: var(--muted); font-size: 11px; }}
 .gap {{ color: #9aa2b1; }}
 .legend span {{ padding: 0 6px; margin-right: 6px; border-radius: 3px; }}
 .transcript {{ white-space: pre-wrap; }}
+details.long > summary {{ cursor: pointer; color: #2952a3; }}
+.chart-scroll {{ max-width: 100%; overflow-x: auto; }}
+.chart-scroll svg.chart {{ min-width: 560px; }}
 details {{ margin: 6px 0; }}
 code, pre {{ font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
   font-size: 0.9em; }}
@@ -141,17 +150,27 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[object]], cls: str
     for row in rows:
         cells = []
         for cell in row:
-            klass = ' class="num"' if isinstance(cell, Num) else ""
+            klass = ""
+            if isinstance(cell, Num):  # digits stay on one line; a null's reason wraps
+                klass = ' class="null"' if cell.startswith("null") else ' class="num"'
+
             cells.append(f"<td{klass}>{esc(cell)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     klass = f' class="{esc(cls)}"' if cls else ""
     return Markup(
-        f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f'<div class="table-scroll"><table{klass}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
 
 class Num(str):
     """A numeric table cell (right-aligned digits); escaped like any text."""
+
+
+def _chart(svg: str) -> str:
+    """A chart in its own horizontal scroller: on a phone it keeps a readable size
+    (at least 560 px) and scrolls, instead of shrinking its text to a few pixels."""
+    return f'<div class="chart-scroll">{svg}</div>'
 
 
 def _num(text: str) -> Num:
@@ -273,7 +292,7 @@ def _languages(run: RunDirectory) -> str:
         )
     body: list[str] = [
         Markup(
-            bar_chart(bars, title="Primary-view error rate by language, with 95% CI")
+            _chart(bar_chart(bars, title="Primary-view error rate by language, with 95% CI"))
             if bars
             else "<p>No per-language figures.</p>"
         )
@@ -317,7 +336,11 @@ def _errors(run: RunDirectory) -> str:
         )
     body: list[str] = [
         Markup(
-            stacked_error_bars(splits, title="Substitutions, deletions, insertions (primary view)")
+            _chart(
+                stacked_error_bars(
+                    splits, title="Substitutions, deletions, insertions (primary view)"
+                )
+            )
             if splits
             else "<p>No error counts.</p>"
         ),
@@ -340,7 +363,9 @@ def _latency(run: RunDirectory) -> str:
             dists.append(Distribution(f"{arm_name} · {lang}", values))
     body: list[str] = []
     if dists:
-        body.append(Markup(latency_plot(dists, title="Decode time per clip (model loaded)")))
+        body.append(
+            Markup(_chart(latency_plot(dists, title="Decode time per clip (model loaded)")))
+        )
     else:
         body.append("<p>No per-clip timings in predictions.jsonl (e.g. a `score` run).</p>")
     lang_rows: list[list[object]] = []
@@ -475,8 +500,9 @@ def _comparison(run: RunDirectory) -> str:
             )
             for p in group
         ]
-        title = f"{scope}, {metric.upper()} ({view}): challenger (column) − reference (row)"
-        body.append(Markup(comparison_matrix(refs, cols, cells, title=title)))
+        shown_view = f" ({view})" if view not in ("None", "") else ""
+        title = f"{scope}, {metric.upper()}{shown_view}: challenger (column) − reference (row)"
+        body.append(Markup(_chart(comparison_matrix(refs, cols, cells, title=title))))
     if pairs:
         rows = []
         for p in pairs:
@@ -639,8 +665,8 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
                     [
                         name,
                         kind.replace("_", " "),
-                        "FLAGGED" if block.get("flagged") else "ok",
-                        "; ".join(reasons) or "—",
+                        _flag_badge(block.get("flagged")),
+                        _list(reasons),
                     ]
                 )
             flips = diag.get("normalizer_ranking_flip") or {}
@@ -649,26 +675,80 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
                     [
                         name,
                         "normaliser changes ranking",
-                        "FLAGGED",
-                        json.dumps(flips.get("flips"), ensure_ascii=False),
+                        _flag_badge(True),
+                        _list([_flip_text(name, f) for f in flips.get("flips") or []]),
                     ]
                 )
         body.append(html_table(["arm", "diagnostic", "status", "why"], flag_rows))
     extra = (run.compare or {}).get("diagnostics") or {}
     if extra:
         body.append("<h3>Diagnostics from compare.json</h3>")
+        body.append(
+            html_table(
+                ["arm", "flags"],
+                [
+                    [
+                        name,
+                        ", ".join(str(f).replace("_", " ") for f in diag.get("flags") or [])
+                        or "none",
+                    ]
+                    for name, diag in extra.items()
+                ],
+            )
+        )
         for name, diag in extra.items():
             body.append(
-                f"<details><summary>{esc(name)}</summary><pre>"
+                f"<details><summary>{esc(name)}: every figure (JSON)</summary><pre>"
                 f"{esc(json.dumps(diag, ensure_ascii=False, indent=2))}</pre></details>"
             )
     return _section("diagnostics", "Diagnostics: hallucination and language", body)
 
 
-def _transcript(text: str | None, language: str | None) -> str:
+#: Characters of a transcript shown before the rest folds into an expander: one runaway
+#: hypothesis must not fill the screen.
+TEXT_LIMIT = 300
+#: Aligned columns shown before the rest folds into an expander.
+ALIGNMENT_LIMIT = 150
+
+
+def _flag_badge(flagged: object) -> Markup:
+    if flagged:
+        return Markup('<span class="badge bad">flagged</span>')
+    return Markup('<span class="badge ok">ok</span>')
+
+
+def _list(items: Sequence[str]) -> Markup | str:
+    """Reasons as a short list (one line each), or a dash."""
+    if not items:
+        return "—"
+    if len(items) == 1:
+        return items[0]
+    return Markup("<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>")
+
+
+def _flip_text(arm: str, flip: dict[str, Any]) -> str:
+    """`against b (en-v1): raw 10.00% vs 12.00%, normalised 8.00% vs 7.00%` — the order
+    of the two arms on the raw texts is the reverse of their order once normalised."""
+    raw = flip.get("raw") or [None, None]
+    norm = flip.get("normalized") or [None, None]
+    return (
+        f"{arm} vs {flip.get('with')} ({flip.get('normalizer')}): raw {_pct(raw[0])} vs "
+        f"{_pct(raw[1])}, normalised {_pct(norm[0])} vs {_pct(norm[1])}"
+    )
+
+
+def _transcript(text: str | None, language: str | None, limit: int = TEXT_LIMIT) -> str:
+    """The text as written; past `limit` characters the rest opens on a click."""
     if text is None:
         return '<span class="muted">(no hypothesis)</span>'
-    return f'<span class="transcript"{_lang_attr(language)}>{esc(text)}</span>'
+    lang = _lang_attr(language)
+    if len(text) <= limit:
+        return f'<span class="transcript"{lang}>{esc(text)}</span>'
+    return (
+        f'<details class="long"><summary><span class="transcript"{lang}>{esc(text[:limit])}'
+        f"</span>… ({esc(len(text))} characters: show all)</summary>"
+        f'<span class="transcript"{lang}>{esc(text[limit:])}</span></details>'
+    )
 
 
 def _exampleshtml_table(rows: Sequence[dict[str, Any]]) -> Markup:
@@ -705,7 +785,15 @@ def alignment_html(reference: str, hypothesis: str, unit: str, language: str | N
         f'<span class="al-r">{cell(op.ref)}</span><span class="al-h">{cell(op.hyp)}</span></span>'
         for op in alignment.ops
     ]
-    return Markup(f'<div class="alignment"{_lang_attr(language)}>{"".join(cols)}</div>')
+    lang = _lang_attr(language)
+    shown = f'<div class="alignment"{lang}>{"".join(cols[:ALIGNMENT_LIMIT])}</div>'
+    if len(cols) <= ALIGNMENT_LIMIT:
+        return Markup(shown)
+    return Markup(
+        shown + f'<details class="long"><summary>… {len(cols) - ALIGNMENT_LIMIT} more aligned '
+        f'units (show all)</summary><div class="alignment"{lang}>'
+        f"{''.join(cols[ALIGNMENT_LIMIT:])}</div></details>"
+    )
 
 
 def _worst(run: RunDirectory, k: int) -> str:
@@ -761,11 +849,12 @@ def _worst(run: RunDirectory, k: int) -> str:
                 f"{esc(ec.ref_units)} reference units"
                 + (f", {esc(_pct(rate, 1))}" if rate is not None else "")
                 + alignment_html(view["reference"], view["hypothesis"], unit, raw_lang)
-                + "<details><summary>raw texts</summary><table><tr><th>reference</th><td>"
+                + '<details><summary>raw texts</summary><div class="table-scroll"><table>'
+                + "<tr><th>reference</th><td>"
                 + _transcript(row.get("reference"), raw_lang)
                 + "</td></tr><tr><th>hypothesis</th><td>"
                 + _transcript(row.get("hypothesis"), raw_lang)
-                + "</td></tr></table></details></li>"
+                + "</td></tr></table></div></details></li>"
             )
         body.append("<ol>" + "".join(items) + "</ol>")
     if not found:

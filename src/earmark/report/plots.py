@@ -120,14 +120,56 @@ def _axis(
 
 
 def _scale(upper: float, width: int) -> tuple[list[float], XScale]:
+    """Ticks up to `upper` and the x position of a value, clamped to the axis (a value past
+    a cut axis ends at its right edge)."""
     ticks = nice_ticks(upper)
     span = ticks[-1] or 1.0
     plot = width - LABEL_WIDTH - RIGHT
 
     def x_of(v: float) -> float:
-        return LABEL_WIDTH + plot * max(0.0, v) / span
+        return LABEL_WIDTH + plot * min(max(0.0, v), span) / span
 
     return ticks, x_of
+
+
+def axis_cap(extents: Sequence[float | None]) -> float | None:
+    """Where to cut a linear axis so that one runaway figure (a CER of 2,343%) does not
+    squash every other bar to a few pixels: the round ceiling of the largest extent once
+    the top quarter of the bars (at least one) is set aside, never below 100% (a rate
+    under 100% is not a runaway) — used only with three bars or more, when the longest
+    passes 1.5 times that ceiling. `None`: no cut.
+
+    >>> axis_cap([0.22, 1.71, 4.72])
+    2.0
+    >>> axis_cap([0.12, 0.15, 23.43])
+    1.0
+    >>> axis_cap([0.12, 0.15, 0.98]) is None
+    True
+    """
+    values = sorted(e for e in extents if e is not None and math.isfinite(e) and e > 0)
+    if len(values) < 3:
+        return None
+    over = max(1, len(values) // 4)
+    cap = max(1.0, nice_ticks(values[-(over + 1)])[-1])
+    return cap if values[-1] > 1.5 * cap else None
+
+
+def _break_marker(x_end: float, y: float, height: float) -> str:
+    """Two white slashes across the end of a bar that runs past a cut axis."""
+    marks = []
+    for dx in (-14.0, -8.0):
+        x = x_end + dx
+        marks.append(
+            f'<line x1="{x:.1f}" y1="{y + height + 2:.1f}" x2="{x + 5:.1f}" y2="{y - 2:.1f}" '
+            'stroke="#ffffff" stroke-width="2.5" class="axis-break"/>'
+        )
+    return "".join(marks)
+
+
+def _cut_label(label: str, cap: float | None, scale: float) -> str:
+    if cap is None:
+        return label
+    return f"{label}; axis cut at {cap * scale:g}%: longer bars broken (//) and labelled"
 
 
 def bar_chart(
@@ -136,10 +178,13 @@ def bar_chart(
     """Horizontal bars with 95% CI whiskers; a null value shows its reason, not a bar."""
     height = TOP + ROW_HEIGHT * max(len(bars), 1) + BOTTOM
     lines = _open(height, title)
-    upper = max([b.high if b.high is not None else (b.value or 0.0) for b in bars] + [1e-9])
+    extents = [b.high if b.high is not None else (b.value or 0.0) for b in bars]
+    cap = axis_cap(extents)
+    upper = cap if cap is not None else max([*extents, 1e-9])
     ticks, x_of = _scale(upper, WIDTH)
+    span = ticks[-1]
     y_end = TOP + ROW_HEIGHT * len(bars)
-    _axis(lines, ticks, x_of, TOP - 4, y_end, scale, axis_label)
+    _axis(lines, ticks, x_of, TOP - 4, y_end, scale, _cut_label(axis_label, cap, scale))
     for i, bar in enumerate(bars):
         y = TOP + i * ROW_HEIGHT
         mid = y + ROW_HEIGHT / 2
@@ -158,18 +203,29 @@ def bar_chart(
             f'<rect x="{LABEL_WIDTH}" y="{y + 5}" width="{max(x1 - LABEL_WIDTH, 0.5):.1f}" '
             f'height="{ROW_HEIGHT - 10}" fill="{BAR_COLOUR}" class="bar"/>'
         )
+        if bar.value > span:
+            lines.append(_break_marker(x1, y + 5, ROW_HEIGHT - 10))
         text_x = x1
         if bar.low is not None and bar.high is not None:
             lo, hi = x_of(bar.low), x_of(bar.high)
             lines.append(
                 f'<line x1="{lo:.1f}" y1="{mid:.1f}" x2="{hi:.1f}" y2="{mid:.1f}" class="whisker"/>'
-                f'<line x1="{lo:.1f}" y1="{mid - 5:.1f}" x2="{lo:.1f}" y2="{mid + 5:.1f}" '
-                f'class="whisker"/><line x1="{hi:.1f}" y1="{mid - 5:.1f}" x2="{hi:.1f}" '
-                f'y2="{mid + 5:.1f}" class="whisker"/>'
             )
+            for end, bound in ((lo, bar.low), (hi, bar.high)):
+                if bound <= span:  # an end past the cut has no cap: it goes on
+                    lines.append(
+                        f'<line x1="{end:.1f}" y1="{mid - 5:.1f}" x2="{end:.1f}" '
+                        f'y2="{mid + 5:.1f}" class="whisker"/>'
+                    )
             text_x = hi
+        ci = (
+            f" [{_fmt(bar.low, scale, 1)}, {_fmt(bar.high, scale, 1)}]"
+            if bar.low is not None and bar.high is not None
+            else ""
+        )
         lines.append(
             f'<text x="{text_x + 6:.1f}" y="{mid + 4:.1f}" class="value">'
+            f"<title>{escape(bar.label)}: {escape(_fmt(bar.value, scale, 2))}%{escape(ci)}</title>"
             f"{escape(_fmt(bar.value, scale, 1))}%</text>"
         )
     lines.append("</svg>")
@@ -194,12 +250,12 @@ def stacked_error_bars(splits: Sequence[ErrorSplit], *, title: str) -> str:
     def share(n: int, ref: int) -> float:
         return n / ref if ref else 0.0
 
-    upper = max(
-        [share(s.substitutions + s.deletions + s.insertions, s.ref_units) for s in splits] + [1e-9]
-    )
-    ticks, x_of = _scale(upper, WIDTH)
+    extents = [share(s.substitutions + s.deletions + s.insertions, s.ref_units) for s in splits]
+    cap = axis_cap(extents)
+    ticks, x_of = _scale(cap if cap is not None else max([*extents, 1e-9]), WIDTH)
+    span = ticks[-1]
     y_end = top + ROW_HEIGHT * len(splits)
-    _axis(lines, ticks, x_of, top - 4, y_end, 100.0, "% of reference units")
+    _axis(lines, ticks, x_of, top - 4, y_end, 100.0, _cut_label("% of reference units", cap, 100))
     for i, split in enumerate(splits):
         y = top + i * ROW_HEIGHT
         mid = y + ROW_HEIGHT / 2
@@ -216,7 +272,8 @@ def stacked_error_bars(splits: Sequence[ErrorSplit], *, title: str) -> str:
         start = 0.0
         for key, n in (("S", split.substitutions), ("D", split.deletions), ("I", split.insertions)):
             part = share(n, split.ref_units)
-            if part <= 0:
+            if part <= 0 or start >= span:
+                start += part
                 continue
             x0, x1 = x_of(start), x_of(start + part)
             lines.append(
@@ -225,6 +282,8 @@ def stacked_error_bars(splits: Sequence[ErrorSplit], *, title: str) -> str:
                 f"<title>{escape(split.label)}: {key} {n} of {split.ref_units}</title></rect>"
             )
             start += part
+        if start > span:
+            lines.append(_break_marker(x_of(start), y + 5, ROW_HEIGHT - 10))
         lines.append(
             f'<text x="{x_of(start) + 6:.1f}" y="{mid + 4:.1f}" class="value">'
             f"{split.substitutions}/{split.deletions}/{split.insertions} of "

@@ -1,0 +1,270 @@
+"""Layout of the shared pages in headless Chromium at a desktop (1280 px) and a phone
+(390 px) width: the page never scrolls sideways (tables scroll inside their section), no
+word or number in a table cell is broken across lines, a runaway hypothesis folds into an
+expander, and the leaderboard sorts and filters by clicking, with its one script allowed
+by hash and injected names inert.
+
+Screenshots are kept as test artefacts: `<pytest tmp dir>/test_*/shots/<page>-<width>.png`
+(e.g. /tmp/pytest-of-$USER/pytest-current/test_example_report_layout_1280_0/shots/).
+Needs Debian's `chromium` and the `playwright` Python package (never `playwright install`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from report_builders import ZH_REF, ArmData, make_run, zh_rows
+
+from earmark.compare.api import compare
+from earmark.report.html import ALIGNMENT_LIMIT, TEXT_LIMIT, write_html_report
+from earmark.report.leaderboard import write_leaderboard
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt chromium)"),
+    pytest.mark.skipif(
+        importlib.util.find_spec("playwright") is None,
+        reason="needs the playwright Python package (pip install playwright; no browser download)",
+    ),
+]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+EXAMPLE = Path(__file__).parent / "data" / "example-run"
+WIDTHS = (1280, 390)
+XSS_NAME = '</script> <script>window.__xss=1</script> <img src=x onerror="window.__xss=2">'
+
+#: Words in table cells that the browser laid out on two lines ("FLAGGE D", "14.0 4%").
+#: A word ends at a space or just after a hyphen or slash (`tiny.en-` / `int8` is a line
+#: break where Unicode allows one, not a broken word). CJK runs are left out: Chinese
+#: has no spaces and wraps between any two characters.
+BROKEN_WORDS = """() => {
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const cjk = /[\\u3000-\\u9fff\\uac00-\\ud7af\\uff00-\\uffef]/;
+  let node;
+  while ((node = walker.nextNode())) {
+    if (!node.parentElement.closest('td, th')) continue;
+    const re = /[^\\s\\-\\/]+[\\-\\/]*|[\\-\\/]+/g;
+    let m;
+    while ((m = re.exec(node.data))) {
+      if (cjk.test(m[0])) continue;
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const tops = new Set(Array.from(range.getClientRects())
+        .filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, path: Path, width: int):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type == "error" else None
+    )
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return page, problems
+
+
+def _check_layout(page, shots: Path, name: str, width: int) -> None:
+    overflow = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert overflow[0] <= overflow[1], f"page scrolls sideways: {overflow}"
+    broken = page.evaluate(BROKEN_WORDS)
+    assert broken == [], broken
+    shots.mkdir(exist_ok=True)
+    page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's example run (tiny.en on English, Mandarin, Irish), with a second arm
+    that differs on a few rows and their compare.json, as `earmark report --compare`."""
+    root = tmp_path_factory.mktemp("example")
+    run = root / "example-run"
+    shutil.copytree(EXAMPLE, run)
+    rows = [
+        json.loads(line) for line in (run / "predictions.jsonl").read_text("utf-8").splitlines()
+    ]
+    first = root / "tiny.en-int8.jsonl"
+    second = root / "tiny.en-float32-beam5.jsonl"
+    first.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    changed = [
+        {**r, "arm": "tiny.en-float32-beam5"}
+        | ({"hypothesis": (r["hypothesis"] or "") + " extra"} if i % 4 == 0 else {})
+        for i, r in enumerate(rows)
+    ]
+    second.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in changed), "utf-8")
+    result = compare([str(first), str(second)], normalizer="auto", resamples=200, seed=1)
+    (run / "compare.json").write_text(json.dumps(result, ensure_ascii=False), "utf-8")
+    return run
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_example_report_layout(browser, example_run: Path, tmp_path: Path, width: int) -> None:
+    report = write_html_report(example_run, out=tmp_path / "report.html")
+    page, problems = _open(browser, report, width)
+    assert problems == []
+    assert page.locator("#comparison table").count() >= 2  # the table that ran off the edge
+    # Every table sits in its own horizontal scroller, never wider than the page.
+    assert page.evaluate(
+        "Array.from(document.querySelectorAll('table')).every(t => t.closest('.table-scroll'))"
+    )
+    assert "FLAGGED" not in page.inner_text("body")
+    _check_layout(page, tmp_path / "shots", "example-report", width)
+    page.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_runaway_text_folds_into_an_expander(browser, tmp_path: Path, width: int) -> None:
+    runaway = "and then " * 400  # 3,600 characters, 800 words
+    rows = [("en-000", "en", "and then it stopped", runaway), *zh_rows([3, 1])]
+    rows.append(("en-001", "en", "a very long reference with numbers 12345678", "a reference"))
+    run = make_run(tmp_path / "run", {"whisper-large-v3-turbo-int8-float16-beam5": ArmData(rows)})
+    report = write_html_report(run)
+    page, problems = _open(browser, report, width)
+    assert problems == []
+    height = "document.querySelector('#worst').offsetHeight"
+    closed = page.evaluate(height)
+    # Open the "raw texts" expanders; the long-text ones inside stay closed.
+    page.evaluate(
+        "document.querySelectorAll('#worst details:not(.long)').forEach(d => d.open = true)"
+    )
+    text = page.inner_text("#worst")
+    # The raw hypothesis shows its first TEXT_LIMIT characters, the alignment its first
+    # ALIGNMENT_LIMIT columns (one per runaway word: 800 inserted, 4 reference words).
+    assert f"… ({len(runaway)} characters: show all)" in text
+    assert f"… {800 - ALIGNMENT_LIMIT} more aligned units (show all)" in text
+    assert page.locator("#worst details.long").count() == 2
+    page.evaluate("document.querySelectorAll('#worst details').forEach(d => d.open = true)")
+    opened = page.inner_text("#worst")
+    # Folded, the section is a fraction of its unfolded height (800 words of runaway).
+    assert page.evaluate(height) > 3 * closed
+    assert runaway[:TEXT_LIMIT].strip() in opened.replace("\n", " ")
+    page.evaluate("document.querySelectorAll('#worst details').forEach(d => d.open = false)")
+    _check_layout(page, tmp_path / "shots", "runaway-report", width)
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def leaderboard(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three runs: a verifiable one on FLEURS-like en+zh with two arms, an unverifiable one
+    on another corpus (with a hostile arm name), and one whose second arm never loaded."""
+    root = tmp_path_factory.mktemp("board")
+    en = [
+        (f"en-{i:03d}", "en", "the cat sat on the mat today", "the cat sat on a mat today")
+        for i in range(6)
+    ]
+    en_bad = [
+        (f"en-{i:03d}", "en", "the cat sat on the mat today", "a cat sat in a hat")
+        for i in range(6)
+    ]
+    fleurs = make_run(
+        root / "fleurs",
+        {
+            "whisper-small-int8": ArmData(en + zh_rows([1, 2, 0, 1])),
+            "whisper-small-float32-beam5": ArmData(en_bad + zh_rows([0, 1, 0, 0])),
+        },
+        dataset="fleurs-mini",
+    )
+    other = make_run(
+        root / "other",
+        {XSS_NAME: ArmData(en_bad, revision=None), "parakeet-tdt-0.6b-v3": ArmData(en)},
+        manifest_sha="b" * 64,
+        dataset="common-voice-mini",
+    )
+    failed = ArmData(
+        [(f"zh-{i:03d}", "zh", ZH_REF, "") for i in range(4)],
+        extra_row_fields={"status": "arm_failed", "hypothesis": None},
+    )
+    dead = make_run(
+        root / "dead",
+        {"sensevoice-small": ArmData(zh_rows([0, 0, 1, 0])), "never-loaded": failed},
+        manifest_sha="c" * 64,
+        dataset="aishell-mini",
+    )
+    return write_leaderboard([fleurs, other, dead], root / "lb")["html"]
+
+
+def _systems(page, table: str = "#ranked") -> list[str]:
+    return page.evaluate(
+        f"""Array.from(document.querySelectorAll('{table} tr[data-row]'))
+        .filter(tr => !tr.hidden)
+        .map(tr => JSON.parse(document.getElementById('board-data').textContent)
+          .rows.find(r => r.id === tr.getAttribute('data-row')))
+        .map(r => [r.system, r.language, r.value, r.verifiable])"""
+    )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_leaderboard_layout_sorting_and_filter(
+    browser, leaderboard: Path, tmp_path: Path, width: int
+) -> None:
+    page, problems = _open(browser, leaderboard, width)
+    assert problems == []  # the script ran under the CSP (a blocked one logs an error)
+    assert page.evaluate("typeof window.__xss") == "undefined"
+    assert page.evaluate("document.querySelectorAll('script').length") == 2
+    assert page.evaluate("document.querySelectorAll('img').length") == 0
+    assert XSS_NAME in page.inner_text("#ranked")  # shown as text
+    _check_layout(page, tmp_path / "shots", "leaderboard", width)
+
+    before = _systems(page)
+    # Unverifiable rows sit apart, after the verifiable ones, under their own label.
+    assert [r[3] for r in before] == sorted((r[3] for r in before), reverse=True)
+    assert page.locator("#ranked tbody.unverifiable tr.group-label").count() == 1
+    assert page.locator("#unranked tr[data-row]").count() == 1
+    assert "never-loaded" in page.inner_text("#unranked")
+
+    page.click("#ranked th button[data-key=system]")
+    ascending = _systems(page)
+    verifiable = [r[0] for r in ascending if r[3]]
+    assert verifiable == sorted(verifiable)
+    assert page.get_attribute("#ranked th:nth-child(2)", "aria-sort") == "ascending"
+    page.click("#ranked th button[data-key=system]")
+    descending = [r[0] for r in _systems(page) if r[3]]
+    assert descending == sorted(verifiable, reverse=True)
+
+    page.click("#ranked th button[data-key=value]")
+    values = [r[2] for r in _systems(page) if r[3]]
+    assert values == sorted(values)
+
+    page.select_option("select[data-filter=language]", "zh")
+    shown = _systems(page)
+    assert shown and {r[1] for r in shown} == {"zh"}
+    assert len(shown) == 3  # two fleurs arms and sensevoice on Mandarin
+    total_zh = page.evaluate(
+        "JSON.parse(document.getElementById('board-data').textContent)"
+        ".rows.filter(r => r.language === 'zh').length"
+    )
+    assert page.inner_text("#shown") == str(total_zh)  # + the unranked Mandarin row
+    page.select_option("select[data-filter=corpus]", "common-voice-mini")
+    assert _systems(page) == []
+    page.select_option("select[data-filter=language]", "")
+    assert {r[0] for r in _systems(page)} == {XSS_NAME, "parakeet-tdt-0.6b-v3"}
+    page.close()
