@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -54,10 +55,24 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _atomic_write_records(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    """predictions.jsonl, streamed: one line per record (keys sorted, UTF-8 as is), so the
+    rows' records are never all in memory at once. orjson: ~5x json.dumps here."""
+    import orjson
+
+    option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as handle:
+        handle.writelines(orjson.dumps(record, option=option) for record in records)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
 def write_results(
     out_dir: str | os.PathLike[str],
     results: dict[str, Any],
-    records: list[dict[str, Any]] | None = None,
+    records: Iterable[dict[str, Any]] | None = None,
     *,
     probes: list[ProbeResult],
     markdown: str | None = None,
@@ -74,8 +89,7 @@ def write_results(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if records is not None:
-        lines = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
-        _atomic_write(out / "predictions.jsonl", lines)
+        _atomic_write_records(out / "predictions.jsonl", records)
     _atomic_write(out / "results.json", json.dumps(results, ensure_ascii=False, indent=2) + "\n")
     if markdown is not None:
         _atomic_write(out / "results.md", markdown)

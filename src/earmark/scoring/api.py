@@ -6,6 +6,7 @@ numbers), so anything the CLI can do a script can do with the same result.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -56,14 +57,20 @@ def score_predictions(
         punctuation=punctuation,
         flags={"normalizer": "normalizer", "resamples": "resamples"},
     )
-    read = read_pairs(
-        predictions,
-        refs=refs,
-        fmt=fmt,
-        fields=fields or FieldNames(),
-        allow_extra_hypotheses=allow_extra_hypotheses,
-        arm=arm,
-    )
+    collecting = gc.isenabled()
+    gc.disable()  # the rows read form no reference cycles (see scoring.scorer)
+    try:
+        read = read_pairs(
+            predictions,
+            refs=refs,
+            fmt=fmt,
+            fields=fields or FieldNames(),
+            allow_extra_hypotheses=allow_extra_hypotheses,
+            arm=arm,
+        )
+    finally:
+        if collecting:
+            gc.enable()
     rows = read.rows
     if language is not None:
         rows = [r if r.language else replace(r, language=language) for r in rows]
@@ -104,7 +111,7 @@ def score_predictions(
         write_results(
             out_dir,
             results,
-            scored.records,
+            scored.iter_records(),
             probes=probes,
             markdown=render_results_markdown(results),
         )
