@@ -86,7 +86,7 @@ th, td {{ border: 1px solid var(--line); padding: 4px 8px; text-align: left;
 th {{ background: var(--soft); }}
 td {{ min-width: 4em; }}
 td:first-child {{ white-space: nowrap; }}
-td .transcript {{ display: inline-block; min-width: 16em; }}
+td .transcript {{ display: inline-block; min-width: 12em; }}
 td.num, .nowrap, .badge {{ white-space: nowrap; }}
 td.num {{ font-variant-numeric: tabular-nums; }}
 td.null {{ min-width: 12em; color: var(--muted); }}
@@ -119,6 +119,7 @@ svg .tick, svg .axis-label {{ fill: var(--muted); font-size: 11px; }}
 .legend span {{ padding: 0 6px; margin-right: 6px; border-radius: 3px; }}
 .transcript {{ white-space: pre-wrap; }}
 details.long > summary {{ cursor: pointer; color: #2952a3; }}
+details.long > summary .transcript {{ display: inline; color: var(--fg); }}
 .chart-scroll {{ max-width: 100%; overflow-x: auto; }}
 .chart-scroll svg.chart {{ min-width: 560px; }}
 details {{ margin: 6px 0; }}
@@ -708,7 +709,7 @@ def _diagnostics(run: RunDirectory, examples: int = 10) -> str:
 #: hypothesis must not fill the screen.
 TEXT_LIMIT = 300
 #: Aligned columns shown before the rest folds into an expander.
-ALIGNMENT_LIMIT = 150
+ALIGNMENT_LIMIT = 60
 
 
 def _flag_badge(flagged: object) -> Markup:
