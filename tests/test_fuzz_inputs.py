@@ -22,7 +22,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from earmark.corpus.manifest import read_manifest
-from earmark.corpus.sources import import_kaldi, import_nemo
+from earmark.corpus.sources import (
+    import_common_voice,
+    import_fleurs,
+    import_kaldi,
+    import_lhotse,
+    import_nemo,
+)
 from earmark.errors import EarmarkError
 from earmark.scoring.readers import read_pairs
 
@@ -234,3 +240,103 @@ def test_nemo_import_writes_a_readable_manifest_or_raises_earmark_error(
         )
         if not isinstance(result, EarmarkError):
             assert len(list(read_manifest(out))) == result.rows_written >= 1
+
+
+_sources = st.one_of(
+    st.just([{"type": "file", "channels": [0], "source": "a.wav"}]),
+    st.just([{"type": "file", "channels": [0], "source": "a.wav"}]),
+    st.lists(st.fixed_dictionaries({"type": _json_values, "source": _json_values}), max_size=2),
+    _json_values,
+)
+_supervision = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from(["s1", "s2", "s1", "x" * 600]),
+        "start": st.floats(min_value=0, max_value=2) | _seconds,
+        "duration": st.floats(min_value=0, max_value=2) | _seconds,
+        "text": st.just("hello") | _text | _json_values,
+        "language": _langs,
+    },
+    optional={
+        "channel": st.sampled_from([0, [0], [], "x", True, None]),
+        "speaker": _json_values,
+        "custom": _json_values,
+        "gender": _json_values,
+    },
+)
+_cut = st.fixed_dictionaries(
+    {
+        "id": st.just("cut"),
+        "start": st.sampled_from([0.0, 0.5]) | _seconds,
+        "recording": st.fixed_dictionaries(
+            {"id": st.just("a"), "sources": _sources, "duration": _seconds}
+        ),
+        "supervisions": st.lists(_supervision, min_size=1, max_size=3)
+        | st.lists(_supervision, min_size=1, max_size=3)
+        | _json_values,
+    }
+).map(_nemo_line)
+
+
+@FUZZ
+@given(st.lists(_cut, min_size=1, max_size=4), st.sampled_from([None, "en"]))
+def test_lhotse_import_writes_a_readable_manifest_or_raises_earmark_error(
+    lines: list[str], language: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        _wav(base / "a.wav")
+        cuts = base / "cuts.jsonl"
+        cuts.write_text("\n".join(lines), encoding="utf-8", errors="surrogateescape")
+        out = base / "l.jsonl"
+        result = _outcome(
+            lambda: import_lhotse(
+                cuts, out, language=language, licence="CC0-1.0", consent_basis="c"
+            )
+        )
+        if not isinstance(result, EarmarkError):
+            assert len(list(read_manifest(out))) == result.rows_written >= 1
+
+
+_cells = st.sampled_from(["", "1", "-16000", "²", "../x", "a|a", "\u2028"]) | _text
+_clip = st.sampled_from(["c1.mp3", "c1.mp3", "../c1.mp3", "/etc/passwd"]) | _cells
+_cv_row = st.tuples(
+    _cells, _clip, st.just("Dia duit") | _cells, st.just("2") | _cells, st.just("a|a") | _cells
+)
+_fleurs_row = st.tuples(
+    st.sampled_from(["1", "2"]) | _cells,
+    _clip,
+    st.just("Dia duit") | _cells,
+    _cells,
+    _cells,
+    st.sampled_from(["16000", "-16000", "0", "1e3"]),
+    st.sampled_from(["FEMALE", ""]),
+)
+
+
+@FUZZ
+@given(
+    st.lists(_cv_row.map("\t".join), max_size=4),
+    st.lists(_fleurs_row.map("\t".join), max_size=4),
+    hostile_bytes,
+    st.integers(min_value=0, max_value=3),
+)
+def test_tsv_importers_write_a_readable_manifest_or_raise_earmark_error(
+    cv_rows: list[str], fleurs_rows: list[str], raw: bytes, use_raw: int
+) -> None:
+    """Common Voice and FLEURS TSV folders: mostly well-formed rows, now and then raw bytes."""
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        cv = base / "ga-IE"
+        _wav(cv / "clips" / "c1.mp3")
+        header = b"client_id\tpath\tsentence\tup_votes\taccents\n"
+        body = raw if use_raw == 0 else "\n".join(cv_rows).encode("utf-8")
+        (cv / "test.tsv").write_bytes(header + body)
+        fleurs = base / "ga_ie"
+        _wav(fleurs / "audio" / "test" / "c1.mp3")
+        body = raw if use_raw == 0 else "\n".join(fleurs_rows).encode("utf-8")
+        (fleurs / "test.tsv").write_bytes(body)
+        for importer, source in ((import_common_voice, cv), (import_fleurs, fleurs)):
+            out = base / f"{importer.__name__}.jsonl"
+            result = _outcome(lambda: importer(source, out, hash_audio=False))  # noqa: B023
+            if not isinstance(result, EarmarkError):
+                assert len(list(read_manifest(out))) == result.rows_written >= 1

@@ -77,7 +77,10 @@ def _manifest_files(path: Path, recordings: Path | None) -> tuple[str, Path, Pat
 
 
 def _number(obj: dict[str, Any], key: str, path: Path, line: int) -> float:
-    return float(require(obj, key, path, line, _NUMBER))
+    try:
+        return float(require(obj, key, path, line, _NUMBER))
+    except OverflowError:  # an integer beyond any float
+        raise EarmarkError("number out of range", file=str(path), line=line, field=key) from None
 
 
 def import_lhotse(
@@ -107,7 +110,17 @@ def import_lhotse(
         for line, cut in read_jsonl(main):
             recording = require(cut, "recording", main, line, dict)
             cut_start = _number(cut, "start", main, line)
-            for sup in cut.get("supervisions") or []:
+            supervisions = cut.get("supervisions") or []
+            if not isinstance(supervisions, list) or not all(
+                isinstance(sup, dict) for sup in supervisions
+            ):
+                raise EarmarkError(
+                    "expected a list of supervision objects",
+                    file=str(main),
+                    line=line,
+                    field="supervisions",
+                )
+            for sup in supervisions:
                 items.append((line, sup, recording, cut_start))
     else:
         assert recs_path is not None
@@ -134,7 +147,14 @@ def import_lhotse(
                 )
             )
             continue
-        audio = _file_source(rec, int(sup.get("channel") or 0), base)
+        channel = sup.get("channel") or 0
+        if isinstance(channel, list) and channel:  # a multi-channel supervision
+            channel = channel[0]
+        if not isinstance(channel, int) or isinstance(channel, bool):
+            raise EarmarkError(
+                "expected a channel number", file=str(main), line=line, field="channel"
+            )
+        audio = _file_source(rec, channel, base)
         if audio is None:
             skipped.append(SkippedRow("unsupported_lhotse_source", str(main), line, sup_id))
             continue
@@ -156,7 +176,10 @@ def import_lhotse(
         lang = LANGUAGE_NAMES.get(str(lang).lower(), str(lang))
         start = offset + _number(sup, "start", main, line)
         duration = _number(sup, "duration", main, line)
-        whole = abs(start) < 1e-9 and abs(duration - float(rec.get("duration") or -1)) < 1e-6
+        rec_duration = rec.get("duration")
+        if not isinstance(rec_duration, float):  # an int may be beyond any float
+            rec_duration = float(rec_duration) if _small_int(rec_duration) else -1.0
+        whole = abs(start) < 1e-9 and abs(duration - float(rec_duration)) < 1e-6
         pending.append(
             (
                 line,
@@ -185,7 +208,10 @@ def import_lhotse(
         seen.add(sup_id)
         if hash_audio and audio not in hashes:
             hashes[audio] = file_sha256(audio)
-        custom = dict(sup.get("custom") or {})
+        given = sup.get("custom") or {}
+        if not isinstance(given, dict):
+            raise EarmarkError("expected an object", file=str(main), line=line, field="custom")
+        custom = dict(given)
         gender = sup.get("gender")
         if gender:
             custom["gender"] = gender
@@ -224,11 +250,22 @@ def import_lhotse(
 
 def _file_source(recording: dict[str, Any], channel: int, base: Path) -> Path | None:
     sources = recording.get("sources") or []
+    if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
+        return None  # not lhotse's layout: reported as an unsupported source
     chosen = None
     if len(sources) == 1:
         chosen = sources[0]
     else:
-        chosen = next((s for s in sources if channel in (s.get("channels") or [])), None)
+        chosen = next((s for s in sources if _has_channel(s, channel)), None)
     if not chosen or chosen.get("type") != "file" or not isinstance(chosen.get("source"), str):
         return None
     return resolve_listed(chosen["source"], base)
+
+
+def _has_channel(source: dict[str, Any], channel: int) -> bool:
+    channels = source.get("channels") or []
+    return isinstance(channels, list) and channel in channels
+
+
+def _small_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53
