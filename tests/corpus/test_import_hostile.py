@@ -229,3 +229,29 @@ def test_row_problem_names_the_field_each_reason_comes_from(
     assert reason_for_field(problem.field, problem.message) == reason
     assert reason in SKIP_REASONS
     assert row_problem(Utterance("a", "x.wav", "t", "en", duration=1.0)) is None
+
+
+def test_out_naming_a_directory_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = kaldi_dir(tmp_path, "good a\n")
+    out = tmp_path / "out-dir"
+    out.mkdir()
+    args = ["import", "kaldi", str(data), "--out", str(out), "--language", "ga", "--no-hash"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out names a directory" in err
+    assert list(out.iterdir()) == []
+
+
+def test_hf_datasets_on_a_folder_that_is_not_a_dataset_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("datasets")
+    folder = tmp_path / "not-a-dataset"
+    folder.mkdir()
+    (folder / "readme.txt").write_text("hello", encoding="utf-8")
+    args = ["import", "hf-datasets", str(folder), "--out", str(tmp_path / "m.jsonl")]
+    assert main([*args, "--language", "en"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a Hugging Face dataset saved with save_to_disk" in err

@@ -49,7 +49,14 @@ def import_hf_datasets(
             "the dataset's language must be given", field="language", hint="pass --language"
         )
     check_language_option(language)
-    loaded: Any = datasets.load_from_disk(str(path))
+    try:
+        loaded: Any = datasets.load_from_disk(str(path))
+    except (OSError, ValueError) as exc:  # not a `save_to_disk` folder, or a damaged one
+        raise EarmarkError(
+            f"not a Hugging Face dataset saved with save_to_disk: {exc}",
+            file=str(path),
+            hint="pass the folder `Dataset.save_to_disk` / `DatasetDict.save_to_disk` wrote",
+        ) from None
     if isinstance(loaded, datasets.DatasetDict):
         if split not in loaded:
             raise EarmarkError(

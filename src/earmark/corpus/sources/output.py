@@ -86,6 +86,12 @@ def write_import(
     """Validate rows, write the valid ones + sidecar (skips listed with reasons), and
     return the report; refuse (writing nothing) when no row is valid."""
     target = Path(out_manifest)
+    if target.exists() and not target.is_file():
+        raise EarmarkError(
+            "--out names a directory or another non-file",
+            file=str(target),
+            hint="give the path of the manifest file to write, e.g. corpus/test.jsonl",
+        )
     valid, rejected = validated(rows)
     skipped = [*skipped, *rejected]
     if not valid:
