@@ -14,6 +14,11 @@ A results.json is only as trustworthy as the chain behind it. Verify re-derives 
   (`RunPlan.sha256()`), and the same hash in results.json and provenance.json;
 - **probes**: the scorer's known-good/known-bad probes pass on this installation.
 
+Before any check, a folder whose records cannot be the ones its figures came from is
+refused (an `EarmarkError`, exit 2): results.json missing or empty, a predictions.jsonl
+whose SHA-256 is not the one results.json names, an empty or unreadable provenance.json
+or plan.json.
+
 Each check is `ok`, `mismatch` or `unavailable` (with the reason). Any mismatch makes the
 command exit 1. `earmark score` output directories verify too (they have no manifest,
 plan or models: those checks are unavailable).
@@ -126,6 +131,29 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
             raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
         rows.append(row)
     return rows
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    """A run record (provenance.json, plan.json), or None when the folder has none.
+
+    An empty or unreadable record is refused, not skipped: a full disk once left a
+    0-byte provenance.json that a lenient reader let through as "verified"."""
+    if not path.exists():
+        return None
+    text = path.read_text("utf-8")
+    if not text.strip():
+        raise EarmarkError(
+            f"{path.name} is empty (a write was interrupted)",
+            file=str(path),
+            hint="rerun the command that wrote this folder (a run resumes)",
+        )
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise EarmarkError("expected a JSON object", file=str(path))
+    return data
 
 
 def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[Any]:
@@ -381,17 +409,14 @@ def _check_probes(results: dict[str, Any]) -> Check:
 
 def verify_run(run_dir: str | os.PathLike[str]) -> VerifyReport:
     """Every check on one run (or score) directory."""
-    from earmark.report.results import load_results
+    from earmark.report.results import check_predictions_file, load_results
 
     run = Path(run_dir)
     results = load_results(run)
+    check_predictions_file(run, results)
+    provenance = _read_record(run / "provenance.json")
+    _read_record(run / "plan.json")  # refused here when empty; checked in full below
     rows = _read_rows(run / "predictions.jsonl")
-    provenance = None
-    if (run / "provenance.json").is_file():
-        try:
-            provenance = json.loads((run / "provenance.json").read_text("utf-8"))
-        except json.JSONDecodeError:
-            provenance = None
     report = VerifyReport(str(run))
     arms = results.get("arms") or {}
     plan = results.get("plan") if isinstance(results.get("plan"), dict) else None

@@ -7,9 +7,10 @@ schema version, never an edit.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -17,9 +18,11 @@ from typing import Any
 
 from earmark import __version__
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_bytes, atomic_write_json, atomic_write_text
 from earmark.scoring.probes import ProbeResult, failed
 
 SCHEMA_ID = "earmark.results/1"
+PREDICTIONS = "predictions.jsonl"
 
 
 def results_schema() -> dict[str, Any]:
@@ -46,29 +49,6 @@ def build_results(
     }
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
-def _atomic_write_records(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    """predictions.jsonl, streamed: one line per record (keys sorted, UTF-8 as is), so the
-    rows' records are never all in memory at once. orjson: ~5x json.dumps here."""
-    import orjson
-
-    option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        handle.writelines(orjson.dumps(record, option=option) for record in records)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
 def write_results(
     out_dir: str | os.PathLike[str],
     results: dict[str, Any],
@@ -89,11 +69,80 @@ def write_results(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if records is not None:
-        _atomic_write_records(out / "predictions.jsonl", records)
-    _atomic_write(out / "results.json", json.dumps(results, ensure_ascii=False, indent=2) + "\n")
+        lines = _PredictionLines(records)
+        digest, size = atomic_write_bytes(out / PREDICTIONS, lines)
+        # Written after predictions.jsonl and naming its hash: a kill between the two
+        # writes leaves an old results.json that readers can tell does not match.
+        results["predictions"] = {
+            "file": PREDICTIONS,
+            "sha256": digest,
+            "bytes": size,
+            "rows": lines.rows,
+        }
+    atomic_write_json(out / "results.json", results)
     if markdown is not None:
-        _atomic_write(out / "results.md", markdown)
+        atomic_write_text(out / "results.md", markdown)
     return out / "results.json"
+
+
+class _PredictionLines:
+    """predictions.jsonl, streamed: one line per record (keys sorted, UTF-8 as is), so the
+    rows' records are never all in memory at once; counted as they pass, handed on in
+    ~256 KiB blocks (one write and one hash update per block, not per row). orjson: ~5x
+    json.dumps here."""
+
+    BLOCK = 1 << 18
+
+    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+        self._records = records
+        self.rows = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        import orjson
+
+        option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+        block: list[bytes] = []
+        size = 0
+        for record in self._records:
+            line = orjson.dumps(record, option=option)
+            block.append(line)
+            size += len(line)
+            self.rows += 1
+            if size >= self.BLOCK:
+                yield b"".join(block)
+                block, size = [], 0
+        if block:
+            yield b"".join(block)
+
+
+def check_predictions_file(run_dir: str | os.PathLike[str], results: dict[str, Any]) -> None:
+    """Refuse a predictions.jsonl that is not the one `results` was computed from.
+
+    A results.json written before this record existed names no hash and passes; one
+    that names a hash must see exactly those bytes (a rerun killed between its two
+    writes leaves new predictions beside old figures)."""
+    recorded = results.get("predictions")
+    if not isinstance(recorded, dict) or not recorded.get("sha256"):
+        return
+    path = Path(run_dir) / PREDICTIONS  # never a name read from the file itself
+    if not path.is_file():
+        raise EarmarkError(
+            "results.json names a predictions file that is missing",
+            file=str(path),
+            hint="rerun the command that wrote this folder",
+        )
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != recorded["sha256"]:
+        raise EarmarkError(
+            f"{path.name} is not the file results.json was computed from "
+            f"(sha256 {digest.hexdigest()[:12]}…, recorded {str(recorded['sha256'])[:12]}…)",
+            file=str(path),
+            hint="a write was interrupted or the file was edited; rerun the command that "
+            "wrote this folder",
+        )
 
 
 def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -101,9 +150,17 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
     if p.is_dir():
         p = p / "results.json"
     try:
-        data: dict[str, Any] = json.loads(p.read_text("utf-8"))
+        text = p.read_text("utf-8")
     except FileNotFoundError:
         raise EarmarkError("results file not found", file=str(p)) from None
+    if not text.strip():
+        raise EarmarkError(
+            "results file is empty (a write was interrupted)",
+            file=str(p),
+            hint="rerun the command that wrote this folder",
+        )
+    try:
+        data: dict[str, Any] = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(p), line=exc.lineno) from None
     if data.get("schema") != SCHEMA_ID:

@@ -19,7 +19,7 @@ from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.records import read_records
-from earmark.report.results import load_results
+from earmark.report.results import check_predictions_file, load_results
 
 #: Why a results file without provenance.json can never be verified.
 NO_PROVENANCE = "provenance.json (model revision, corpus hash and host profile not recorded)"
@@ -172,15 +172,27 @@ def load_run(
     path: str | os.PathLike[str], *, compare: str | os.PathLike[str] | None = None
 ) -> RunDirectory:
     """Read a run directory (or the directory of a given results.json). `compare.json`
-    is read from `compare` when given, else from the run directory when present."""
+    is read from `compare` when given, else from the run directory when present.
+
+    Refused (`EarmarkError`) when results.json is missing or empty, when predictions.jsonl
+    is not the file results.json names by hash, or when provenance.json is empty: a
+    report of figures beside rows they were not computed from would look sound."""
     p = Path(path)
     run_dir = p if p.is_dir() else p.parent
     results = load_results(p)
+    check_predictions_file(run_dir, results)
     provenance: dict[str, Any] | None = None
     prov_path = run_dir / "provenance.json"
     if prov_path.exists():
+        text = prov_path.read_text("utf-8")
+        if not text.strip():
+            raise EarmarkError(
+                "provenance.json is empty (a write was interrupted)",
+                file=str(prov_path),
+                hint="rerun the command that wrote this folder (a run resumes)",
+            )
         try:
-            provenance = json.loads(prov_path.read_text("utf-8"))
+            provenance = json.loads(text)
         except json.JSONDecodeError as exc:
             raise EarmarkError(
                 f"invalid JSON: {exc.msg}", file=str(prov_path), line=exc.lineno

@@ -20,6 +20,7 @@ from typing import Any
 from earmark.corpus.model import Utterance
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.spec import ArmSpec
+from earmark.outputs import atomic_write_json
 from earmark.run.arm_environment import apply_arm_environment, clip_seed, with_plan_threads
 from earmark.run.egress import EgressGuard
 from earmark.run.plan import RunPlan
@@ -153,9 +154,7 @@ def run_arm(
             info = engine.load()
             rss_loaded = rss_bytes()
             fingerprint = model_fingerprint(spec, info)
-            (arm_dir / "model.json").write_text(
-                json.dumps(model_info_dict(info), indent=2, ensure_ascii=False) + "\n", "utf-8"
-            )
+            atomic_write_json(arm_dir / "model.json", model_info_dict(info))
 
             def finished(utt: Utterance, repeat: int, audio_sha: str | None) -> bool:
                 prev = existing.get((spec.name, utt.id, repeat))
@@ -292,8 +291,8 @@ def run_arm(
     ).to_dict()
     resources["session"] = {"transcribed": done, "skipped_finished": skipped, "failed": failed}
     resources["environment"] = environment
-    (arm_dir / "resources.json").write_text(json.dumps(resources, indent=2) + "\n", "utf-8")
-    (arm_dir / "egress.json").write_text(json.dumps(guard.record(), indent=2) + "\n", "utf-8")
+    atomic_write_json(arm_dir / "resources.json", resources)
+    atomic_write_json(arm_dir / "egress.json", guard.record())
     return {"transcribed": done, "skipped": skipped, "failed": failed}
 
 

@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import signal
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +29,7 @@ from earmark.corpus.model import Utterance
 from earmark.corpus.selection import SelectionRecord, select
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_json, lock_output_folder
 from earmark.report.markdown import render_results_markdown
 from earmark.report.results import build_results, write_results
 from earmark.run.plan import RunPlan
@@ -140,13 +141,19 @@ def missing_audio(root: str, utterances: list[Utterance]) -> list[str]:
 
 
 def _check_out_dir(out: Path, plan: RunPlan) -> None:
+    """Refuse a folder holding another plan's run. An empty plan.json (left by a full
+    disk before plan.json was written atomically) records no plan: it is rewritten, and
+    the store's rows are reused only where their cache keys match."""
     plan_path = out / "plan.json"
     if plan_path.exists():
+        text = plan_path.read_text("utf-8")
+        if not text.strip():
+            return
         try:
-            previous = json.loads(plan_path.read_text("utf-8"))
+            previous = json.loads(text)
         except json.JSONDecodeError:
             previous = {}
-        if previous.get("sha256") != plan.sha256():
+        if not isinstance(previous, dict) or previous.get("sha256") != plan.sha256():
             raise EarmarkError(
                 "the output directory holds a run of a different plan",
                 file=str(out),
@@ -249,30 +256,28 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
     # A remote Ray cluster reads audio from its own view of the shared root.
     remote = options.executor == "ray" and bool(options.ray_address)
     preflight(plan, utterances, check_audio=not remote, check_runtime=options.executor == "local")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    _check_out_dir(out, plan)
-    (out / "plan.json").write_text(
-        json.dumps(
+    # One writer per folder from the plan check to the last record: a second run into
+    # the same --out is refused instead of appending its rows to this one's store.
+    with lock_output_folder(out_dir, "run") as out:
+        _check_out_dir(out, plan)
+        atomic_write_json(
+            out / "plan.json",
             {
                 "sha256": plan.sha256(),
                 "plan": plan.to_dict(),
                 "plan_file": options.plan_file,
                 "plan_file_sha256": options.plan_file_sha256,
             },
-            indent=2,
-            ensure_ascii=False,
         )
-        + "\n",
-        "utf-8",
-    )
-    store = PredictionStore(out / "predictions.jsonl")
-    torn = store.repair.torn_bytes
-    if options.executor == "ray":
-        arm_exit = _run_arms_on_ray(plan, utterances, out, options)
-    else:
-        arm_exit = _run_arms_locally(plan, utterances, out, options)
-    return finish_run(plan, out, utterances, selection, meta, corpus_sha, arm_exit, options, torn)
+        store = PredictionStore(out / "predictions.jsonl")
+        torn = store.repair.torn_bytes
+        if options.executor == "ray":
+            arm_exit = _run_arms_on_ray(plan, utterances, out, options)
+        else:
+            arm_exit = _run_arms_locally(plan, utterances, out, options)
+        return finish_run(
+            plan, out, utterances, selection, meta, corpus_sha, arm_exit, options, torn
+        )
 
 
 def _run_arms_locally(
@@ -444,7 +449,7 @@ def finish_run(
         "consent_basis": meta.consent_basis,
         "redistribute_audio": meta.redistribute_audio,
         "redistribute_transcripts": meta.redistribute_transcripts,
-        "selection": selection.to_dict(),
+        "selection": bounded_selection(selection),
     }
     provenance = {
         "host": host_profile(),
@@ -473,9 +478,7 @@ def finish_run(
         public=is_public(meta),
     )
     results["failures"] = failures
-    (out / "provenance.json").write_text(
-        json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", "utf-8"
-    )
+    atomic_write_json(out / "provenance.json", provenance)
     write_results(
         out,
         results,
@@ -484,6 +487,27 @@ def finish_run(
         markdown=render_results_markdown(results, title="earmark run"),
     )
     return results
+
+
+#: Rows a run lists by id among those its selection left out; beyond it, counts only.
+EXCLUSIONS_LISTED = 1000
+
+
+def bounded_selection(selection: SelectionRecord) -> dict[str, Any]:
+    """The selection record as results.json and provenance.json carry it, bounded.
+
+    `run --first 10` on a million-row manifest would otherwise list 999,990 rows never
+    run, twice (83 MB each). The counts per reason stay complete; the ids are listed in
+    full up to `EXCLUSIONS_LISTED`, else the first that many with the total beside them.
+    The rule, its parameters and the manifest's hash redraw the full list exactly."""
+    total = len(selection.exclusions)
+    if total <= EXCLUSIONS_LISTED:
+        return selection.to_dict()
+    record = replace(selection, exclusions=selection.exclusions[:EXCLUSIONS_LISTED]).to_dict()
+    record["excluded_counts"] = selection.excluded_counts()
+    record["exclusions_total"] = total
+    record["exclusions_truncated"] = True
+    return record
 
 
 def arm_failure(statuses: dict[str, int]) -> dict[str, str] | None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import gc
 import os
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from earmark.outputs import lock_output_folder
 from earmark.report.markdown import render_results_markdown
 from earmark.report.results import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
@@ -42,77 +44,81 @@ def score_predictions(
     critical_tokens: bool = False,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
-    content and, with `out_dir`, writes results.json, predictions.jsonl and results.md.
+    content and, with `out_dir`, writes results.json, predictions.jsonl and results.md,
+    holding the folder's lock throughout (a second writer into it gets an `EarmarkError`).
 
     `protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples, seed and CI
     generator; a setting given with it must agree (`earmark.scoring.protocols.resolve`).
     Without one: aggregate "micro", 10,000 resamples, seed 20260926; `normalizer` required.
     """
-    choice = resolve(
-        protocol,
-        normalizer=normalizer,
-        aggregate=aggregate,
-        resamples=resamples,
-        seed=seed,
-        punctuation=punctuation,
-        flags={"normalizer": "normalizer", "resamples": "resamples"},
-    )
-    collecting = gc.isenabled()
-    gc.disable()  # the rows read form no reference cycles (see scoring.scorer)
-    try:
-        read = read_pairs(
-            predictions,
-            refs=refs,
-            fmt=fmt,
-            fields=fields or FieldNames(),
-            allow_extra_hypotheses=allow_extra_hypotheses,
-            arm=arm,
+    # Held from the first read to the last write: one writer per folder.
+    folder = nullcontext() if out_dir is None else lock_output_folder(out_dir, "score")
+    with folder:
+        choice = resolve(
+            protocol,
+            normalizer=normalizer,
+            aggregate=aggregate,
+            resamples=resamples,
+            seed=seed,
+            punctuation=punctuation,
+            flags={"normalizer": "normalizer", "resamples": "resamples"},
         )
-    finally:
-        if collecting:
-            gc.enable()
-    rows = read.rows
-    if language is not None:
-        rows = [r if r.language else replace(r, language=language) for r in rows]
-    options = ScoringOptions(
-        policy=NormalizerPolicy.parse(choice.normalizer),
-        aggregate=choice.aggregate,
-        resamples=choice.resamples,
-        seed=choice.seed,
-        protocol=choice.protocol,
-    )
-    resamples, seed, punctuation = choice.resamples, choice.seed, choice.punctuation
-    scored = score_rows(rows, options)
-    summary = scored.to_dict()
-    summary["coverage"]["excluded"] = read.excluded
-    summary["error_analysis"] = error_analysis_section(scored)
-    if punctuation or critical_tokens:
-        from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
+        collecting = gc.isenabled()
+        gc.disable()  # the rows read form no reference cycles (see scoring.scorer)
+        try:
+            read = read_pairs(
+                predictions,
+                refs=refs,
+                fmt=fmt,
+                fields=fields or FieldNames(),
+                allow_extra_hypotheses=allow_extra_hypotheses,
+                arm=arm,
+            )
+        finally:
+            if collecting:
+                gc.enable()
+        rows = read.rows
+        if language is not None:
+            rows = [r if r.language else replace(r, language=language) for r in rows]
+        options = ScoringOptions(
+            policy=NormalizerPolicy.parse(choice.normalizer),
+            aggregate=choice.aggregate,
+            resamples=choice.resamples,
+            seed=choice.seed,
+            protocol=choice.protocol,
+        )
+        resamples, seed, punctuation = choice.resamples, choice.seed, choice.punctuation
+        scored = score_rows(rows, options)
+        summary = scored.to_dict()
+        summary["coverage"]["excluded"] = read.excluded
+        summary["error_analysis"] = error_analysis_section(scored)
+        if punctuation or critical_tokens:
+            from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 
-        if punctuation:
-            summary["punctuation"] = punctuation_section(
-                rows, resamples=resamples, seed=seed, level=options.level
-            )
-        if critical_tokens:
-            summary["critical_tokens"] = critical_tokens_section(
-                rows, resamples=resamples, seed=seed, level=options.level
-            )
-    probes = run_scorer_probes()
-    results = build_results(
-        {arm_name or arm or Path(predictions).stem: summary},
-        probes,
-        inputs={
-            "files": [str(Path(f)) for f in read.source_files],
-            "format": fmt or "auto",
-            "formats_read": read.formats,
-        },
-    )
-    if out_dir is not None:
-        write_results(
-            out_dir,
-            results,
-            scored.iter_records(),
-            probes=probes,
-            markdown=render_results_markdown(results),
+            if punctuation:
+                summary["punctuation"] = punctuation_section(
+                    rows, resamples=resamples, seed=seed, level=options.level
+                )
+            if critical_tokens:
+                summary["critical_tokens"] = critical_tokens_section(
+                    rows, resamples=resamples, seed=seed, level=options.level
+                )
+        probes = run_scorer_probes()
+        results = build_results(
+            {arm_name or arm or Path(predictions).stem: summary},
+            probes,
+            inputs={
+                "files": [str(Path(f)) for f in read.source_files],
+                "format": fmt or "auto",
+                "formats_read": read.formats,
+            },
         )
-    return results
+        if out_dir is not None:
+            write_results(
+                out_dir,
+                results,
+                scored.iter_records(),
+                probes=probes,
+                markdown=render_results_markdown(results),
+            )
+        return results
