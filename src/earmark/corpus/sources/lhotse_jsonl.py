@@ -176,10 +176,15 @@ def import_lhotse(
         lang = LANGUAGE_NAMES.get(str(lang).lower(), str(lang))
         start = offset + _number(sup, "start", main, line)
         duration = _number(sup, "duration", main, line)
-        rec_duration = rec.get("duration")
-        if not isinstance(rec_duration, float):  # an int may be beyond any float
-            rec_duration = float(rec_duration) if _small_int(rec_duration) else -1.0
-        whole = abs(start) < 1e-9 and abs(duration - float(rec_duration)) < 1e-6
+        given_duration = rec.get("duration")
+        rec_duration = -1.0  # unknown: the supervision is never "the whole recording"
+        if (
+            isinstance(given_duration, _NUMBER)
+            and not isinstance(given_duration, bool)
+            and abs(given_duration) < 1e300  # an int may be beyond any float
+        ):
+            rec_duration = float(given_duration)
+        whole = abs(start) < 1e-9 and abs(duration - rec_duration) < 1e-6
         pending.append(
             (
                 line,
@@ -265,7 +270,3 @@ def _file_source(recording: dict[str, Any], channel: int, base: Path) -> Path | 
 def _has_channel(source: dict[str, Any], channel: int) -> bool:
     channels = source.get("channels") or []
     return isinstance(channels, list) and channel in channels
-
-
-def _small_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53

@@ -68,8 +68,8 @@ def import_nemo(
         lang = language or obj.get("lang")
         bad = _bad_row(offset, duration, lang)
         if bad is not None:
-            reason, detail = bad
-            skipped.append(SkippedRow(reason, str(manifest), line, _given_id(obj), detail=detail))
+            code, detail = bad
+            skipped.append(SkippedRow(code, str(manifest), line, _given_id(obj), detail=detail))
             continue
         if not lang:
             raise EarmarkError(
