@@ -1,7 +1,9 @@
 """`earmark engines`: list every backend, whether it is installed, and what it records.
 
-`earmark engines --check SPEC` validates an arm spec (settings, model reference) without
-loading anything.
+Plug-in backends (entry-point group `earmark.engines`) are listed after the built-in ones
+with the distribution that installed them; a broken plug-in is listed with its error and
+the listing still succeeds. `earmark engines --check SPEC` validates an arm spec
+(settings, model reference) without loading anything.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ def register(subparsers: Any) -> None:
 
 
 def _engines(args: argparse.Namespace) -> int:
-    from earmark.engines.registry import BACKENDS, validate_arm
+    from earmark.engines.registry import BACKENDS, discover_plugins, validate_arm
     from earmark.engines.spec import parse_arm_spec
 
     if args.check:
@@ -36,12 +38,17 @@ def _engines(args: argparse.Namespace) -> int:
             validate_arm(arm)
             print(f"ok  {arm.name}  {arm.canonical()}")
         return 0
-    rows = [info.to_dict() for info in BACKENDS.values()]
+    plugins, broken = discover_plugins()
+    rows = [info.to_dict() for info in (*BACKENDS.values(), *plugins.values())]
     if args.json:
+        rows += [failed.to_dict() for failed in broken]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     for row in rows:
-        if row["extra"] is None:
+        if row["plugin"] is not None:
+            state = "" if row["installed"] else f", runtime {row['runtime_module']} not installed"
+            extra = f"none (plug-in from {row['plugin']}{state})"
+        elif row["extra"] is None:
             extra = "none (built in)"
         elif row["installed"]:
             extra = f"{row['extra']} (installed)"
@@ -55,4 +62,7 @@ def _engines(args: argparse.Namespace) -> int:
         print(f"  languages:    {row['languages']}")
         print(f"  timestamps:   {row['timestamps']}")
         print(f"  provenance:   {row['provenance']}")
+    for failed in broken:
+        print(f"{failed.name}: BROKEN plug-in from {failed.plugin} ({failed.entry_point})")
+        print(f"  error:        {failed.error}")
     return 0

@@ -2,15 +2,24 @@
 
 Builders live in their own modules and import their runtime only when an engine is
 built, so listing backends or validating a plan never imports a heavy runtime.
+
+Installed distributions add backends through the entry-point group `earmark.engines`
+(name = backend, value = `module:Class`), without forking earmark. Plug-ins are looked up
+only when a name is not built in, or when `earmark engines` lists them; one that fails to
+import or lacks the contract is listed with its error and never stops anything else.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import operator
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from earmark.engines.base import Engine
+from earmark.engines.base import Clip, Engine, Hypothesis, ModelInfo
 from earmark.engines.extras import is_installed
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
@@ -54,6 +63,8 @@ class BackendInfo:
     provenance: str
     #: "module:Class" of the engine; the class has `from_spec(ArmSpec)`.
     builder: str
+    #: For a plug-in backend, the distribution that installed it ("name version").
+    plugin: str | None = None
 
     def installed(self) -> bool:
         return self.runtime_module is None or is_installed(self.runtime_module)
@@ -191,8 +202,7 @@ BACKENDS: dict[str, BackendInfo] = {
         BackendInfo(
             name="command",
             summary=(
-                "any external program: template with {audio}, {language} and {seed}, "
-                "text on stdout"
+                "any external program: template with {audio}, {language} and {seed}, text on stdout"
             ),
             extra=None,
             runtime_module=None,
@@ -203,6 +213,22 @@ BACKENDS: dict[str, BackendInfo] = {
             provenance="command template; SHA-256 of the executable, of every existing file "
             "the template names and of the model= file or folder (unverifiable without model=)",
             builder="earmark.engines.command:CommandEngine",
+        ),
+        BackendInfo(
+            name="stdio",
+            summary="any external program started once per arm: one JSON line per clip over "
+            "stdin/stdout (docs/stdio_protocol.md)",
+            extra=None,
+            runtime_module=None,
+            formats="command line of a program that speaks the protocol (hello, requests, "
+            "shutdown); audio as a 16 kHz WAV path or inline PCM (audio_input=pcm)",
+            weight_types=(),
+            languages="sent in each request; language_used is what the program answers",
+            timestamps="segments when the program answers them",
+            provenance="command line; SHA-256 of the executable, of every existing file the "
+            "command line names and of the model= file or folder (unverifiable without "
+            "model=); the program's hello (name, version, claimed model digest)",
+            builder="earmark.engines.stdio:StdioEngine",
         ),
         BackendInfo(
             name="precomputed",
@@ -221,15 +247,111 @@ BACKENDS: dict[str, BackendInfo] = {
 }
 
 
+#: The entry-point group third-party backends register in.
+PLUGIN_GROUP = "earmark.engines"
+#: A plug-in's backend name: it is the `BACKEND:` of an arm spec, so no ':' or '?'.
+_PLUGIN_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+#: Keys a plug-in's `backend_info` mapping may give (each a BackendInfo field).
+PLUGIN_INFO_KEYS = (
+    "summary",
+    "runtime_module",
+    "formats",
+    "weight_types",
+    "languages",
+    "timestamps",
+    "provenance",
+)
+
+
+@dataclass(frozen=True)
+class BrokenPlugin:
+    """An entry point in `earmark.engines` that cannot serve as a backend, and why."""
+
+    name: str
+    entry_point: str
+    plugin: str
+    error: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "installed": False}
+
+
+def discover_plugins() -> tuple[dict[str, BackendInfo], list[BrokenPlugin]]:
+    """Every installed plug-in backend, and the entry points that failed (never raises
+    for a plug-in's fault: importing it, a missing method or bad metadata is its error)."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, BackendInfo] = {}
+    broken: list[BrokenPlugin] = []
+    for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: (e.name, e.value)):
+        dist = getattr(entry, "dist", None)
+        source = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
+        try:
+            if entry.name in found:
+                raise ValueError(f"backend name already registered by {found[entry.name].plugin}")
+            found[entry.name] = plugin_backend_info(entry.name, entry.value, entry.load(), source)
+        except Exception as exc:  # a plug-in's bug is listed, not raised
+            message = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:500]
+            broken.append(BrokenPlugin(entry.name, entry.value, source, message))
+    return found, broken
+
+
+def plugin_backend_info(name: str, value: str, engine_class: Any, source: str) -> BackendInfo:
+    """A plug-in's listing row, from its entry point and its class's optional
+    `backend_info` mapping; raises when the class cannot be a backend."""
+    if not _PLUGIN_NAME.match(name):
+        raise ValueError(f"backend name {name!r} is not lower-case letters, digits, '-' or '_'")
+    if name in BACKENDS:
+        raise ValueError(f"{name!r} is a built-in backend; a plug-in cannot replace it")
+    missing = [
+        m for m in ("from_spec", "check_spec") if not callable(getattr(engine_class, m, None))
+    ]
+    if missing:
+        raise TypeError(f"{value} has no {' or '.join(missing)} (see docs/engines.md, plug-ins)")
+    declared = getattr(engine_class, "backend_info", None) or {}
+    if not isinstance(declared, Mapping):
+        raise TypeError(f"{value}.backend_info is not a mapping")
+    unknown = sorted(set(declared) - set(PLUGIN_INFO_KEYS))
+    if unknown:
+        raise ValueError(f"{value}.backend_info has unknown key(s) {', '.join(unknown)}")
+    doc = (getattr(engine_class, "__doc__", None) or "").strip().splitlines()
+    unstated = "not stated by the plug-in"
+    weights = declared.get("weight_types") or ()
+    if isinstance(weights, str) or not all(isinstance(w, str) for w in weights):
+        raise TypeError(f"{value}.backend_info['weight_types'] is not a list of strings")
+    return BackendInfo(
+        name=name,
+        summary=str(declared.get("summary") or (doc[0] if doc else f"plug-in backend {value}")),
+        extra=None,
+        runtime_module=declared.get("runtime_module"),
+        formats=str(declared.get("formats") or unstated),
+        weight_types=tuple(weights),
+        languages=str(declared.get("languages") or unstated),
+        timestamps=str(declared.get("timestamps") or unstated),
+        provenance=str(declared.get("provenance") or unstated),
+        builder=value,
+        plugin=source,
+    )
+
+
 def backend_info(backend: str) -> BackendInfo:
-    try:
+    if backend in BACKENDS:
         return BACKENDS[backend]
-    except KeyError:
-        raise EarmarkError(
-            f"unknown backend {backend!r}",
-            field="backend",
-            hint="known backends: " + ", ".join(sorted(BACKENDS)),
-        ) from None
+    plugins, broken = discover_plugins()
+    if backend in plugins:
+        return plugins[backend]
+    for failed in broken:
+        if failed.name == backend:
+            raise EarmarkError(
+                f"plug-in backend {backend!r} ({failed.plugin}) is broken: {failed.error}",
+                field="backend",
+                hint="fix or reinstall the plug-in; `earmark engines` lists every plug-in",
+            )
+    raise EarmarkError(
+        f"unknown backend {backend!r}",
+        field="backend",
+        hint="known backends: " + ", ".join([*sorted(BACKENDS), *sorted(plugins)]),
+    )
 
 
 def supported_weight_types(backend: str) -> tuple[str, ...]:
@@ -248,10 +370,38 @@ def build_engine(spec: ArmSpec) -> Engine:
     Raises `EarmarkError` for a bad setting (naming the arm and key) and
     `MissingExtraError` when the backend's runtime is not installed.
     """
+    info = backend_info(spec.backend)
     engine: Engine = _engine_class(spec.backend).from_spec(spec)
+    if info.plugin is not None:
+        return PluginEngine(engine, info)
     return engine
 
 
+class PluginEngine:
+    """A plug-in's engine, unchanged except that its model record names the plug-in's
+    distribution and version: the plug-in's code decides the text, so it is provenance."""
+
+    def __init__(self, engine: Engine, info: BackendInfo) -> None:
+        self.engine = engine
+        self.name = engine.name
+        self.info = info
+
+    def load(self) -> ModelInfo:
+        loaded = self.engine.load()
+        plugin = {"backend": self.info.name, "distribution": self.info.plugin}
+        plugin["entry_point"] = self.info.builder
+        return dataclasses.replace(loaded, extra={**loaded.extra, "plugin": plugin})
+
+    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
+        return self.engine.transcribe(clips, language)
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+
 def _engine_class(backend: str) -> Any:
-    module_name, _, class_name = backend_info(backend).builder.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    module_name, _, attribute = backend_info(backend).builder.partition(":")
+    return operator.attrgetter(attribute)(importlib.import_module(module_name))

@@ -1,0 +1,618 @@
+"""A persistent external recogniser: started once per arm, one JSON line per clip.
+
+The `command` backend starts its program for every clip, so a model is loaded as many
+times as there are clips. Here the program is started once (`load`), says hello, then
+answers requests on stdin with responses on stdout until earmark sends `shutdown`; the
+protocol is in docs/stdio_protocol.md. A crash, a hang past `timeout` or an answer out of
+step with the request becomes that clip's reason code (`stdio_crashed`, `timeout`,
+`stdio_protocol_error`), the program is started again for the next clip (at most
+`max_restarts` times), and the run goes on; a resumed run skips finished rows as for every
+engine.
+
+Provenance is the command backend's: the executable, every existing file the template
+names and the declared `model=` are hashed; without `model=` the arm is `verifiable:
+false` whatever the program says in its hello (a digest it reports is recorded as its
+claim, not checked). Determinism is the arm's `deterministic=` or the hello's, never
+assumed. The program is started by `subprocess.Popen` inside the arm's egress guard, so
+the process-tree audit follows it and what it starts.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import io
+import json
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
+from earmark.engines.clip_audio import SAMPLE_RATE, wav_bytes
+from earmark.engines.file_hashes import content_revision, hash_folder, sha256_file
+from earmark.engines.settings import SettingsReader, read_licence
+from earmark.engines.spec import ArmSpec
+from earmark.errors import EarmarkError
+
+BACKEND = "stdio"
+#: The protocol version this module speaks (the hello's `protocol`).
+PROTOCOL = 1
+#: Arm settings whose name starts with this are sent to the program in each request's
+#: `settings` object, prefix removed (`set_beam_size=5` → `{"beam_size": "5"}`).
+FORWARD_PREFIX = "set_"
+#: Hello fields a restarted program must repeat unchanged (they are in the provenance).
+HELLO_IDENTITY = ("name", "version", "model", "model_sha256", "deterministic")
+_STDERR_KEPT = 8192
+_NOISE_KEPT = 5
+
+
+@dataclass(frozen=True)
+class StdioOptions:
+    template: str
+    argv: tuple[str, ...]
+    executable: Path
+    timeout: float
+    start_timeout: float
+    max_restarts: int
+    audio_input: str
+    licence: str | None
+    licence_source: str | None
+    model: Path | None
+    #: The arm's word on determinism (`deterministic=`); None: the arm says nothing.
+    deterministic: bool | None
+    #: Sent in every request's `settings` (from the `set_*` arm settings).
+    forwarded: tuple[tuple[str, str], ...]
+
+    def named_files(self) -> list[Path]:
+        """Existing regular files the template names besides the executable (as an
+        argument or as the value of `--key=value`), resolved, each once."""
+        found: dict[Path, None] = {}
+        for part in self.argv[1:]:
+            candidates = [part, part.split("=", 1)[1]] if "=" in part else [part]
+            for candidate in candidates:
+                path = Path(candidate).expanduser()
+                if candidate and path.is_file():
+                    found.setdefault(path.resolve(), None)
+        return [p for p in found if p != self.executable]
+
+
+def read_options(arm: ArmSpec) -> StdioOptions:
+    reader = SettingsReader(arm)
+    licence, licence_source = read_licence(reader)
+    timeout = reader.number("timeout", 600.0, minimum=0.001)
+    start_timeout = reader.number("start_timeout", 600.0, minimum=0.001)
+    max_restarts = reader.integer("max_restarts", 3, minimum=0)
+    audio_input = reader.choice("audio_input", ("wav", "pcm"), "wav")
+    model_text = reader.text("model")
+    declared = reader.text("deterministic")
+    deterministic = None if declared is None else reader.boolean("deterministic", False)
+    forwarded = tuple(
+        (key[len(FORWARD_PREFIX) :], reader.text(key) or "")
+        for key in sorted(arm.settings_dict)
+        if key.startswith(FORWARD_PREFIX) and len(key) > len(FORWARD_PREFIX)
+    )
+    reader.finish(known=("set_<name> (sent to the program in each request's settings)",))
+    model = None
+    if model_text is not None:
+        model = Path(model_text).expanduser()
+        if not model.exists():
+            raise reader.error(
+                "model",
+                f"{model_text!r} not found",
+                hint="model= names the file or folder of weights the program loads, "
+                "so that it is hashed",
+            )
+        model = model.resolve()
+    try:
+        argv = tuple(shlex.split(arm.model))
+    except ValueError as exc:
+        raise EarmarkError(
+            f"arm '{arm.name}': cannot split the program's command line: {exc}", field="model"
+        ) from None
+    if not argv:
+        raise EarmarkError(f"arm '{arm.name}': empty command", field="model")
+    placeholders = [p for p in ("{audio}", "{language}", "{seed}") if p in arm.model]
+    if placeholders:
+        raise EarmarkError(
+            f"arm '{arm.name}': {placeholders[0]} in a stdio command line",
+            field="model",
+            hint="a stdio program is started once and gets audio, language and seed in each "
+            "request; the command backend is the one with placeholders",
+        )
+    program = shutil.which(argv[0])
+    if program is None:
+        raise EarmarkError(
+            f"arm '{arm.name}': program {argv[0]!r} not found or not executable", field="model"
+        )
+    return StdioOptions(
+        template=arm.model,
+        argv=argv,
+        executable=Path(program).resolve(),
+        timeout=timeout,
+        start_timeout=start_timeout,
+        max_restarts=max_restarts,
+        audio_input=audio_input,
+        licence=licence,
+        licence_source=licence_source,
+        model=model,
+        deterministic=deterministic,
+        forwarded=forwarded,
+    )
+
+
+class ProtocolError(Exception):
+    """The program said something the protocol does not allow (stream out of step)."""
+
+
+class ProgramExited(Exception):
+    """The program closed its stdout or could not be written to: it has gone."""
+
+
+class StdioProcess:
+    """One running program: its pipes, a thread per output (so a full stderr pipe never
+    blocks it and a read can time out), and the last bytes of its stderr."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.process = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            # Its own group, so a timeout kills whatever it started too.
+            start_new_session=os.name == "posix",
+        )
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr = bytearray()
+        self._stderr_lock = threading.Lock()
+        self.noise: collections.deque[str] = collections.deque(maxlen=_NOISE_KEPT)
+        self.noise_lines = 0
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read_stdout(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        try:
+            for line in iter(stream.readline, b""):
+                self._lines.put(line)
+        except (OSError, ValueError):
+            pass
+        self._lines.put(None)
+
+    def _read_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        try:
+            for chunk in iter(lambda: stream.read(4096), b""):
+                with self._stderr_lock:
+                    self._stderr += chunk
+                    del self._stderr[:-_STDERR_KEPT]
+        except (OSError, ValueError):
+            pass
+
+    def stderr_tail(self, chars: int = 500) -> str:
+        with self._stderr_lock:
+            return bytes(self._stderr).decode("utf-8", "replace")[-chars:]
+
+    def send(self, message: dict[str, Any]) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        try:
+            stdin.write(data)
+            stdin.flush()
+        except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
+            raise ProgramExited(f"cannot write to the program: {exc}") from None
+
+    def receive(self, timeout: float) -> dict[str, Any]:
+        """The next JSON object on stdout; lines that are not JSON objects (a library's
+        banner) are skipped and kept in `noise`. Raises `TimeoutError` past `timeout`,
+        `ProgramExited` at end of stream, `ProtocolError` for a broken object."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            try:
+                line = self._lines.get(timeout=remaining)
+            except queue.Empty:
+                raise TimeoutError from None
+            if line is None:
+                self._lines.put(None)  # later reads see the end too
+                raise ProgramExited("the program closed its output")
+            text = line.decode("utf-8", "replace").strip()
+            if not text.startswith("{"):
+                if text:
+                    self.noise_lines += 1
+                    self.noise.append(text[:200])
+                continue
+            try:
+                message = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ProtocolError(f"a line that is not JSON: {exc}: {text[:200]!r}") from None
+            if not isinstance(message, dict):
+                raise ProtocolError(f"a JSON line that is not an object: {text[:200]!r}")
+            return message
+
+    def exit_code(self, wait: float = 1.0) -> int | None:
+        try:
+            return self.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL the program's whole group, then reap it."""
+        if self.process.poll() is None:
+            try:
+                if os.name == "posix":
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                else:  # pragma: no cover - non-POSIX
+                    self.process.kill()
+            except ProcessLookupError:
+                pass
+        self._finish()
+
+    def stop(self, grace: float) -> None:
+        """Ask it to shut down, close its stdin, wait `grace` seconds, then kill."""
+        try:
+            self.send({"type": "shutdown"})
+        except ProgramExited:
+            pass
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+        except OSError:
+            pass
+        if self.exit_code(grace) is None:
+            self.kill()
+        self._finish()
+
+    def _finish(self) -> None:
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not honoured
+            pass
+        for thread in self._threads:
+            thread.join(timeout=2)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
+def check_hello(message: dict[str, Any]) -> dict[str, Any]:
+    """The hello's fields, checked: `type`, `protocol` (this version) and `name`."""
+    if message.get("type") != "hello":
+        raise ProtocolError(f"the first JSON line is not a hello: {json.dumps(message)[:200]}")
+    if message.get("protocol") != PROTOCOL:
+        raise ProtocolError(
+            f"the program speaks protocol {message.get('protocol')!r}; earmark speaks {PROTOCOL}"
+        )
+    if not isinstance(message.get("name"), str) or not message["name"]:
+        raise ProtocolError("the hello has no name")
+    deterministic = message.get("deterministic")
+    if deterministic is not None and not isinstance(deterministic, bool):
+        raise ProtocolError("the hello's deterministic is not true or false")
+    return message
+
+
+def read_segments(value: Any) -> tuple[Segment, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ProtocolError("segments is not a list")
+    segments = []
+    for item in value:
+        try:
+            segments.append(Segment(float(item["start"]), float(item["end"]), str(item["text"])))
+        except (TypeError, KeyError, ValueError):
+            raise ProtocolError(f"a segment is not {{start, end, text}}: {item!r}") from None
+    return tuple(segments)
+
+
+class StdioEngine:
+    """Starts the program once (again only after a crash or a timeout) and asks it for
+    one clip at a time."""
+
+    def __init__(self, arm: ArmSpec, options: StdioOptions) -> None:
+        self.arm = arm
+        self.name = arm.name
+        self.options = options
+        self._process: StdioProcess | None = None
+        self._hello: dict[str, Any] | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.starts = 0
+        self.restarts = 0
+
+    @classmethod
+    def check_spec(cls, arm: ArmSpec) -> StdioOptions:
+        return read_options(arm)
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> StdioEngine:
+        return cls(arm, read_options(arm))
+
+    def load(self) -> ModelInfo:
+        if self._hello is not None:
+            raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+        hashed = time.perf_counter()
+        hashes, size = self._hashes()
+        hash_seconds = time.perf_counter() - hashed
+        started = time.perf_counter()
+        self._process, self._hello = self._start()
+        load_seconds = time.perf_counter() - started
+        self._tmp = tempfile.TemporaryDirectory(prefix="earmark-stdio-")
+        return self._model_info(hashes, size, load_seconds + hash_seconds)
+
+    def _model_info(self, hashes: dict[str, str], size: int, seconds: float) -> ModelInfo:
+        assert self._hello is not None
+        hello = self._hello
+        options = self.options
+        extra: dict[str, Any] = {
+            "template": options.template,
+            "timeout": options.timeout,
+            "max_restarts": options.max_restarts,
+            "audio_input": options.audio_input,
+            "settings_sent": dict(options.forwarded),
+            "hello": hello,
+            "executable": str(options.executable),
+            "template_files": [str(p) for p in options.named_files()],
+            "model": None if options.model is None else str(options.model),
+            "revision_covers": "the executable, the files the command line names and the "
+            "declared model= (SHA-256 over their sorted file hashes); the hello's "
+            "model_sha256 is the program's claim, recorded, not checked",
+        }
+        if options.model is None:
+            extra["verifiable"] = False
+            extra["unverifiable_reason"] = (
+                f"stdio arm '{self.name}' declares no model= file or folder: the weights "
+                "the program loads are not hashed"
+            )
+        deterministic, note = self._determinism(hello)
+        return ModelInfo(
+            backend=BACKEND,
+            artifact_id=options.template,
+            revision=content_revision(hashes) if hashes else None,
+            file_sha256=hashes,
+            licence=options.licence,
+            licence_source=options.licence_source,
+            runtime=f"stdio:{hello['name']}",
+            runtime_version=None if hello.get("version") is None else str(hello["version"]),
+            compute_type=None,
+            load_seconds=seconds,
+            size_bytes=size,
+            deterministic=deterministic,
+            determinism_note=note,
+            extra=extra,
+        )
+
+    def _determinism(self, hello: dict[str, Any]) -> tuple[bool, str]:
+        """The arm's declaration first (the operator's word), else the hello's, else not
+        deterministic: an external program is never assumed to be."""
+        claimed = hello.get("deterministic")
+        declared = self.options.deterministic
+        if declared is not None:
+            note = f"declared by the arm (deterministic={str(declared).lower()})"
+            if claimed is not None and claimed != declared:
+                note += f"; the program's hello said {str(claimed).lower()}"
+            return declared, note + ", not checked by earmark"
+        if claimed is not None:
+            why = hello.get("determinism_note")
+            return claimed, f"declared by the program's hello ({why or 'no reason given'})" + (
+                ", not checked by earmark"
+            )
+        return False, (
+            "an external program that says nothing about determinism: declare "
+            "deterministic=true on the arm, or in the hello, if the same clip and seed "
+            "always give the same text"
+        )
+
+    def _hashes(self) -> tuple[dict[str, str], int]:
+        files = [self.options.executable, *self.options.named_files()]
+        hashes = {p.as_posix(): sha256_file(p) for p in files if p.is_file()}
+        size = sum(p.stat().st_size for p in files if p.is_file())
+        model = self.options.model
+        if model is not None and model.is_dir():
+            folder, folder_size = hash_folder(model)
+            hashes.update({(model / rel).as_posix(): sha for rel, sha in folder.items()})
+            size += folder_size
+        elif model is not None and model.as_posix() not in hashes:
+            hashes[model.as_posix()] = sha256_file(model)
+            size += model.stat().st_size
+        return hashes, size
+
+    def _start(self) -> tuple[StdioProcess, dict[str, Any]]:
+        """Start the program and read its hello; EarmarkError if it never says one."""
+        try:
+            process = StdioProcess(self.options.argv)
+        except OSError as exc:
+            raise EarmarkError(
+                f"arm '{self.name}': cannot start {self.options.argv[0]!r}: {exc}", field="model"
+            ) from None
+        self.starts += 1
+        try:
+            hello = check_hello(process.receive(self.options.start_timeout))
+        except (TimeoutError, ProgramExited, ProtocolError) as exc:
+            process.kill()
+            what = (
+                f"no hello within start_timeout={self.options.start_timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else str(exc)
+            )
+            tail = process.stderr_tail(300).strip()
+            raise EarmarkError(
+                f"arm '{self.name}': the stdio program did not start: {what}"
+                + (f" (stderr: {tail!r})" if tail else ""),
+                field="model",
+                hint="the program's first JSON line on stdout must be "
+                f'{{"type": "hello", "protocol": {PROTOCOL}, "name": ...}} '
+                "(docs/stdio_protocol.md)",
+            ) from None
+        return process, hello
+
+    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
+        if self._hello is None or self._tmp is None:
+            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
+        return [self._one(clip, language) for clip in clips]
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.stop(grace=5.0)
+            self._process = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def _running(self) -> tuple[StdioProcess | None, str | None]:
+        """The program, started again if the last one died; else None and why not."""
+        if self._process is not None:
+            return self._process, None
+        if self.restarts >= self.options.max_restarts:
+            return None, f"the program was restarted {self.restarts} time(s), max_restarts"
+        self.restarts += 1
+        try:
+            process, hello = self._start()
+        except EarmarkError as exc:
+            return None, f"restart {self.restarts} failed: {exc.message}"
+        assert self._hello is not None
+        changed = [k for k in HELLO_IDENTITY if hello.get(k) != self._hello.get(k)]
+        if changed:
+            process.kill()
+            return None, f"restart {self.restarts}: the hello changed its {', '.join(changed)}"
+        self._process = process
+        return process, None
+
+    def _request(self, clip: Clip, language: str | None, folder: Path) -> dict[str, Any]:
+        request: dict[str, Any] = {"type": "transcribe", "id": clip.id}
+        data = wav_bytes(clip)
+        if self.options.audio_input == "pcm":
+            import soundfile
+
+            samples, _ = soundfile.read(io.BytesIO(data), dtype="int16")
+            pcm = samples.astype("<i2").tobytes()
+            request["pcm_s16le_base64"] = base64.b64encode(pcm).decode("ascii")
+        else:
+            path = folder / f"clip-{self.starts}-{os.urandom(6).hex()}.wav"
+            path.write_bytes(data)
+            request["audio"] = str(path)
+        request.update(
+            sample_rate=SAMPLE_RATE,
+            language=language,
+            seed=clip.seed,
+            settings=dict(self.options.forwarded),
+        )
+        return request
+
+    def _one(self, clip: Clip, language: str | None) -> Hypothesis:
+        assert self._tmp is not None
+        started = time.perf_counter()
+        process, why_not = self._running()
+        if process is None:
+            return self._failed(clip, language, started, "stdio_crashed", {"detail": why_not})
+        restarted = self.restarts
+        request = self._request(clip, language, Path(self._tmp.name))
+        try:
+            process.send(request)
+            response = process.receive(self.options.timeout)
+            if response.get("id") != clip.id:
+                raise ProtocolError(
+                    f"answer for id {response.get('id')!r} to a request for {clip.id!r}"
+                )
+            return self._hypothesis(clip, language, started, response, restarted)
+        except TimeoutError:
+            self._drop(process)
+            detail = {"detail": f"no answer within timeout={self.options.timeout:g} s"}
+            return self._failed(clip, language, started, "timeout", detail, process)
+        except ProgramExited as exc:
+            code = process.exit_code()
+            self._drop(process)
+            detail = {"detail": str(exc), "exit_code": code}
+            return self._failed(clip, language, started, "stdio_crashed", detail, process)
+        except ProtocolError as exc:
+            self._drop(process)
+            detail = {"detail": str(exc)}
+            return self._failed(clip, language, started, "stdio_protocol_error", detail, process)
+        finally:
+            if "audio" in request:
+                Path(request["audio"]).unlink(missing_ok=True)
+
+    def _hypothesis(
+        self,
+        clip: Clip,
+        language: str | None,
+        started: float,
+        response: dict[str, Any],
+        restarted: int,
+    ) -> Hypothesis:
+        extra: dict[str, Any] = {}
+        if restarted:
+            extra["restarts_before"] = restarted
+        if isinstance(response.get("decode_seconds"), (int, float)):
+            extra["program_decode_seconds"] = float(response["decode_seconds"])
+        error = response.get("error")
+        if error:
+            extra["message"] = str(error)[:500]
+            return self._failed(clip, language, started, "stdio_error", extra)
+        text = response.get("text")
+        if not isinstance(text, str):
+            extra["detail"] = "the answer has no text string"
+            return self._failed(clip, language, started, "stdio_protocol_error", extra)
+        try:
+            segments = read_segments(response.get("segments"))
+        except ProtocolError as exc:
+            extra["detail"] = str(exc)
+            return self._failed(clip, language, started, "stdio_protocol_error", extra)
+        used = response.get("language")
+        return Hypothesis(
+            id=clip.id,
+            text=text.strip(),
+            decode_seconds=time.perf_counter() - started,
+            language_requested=language,
+            language_used=used if isinstance(used, str) and used else None,
+            segments=segments,
+            extra=extra,
+        )
+
+    def _drop(self, process: StdioProcess) -> None:
+        """Kill a program that is out of step (or gone); the next clip starts another."""
+        process.kill()
+        self._process = None
+
+    def _failed(
+        self,
+        clip: Clip,
+        language: str | None,
+        started: float,
+        code: str,
+        extra: dict[str, Any],
+        process: StdioProcess | None = None,
+    ) -> Hypothesis:
+        if process is not None:
+            extra["stderr_tail"] = process.stderr_tail()
+            if process.noise:
+                extra["stdout_noise"] = list(process.noise)
+        return Hypothesis(
+            id=clip.id,
+            text="",
+            decode_seconds=time.perf_counter() - started,
+            language_requested=language,
+            error=code,
+            extra=extra,
+        )

@@ -1,0 +1,146 @@
+"""A reference program speaking earmark's stdio protocol (docs/stdio_protocol.md).
+
+It stands in for a real recogniser in the tests and shows an engine author the whole
+exchange in one page: a hello line, one JSON request per line on stdin, one JSON response
+per line on stdout, exit on `shutdown` or when stdin closes. Its text is a function of
+the audio samples alone (three words picked by the SHA-256 of the 16-bit PCM), so a test
+can compute the expected text independently and see that the audio arrived intact.
+
+Standard library only, and no `earmark` import: any interpreter runs it.
+
+    python -m earmark.testing.stdio_echo_asr [--crash-on ID] [--hang-on ID] ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import sys
+import time
+import wave
+from typing import Any
+
+PROTOCOL = 1
+WORDS = ("alpha", "beta", "gamma", "delta")
+
+
+def text_for_pcm(pcm: bytes) -> str:
+    """Three words from the first three hex digits of the PCM's SHA-256."""
+    digest = hashlib.sha256(pcm).hexdigest()
+    return " ".join(WORDS[int(c, 16) % 4] for c in digest[:3])
+
+
+def read_pcm(request: dict[str, Any]) -> bytes:
+    """The request's 16-bit little-endian samples, from the WAV path or the inline base64."""
+    if "pcm_s16le_base64" in request:
+        return base64.b64decode(request["pcm_s16le_base64"])
+    with wave.open(request["audio"], "rb") as wav:
+        if wav.getsampwidth() != 2 or wav.getnchannels() != 1:
+            raise ValueError("expected 16-bit mono WAV")
+        return wav.readframes(wav.getnframes())
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--crash-on", action="append", default=[], metavar="ID",
+                        help="exit with status 3 when asked for this clip")  # fmt: skip
+    parser.add_argument("--hang-on", action="append", default=[], metavar="ID",
+                        help="never answer this clip")  # fmt: skip
+    parser.add_argument("--error-on", action="append", default=[], metavar="ID",
+                        help="answer this clip with an error field")  # fmt: skip
+    parser.add_argument("--starts-file", help="append one line per start (counts starts)")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds per clip")
+    parser.add_argument("--model", help="a file to report (path and SHA-256) in the hello")
+    parser.add_argument("--no-determinism-claim", action="store_true",
+                        help="say nothing about determinism in the hello")  # fmt: skip
+    parser.add_argument("--banner", action="store_true",
+                        help="print non-JSON lines on stdout (a chatty library)")  # fmt: skip
+    parser.add_argument("--echo-request", action="store_true",
+                        help="answer with the request (audio left out) as the text")  # fmt: skip
+    parser.add_argument("--no-hello", action="store_true", help="never say hello")
+    return parser.parse_args(argv)
+
+
+def _send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def hello(args: argparse.Namespace) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "type": "hello",
+        "protocol": PROTOCOL,
+        "name": "stdio-echo-asr",
+        "version": "1.0",
+        "capabilities": {"audio": ["path", "pcm_s16le_base64"], "segments": True},
+    }
+    if args.model:
+        with open(args.model, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        message["model"] = os.path.abspath(args.model)
+        message["model_sha256"] = digest
+    if not args.no_determinism_claim:
+        message["deterministic"] = True
+        message["determinism_note"] = "the text is a function of the audio samples alone"
+    return message
+
+
+def answer(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    started = time.perf_counter()
+    clip_id = request["id"]
+    if clip_id in args.crash_on:
+        sys.stderr.write(f"stdio-echo-asr: crashing on {clip_id} as asked\n")
+        sys.stderr.flush()
+        os._exit(3)
+    if clip_id in args.hang_on:
+        while True:
+            time.sleep(3600)
+    if clip_id in args.error_on:
+        return {"id": clip_id, "error": f"refused {clip_id} as asked"}
+    if args.delay:
+        time.sleep(args.delay)
+    pcm = read_pcm(request)
+    if args.echo_request:
+        shown = {k: v for k, v in request.items() if k not in ("audio", "pcm_s16le_base64")}
+        text = json.dumps(shown, sort_keys=True)
+    else:
+        text = text_for_pcm(pcm)
+    seconds = len(pcm) / 2 / int(request["sample_rate"])
+    return {
+        "id": clip_id,
+        "text": text,
+        "segments": [{"start": 0.0, "end": seconds, "text": text}],
+        "language": request.get("language"),
+        "decode_seconds": time.perf_counter() - started,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
+    if args.starts_file:
+        with open(args.starts_file, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
+    if args.banner:
+        print("stdio-echo-asr: loading model (a banner a library printed)", flush=True)
+    if args.no_hello:
+        for _ in sys.stdin:
+            pass
+        return 0
+    _send(hello(args))
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return 0  # earmark went away: never outlive it
+        request = json.loads(line)
+        if request.get("type") == "shutdown":
+            return 0
+        if args.banner:
+            print(f"decoding {request.get('id')}", flush=True)
+        _send(answer(request, args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
