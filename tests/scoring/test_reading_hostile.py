@@ -158,3 +158,37 @@ def test_require_regular_file_lets_a_missing_file_through(tmp_path: Path) -> Non
     link = tmp_path / "link.txt"
     link.symlink_to(regular)
     assert list(read_records(link)) == [(1, "x")]  # a symlink to a file is that file
+
+
+def test_deep_nesting_and_huge_numbers_are_earmark_errors_at_their_line(tmp_path: Path) -> None:
+    from earmark.corpus.manifest import read_manifest, read_meta
+    from earmark.scoring.readers import read_pairs
+
+    deep = "[" * 100_000 + "]" * 100_000
+    good = '{"id":"a","audio":"a.wav","text":"x","language":"en"}'
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(f'{good}\n{{"id":"b","custom":{deep}}}\n', encoding="utf-8")
+    with pytest.raises(EarmarkError) as caught:
+        list(read_manifest(manifest))
+    assert (caught.value.line, caught.value.message) == (2, "invalid JSON: RecursionError")
+    (tmp_path / "m.jsonl.meta.json").write_text(f'{{"dataset": {deep}}}', encoding="utf-8")
+    with pytest.raises(EarmarkError, match="sidecar is not valid JSON: RecursionError"):
+        read_meta(manifest)
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(
+        '{"id": "a", "reference": "x", "hypothesis": "x", "n": ' + "9" * 5000 + "}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(EarmarkError) as caught:
+        read_pairs(preds)
+    assert (caught.value.file, caught.value.line) == (str(preds), 1)
+
+
+def test_a_sidecar_that_is_a_directory_is_refused(tmp_path: Path) -> None:
+    from earmark.corpus.manifest import read_meta
+
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text('{"id":"a","audio":"a.wav","text":"x","language":"en"}\n', "utf-8")
+    (tmp_path / "m.jsonl.meta.json").mkdir()
+    with pytest.raises(EarmarkError, match="is a directory, expected a file"):
+        read_meta(manifest)

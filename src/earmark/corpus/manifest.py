@@ -433,6 +433,10 @@ def read_meta(manifest_path: str | os.PathLike[str]) -> CorpusMeta:
         raise EarmarkError("sidecar is not valid UTF-8", file=name) from None
     except (_DuplicateKey, _BadConstant, json.JSONDecodeError) as exc:
         raise EarmarkError(f"sidecar is not valid JSON: {exc}", file=name) from None
+    except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+        raise EarmarkError(f"sidecar is not valid JSON: {type(exc).__name__}", file=name) from None
+    except OSError as exc:  # unreadable (permissions), or vanished after the check
+        raise EarmarkError(f"cannot read sidecar: {exc.strerror}", file=name) from None
     if not isinstance(data, dict):
         raise EarmarkError("sidecar must be a JSON object", file=name)
     unknown = sorted(set(data) - META_FIELDS)
