@@ -35,10 +35,12 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument(
         "--format",
-        choices=("jsonl", "csv", "tsv", "kaldi", "lines"),
+        choices=("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm"),
         help="input format (default: from the suffix; two plain-text files are Kaldi `text` "
         "only when their first words are clearly utterance ids, otherwise earmark asks); "
-        "'lines': line i of --refs pairs with line i of PREDICTIONS, ids line-1, line-2, ...",
+        "'lines': line i of --refs pairs with line i of PREDICTIONS, ids line-1, line-2, ...; "
+        "'trn': sclite trn files; 'stm'/'ctm': a ctm PREDICTIONS file against stm --refs "
+        "(see docs/sclite.md)",
     )
     p.add_argument("--id-field", default="id")
     p.add_argument("--reference-field", default="reference")
@@ -61,6 +63,19 @@ def register(sub: Any) -> None:
         "--critical-tokens",
         action="store_true",
         help="add critical-token recall/precision (numbers, dates, currency, URLs, IDs, ...)",
+    )
+    p.add_argument(
+        "--sclite-reports",
+        action="store_true",
+        help="also write sclite-style NAME.sys/.raw (by speaker), .pra (alignments) and .dtl "
+        "(every confusion pair), and the tables in results.json",
+    )
+    p.add_argument(
+        "--alignment",
+        choices=("earmark", "sclite"),
+        default="earmark",
+        help="how the sclite reports split errors: earmark (fewest edits, the default) or "
+        "sclite (sclite's weights: sub 4, ins/del 3)",
     )
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument(
@@ -111,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         out_dir=args.out,
         punctuation=choice.punctuation,
         critical_tokens=args.critical_tokens,
+        sclite_reports=args.sclite_reports,
+        alignment=args.alignment,
         **protocol,
     )
     if not args.quiet:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from earmark.errors import EarmarkError
 from earmark.outputs import lock_output_folder
 from earmark.report.markdown import render_results_markdown
 from earmark.report.results import build_results, write_results
@@ -42,6 +43,8 @@ def score_predictions(
     arm: str | None = None,
     punctuation: bool = False,
     critical_tokens: bool = False,
+    sclite_reports: bool = False,
+    alignment: str = "earmark",
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
     content and, with `out_dir`, writes results.json, predictions.jsonl and results.md,
@@ -50,7 +53,17 @@ def score_predictions(
     `protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples, seed and CI
     generator; a setting given with it must agree (`earmark.scoring.protocols.resolve`).
     Without one: aggregate "micro", 10,000 resamples, seed 20260926; `normalizer` required.
+
+    `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion
+    pair) and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or
+    "sclite") chooses how those reports split errors (`earmark.scoring.sclite_reports`).
     """
+    if alignment != "earmark" and not sclite_reports:
+        raise EarmarkError(
+            "--alignment chooses the alignment of the sclite reports",
+            field="alignment",
+            hint="add --sclite-reports",
+        )
     # Held from the first read to the last write: one writer per folder.
     folder = nullcontext() if out_dir is None else lock_output_folder(out_dir, "score")
     with folder:
@@ -103,9 +116,14 @@ def score_predictions(
                 summary["critical_tokens"] = critical_tokens_section(
                     rows, resamples=resamples, seed=seed, level=options.level
                 )
+        name = arm_name or arm or Path(predictions).stem
+        if sclite_reports:
+            from earmark.scoring.sclite_reports import add_sclite_reports
+
+            add_sclite_reports(summary, scored, name=name, alignment=alignment, out_dir=out_dir)
         probes = run_scorer_probes()
         results = build_results(
-            {arm_name or arm or Path(predictions).stem: summary},
+            {name: summary},
             probes,
             inputs={
                 "files": [str(Path(f)) for f in read.source_files],

@@ -24,6 +24,7 @@ from typing import Any
 from earmark.errors import EarmarkError
 from earmark.records import read_records
 from earmark.scoring.rows import MISSING_HYPOTHESIS, OK, ScoringRow
+from earmark.scoring.sclite_formats import SCLITE_FORMATS, read_sclite_pair, sclite_format
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,8 @@ SUFFIX_FORMATS = {
     ".csv": "csv",
     ".tsv": "tsv",
 }
-#: Every value `--format` takes.
-FORMATS = ("jsonl", "csv", "tsv", "kaldi", "lines")
+#: Every value `--format` takes (trn, stm, ctm: `earmark.scoring.sclite_formats`).
+FORMATS = ("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm")
 
 
 def _suffix_format(path: Path) -> str | None:
@@ -299,6 +300,8 @@ def read_pairs(
     pred_path = Path(predictions)
     if fmt is not None and fmt not in FORMATS:
         raise EarmarkError(f"unknown format {fmt!r}", hint=", ".join(FORMATS))
+    if fmt in SCLITE_FORMATS or (fmt is None and sclite_format(pred_path) is not None):
+        return _read_sclite(pred_path, refs, fmt, allow_extra_hypotheses)
     pred_fmt = fmt or _suffix_format(pred_path)
     if refs is None:
         if pred_fmt in (None, "kaldi", "lines"):
@@ -321,6 +324,25 @@ def read_pairs(
         ref_fmt or "kaldi",
         fields,
         allow_extra_hypotheses,
+    )
+
+
+def _read_sclite(
+    pred_path: Path, refs: str | os.PathLike[str] | None, fmt: str | None, allow_extra: bool
+) -> ReadResult:
+    """trn/trn or ctm/stm files, read as sclite reads them (`scoring.sclite_formats`)."""
+    if refs is None:
+        raise EarmarkError(
+            "sclite hypotheses (trn, ctm) need --refs, the trn or stm references file",
+            file=str(pred_path),
+        )
+    ref_path = Path(refs)
+    pairs, formats = read_sclite_pair(pred_path, ref_path, fmt, allow_extra=allow_extra)
+    return ReadResult(
+        rows=pairs.rows,
+        excluded=pairs.excluded,
+        source_files=[str(pred_path), str(ref_path)],
+        formats=formats,
     )
 
 

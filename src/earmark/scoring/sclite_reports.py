@@ -1,0 +1,457 @@
+"""sclite-style reports of a scored corpus: `.sys`/`.raw` by speaker, `.pra`, `.dtl`.
+
+The counts come from the same normalised texts as results.json (each row's primary
+view), aligned word by word either with earmark's alignment (`metrics.alignment`: fewest
+edits, rapidfuzz's tie rule) or with sclite's weighted one (`metrics.sclite_alignment`:
+sub 4, ins/del 3). The choice is recorded; with `alignment="sclite"` the S/D/I split
+of every utterance is the one `sctk sclite` prints, so the `.sys` table can be checked
+line by line against sclite's. The headline WER of results.json always uses earmark's
+alignment; the two totals of errors differ only where sclite's weights prefer a path
+with more edits (rare: see `metrics.sclite_alignment`).
+
+Speaker of a row: the `speaker` an stm segment or trn id gave it (`row.extra`), else
+the part of the id before its first `-` (sclite's `-i rm` rule), else the whole id.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from earmark.errors import EarmarkError
+from earmark.metrics.alignment import AlignedOp, align
+from earmark.metrics.counts import ErrorCounts
+from earmark.metrics.sclite_alignment import align_sclite
+from earmark.scoring.sclite_formats import trn_speaker
+
+AlignmentName = Literal["earmark", "sclite"]
+ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite")
+ALIGNMENT_RULES = {
+    "earmark": "fewest edits (S+D+I), rapidfuzz tie rule (see earmark.metrics.alignment)",
+    "sclite": "sclite's weighted alignment: correct 0, substitution 4, insertion and "
+    "deletion 3; ties: diagonal, then deletion, then insertion (sctk net_dp.c)",
+}
+
+
+@dataclass(frozen=True)
+class UtteranceAlignment:
+    """One utterance's aligned columns, with the speaker its report line goes under."""
+
+    id: str
+    speaker: str
+    ops: tuple[AlignedOp, ...]
+    counts: ErrorCounts
+    info: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SpeakerLine:
+    """One line of the `.sys` table: sclite's # Snt, # Wrd, Corr, Sub, Del, Ins, Err, S.Err."""
+
+    speaker: str
+    sentences: int
+    counts: ErrorCounts
+    sentence_errors: int
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.counts
+        return {
+            "speaker": self.speaker,
+            "sentences": self.sentences,
+            "words": c.ref_units,
+            "correct": c.hits,
+            "substitutions": c.substitutions,
+            "deletions": c.deletions,
+            "insertions": c.insertions,
+            "errors": c.errors,
+            "sentence_errors": self.sentence_errors,
+        }
+
+
+def align_tokens(
+    reference: Sequence[str], hypothesis: Sequence[str], alignment: AlignmentName
+) -> tuple[tuple[AlignedOp, ...], ErrorCounts]:
+    """Columns and counts of one pair under the named alignment."""
+    if alignment == "sclite":
+        result = align_sclite(reference, hypothesis)
+    elif alignment == "earmark":
+        result = align(reference, hypothesis)
+    else:
+        raise EarmarkError(
+            f"unknown alignment {alignment!r}", field="alignment", hint="earmark or sclite"
+        )
+    return result.ops, result.counts
+
+
+def speaker_of(row_id: str, extra: dict[str, Any] | None) -> str:
+    """The speaker a row is reported under (see the module docstring)."""
+    if extra and isinstance(extra.get("speaker"), str) and extra["speaker"]:
+        return str(extra["speaker"])
+    return trn_speaker(row_id)
+
+
+def speaker_lines(alignments: Iterable[UtteranceAlignment]) -> list[SpeakerLine]:
+    """Per speaker (in order of first appearance) the summed counts of its utterances."""
+    counts: dict[str, ErrorCounts] = {}
+    sentences: Counter[str] = Counter()
+    wrong: Counter[str] = Counter()
+    for u in alignments:
+        counts[u.speaker] = counts.get(u.speaker, ErrorCounts()) + u.counts
+        sentences[u.speaker] += 1
+        wrong[u.speaker] += u.counts.errors > 0
+    return [SpeakerLine(s, sentences[s], counts[s], wrong[s]) for s in counts]
+
+
+def total_line(lines: Sequence[SpeakerLine]) -> SpeakerLine:
+    return SpeakerLine(
+        "Sum",
+        sum(x.sentences for x in lines),
+        sum((x.counts for x in lines), ErrorCounts()),
+        sum(x.sentence_errors for x in lines),
+    )
+
+
+@dataclass(frozen=True)
+class EditTables:
+    """sclite's `.dtl` tables: confusion pairs, insertions, deletions, both sides of subs."""
+
+    confusion_pairs: Counter[tuple[str, str]]
+    insertions: Counter[str]
+    deletions: Counter[str]
+
+    @classmethod
+    def of(cls, alignments: Iterable[UtteranceAlignment]) -> EditTables:
+        pairs: Counter[tuple[str, str]] = Counter()
+        ins: Counter[str] = Counter()
+        dels: Counter[str] = Counter()
+        for u in alignments:
+            for op in u.ops:
+                if op.kind == "substitute":
+                    pairs[(str(op.ref), str(op.hyp))] += 1
+                elif op.kind == "insert":
+                    ins[str(op.hyp)] += 1
+                elif op.kind == "delete":
+                    dels[str(op.ref)] += 1
+        return cls(pairs, ins, dels)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every entry (not only the most frequent), most frequent first, ties by text."""
+        return {
+            "confusion_pairs": [
+                {"reference": r, "hypothesis": h, "count": n}
+                for (r, h), n in _ranked(self.confusion_pairs)
+            ],
+            "insertions": [{"word": w, "count": n} for w, n in _ranked(self.insertions)],
+            "deletions": [{"word": w, "count": n} for w, n in _ranked(self.deletions)],
+        }
+
+
+def _ranked(counter: Counter[Any]) -> list[tuple[Any, int]]:
+    return sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def sclite_section(
+    alignments: Sequence[UtteranceAlignment],
+    alignment: AlignmentName,
+    *,
+    not_aligned: Sequence[dict[str, str]] = (),
+) -> dict[str, Any]:
+    """results.json's `sclite` block: per-speaker and total counts, the full edit tables."""
+    lines = speaker_lines(alignments)
+    return {
+        "alignment": alignment,
+        "alignment_rule": ALIGNMENT_RULES[alignment],
+        "speaker_rule": "row speaker (stm/trn), else the id before its first '-', else the id",
+        "speakers": [x.to_dict() for x in lines],
+        "total": total_line(lines).to_dict(),
+        **EditTables.of(alignments).to_dict(),
+        "not_aligned": list(not_aligned),
+    }
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _pct(part: int, whole: int) -> float:
+    return 100.0 * part / whole if whole else 0.0
+
+
+def _sys_values(line: SpeakerLine, percent: bool) -> list[float]:
+    c = line.counts
+    raw = [c.hits, c.substitutions, c.deletions, c.insertions, c.errors]
+    if not percent:
+        return [*map(float, raw), float(line.sentence_errors)]
+    return [_pct(v, c.ref_units) for v in raw] + [_pct(line.sentence_errors, line.sentences)]
+
+
+def render_sys(name: str, lines: Sequence[SpeakerLine], *, percent: bool = True) -> str:
+    """sclite's SYSTEM SUMMARY table (`.sys`: percentages; `.raw`: counts) by speaker."""
+    label_w = max([7, *(len(x.speaker) for x in lines)])
+
+    def row(label: str, snt: str, wrd: str, values: Sequence[str]) -> str:
+        cells = " ".join(f"{v:>6}" for v in values)
+        return f"| {label:<{label_w}} |{snt:>5} {wrd:>6} |{cells} |"
+
+    def fmt(values: Sequence[float], counts: bool) -> list[str]:
+        return [f"{v:.0f}" if counts else f"{v:.1f}" for v in values]
+
+    header = row("SPKR", "# Snt", "# Wrd", ["Corr", "Sub", "Del", "Ins", "Err", "S.Err"])
+    width = len(header) - 2
+    out = [
+        "SYSTEM SUMMARY PERCENTAGES by SPEAKER".center(width + 2),
+        "",
+        "," + "-" * width + ".",
+        "|" + name.center(width) + "|",
+        "|" + "-" * width + "|",
+        header,
+    ]
+    sep = "|" + "".join("+" if c == "|" else "-" for c in header[1:-1]) + "|"
+    for x in lines:
+        values = fmt(_sys_values(x, percent), not percent)
+        out += [sep, row(x.speaker, str(x.sentences), str(x.counts.ref_units), values)]
+    total = total_line(lines)
+    out += ["|" + "=" * width + "|"]
+    out += [
+        row(
+            "Sum/Avg" if percent else "Sum",
+            str(total.sentences),
+            str(total.counts.ref_units),
+            fmt(_sys_values(total, percent), not percent),
+        )
+    ]
+    out += ["|" + "=" * width + "|"]
+    columns = list(
+        zip(
+            *[[x.sentences, x.counts.ref_units, *_sys_values(x, percent)] for x in lines],
+            strict=True,
+        )
+    )
+    for label, stat in (
+        ("Mean", statistics.fmean),
+        ("S.D.", _sd),
+        ("Median", statistics.median),
+    ):
+        stats = [float(stat(col)) for col in columns]
+        out.append(row(label, f"{stats[0]:.1f}", f"{stats[1]:.1f}", fmt(stats[2:], False)))
+    out.append("`" + "-" * width + "'")
+    return "\n".join(out) + "\n"
+
+
+def _sd(values: Sequence[float]) -> float:
+    """Sample standard deviation (n - 1), as sclite prints it; 0 for one speaker."""
+    return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+_EVAL = {"equal": "", "substitute": "S", "delete": "D", "insert": "I"}
+
+
+def pra_block(u: UtteranceAlignment) -> list[str]:
+    """One utterance as sclite's `.pra` prints it: errors upper-cased, `*` for gaps."""
+    refs, hyps, evals = [], [], []
+    for op in u.ops:
+        ref = op.ref if op.ref is not None else ""
+        hyp = op.hyp if op.hyp is not None else ""
+        if op.kind != "equal":
+            ref, hyp = ref.upper(), hyp.upper()
+        width = max(len(ref), len(hyp), 1)
+        refs.append((ref or "*" * width).ljust(width))
+        hyps.append((hyp or "*" * width).ljust(width))
+        evals.append(_EVAL[op.kind].ljust(width))
+    c = u.counts
+    lines = [f"id: ({u.id})"]
+    lines += [f"{k.capitalize()}: {v}" for k, v in u.info]
+    lines += [
+        f"Scores: (#C #S #D #I) {c.hits} {c.substitutions} {c.deletions} {c.insertions}",
+        "REF:  " + " ".join(refs),
+        "HYP:  " + " ".join(hyps),
+        "Eval: " + " ".join(evals),
+        "",
+    ]
+    return lines
+
+
+def render_pra(name: str, alignments: Sequence[UtteranceAlignment]) -> str:
+    """Per-utterance alignments grouped by speaker (sclite `-o pra`)."""
+    order = [x.speaker for x in speaker_lines(alignments)]
+    out = ["", "\t\tDUMP OF SYSTEM ALIGNMENT STRUCTURE", "", f"System name:   {name}", ""]
+    out += ["Speakers: "] + [f"{k:5d}:  {s}" for k, s in enumerate(order)] + [""]
+    for k, speaker in enumerate(order):
+        mine = [u for u in alignments if u.speaker == speaker]
+        out.append(f"Speaker sentences {k:3d}:  {speaker}   #utts: {len(mine)}")
+        for u in mine:
+            out += pra_block(u)
+    return "\n".join(out) + "\n"
+
+
+def _listing(title: str, counter: Counter[Any], show: Any) -> list[str]:
+    ranked = _ranked(counter)
+    out = [
+        f"{title:<33}Total                 ({len(ranked)})",
+        f"{'':<33}With >=  1 occurrences ({len(ranked)})",
+        "",
+    ]
+    out += [f"{k:4d}: {n:4d}  ->  {show(item)}" for k, (item, n) in enumerate(ranked, 1)]
+    out += ["     -------", f"{sum(counter.values()):9d}", "", ""]
+    return out
+
+
+def render_dtl(name: str, alignments: Sequence[UtteranceAlignment]) -> str:
+    """sclite's detailed report: sentence and word summaries, then every edit table."""
+    total = total_line(speaker_lines(alignments))
+    c = total.counts
+    n = total.sentences
+    tables = EditTables.of(alignments)
+    with_kind = {
+        kind: sum(1 for u in alignments if any(op.kind == kind for op in u.ops))
+        for kind in ("substitute", "delete", "insert")
+    }
+    aligned = sum(len(u.ops) for u in alignments)
+
+    def share(label: str, part: int, whole: int) -> str:
+        return f" {label:<38}{_pct(part, whole):5.1f}%   ({part:4d})"
+
+    out = [
+        f"DETAILED OVERALL REPORT FOR THE SYSTEM: {name}",
+        "",
+        "SENTENCE RECOGNITION PERFORMANCE",
+        "",
+        f" {'sentences':<48}{n:4d}",
+        share("with errors", total.sentence_errors, n),
+        "",
+        share("  with substitions", with_kind["substitute"], n),
+        share("  with deletions", with_kind["delete"], n),
+        share("  with insertions", with_kind["insert"], n),
+        "",
+        "",
+        "WORD RECOGNITION PERFORMANCE",
+        "",
+        f"Percent Total Error       = {_pct(c.errors, c.ref_units):6.1f}%   ({c.errors:4d})",
+        "",
+        f"Percent Correct           = {_pct(c.hits, c.ref_units):6.1f}%   ({c.hits:4d})",
+        "",
+        f"Percent Substitution      = {_pct(c.substitutions, c.ref_units):6.1f}%   "
+        f"({c.substitutions:4d})",
+        f"Percent Deletions         = {_pct(c.deletions, c.ref_units):6.1f}%   ({c.deletions:4d})",
+        f"Percent Insertions        = {_pct(c.insertions, c.ref_units):6.1f}%   "
+        f"({c.insertions:4d})",
+        f"Percent Word Accuracy     = {_pct(c.hits - c.insertions, c.ref_units):6.1f}%",
+        "",
+        "",
+        f"Ref. words                =           ({c.ref_units:4d})",
+        f"Hyp. words                =           ({c.hyp_units:4d})",
+        f"Aligned words             =           ({aligned:4d})",
+        "",
+    ]
+    out += _listing("CONFUSION PAIRS", tables.confusion_pairs, lambda p: f"{p[0]} ==> {p[1]}")
+    out += _listing("INSERTIONS", tables.insertions, str)
+    out += _listing("DELETIONS", tables.deletions, str)
+    subs: Counter[str] = Counter()
+    false: Counter[str] = Counter()
+    for (r, h), k in tables.confusion_pairs.items():
+        subs[r] += k
+        false[h] += k
+    out += _listing("SUBSTITUTIONS", subs, str)
+    out += _listing("FALSELY RECOGNIZED", false, str)
+    return "\n".join(out)
+
+
+def write_sclite_reports(
+    out_dir: str | os.PathLike[str], name: str, alignments: Sequence[UtteranceAlignment]
+) -> list[str]:
+    """Write NAME.sys, NAME.raw, NAME.pra and NAME.dtl into `out_dir`; returns their names."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = speaker_lines(alignments)
+    texts = {
+        f"{name}.sys": render_sys(name, lines, percent=True),
+        f"{name}.raw": render_sys(name, lines, percent=False),
+        f"{name}.pra": render_pra(name, alignments),
+        f"{name}.dtl": render_dtl(name, alignments),
+    }
+    for file, text in texts.items():
+        (out / file).write_text(text, "utf-8")
+    return list(texts)
+
+
+def utterance_alignments(
+    records: Iterable[dict[str, Any]],
+    primary_views: dict[str, tuple[str, str]],
+    alignment: AlignmentName,
+    extras: dict[str, dict[str, Any]],
+) -> tuple[list[UtteranceAlignment], list[dict[str, str]]]:
+    """Align each scored record's primary view; rows without one are listed, not dropped.
+
+    `primary_views` maps a normaliser name to (primary view, first unit); `extras` maps
+    a row id to its reader's `extra` (speaker, file, channel, label).
+    """
+    out: list[UtteranceAlignment] = []
+    missing: list[dict[str, str]] = []
+    for record in records:
+        view, unit = primary_views[record["normalizer"]]
+        texts = record["views"].get(view, {})
+        if "reference" not in texts:
+            missing.append({"id": record["id"], "reason": texts.get("null_reason", "no view")})
+            continue
+        ref, hyp = texts["reference"], texts["hypothesis"]
+        ref_tokens = ref.split() if unit == "word" else list(ref)
+        hyp_tokens = hyp.split() if unit == "word" else list(hyp)
+        ops, counts = align_tokens(ref_tokens, hyp_tokens, alignment)
+        extra = extras.get(record["id"]) or {}
+        info = tuple((key, str(extra[key])) for key in ("label", "file", "channel") if key in extra)
+        out.append(
+            UtteranceAlignment(record["id"], speaker_of(record["id"], extra), ops, counts, info)
+        )
+    return out, missing
+
+
+def add_sclite_reports(
+    summary: dict[str, Any],
+    scored: Any,
+    *,
+    name: str,
+    alignment: str,
+    out_dir: str | os.PathLike[str] | None,
+) -> None:
+    """Put the `sclite` block into an arm's summary and, with `out_dir`, write the files.
+
+    `scored` is `scoring.scorer.ScoreResult` (its rows, groups and records).
+    """
+    if alignment not in ALIGNMENTS:
+        raise EarmarkError(
+            f"unknown alignment {alignment!r}", field="alignment", hint="earmark or sclite"
+        )
+    chosen: AlignmentName = "sclite" if alignment == "sclite" else "earmark"
+    primary = {
+        gname: (g.normalizer.primary_view, g.normalizer.units[0])
+        for gname, g in scored.groups.items()
+    }
+    extras = {r.id: r.extra for r in scored.rows if r.extra}
+    alignments, missing = utterance_alignments(scored.iter_records(), primary, chosen, extras)
+    section = sclite_section(alignments, chosen, not_aligned=missing)
+    outside = sum(int(e.get("ctm_words_outside", 0)) for e in extras.values())
+    if outside:
+        section["ctm_words_outside_segments"] = outside
+    if out_dir is not None:
+        section["files"] = write_sclite_reports(out_dir, name, alignments)
+    summary["sclite"] = section
+
+
+__all__ = [
+    "ALIGNMENTS",
+    "EditTables",
+    "SpeakerLine",
+    "UtteranceAlignment",
+    "add_sclite_reports",
+    "align_tokens",
+    "render_dtl",
+    "render_pra",
+    "render_sys",
+    "sclite_section",
+    "speaker_lines",
+    "write_sclite_reports",
+]
