@@ -204,7 +204,8 @@ def test_cli_report_counts_reasons_and_lists_first_ids(
     assert main([*args, "--licence", "CC0-1.0", "--consent", "c", "--no-hash"]) == 0
     printed = capsys.readouterr().out
     assert "1 rows written" in printed and "1 skipped (invalid_times=1)" in printed
-    assert "skipped bad (invalid_times)" in printed
+    assert "skipped bad (invalid_times) at " in printed
+    assert "end: end (1.0) must be after start (2.0)" in printed
     assert main(["manifest", "validate", str(out)]) == 0
 
 
@@ -226,7 +227,7 @@ def test_row_problem_names_the_field_each_reason_comes_from(
 
     problem = row_problem(utterance)
     assert problem is not None
-    assert reason_for_field(problem.field, problem.message) == reason
+    assert reason_for_field(problem.field) == reason
     assert reason in SKIP_REASONS
     assert row_problem(Utterance("a", "x.wav", "t", "en", duration=1.0)) is None
 
@@ -255,3 +256,22 @@ def test_hf_datasets_on_a_folder_that_is_not_a_dataset_is_one_line(
     assert main([*args, "--language", "en"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a Hugging Face dataset saved with save_to_disk" in err
+
+
+def test_the_report_shows_each_reason_even_when_one_dominates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "".join(f"b{i} x\n" for i in range(12)) + "long y\ngood z\n"
+    segments = "".join(f"b{i} r1 3 2\n" for i in range(12)) + "long r1 0 1\ngood r1 0 1\n"
+    data = kaldi_dir(tmp_path, text, segments)
+    (data / "utt2spk").write_text(
+        "".join(f"b{i} s\n" for i in range(12)) + f"long {'s' * 600}\ngood s\n", "utf-8"
+    )
+    out = tmp_path / "k.jsonl"
+    args = ["import", "kaldi", str(data), "--out", str(out), "--language", "ga", "--no-hash"]
+    assert main([*args, "--licence", "CC0-1.0", "--consent", "c"]) == 0
+    printed = capsys.readouterr().out
+    assert "13 skipped (invalid_speaker=1, invalid_times=12)" in printed
+    listed = [line.split()[1] for line in printed.splitlines() if line.startswith("  skipped")]
+    assert listed == ["b0", "b1", "b2", "long"]
+    assert "... 9 more listed in the sidecar" in printed

@@ -81,12 +81,13 @@ def run(args: argparse.Namespace) -> int:
     # import that keeps no row raises (exit 2), so exit 0 means a usable manifest.
     report = importer(args.path, args.out, **kwargs)
     print(f"{args.source}: {report.summary()}")
-    for row in report.skipped[:10]:
+    shown = report.first_skipped(per_reason=3)
+    for row in shown:
         where = f"{row.file}:{row.line}" if row.line is not None else row.file
         detail = f": {row.detail}" if row.detail else ""
         print(f"  skipped {row.id or '?'} ({row.reason}) at {where}{detail}")
-    if len(report.skipped) > 10:
-        print(f"  ... {len(report.skipped) - 10} more listed in the sidecar")
+    if len(report.skipped) > len(shown):
+        print(f"  ... {len(report.skipped) - len(shown)} more listed in the sidecar")
     for warning in report.warnings:
         print(f"earmark: warning: {warning}", file=sys.stderr)
     return 0

@@ -51,7 +51,7 @@ def validated(candidates: Sequence[Candidate]) -> tuple[list[Utterance], list[Sk
         where = f"{problem.field}: " if problem.field else ""
         rejected.append(
             SkippedRow(
-                reason_for_field(problem.field, problem.message),
+                reason_for_field(problem.field),
                 file,
                 line,
                 utt.id[:200],

@@ -59,10 +59,11 @@ FIELD_REASONS = {
 }
 
 
-def reason_for_field(field_name: str | None, message: str = "") -> str:
-    """The reason code for a row `row_problem` refused on `field_name`."""
+def reason_for_field(field_name: str | None) -> str:
+    """The reason code for a row `row_problem` refused on `field_name` (None: the row as a
+    whole, which only its length can make unwritable)."""
     if field_name is None:
-        return "row_too_long" if "longer than" in message else "invalid_row"
+        return "row_too_long"
     if field_name.startswith("source."):
         return "invalid_source"
     return FIELD_REASONS.get(field_name, "invalid_row")
@@ -101,14 +102,16 @@ class ImportReport:
     def skipped_by_reason(self) -> dict[str, int]:
         return dict(sorted(Counter(row.reason for row in self.skipped).items()))
 
-    def first_ids(self, per_reason: int = 3) -> dict[str, list[str]]:
-        """The first few skipped ids of each reason, for a report a person reads."""
-        out: dict[str, list[str]] = {}
+    def first_skipped(self, per_reason: int = 3) -> list[SkippedRow]:
+        """The first few skipped rows of each reason, in input order: what a person reads
+        (one common reason must not hide a rare one); the sidecar lists them all."""
+        shown: Counter[str] = Counter()
+        out = []
         for row in self.skipped:
-            ids = out.setdefault(row.reason, [])
-            if len(ids) < per_reason and row.id is not None:
-                ids.append(row.id)
-        return dict(sorted(out.items()))
+            if shown[row.reason] < per_reason:
+                shown[row.reason] += 1
+                out.append(row)
+        return out
 
     def summary(self) -> str:
         parts = [f"{self.rows_written} rows written to {self.manifest}"]
