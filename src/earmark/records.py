@@ -73,6 +73,8 @@ def require_regular_file(path: str | os.PathLike[str]) -> None:
         return
     except OSError as exc:
         raise EarmarkError(f"cannot read file: {exc.strerror}", file=name) from None
+    except ValueError:  # a NUL in the name
+        raise EarmarkError("the file name contains a NUL character", file=repr(name)) from None
     if stat.S_ISREG(mode):
         return
     message = next((text for test, text in _NOT_REGULAR if test(mode)), "is not a regular file")

@@ -192,3 +192,27 @@ def test_a_sidecar_that_is_a_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "m.jsonl.meta.json").mkdir()
     with pytest.raises(EarmarkError, match="is a directory, expected a file"):
         read_meta(manifest)
+
+
+def test_records_doctests_hold() -> None:
+    """`finite_json` (the NaN sanitiser run writers use) and `split_records` examples."""
+    import doctest
+
+    import earmark.records
+
+    assert doctest.testmod(earmark.records).failed == 0
+
+
+def test_finite_json_replaces_every_non_finite_float_and_says_where() -> None:
+    from earmark.records import finite_json
+
+    row = {"a": 1.5, "b": float("nan"), "c": {"d": [float("-inf"), 2]}, "e": "NaN"}
+    clean, replaced = finite_json(row)
+    assert clean == {"a": 1.5, "b": None, "c": {"d": [None, 2]}, "e": "NaN"}
+    assert replaced == ["b", "c.d[0]"]
+    assert row["b"] != row["b"]  # the input is not modified
+
+
+def test_a_name_with_a_nul_is_an_earmark_error() -> None:
+    with pytest.raises(EarmarkError, match="NUL"):
+        list(read_records("bad\x00name.txt"))
