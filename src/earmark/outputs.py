@@ -71,11 +71,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], chunks: Iterable[bytes]) ->
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         try:
             tmp.unlink()
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:
+            # A failed write names no file; say which output it was (not the temp name).
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
         raise
     fsync_folder(target.parent)
     return digest.hexdigest(), size

@@ -21,14 +21,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    from pathlib import Path
-
     from earmark.compare.verify import verify_run
+    from earmark.outputs import atomic_write_json
 
     report = verify_run(args.run_dir)
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n", "utf-8")
+        atomic_write_json(args.json, report.to_dict())
     for check in report.checks:
         if args.quiet and check.status != "mismatch":
             continue

@@ -192,6 +192,11 @@ def _arm_process_main(
     except EarmarkError as exc:
         print(f"earmark: error: arm {plan.arms[arm_index].name}: {exc}", file=sys.stderr)
         sys.exit(2)
+    except OSError as exc:  # a full disk or a file-size limit: one line, the run goes on
+        where = f"{exc.filename}: " if exc.filename else ""
+        what = exc.strerror or type(exc).__name__
+        print(f"earmark: error: arm {plan.arms[arm_index].name}: {where}{what}", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
 
