@@ -403,15 +403,15 @@ def read_sclite_pair(
     """
     hyp_fmt = sclite_format(predictions)
     ref_fmt = sclite_format(refs)
+    if fmt != "trn" and (hyp_fmt == "stm" or ref_fmt == "ctm"):
+        raise EarmarkError(
+            "with stm/ctm, --refs is the stm file and PREDICTIONS the ctm file",
+            file=str(predictions),
+            hint="swap the two files",
+        )
     if fmt == "trn" or (fmt is None and hyp_fmt == ref_fmt == "trn"):
         return pair_trn(predictions, refs, allow_extra=allow_extra), ["trn", "trn"]
     if fmt in ("stm", "ctm") or (fmt is None and (hyp_fmt, ref_fmt) == ("ctm", "stm")):
-        if hyp_fmt == "stm" or ref_fmt == "ctm":
-            raise EarmarkError(
-                "with stm/ctm, --refs is the stm file and PREDICTIONS the ctm file",
-                file=str(predictions),
-                hint="swap the two files",
-            )
         return pair_stm_ctm(predictions, refs, allow_extra=allow_extra), ["ctm", "stm"]
     raise EarmarkError(
         f"cannot pair {predictions.name} ({hyp_fmt or 'unknown'}) with {refs.name} "

@@ -265,14 +265,10 @@ def pra_block(u: UtteranceAlignment) -> list[str]:
     c = u.counts
     lines = [f"id: ({u.id})"]
     lines += [f"{k.capitalize()}: {v}" for k, v in u.info]
-    lines += [
-        f"Scores: (#C #S #D #I) {c.hits} {c.substitutions} {c.deletions} {c.insertions}",
-        "REF:  " + " ".join(refs),
-        "HYP:  " + " ".join(hyps),
-        "Eval: " + " ".join(evals),
-        "",
-    ]
-    return lines
+    lines.append(f"Scores: (#C #S #D #I) {c.hits} {c.substitutions} {c.deletions} {c.insertions}")
+    if u.ops:  # an empty pair has no columns (sclite prints none either)
+        lines += ["REF:  " + " ".join(refs), "HYP:  " + " ".join(hyps), "Eval: " + " ".join(evals)]
+    return [*lines, ""]
 
 
 def render_pra(name: str, alignments: Sequence[UtteranceAlignment]) -> str:
