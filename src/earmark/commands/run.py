@@ -84,7 +84,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--ray-max-retries", type=int, default=2, help="retries of a lost worker's clips"
     )
-    p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="run directory (resumed if it exists; one writer at a time: a second run or "
+        "score into it while this one runs is refused)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars or tables")
     p.set_defaults(func=run)
 

@@ -77,7 +77,11 @@ def register(sub: Any) -> None:
         help="how the sclite reports split errors: earmark (fewest edits, the default) or "
         "sclite (sclite's weights: sub 4, ins/del 3)",
     )
-    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="output directory (one writer at a time: a second score or run into it is refused)",
+    )
     p.add_argument(
         "--show-alignments",
         type=int,
