@@ -186,6 +186,20 @@ def test_an_error_answer_is_a_reason_code_without_a_restart(
     engine.close()
 
 
+def test_an_answer_out_of_step_is_a_protocol_error_and_the_program_is_replaced(
+    tmp_path: Path, clips: list[Clip]
+) -> None:
+    count = tmp_path / "starts"
+    count.mkdir()
+    engine = build_engine(parse_arm_spec(f"stdio:{PROGRAM} --wrong-id-on u1 --starts-dir {count}"))
+    engine.load()
+    hyps = engine.transcribe(clips[:3], None)
+    assert [h.error for h in hyps] == [None, "stdio_protocol_error", None]
+    assert hyps[1].extra["detail"] == "answer for id 'not-u1' to a request for 'u1'"
+    assert hyps[2].text == expected_text(clips[2]) and len(starts(count)) == 2
+    engine.close()
+
+
 def test_lines_that_are_not_json_are_skipped(clips: list[Clip]) -> None:
     engine = build_engine(parse_arm_spec(f"stdio:{PROGRAM} --banner"))
     engine.load()

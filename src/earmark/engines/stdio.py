@@ -538,17 +538,19 @@ class StdioEngine:
             return self._hypothesis(clip, language, started, response, restarted)
         except TimeoutError:
             self._drop(process)
-            detail = {"detail": f"no answer within timeout={self.options.timeout:g} s"}
+            detail: dict[str, Any] = {
+                "detail": f"no answer within timeout={self.options.timeout:g} s"
+            }
             return self._failed(clip, language, started, "timeout", detail, process)
         except ProgramExited as exc:
             code = process.exit_code()
             self._drop(process)
-            detail = {"detail": str(exc), "exit_code": code}
-            return self._failed(clip, language, started, "stdio_crashed", detail, process)
+            crashed: dict[str, Any] = {"detail": str(exc), "exit_code": code}
+            return self._failed(clip, language, started, "stdio_crashed", crashed, process)
         except ProtocolError as exc:
             self._drop(process)
-            detail = {"detail": str(exc)}
-            return self._failed(clip, language, started, "stdio_protocol_error", detail, process)
+            broken: dict[str, Any] = {"detail": str(exc)}
+            return self._failed(clip, language, started, "stdio_protocol_error", broken, process)
         finally:
             if "audio" in request:
                 Path(request["audio"]).unlink(missing_ok=True)

@@ -49,6 +49,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="exit with status 3 when asked for this clip")  # fmt: skip
     parser.add_argument("--hang-on", action="append", default=[], metavar="ID",
                         help="never answer this clip")  # fmt: skip
+    parser.add_argument("--wrong-id-on", action="append", default=[], metavar="ID",
+                        help="answer this clip under another id (out of step)")  # fmt: skip
     parser.add_argument("--error-on", action="append", default=[], metavar="ID",
                         help="answer this clip with an error field")  # fmt: skip
     parser.add_argument("--starts-dir", help="write one file per start, named by the pid "
@@ -100,6 +102,8 @@ def answer(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     if clip_id in args.hang_on:
         while True:
             time.sleep(3600)
+    if clip_id in args.wrong_id_on:
+        return {"id": f"not-{clip_id}", "text": "misrouted"}
     if clip_id in args.error_on:
         return {"id": clip_id, "error": f"refused {clip_id} as asked"}
     if args.delay:
