@@ -22,15 +22,6 @@ from earmark.corpus.manifest import validate_manifest
 from earmark.corpus.model import CorpusMeta, Utterance
 from earmark.corpus.writer import write_manifest
 
-#: Edits the lead applies in files this helper does not own (runner.missing_audio;
-#: store.append / arm_worker decode times); see the report of issue 16 items 9 and minor.
-PENDING_RUNNER = pytest.mark.xfail(
-    strict=True, reason="needs the runner.missing_audio edit (a symlink is there, not missing)"
-)
-PENDING_STORE = pytest.mark.xfail(
-    strict=True, reason="needs the store.append / arm_worker edits (finite JSON rows)"
-)
-
 
 def make_corpus(root: Path, n: int = 3) -> Path:
     (root / "audio").mkdir(parents=True)
@@ -119,7 +110,6 @@ def test_a_run_without_the_loop_edit_is_refused_in_one_line(
         assert capsys.readouterr().err.count("\n") == 1
 
 
-@PENDING_RUNNER
 def test_a_run_reports_the_loop_per_clip_and_reruns_cleanly(tmp_path: Path) -> None:
     manifest = make_corpus(tmp_path / "corpus")
     loop(tmp_path / "corpus" / "audio", "c1.wav")
@@ -157,7 +147,6 @@ def _strict_json(text: str) -> object:
     return json.loads(text, parse_constant=refuse)
 
 
-@PENDING_STORE
 def test_nan_from_an_engine_never_reaches_the_run_files(tmp_path: Path) -> None:
     manifest = make_corpus(tmp_path / "corpus")
     hyps = hypotheses(tmp_path / "hyps.jsonl", ["c0", "c1", "c2"], ', "decode_seconds": NaN')

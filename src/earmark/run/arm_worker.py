@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -213,7 +214,8 @@ def run_arm(
                         )
                     )
                     if hyp.error is None:
-                        decode_times.append(hyp.decode_seconds)
+                        if math.isfinite(hyp.decode_seconds):
+                            decode_times.append(hyp.decode_seconds)
                         audio_seconds += p.duration
                         done += 1
                     else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from earmark.records import read_records
+from earmark.records import finite_json, read_records
 
 RowKey = tuple[str, str, int]
 
@@ -83,7 +83,11 @@ class PredictionStore:
     def append(self, row: dict[str, Any]) -> None:
         if self._handle is None:
             self._handle = open(self.path, "a", encoding="utf-8", newline="\n")
-        self._handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        row, replaced = finite_json(row)
+        if replaced:
+            row["non_finite"] = replaced  # NaN/inf an engine returned, written as null
+        text = json.dumps(row, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        self._handle.write(text + "\n")
         self._handle.flush()
         os.fsync(self._handle.fileno())
 
