@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from earmark.engines.base import Clip, Hypothesis
+from earmark.engines.base import Hypothesis
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.run.arm_environment import clip_seed
@@ -29,6 +29,7 @@ from earmark.run.arm_worker import (
     _row,
     base_language,
     cache_key,
+    clip_for,
     model_fingerprint,
     model_info_dict,
 )
@@ -144,13 +145,7 @@ class ArmServer:
                             )
                         )
                     continue
-                clip = Clip(
-                    id=utt.id,
-                    audio=audio.samples,
-                    sample_rate=audio.sample_rate,
-                    path=None,
-                    duration=audio.duration,
-                )
+                clip = clip_for(self.plan, utt, audio)
                 for r in range(repeats):
                     key = cache_key(fingerprint, utt, audio.sha256, r)
                     if finished_keys.get(r) == key:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from earmark.corpus.audio import LoadedAudio
 from earmark.corpus.model import Utterance
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.spec import ArmSpec
@@ -251,13 +252,7 @@ def run_arm(
                             failed += 1
                         advance()
                         continue
-                    clip = Clip(
-                        id=utt.id,
-                        audio=audio.samples,
-                        sample_rate=audio.sample_rate,
-                        path=None,
-                        duration=audio.duration,
-                    )
+                    clip = clip_for(plan, utt, audio)
                     for r in range(plan.repeats):
                         if finished(utt, r, audio.sha256):
                             skipped += 1
@@ -296,6 +291,22 @@ def run_arm(
     atomic_write_json(arm_dir / "resources.json", resources)
     atomic_write_json(arm_dir / "egress.json", guard.record())
     return {"transcribed": done, "skipped": skipped, "failed": failed}
+
+
+def clip_for(plan: RunPlan, utt: Utterance, audio: LoadedAudio) -> Clip:
+    """The engine's view of a loaded clip. `path` is the original file only when the clip is
+    that whole file (an engine asked for `audio_input=original` must not get a longer
+    recording than the segment the reference describes)."""
+    from earmark.corpus.audio import resolve_audio_path
+
+    whole_file = utt.start is None and utt.end is None
+    return Clip(
+        id=utt.id,
+        audio=audio.samples,
+        sample_rate=audio.sample_rate,
+        path=str(resolve_audio_path(plan.audio_root, utt.audio)) if whole_file else None,
+        duration=audio.duration,
+    )
 
 
 @dataclass(frozen=True)
