@@ -8,7 +8,7 @@ test oracle.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -202,3 +202,184 @@ def holm_adjust(pvalues: Sequence[float] | ArrayLike) -> list[float]:
     adjusted = np.empty(m, dtype=np.float64)
     adjusted[order] = np.maximum.accumulate(scaled)
     return [float(v) for v in adjusted]
+
+
+@dataclass(frozen=True, slots=True)
+class McNemarResult:
+    """McNemar's test on sentence-level correct/incorrect, as NIST sc_stats runs it."""
+
+    both_correct: int
+    only_x_correct: int
+    """Sentences x got right and y got wrong (y made at least one error)."""
+    only_y_correct: int
+    both_wrong: int
+    p_value: float
+    method: str = "exact binomial (two-sided)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def mcnemar_test(x: ArrayLike, y: ArrayLike) -> McNemarResult:
+    """McNemar's test on paired per-sentence error counts (a sentence is correct at 0).
+
+    Only the discordant sentences count: with b = only x correct and c = only y correct,
+    p = min(1, 2 P(X <= min(b, c))) for X ~ Binomial(b + c, 1/2), the exact binomial
+    form sclite's sc_stats uses (`sentmcn.c`); b == c (including none) gives p = 1. No
+    chi-square or continuity correction: the exact tail is available at every size.
+
+    >>> mcnemar_test([0, 0, 1, 2, 0, 3], [1, 2, 0, 4, 3, 0]).p_value
+    1.0
+    >>> mcnemar_test([0] * 6, [1] * 6).p_value
+    0.03125
+    """
+    d = _differences(x, y)  # validates shapes and values
+    del d
+    x_ok = np.asarray(x, dtype=np.float64) == 0
+    y_ok = np.asarray(y, dtype=np.float64) == 0
+    b = int(np.count_nonzero(x_ok & ~y_ok))
+    c = int(np.count_nonzero(~x_ok & y_ok))
+    n = b + c
+    p = 1.0 if b == c else min(1.0, 2.0 * _binomial_half_cdf(min(b, c), n))
+    return McNemarResult(
+        both_correct=int(np.count_nonzero(x_ok & y_ok)),
+        only_x_correct=b,
+        only_y_correct=c,
+        both_wrong=int(np.count_nonzero(~x_ok & ~y_ok)),
+        p_value=p,
+    )
+
+
+#: sclite's default minimum run of words both systems got right that closes a segment.
+MAPSSWE_MIN_GOOD = 2
+
+
+def mapsswe_segments(
+    x_evals: str, y_evals: str, min_good: int = MAPSSWE_MIN_GOOD
+) -> list[tuple[int, int, int]]:
+    """(reference words, x errors, y errors) of each MAPSSWE segment of one sentence.
+
+    `x_evals` and `y_evals` are the two systems' alignments to the *same* reference, one
+    letter per aligned column: C (correct), S, D (each on one reference word) or I (an
+    inserted word). A segment is a stretch of the sentence bounded on each side by
+    `min_good` consecutive reference words that *both* systems got right (or by the
+    sentence edge); an insertion by either system breaks such a run. The bounding words
+    belong to the segment, so neighbouring segments may share them. Segments where
+    neither system errs are not segments. This is the state machine of sclite's
+    `mtchprs.c` (states b, e, g), run until *both* alignments are used up, so trailing
+    insertions of either system count (sc_stats counts them too).
+    """
+    if min_good < 1:
+        raise EarmarkError("min_good must be at least 1", field="min_good")
+    for name, evals in (("x_evals", x_evals), ("y_evals", y_evals)):
+        if set(evals) - set("CSDI"):
+            raise EarmarkError("evaluation letters are C, S, D and I", field=name)
+    if sum(c != "I" for c in x_evals) != sum(c != "I" for c in y_evals):
+        raise EarmarkError(
+            "the two alignments cover different numbers of reference words",
+            field="y_evals",
+            hint="align both systems to the same reference",
+        )
+    n1, n2 = len(x_evals), len(y_evals)
+    out: list[tuple[int, int, int]] = []
+
+    def close(beg1: int, beg2: int, end1: int, end2: int) -> None:
+        s1, s2 = x_evals[max(beg1, 0) : end1 + 1], y_evals[max(beg2, 0) : end2 + 1]
+        e1 = sum(c != "C" for c in s1)
+        e2 = sum(c != "C" for c in s2)
+        if e1 or e2:
+            refs = (sum(c != "I" for c in s1) + sum(c != "I" for c in s2)) // 2
+            out.append((refs, e1, e2))
+
+    i1 = i2 = eog1 = eog2 = good = 0
+    state = "b"
+    while i1 < n1 or i2 < n2:
+        while i1 < n1 and x_evals[i1] == "I":
+            i1, state = i1 + 1, "e"
+        while i2 < n2 and y_evals[i2] == "I":
+            i2, state = i2 + 1, "e"
+        both = i1 < n1 and i2 < n2 and x_evals[i1] == "C" and y_evals[i2] == "C"
+        if state == "b":
+            if both:
+                eog1, eog2 = i1, i2
+            else:
+                state = "e"
+        elif both:
+            good = 1 if state == "e" else good + 1
+            state = "g"
+            if good == min_good:
+                close(eog1 - (min_good - 1), eog2 - (min_good - 1), i1, i2)
+                eog1, eog2, state = i1, i2, "b"
+        else:
+            state = "e"
+        i1 = min(i1 + 1, n1)
+        i2 = min(i2 + 1, n2)
+    if state != "b":
+        close(eog1 - (min_good - 1), eog2 - (min_good - 1), n1 - 1, n2 - 1)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class MapssweResult:
+    """NIST's Matched Pairs Sentence-Segment Word Error test (Gillick & Cox 1989)."""
+
+    n_segments: int
+    min_good: int
+    errors_x: int
+    errors_y: int
+    reference_words: int
+    mean_difference: float | None
+    """Mean over segments of (x errors - y errors): positive when y makes fewer."""
+    std_dev: float | None
+    z: float | None
+    p_value: float | None
+    null_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def mapsswe_test(
+    sentences: Iterable[tuple[str, str]], min_good: int = MAPSSWE_MIN_GOOD
+) -> MapssweResult:
+    """MAPSSWE over sentences given as (x evaluation letters, y evaluation letters).
+
+    Per segment (`mapsswe_segments`) the difference z_i = x errors - y errors; with n
+    segments, mean m and sample standard deviation s (divisor n - 1), W = m / (s /
+    sqrt(n)) and p = 2 (1 - Phi(|W|)), the normal approximation sc_stats uses. No
+    segment (neither system errs anywhere), or all differences 0, gives p = 1. When
+    every difference is the same non-zero value (s = 0), W is undefined: p is null with
+    that reason (sc_stats prints Z = 0 and "no difference" there).
+
+    >>> r = mapsswe_test([("CSCCCCCS", "CCCCCCCC"), ("CCCC", "CCDC"), ("CC", "CCI")])
+    >>> (r.n_segments, r.errors_x, r.errors_y, r.mean_difference)
+    (4, 2, 2, 0.0)
+    """
+    segments = [seg for x, y in sentences for seg in mapsswe_segments(x, y, min_good)]
+    diffs = np.asarray([e1 - e2 for _, e1, e2 in segments], dtype=np.float64)
+    base = {
+        "n_segments": len(segments),
+        "min_good": min_good,
+        "errors_x": sum(s[1] for s in segments),
+        "errors_y": sum(s[2] for s in segments),
+        "reference_words": sum(s[0] for s in segments),
+    }
+    if not segments:
+        return MapssweResult(**base, mean_difference=None, std_dev=None, z=None, p_value=1.0)
+    mean = float(diffs.mean())
+    if not np.any(diffs != diffs[0]):
+        if mean == 0.0:
+            return MapssweResult(**base, mean_difference=0.0, std_dev=0.0, z=0.0, p_value=1.0)
+        return MapssweResult(
+            **base,
+            mean_difference=mean,
+            std_dev=0.0,
+            z=None,
+            p_value=None,
+            null_reason="every segment differs by the same count (zero variance): "
+            "the normal statistic is undefined",
+        )
+    sd = float(diffs.std(ddof=1))
+    z = mean / (sd / math.sqrt(diffs.size))
+    p = min(1.0, math.erfc(abs(z) / math.sqrt(2.0)))
+    return MapssweResult(**base, mean_difference=mean, std_dev=sd, z=z, p_value=p)
