@@ -201,6 +201,7 @@ def test_metadata_covers_every_backend() -> None:
         "faster-whisper",
         "http",
         "command",
+        "stdio",
         "precomputed",
         "transformers-ctc",
         "transformers-seq2seq",
