@@ -357,29 +357,34 @@ def mapsswe_test(
     """
     segments = [seg for x, y in sentences for seg in mapsswe_segments(x, y, min_good)]
     diffs = np.asarray([e1 - e2 for _, e1, e2 in segments], dtype=np.float64)
-    base = {
-        "n_segments": len(segments),
-        "min_good": min_good,
-        "errors_x": sum(s[1] for s in segments),
-        "errors_y": sum(s[2] for s in segments),
-        "reference_words": sum(s[0] for s in segments),
-    }
+
+    def result(
+        mean: float | None, sd: float | None, z: float | None, p: float | None, why: str | None
+    ) -> MapssweResult:
+        return MapssweResult(
+            n_segments=len(segments),
+            min_good=min_good,
+            errors_x=sum(s[1] for s in segments),
+            errors_y=sum(s[2] for s in segments),
+            reference_words=sum(s[0] for s in segments),
+            mean_difference=mean,
+            std_dev=sd,
+            z=z,
+            p_value=p,
+            null_reason=why,
+        )
+
     if not segments:
-        return MapssweResult(**base, mean_difference=None, std_dev=None, z=None, p_value=1.0)
+        return result(None, None, None, 1.0, None)
     mean = float(diffs.mean())
     if not np.any(diffs != diffs[0]):
         if mean == 0.0:
-            return MapssweResult(**base, mean_difference=0.0, std_dev=0.0, z=0.0, p_value=1.0)
-        return MapssweResult(
-            **base,
-            mean_difference=mean,
-            std_dev=0.0,
-            z=None,
-            p_value=None,
-            null_reason="every segment differs by the same count (zero variance): "
-            "the normal statistic is undefined",
+            return result(0.0, 0.0, 0.0, 1.0, None)
+        why = (
+            "every segment differs by the same count (zero variance): "
+            "the normal statistic is undefined"
         )
+        return result(mean, 0.0, None, None, why)
     sd = float(diffs.std(ddof=1))
     z = mean / (sd / math.sqrt(diffs.size))
-    p = min(1.0, math.erfc(abs(z) / math.sqrt(2.0)))
-    return MapssweResult(**base, mean_difference=mean, std_dev=sd, z=z, p_value=p)
+    return result(mean, sd, z, min(1.0, math.erfc(abs(z) / math.sqrt(2.0))), None)
