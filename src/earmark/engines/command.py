@@ -28,7 +28,11 @@ from pathlib import Path
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import wav_bytes
-from earmark.engines.file_hashes import content_revision, hash_folder, sha256_file
+from earmark.engines.file_hashes import (
+    content_revision,
+    files_named_by,
+    program_hashes,
+)
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
@@ -54,20 +58,8 @@ class CommandOptions:
     deterministic: bool = False
 
     def named_files(self) -> list[Path]:
-        """Existing regular files the template names besides the executable (as an
-        argument or as the value of `--key=value`), resolved, each once."""
-        found: dict[Path, None] = {}
-        for part in self.argv[1:]:
-            if any(placeholder in part for placeholder in PLACEHOLDERS):
-                continue
-            candidates = [part]
-            if "=" in part:
-                candidates.append(part.split("=", 1)[1])
-            for candidate in candidates:
-                path = Path(candidate).expanduser()
-                if candidate and path.is_file():
-                    found.setdefault(path.resolve(), None)
-        return [p for p in found if p != self.executable]
+        """Existing regular files the template names besides the executable."""
+        return [p for p in files_named_by(self.argv, PLACEHOLDERS) if p != self.executable]
 
 
 def read_options(arm: ArmSpec) -> CommandOptions:
@@ -201,22 +193,9 @@ class CommandEngine:
         )
 
     def _hashes(self) -> tuple[dict[str, str], int]:
-        """SHA-256 of the executable, the template's files and the model, keyed by
-        resolved path (a folder's files as `folder/relative`), and their total size."""
-        files = list(self.options.named_files())
-        if self.options.executable is not None and self.options.executable.is_file():
-            files.insert(0, self.options.executable)
-        hashes = {p.as_posix(): sha256_file(p) for p in files}
-        size = sum(p.stat().st_size for p in files)
-        model = self.options.model
-        if model is not None and model.is_dir():
-            folder, folder_size = hash_folder(model)
-            hashes.update({(model / rel).as_posix(): sha for rel, sha in folder.items()})
-            size += folder_size
-        elif model is not None and model.as_posix() not in hashes:
-            hashes[model.as_posix()] = sha256_file(model)
-            size += model.stat().st_size
-        return hashes, size
+        return program_hashes(
+            self.options.executable, self.options.named_files(), self.options.model
+        )
 
     def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
         if not self._loaded or self._tmp is None:

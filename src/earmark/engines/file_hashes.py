@@ -37,3 +37,40 @@ def content_revision(hashes: dict[str, str]) -> str:
     """An immutable revision for a local artifact: SHA-256 over its sorted file hashes."""
     listing = "".join(f"{sha}  {name}\n" for name, sha in sorted(hashes.items()))
     return "sha256:" + hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def files_named_by(argv: tuple[str, ...] | list[str], skip: tuple[str, ...] = ()) -> list[Path]:
+    """Existing regular files an external program's command line names after the program
+    (as an argument or as the value of `--key=value`), resolved, each once; parts holding one
+    of `skip` (placeholders filled per clip) are not files."""
+    found: dict[Path, None] = {}
+    for part in argv[1:]:
+        if any(marker in part for marker in skip):
+            continue
+        candidates = [part, part.split("=", 1)[1]] if "=" in part else [part]
+        for candidate in candidates:
+            path = Path(candidate).expanduser()
+            if candidate and path.is_file():
+                found.setdefault(path.resolve(), None)
+    return list(found)
+
+
+def program_hashes(
+    executable: Path | None, named: list[Path], model: Path | None
+) -> tuple[dict[str, str], int]:
+    """SHA-256 of what an external program loads: its executable, the files its command line
+    names and the declared model file or folder (a folder's files as `folder/relative`),
+    keyed by resolved path, and their total size."""
+    files = [p for p in named if p != executable]
+    if executable is not None and executable.is_file():
+        files.insert(0, executable)
+    hashes = {p.as_posix(): sha256_file(p) for p in files}
+    size = sum(p.stat().st_size for p in files)
+    if model is not None and model.is_dir():
+        folder, folder_size = hash_folder(model)
+        hashes.update({(model / rel).as_posix(): sha for rel, sha in folder.items()})
+        size += folder_size
+    elif model is not None and model.as_posix() not in hashes:
+        hashes[model.as_posix()] = sha256_file(model)
+        size += model.stat().st_size
+    return hashes, size

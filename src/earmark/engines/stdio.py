@@ -39,7 +39,11 @@ from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import SAMPLE_RATE, wav_bytes
-from earmark.engines.file_hashes import content_revision, hash_folder, sha256_file
+from earmark.engines.file_hashes import (
+    content_revision,
+    files_named_by,
+    program_hashes,
+)
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
@@ -74,16 +78,8 @@ class StdioOptions:
     forwarded: tuple[tuple[str, str], ...]
 
     def named_files(self) -> list[Path]:
-        """Existing regular files the template names besides the executable (as an
-        argument or as the value of `--key=value`), resolved, each once."""
-        found: dict[Path, None] = {}
-        for part in self.argv[1:]:
-            candidates = [part, part.split("=", 1)[1]] if "=" in part else [part]
-            for candidate in candidates:
-                path = Path(candidate).expanduser()
-                if candidate and path.is_file():
-                    found.setdefault(path.resolve(), None)
-        return [p for p in found if p != self.executable]
+        """Existing regular files the template names besides the executable."""
+        return [p for p in files_named_by(self.argv) if p != self.executable]
 
 
 def read_options(arm: ArmSpec) -> StdioOptions:
@@ -425,18 +421,9 @@ class StdioEngine:
         )
 
     def _hashes(self) -> tuple[dict[str, str], int]:
-        files = [self.options.executable, *self.options.named_files()]
-        hashes = {p.as_posix(): sha256_file(p) for p in files if p.is_file()}
-        size = sum(p.stat().st_size for p in files if p.is_file())
-        model = self.options.model
-        if model is not None and model.is_dir():
-            folder, folder_size = hash_folder(model)
-            hashes.update({(model / rel).as_posix(): sha for rel, sha in folder.items()})
-            size += folder_size
-        elif model is not None and model.as_posix() not in hashes:
-            hashes[model.as_posix()] = sha256_file(model)
-            size += model.stat().st_size
-        return hashes, size
+        return program_hashes(
+            self.options.executable, self.options.named_files(), self.options.model
+        )
 
     def _start(self) -> tuple[StdioProcess, dict[str, Any]]:
         """Start the program and read its hello; EarmarkError if it never says one."""
