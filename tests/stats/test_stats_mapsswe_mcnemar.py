@@ -3,6 +3,7 @@ tests skip, saying so, when sctk is not installed)."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
@@ -284,3 +285,69 @@ def test_mcnemar_p_matches_sc_stats(tmp_path: Path, b: int, c: int) -> None:
     assert conf is not None, report
     ours = mcnemar_test([0] * b + [1] * c, [1] * b + [0] * c)
     assert ours.p_value == pytest.approx(float(conf.group(1)), abs=5e-4)
+
+
+# ------------------------------------------------------------------ in `earmark compare`
+
+
+def _arm(folder: Path, name: str, hyps: dict[str, str], refs: dict[str, str]) -> str:
+    path = folder / f"{name}.jsonl"
+    rows = [{"id": k, "reference": refs[k], "hypothesis": h} for k, h in hyps.items()]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return str(path)
+
+
+def test_compare_reports_mcnemar_and_mapsswe_with_holm(tmp_path: Path) -> None:
+    from earmark.compare.api import compare
+    from earmark.stats import holm_adjust
+
+    refs = {f"u{k}": "a b c d e f" for k in range(8)}
+    ref_arm = {k: "a b x d e f" for k in refs}  # one substitution everywhere
+    better = {k: ("a b c d e f" if int(k[1:]) < 6 else "a b x d e f") for k in refs}
+    worse = {k: "a y x d e f" for k in refs}
+    specs = [
+        _arm(tmp_path, "R", ref_arm, refs),
+        _arm(tmp_path, "B", better, refs),
+        _arm(tmp_path, "W", worse, refs),
+    ]
+    r = compare(specs, normalizer="none", reference="R", resamples=0, jobs=1)
+    pairs = {p["challenger"]: p for p in r["pairs"] if p["metric"] == "wer"}
+    b, w = pairs["B"], pairs["W"]
+    # McNemar: B right on 6 clips where R is wrong, never the reverse: p = 2 / 2^6.
+    assert b["tests"]["mcnemar"]["challenger_only_correct"] == 6
+    assert b["mcnemar_p"] == pytest.approx(2 / 64)
+    assert w["mcnemar_p"] == 1.0  # both wrong on every clip
+    # MAPSSWE, by hand: B's segments differ by +1 (R's error) on 6 sentences, 0 on 2.
+    letters_r, letters_b = "CCSCCC", "CCCCCC"
+    expected = mapsswe_test([(letters_r, letters_b)] * 6 + [(letters_r, letters_r)] * 2)
+    assert b["tests"]["mapsswe"]["n_segments"] == expected.n_segments == 8
+    assert b["mapsswe_p"] == pytest.approx(expected.p_value)
+    # W: R's error and W's two errors fall in one segment per sentence (+1 - 2 = -1
+    # every time): zero variance, so null with its reason, never a made-up p.
+    assert w["mapsswe_p"] is None
+    assert "zero variance" in w["tests"]["mapsswe"]["null_reason"]
+    # Holm across the two challengers, each test on its own.
+    assert b["mcnemar_p_holm"] == pytest.approx(holm_adjust([b["mcnemar_p"], 1.0])[0])
+    assert b["mapsswe_p_holm"] == b["mapsswe_p"]  # the only MAPSSWE p in the family
+    from earmark.compare.compare_report import render_compare_markdown
+
+    text = render_compare_markdown(r)
+    assert "MAPSSWE p" in text and "McNemar p" in text
+
+
+def test_compare_with_repeats_leaves_mapsswe_null(tmp_path: Path) -> None:
+    from earmark.compare.api import compare
+
+    rows_r = [{"id": "u1", "repeat": k, "reference": "a b", "hypothesis": "a x"} for k in range(2)]
+    rows_c = [{"id": "u1", "repeat": k, "reference": "a b", "hypothesis": "a b"} for k in range(2)]
+    specs = []
+    for name, rows in (("R", rows_r), ("C", rows_c)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+        specs.append(str(path))
+    r = compare(specs, normalizer="none", reference="R", resamples=0, jobs=1)
+    (pair,) = [p for p in r["pairs"] if p["metric"] == "wer" and p["language"] is None]
+    assert pair["mapsswe_p"] is None and "repeats" in pair["tests"]["mapsswe"]["null_reason"]
+    # One clip, right on both repeats for C and wrong on both for R: one discordant clip.
+    assert pair["tests"]["mcnemar"]["challenger_only_correct"] == 1
+    assert pair["mcnemar_p"] == 1.0

@@ -32,7 +32,7 @@ from earmark.compare.counting import (
 )
 from earmark.compare.diagnostics import ArmRows, diagnose_arm, dominant_script, ranking_flips
 from earmark.compare.loading import ArmData, RowKey, load_arm_specs
-from earmark.compare.paired import apply_holm, paired_comparison
+from earmark.compare.paired import apply_holm, paired_comparison, row_letters
 from earmark.compare.parallel import STATE, default_jobs, fork_map
 from earmark.errors import EarmarkError
 from earmark.scoring.policy import NormalizerPolicy
@@ -458,11 +458,19 @@ def _pairs(
         available = ref_rows.available()[positions] & challenger_rows.available()[positions]
         kept = positions[available]
         for unit in norm.units:
+            letters = None
+            if clusters is None:  # MAPSSWE takes one hypothesis per utterance
+                texts = (counter.primary_reference, counter.primary_hypothesis)
+                letters = (
+                    row_letters(*texts, ref_rows.entries[kept], unit),
+                    row_letters(*texts, challenger_rows.entries[kept], unit),
+                )
             result = paired_comparison(
                 ref_rows.counts(unit)[kept],
                 challenger_rows.counts(unit)[kept],
                 _sub(clusters, kept),
                 settings,
+                letters,
             )
             out.append(
                 {
@@ -490,6 +498,8 @@ def _null_pair(reason: str) -> dict[str, Any]:
         "share_tied": None,
         "sign_test_p": None,
         "wilcoxon_p": None,
+        "mcnemar_p": None,
+        "mapsswe_p": None,
         "null_reason": reason,
     }
 

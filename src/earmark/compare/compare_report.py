@@ -80,9 +80,19 @@ def pair_rows(result: dict[str, Any], language: str | None = None) -> list[list[
                 fmt_p(p.get("sign_test_p")),
                 fmt_p(p.get("wilcoxon_p")),
                 fmt_p(p.get("p_holm")),
+                _with_holm(p, "mapsswe_p"),
+                _with_holm(p, "mcnemar_p"),
             ]
         )
     return rows
+
+
+def _with_holm(pair: dict[str, Any], key: str) -> str:
+    """`0.012 (Holm 0.024)`, or the raw p alone when Holm changes nothing."""
+    raw, holm = pair.get(key), pair.get(f"{key}_holm")
+    if raw is None or holm is None or holm == raw:
+        return fmt_p(raw)
+    return f"{fmt_p(raw)} (Holm {fmt_p(holm)})"
 
 
 PAIR_HEADER = [
@@ -95,6 +105,8 @@ PAIR_HEADER = [
     "sign test p",
     "Wilcoxon p",
     "Holm p",
+    "MAPSSWE p",
+    "McNemar p",
 ]
 
 
@@ -126,6 +138,11 @@ def render_compare_markdown(result: dict[str, Any]) -> str:
         md_table(["arm", "N", *ARM_HEADER], summary_rows(result)),
         "",
         "## Paired differences vs the reference arm (challenger − reference)",
+        "",
+        "Tests per clip: sign and Wilcoxon on error counts (Holm p: Wilcoxon adjusted across "
+        "challengers); McNemar (exact) on clips right/wrong; MAPSSWE (NIST's matched-pairs "
+        "sentence-segment test) on segment error counts; their Holm-adjusted p in "
+        "parentheses when it differs.",
         "",
     ]
     overall = pair_rows(result)
@@ -231,6 +248,8 @@ def print_compare(result: dict[str, Any], console: Any = None) -> None:
             5: ("better\nin", 0),
             6: ("sign p", 2),
             7: ("Wilc. p", 2),
+            9: ("MAPSSWE", 2),
+            10: ("McNemar", 2),
         }
         print_fitted(
             console,

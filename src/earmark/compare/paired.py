@@ -5,16 +5,23 @@
   resampling unit is the utterance id, so repeats of a clip stay together.
 - A sign test and a Wilcoxon signed-rank test on per-clip error counts (errors summed
   over a clip's repeats first: repeats of one clip are not independent observations).
+- McNemar's test on clip-level correct/incorrect and NIST's MAPSSWE test on segment-level
+  error counts (`stats.paired_tests`), as sclite's sc_stats runs them. MAPSSWE segments
+  come from each row's alignment to the normalised human reference (earmark's alignment,
+  the one behind every count here; sc_stats uses sclite's weighted one, which can split
+  an equal-cost stretch differently).
 - Holm's adjustment across the challengers of one family (same scope, metric and view)
   when more than one challenger is compared; with one challenger it is the identity.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from rapidfuzz.distance import Levenshtein
 
 from earmark.compare.counting import BootstrapSettings, IntArray
 from earmark.stats import (
@@ -24,6 +31,42 @@ from earmark.stats import (
     utterance_rates,
     wilcoxon_signed_rank,
 )
+from earmark.stats.paired_tests import mapsswe_test, mcnemar_test
+
+#: (reference, hypothesis) -> aligned evaluation letters C/S/D/I, per unit.
+_LETTERS = {"equal": "C", "replace": "S", "delete": "D"}
+
+
+def evaluation_letters(reference: str, hypothesis: str, unit: str) -> str:
+    """One letter per aligned column (C, S, D, I): what MAPSSWE segments."""
+    ref = reference.split() if unit == "word" else list(reference)
+    hyp = hypothesis.split() if unit == "word" else list(hypothesis)
+    if ref == hyp:
+        return "C" * len(ref)
+    # The opcodes behind `metrics.alignment.align` (same columns), without its objects.
+    out = []
+    for block in Levenshtein.opcodes(ref, hyp):
+        tag = block.tag
+        if tag == "insert":
+            out.append("I" * (block.dest_end - block.dest_start))
+        else:
+            out.append(_LETTERS[tag] * (block.src_end - block.src_start))
+    return "".join(out)
+
+
+def row_letters(
+    references: Sequence[str], hypotheses: Sequence[str], entries: IntArray, unit: str
+) -> list[str]:
+    """`evaluation_letters` of each row, given per-entry normalised texts (a
+    `PairCounter`'s primary view) and each row's entry; each entry is aligned once."""
+    seen: dict[int, str] = {}
+    out = []
+    for entry in entries.tolist():
+        found = seen.get(entry)
+        if found is None:
+            found = seen[entry] = evaluation_letters(references[entry], hypotheses[entry], unit)
+        out.append(found)
+    return out
 
 
 def _rate(errors: IntArray, ref_units: IntArray, aggregate: str) -> float | None:
@@ -38,11 +81,14 @@ def paired_comparison(
     challenger_counts: IntArray,
     clusters: NDArray[np.int64] | None,
     settings: BootstrapSettings,
+    letters: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Difference, CI, win share and paired tests for one metric on aligned rows.
 
     Row i of both count arrays is the same utterance scored against the same normalised
     human reference, so both share N_ref per row (checked: a mismatch is a bug upstream).
+    `letters` (reference arm's, challenger's), one alignment string per row
+    (`evaluation_letters`), feed MAPSSWE; without them MAPSSWE is null with a reason.
     """
     errors_a = reference_counts[:, 0] + reference_counts[:, 1] + reference_counts[:, 2]
     errors_b = challenger_counts[:, 0] + challenger_counts[:, 1] + challenger_counts[:, 2]
@@ -59,6 +105,8 @@ def paired_comparison(
         "share_tied": None,
         "sign_test_p": None,
         "wilcoxon_p": None,
+        "mcnemar_p": None,
+        "mapsswe_p": None,
         "n": int(errors_a.size),
     }
     if errors_a.size == 0:
@@ -96,6 +144,11 @@ def paired_comparison(
     wilcoxon = wilcoxon_signed_rank(per_clip_a, per_clip_b)
     out["sign_test_p"] = sign.p_value
     out["wilcoxon_p"] = wilcoxon.p_value
+    # A clip is correct when every repeat of it is: repeats are not independent sentences.
+    mcnemar = mcnemar_test(per_clip_a, per_clip_b)
+    out["mcnemar_p"] = mcnemar.p_value
+    mapsswe_block = _mapsswe(letters, clusters, errors_a.size)
+    out["mapsswe_p"] = mapsswe_block["p_value"]
     out["tests"] = {
         "unit": "clip (errors summed over repeats)",
         "n_clips": int(per_clip_a.size),
@@ -103,12 +156,42 @@ def paired_comparison(
         "challenger_more_errors": sign.n_negative,
         "tied": sign.n_zero,
         "wilcoxon_method": wilcoxon.method,
+        "mcnemar": {
+            **mcnemar.to_dict(),
+            "unit": "clip (correct = no error on any repeat)",
+            "reference_only_correct": mcnemar.only_x_correct,
+            "challenger_only_correct": mcnemar.only_y_correct,
+        },
+        "mapsswe": mapsswe_block,
     }
     return out
 
 
+def _mapsswe(
+    letters: tuple[Sequence[str], Sequence[str]] | None,
+    clusters: NDArray[np.int64] | None,
+    n_rows: int,
+) -> dict[str, Any]:
+    """The MAPSSWE block (x = reference arm, y = challenger), or null with a reason."""
+    if clusters is not None:
+        return {
+            "p_value": None,
+            "null_reason": "repeats of a clip are not independent sentences; MAPSSWE "
+            "takes one hypothesis per utterance",
+        }
+    if letters is None or len(letters[0]) != n_rows:
+        return {"p_value": None, "null_reason": "no alignments given"}
+    result = mapsswe_test(zip(letters[0], letters[1], strict=True))
+    return {
+        **result.to_dict(),
+        "alignment": "earmark (fewest edits; sc_stats uses sclite's weighted alignment)",
+        "sign": "mean_difference = reference arm errors - challenger errors per segment",
+    }
+
+
 def apply_holm(pairs: list[dict[str, Any]]) -> None:
-    """Fill `p_holm` (Wilcoxon) and `sign_test_p_holm` within each family, in place.
+    """Fill `p_holm` (Wilcoxon), `sign_test_p_holm`, `mcnemar_p_holm` and
+    `mapsswe_p_holm` within each family, in place (each test adjusted on its own).
 
     A family is one (language scope, metric, view): the challengers compared with the
     reference on the same figure. Holm is applied only when a family has more than one
@@ -118,11 +201,17 @@ def apply_holm(pairs: list[dict[str, Any]]) -> None:
     for pair in pairs:
         families.setdefault((pair.get("language"), pair["metric"], pair["view"]), []).append(pair)
     for members in families.values():
-        for key, target in (("wilcoxon_p", "p_holm"), ("sign_test_p", "sign_test_p_holm")):
+        for key, target in (
+            ("wilcoxon_p", "p_holm"),
+            ("sign_test_p", "sign_test_p_holm"),
+            ("mcnemar_p", "mcnemar_p_holm"),
+            ("mapsswe_p", "mapsswe_p_holm"),
+        ):
             tested = [m for m in members if m.get(key) is not None]
             for m in members:
                 m[target] = None
-                m["holm_family_size"] = len(tested)
+                if key == "wilcoxon_p":
+                    m["holm_family_size"] = len(tested)
             if len(tested) > 1:
                 adjusted = holm_adjust([m[key] for m in tested])
                 for m, value in zip(tested, adjusted, strict=True):
