@@ -4,6 +4,9 @@ The run directory holds everything needed to audit and re-check the result:
 `plan.json` (the plan and its SHA-256), `predictions.jsonl` (one row per arm ×
 utterance × repeat), `results.json`, `provenance.json`, `results.md`, and per arm
 `arms/<name>/{model,resources,egress}.json`. Rerunning the same command resumes.
+One run writes into a folder at a time (a second is refused while the first holds the
+folder's lock), every record is replaced atomically (`earmark.outputs`), and
+results.json names the SHA-256 of the predictions.jsonl it was computed from.
 """
 
 from __future__ import annotations
