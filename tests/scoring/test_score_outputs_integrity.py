@@ -300,3 +300,26 @@ def test_an_edited_predictions_row_is_refused_even_when_the_figures_would_match(
     path.write_bytes(path.read_bytes() + b"\n")
     done = earmark("verify", str(scored_folder))
     assert done.returncode == 2 and "not the file results.json" in done.stderr
+
+
+def test_a_killed_writer_leaves_no_lock_and_the_next_score_cleans_up(tmp_path: Path) -> None:
+    """`kill -9` runs no cleanup: the kernel drops the flock, the next writer the temp files."""
+    a = write_predictions(tmp_path / "a.jsonl", "a", 20000)
+    out = tmp_path / "out"
+    first = subprocess.Popen(score_cmd(a, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and first.poll() is None:
+        lock = out / LOCK_NAME
+        if lock.exists() and lock.read_text().strip() == str(first.pid):
+            break
+        time.sleep(0.002)
+    first.kill()
+    first.wait(timeout=60)
+    stale = out / f".predictions.jsonl.{first.pid}.0badf00d.tmp"  # as if killed mid-write
+    stale.write_text("half")
+    b = write_predictions(tmp_path / "b.jsonl", "b", 30)
+    done = subprocess.run(score_cmd(b, out), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert leftovers(out) == []
+    assert ids_in(out / "predictions.jsonl") == [f"b-{i}" for i in range(30)]
+    assert earmark("verify", str(out)).returncode == 0
