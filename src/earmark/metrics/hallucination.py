@@ -15,32 +15,92 @@ import numpy.typing as npt
 RUNAWAY_RATIO = 2.0
 
 
-def repetition_loop(tokens: Sequence[str], *, max_n: int = 4, min_repeats: int = 4) -> bool:
-    """True when some n-gram (n ≤ max_n) repeats ≥ min_repeats times back to back.
+#: A loop is a unit sequence repeated at least this many times back to back.
+LOOP_MIN_REPEATS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """Where a repetition loop sits: `repeats` copies of `tokens[start : start + period]`."""
+
+    start: int
+    period: int
+    repeats: int
+
+    @property
+    def span(self) -> int:
+        """Units the loop covers (whole copies only)."""
+        return self.period * self.repeats
+
+
+def find_loop(
+    tokens: Sequence[str], *, max_n: int | None = None, min_repeats: int = LOOP_MIN_REPEATS
+) -> Loop | None:
+    """The first repetition loop in `tokens`, or None.
+
+    The rule: some sequence of n units, for any n from 1 up to `max_n` (None: any length
+    that fits, ``len(tokens) // min_repeats``), occurs at least `min_repeats` times back to
+    back. Units are whatever the caller passes: words for segmented scripts, characters
+    for unsegmented ones (the normaliser's primary unit). Whisper's failure repeats whole
+    phrases ("see you in the next video" 25 times), so capping n at a few words hid the
+    commonest loop. The shortest period is reported; among equal periods the earliest
+    start, with the run counted to its end.
+
+    >>> find_loop("and then see you in the next video see you in the next video "
+    ...           "see you in the next video see you in the next video".split())
+    Loop(start=2, period=6, repeats=4)
+    >>> find_loop(list("谢谢观看谢谢观看谢谢观看谢谢观看"))
+    Loop(start=0, period=4, repeats=4)
+    >>> find_loop("the cat sat on the mat".split()) is None
+    True
+    """
+    length = len(tokens)
+    if min_repeats < 2:
+        raise ValueError("min_repeats must be at least 2")
+    longest = length // min_repeats
+    if max_n is not None:
+        longest = min(longest, max_n)
+    if longest < 1:
+        return None
+    # Every unit of a loop occurs at least min_repeats times: an output whose units are
+    # all rarer holds none (this skips ordinary sentences before any scan).
+    counts: dict[str, int] = {}
+    for token in tokens:
+        counts[token] = counts.get(token, 0) + 1
+    if max(counts.values()) < min_repeats:
+        return None
+    ids = {token: k for k, token in enumerate(counts)}
+    import numpy as np
+
+    seq = np.fromiter((ids[t] for t in tokens), dtype=np.int64, count=length)
+    for n in range(1, longest + 1):
+        # tokens[i] == tokens[i + n] for (min_repeats - 1) * n positions in a row is
+        # exactly a stretch of period n spanning min_repeats copies.
+        need = (min_repeats - 1) * n
+        same = seq[:-n] == seq[n:]
+        if int(same.sum()) < need:
+            continue
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], same.view(np.int8), [0]))))
+        starts, stops = edges[0::2], edges[1::2]
+        runs = stops - starts
+        hit = np.flatnonzero(runs >= need)
+        if hit.size:
+            k = int(hit[0])
+            return Loop(int(starts[k]), n, (int(runs[k]) + n) // n)
+    return None
+
+
+def repetition_loop(
+    tokens: Sequence[str], *, max_n: int | None = None, min_repeats: int = LOOP_MIN_REPEATS
+) -> bool:
+    """True when `tokens` hold a repetition loop (`find_loop`'s rule).
 
     >>> repetition_loop("go go go go".split())
     True
     >>> repetition_loop("the cat sat on the mat".split())
     False
     """
-    length = len(tokens)
-    # A loop repeats at least (min_repeats - 1) units, so a sequence with fewer repeated
-    # units cannot hold one; this cheap check skips ordinary sentences.
-    if length - len(set(tokens)) < min_repeats - 1:
-        return False
-    for n in range(1, max_n + 1):
-        if length < n * min_repeats:
-            break
-        for offset in range(n):
-            run = 1
-            for start in range(offset + n, length - n + 1, n):
-                if tokens[start : start + n] == tokens[start - n : start]:
-                    run += 1
-                    if run >= min_repeats:
-                        return True
-                else:
-                    run = 1
-    return False
+    return find_loop(tokens, max_n=max_n, min_repeats=min_repeats) is not None
 
 
 @dataclass(frozen=True, slots=True)
