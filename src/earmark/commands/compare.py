@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import output_path, positive_int
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -41,7 +43,7 @@ def register(sub: Any) -> None:
         help="micro (default): summed errors / summed reference units; macro: mean of "
         "per-utterance rates (labelled as such)",
     )
-    p.add_argument("--bootstrap", type=int, metavar="B", help="resamples (default 10000)")
+    p.add_argument("--bootstrap", type=positive_int, metavar="B", help="resamples (default 10000)")
     p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument(
         "--gap",
@@ -50,8 +52,10 @@ def register(sub: Any) -> None:
         help="cross-corpus gap of one system (writes gap.json and gap.md)",
     )
     p.add_argument("--arm", help="with --gap: the arm to take from each run")
-    p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", required=True, type=output_path, help="output directory")
+    p.add_argument(
+        "--quiet", action="store_true", help="print nothing; write compare.json/.md only"
+    )
     p.set_defaults(func=run)
 
 

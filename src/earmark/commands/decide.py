@@ -5,29 +5,47 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import output_path, share
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "decide",
         help="apply the promotion rule to a challenger vs a baseline (dated record)",
-        description="Seed 000's rule: >= 20%% relative error reduction, or >= 30%% lower "
+        description="Seed 000's rule: >= 20% relative error reduction, or >= 30% lower "
         "latency / core cost at non-inferior error (paired bootstrap CI), on the same data. "
         "Writes decision-YYYY-MM-DD.md and .json with verdict promote / stay / "
         "research only / reject, the evidence and the non-metric gates to confirm.",
     )
-    p.add_argument("--baseline", required=True, metavar="RUN[#ARM]")
-    p.add_argument("--challenger", required=True, metavar="RUN[#ARM]")
-    p.add_argument("--rules", metavar="FILE.toml", help="thresholds (see docs/report.md)")
-    p.add_argument("--out", required=True, metavar="DIR", help="where the record is written")
+    p.add_argument(
+        "--baseline",
+        required=True,
+        metavar="RUN[#ARM]",
+        help="the current system: a run directory, or RUN#ARM for one of its arms",
+    )
+    p.add_argument(
+        "--challenger",
+        required=True,
+        metavar="RUN[#ARM]",
+        help="the candidate, on the same data: a run directory, or RUN#ARM",
+    )
+    p.add_argument(
+        "--rules",
+        metavar="FILE.toml",
+        help="thresholds (default: the seed-000 rule above; see docs/report.md)",
+    )
+    p.add_argument(
+        "--out", required=True, type=output_path, metavar="DIR", help="where the record is written"
+    )
     p.add_argument(
         "--min-coverage",
-        type=float,
+        type=share,
         metavar="SHARE",
         help="share of rows per language that must have a hypothesis from the engine on "
         "both sides (default 1: every row; overrides min_coverage in --rules); below it "
         "the verdict is stay, not judged",
     )
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print nothing; write the record only")
     p.set_defaults(func=run)
 
 

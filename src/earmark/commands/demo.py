@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import output_path, positive_int
+
 #: faster-whisper's own decoding (beam 5, temperature fallback, seeded per clip) in float32:
 #: on one machine int8 decoded a clip into a loop under one CPU code path and correctly under
 #: another, while float32 gave byte-identical hypotheses under GENERIC, AVX, AVX2 and AVX512.
@@ -21,16 +23,27 @@ def register(sub: Any) -> None:
         "the bundled English/Mandarin/Irish/no-speech demo corpus with the right normaliser "
         "per language, prints a table and writes a run directory.",
     )
-    p.add_argument("--out", default="earmark-demo", help="run directory (default: earmark-demo)")
+    p.add_argument(
+        "--out",
+        default="earmark-demo",
+        type=output_path,
+        help="run directory (default: earmark-demo)",
+    )
     p.add_argument("--arm", default=DEMO_ARM, help=f"arm spec (default: {DEMO_ARM})")
-    p.add_argument("--bootstrap", type=int, default=10_000, metavar="B")
+    p.add_argument(
+        "--bootstrap",
+        type=positive_int,
+        default=10_000,
+        metavar="B",
+        help="bootstrap resamples for the CIs (default: %(default)s)",
+    )
     p.add_argument(
         "--cpu-isa",
         default=DEMO_CPU_ISA,
         help=f"CPU code path to pin (default: {DEMO_CPU_ISA}, the README's; 'auto' lets the "
         "runtime choose)",
     )
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or table")
     p.set_defaults(func=run)
 
 

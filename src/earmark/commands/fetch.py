@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import output_path, positive_int
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -18,9 +20,15 @@ def register(subparsers: Any) -> None:
         "--languages", required=True, help="comma-separated FLEURS configs, e.g. cmn_hans_cn,ga_ie"
     )
     parser.add_argument(
-        "--per-language", type=int, required=True, metavar="N", help="clips to keep per language"
+        "--per-language",
+        type=positive_int,
+        required=True,
+        metavar="N",
+        help="clips to keep per language",
     )
-    parser.add_argument("--out", required=True, help="output folder (manifest.jsonl, audio)")
+    parser.add_argument(
+        "--out", required=True, type=output_path, help="output folder (manifest.jsonl, audio)"
+    )
     parser.add_argument("--split", default="test", help="split (default: test)")
     parser.add_argument(
         "--layout",
@@ -35,7 +43,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="keep the first recording of each of the first N sentence ids",
     )
-    parser.add_argument("--max-shard-bytes", type=int, help="refuse bigger downloads")
+    parser.add_argument(
+        "--max-shard-bytes",
+        type=positive_int,
+        help="refuse downloads bigger than this many bytes (default: 2 GiB)",
+    )
     parser.set_defaults(func=run)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import output_path, share
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -16,16 +18,16 @@ def register(sub: Any) -> None:
         "arms without a hypothesis for every clip (see --min-coverage) are not ranked.",
     )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run or score directories")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--out", required=True, type=output_path, metavar="DIR", help="output directory")
     p.add_argument(
         "--min-coverage",
-        type=float,
+        type=share,
         default=1.0,
         metavar="SHARE",
         help="rank only rows where at least this share of clips got a hypothesis from the "
         "engine (default 1: every clip); others are listed apart, unranked",
     )
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
     p.set_defaults(func=run)
 
 

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from earmark.commands.arguments import non_negative_int, output_path, share
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -36,12 +38,18 @@ def register(subparsers: Any) -> None:
         "--fraction/--seed hash subset, then --first N (rows, or distinct texts).",
     )
     select.add_argument("manifest")
-    select.add_argument("--out", required=True, help="path of the selected manifest to write")
+    select.add_argument(
+        "--out", required=True, type=output_path, help="path of the selected manifest to write"
+    )
     select.add_argument("--language", action="append", help="keep this language (repeatable)")
     select.add_argument("--slice", action="append", help="keep rows in this slice (repeatable)")
-    select.add_argument("--fraction", type=float, help="keep a seeded hash subset of this size")
+    select.add_argument(
+        "--fraction", type=share, help="keep a seeded hash subset of this share of rows (0 to 1)"
+    )
     select.add_argument("--seed", help="seed for --fraction")
-    select.add_argument("--first", type=int, help="keep the first N rows in file order")
+    select.add_argument(
+        "--first", type=non_negative_int, help="keep the first N rows in file order"
+    )
     select.add_argument(
         "--distinct-text",
         action="store_true",

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from earmark.commands.arguments import output_path, positive_int
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -23,7 +25,9 @@ def register(sub: Any) -> None:
         help="command:PROGRAM ARGS | openai-chat:URL?model=M&temperature=0&prompt_file=P "
         "| opencc:s2t (t2s, s2tw, s2twp, s2hk)",
     )
-    p.add_argument("--repeats", type=int, default=3, help="calls per transcript (default 3)")
+    p.add_argument(
+        "--repeats", type=positive_int, default=3, help="calls per transcript (default: 3)"
+    )
     p.add_argument("--arm", help="arm to post-process when the run has several")
     p.add_argument(
         "--allow-substitution",
@@ -36,12 +40,21 @@ def register(sub: Any) -> None:
         "--guard-marks",
         default="",
         metavar="MARKS",
-        help="punctuation marks the guard treats as content (e.g. '、·' to reject 、→·)",
+        help="punctuation marks the guard treats as content (e.g. '、·' to reject 、→·; "
+        "default: none)",
     )
-    p.add_argument("--bootstrap", type=int, default=10_000, metavar="B", help="resamples")
-    p.add_argument("--seed", type=int, default=20260926)
-    p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument(
+        "--bootstrap",
+        type=positive_int,
+        default=10_000,
+        metavar="B",
+        help="bootstrap resamples (default: %(default)s)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=20260926, help="bootstrap seed (default: %(default)s)"
+    )
+    p.add_argument("--out", required=True, type=output_path, help="output directory")
+    p.add_argument("--quiet", action="store_true", help="print warnings only")
     p.set_defaults(func=run)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import non_negative_int, output_path
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -20,10 +22,16 @@ def register(sub: Any) -> None:
         metavar="COMPARE_DIR_OR_JSON",
         help="compare.json (or its directory) from `earmark compare`; default: RUN_DIR's own",
     )
-    p.add_argument("--out", metavar="FILE", help="output file (default RUN_DIR/report.html)")
-    p.add_argument("--title", help="page title")
     p.add_argument(
-        "--worst", type=int, default=5, metavar="K", help="worst utterances per arm × language"
+        "--out", metavar="FILE", type=output_path, help="output file (default RUN_DIR/report.html)"
+    )
+    p.add_argument("--title", help="page title (default: 'earmark report: ' and RUN_DIR's name)")
+    p.add_argument(
+        "--worst",
+        type=non_negative_int,
+        default=5,
+        metavar="K",
+        help="worst utterances shown per arm × language (default: %(default)s)",
     )
     p.set_defaults(func=run)
 
