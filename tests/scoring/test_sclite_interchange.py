@@ -287,11 +287,16 @@ def test_sclite_alignment_hand_cases() -> None:
         "substitute",
         "substitute",
     ]
-    # Five substitutions cost 20 under sclite's weights; deleting and inserting three
-    # words to keep two matches costs 18: sclite takes the path with more edits.
+    # A shift: both alignments delete the two leading words and insert two at the end.
     ref, hyp = "a b c d e".split(), "c d e f g".split()
     counts = align_sclite(ref, hyp).counts
     assert (counts.substitutions, counts.deletions, counts.insertions) == (0, 2, 2)
+    # More edits at the same weighted cost (15): earmark 3 S + 1 D, sclite 3 D + 2 I.
+    ref, hyp = "a a a c b".split(), "c b b c".split()
+    c = align_sclite(ref, hyp).counts
+    e = align(ref, hyp).counts
+    assert (c.substitutions, c.deletions, c.insertions) == (0, 3, 2)
+    assert (e.substitutions, e.deletions, e.insertions) == (3, 1, 0)
     assert align_sclite([], ["x"]).counts.insertions == 1
     assert align_sclite(["x"], []).counts.deletions == 1
     assert align_sclite([], []).ops == ()
@@ -484,3 +489,17 @@ def test_results_schema_accepts_the_sclite_block(tmp_path: Path) -> None:
     results = score_predictions(hyp, refs=ref, normalizer="none", resamples=0, sclite_reports=True)
     jsonschema.validate(results, results_schema())
     assert results["inputs"]["formats_read"] == ["trn", "trn"]
+
+
+@needs_sctk
+def test_docs_quick_example_runs_and_matches_sclite(tmp_path: Path) -> None:
+    """docs/sclite.md's first bash block runs, and prints the table the page shows,
+    which is sclite's."""
+    doc = (Path(__file__).parents[2] / "docs" / "sclite.md").read_text("utf-8")
+    script = doc.split("```bash\n", 1)[1].split("```", 1)[0]
+    shown = doc.split("```text\n", 1)[1].split("```", 1)[0]
+    done = subprocess.run(
+        ["bash", "-euc", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert parse_table(done.stdout) == parse_table(shown)
+    assert parse_table(shown) == parse_table(sclite_trn("rsum", tmp_path))

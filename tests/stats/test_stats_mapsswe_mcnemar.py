@@ -351,3 +351,12 @@ def test_compare_with_repeats_leaves_mapsswe_null(tmp_path: Path) -> None:
     # One clip, right on both repeats for C and wrong on both for R: one discordant clip.
     assert pair["tests"]["mcnemar"]["challenger_only_correct"] == 1
     assert pair["mcnemar_p"] == 1.0
+
+
+def test_docs_examples() -> None:
+    """The `>>>` examples of docs/sclite.md hold."""
+    import doctest
+
+    doc = Path(__file__).parents[2] / "docs" / "sclite.md"
+    result = doctest.testfile(str(doc), module_relative=False)
+    assert result.attempted >= 2 and result.failed == 0
