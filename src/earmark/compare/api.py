@@ -7,7 +7,6 @@ compared; every other row is listed in `unpaired` with its arm and a reason.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -35,6 +34,7 @@ from earmark.compare.loading import ArmData, RowKey, load_arm_specs
 from earmark.compare.paired import apply_holm, paired_comparison, row_letters
 from earmark.compare.parallel import STATE, default_jobs, fork_map
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.protocols import Protocol, resolve
 from earmark.stats import DEFAULT_SEED
@@ -511,8 +511,8 @@ def write_compare(out_dir: str | os.PathLike[str], result: dict[str, Any]) -> Pa
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "compare.json"
-    path.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", "utf-8")
-    (out / "compare.md").write_text(render_compare_markdown(result), "utf-8")
+    atomic_write_json(path, result)
+    atomic_write_text(out / "compare.md", render_compare_markdown(result))
     return path
 
 

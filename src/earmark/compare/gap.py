@@ -13,7 +13,6 @@ the reason.
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,6 +31,7 @@ from earmark.compare.counting import (
 )
 from earmark.compare.loading import ArmData, load_arms
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.stats import DEFAULT_SEED, utterance_rates
 from earmark.stats.resampling import cluster_index, cluster_totals, resample_totals
@@ -180,8 +180,8 @@ def gap(
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "gap.json").write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
-        (out / "gap.md").write_text(render_gap_markdown(result), "utf-8")
+        atomic_write_json(out / "gap.json", result)
+        atomic_write_text(out / "gap.md", render_gap_markdown(result))
     return result
 
 

@@ -17,7 +17,6 @@ raises `MissingExtraError`.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -32,6 +31,7 @@ from earmark.corpus.model import Utterance
 from earmark.engines.extras import require
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
+from earmark.outputs import atomic_write_json
 from earmark.run.arm_environment import arm_environment
 from earmark.run.arm_worker import _http_hosts, _progress, _row, _threads, cache_key
 from earmark.run.egress import EgressGuard, merge_tree_summaries
@@ -280,9 +280,7 @@ def _drive(
         first = _first_ready(ray, pending, fleet, spec, startup_timeout_s, lost_errors)
         fingerprint = str(first["fingerprint"])
         workers_lost += sum(1 for r in fleet.records if r.lost)  # died while loading
-        (arm_dir / "model.json").write_text(
-            json.dumps(first["model"], indent=2, ensure_ascii=False) + "\n", "utf-8"
-        )
+        atomic_write_json(arm_dir / "model.json", first["model"])
 
         def finished_keys(utt: Utterance) -> dict[int, str]:
             keys: dict[int, str] = {}
@@ -407,12 +405,12 @@ def _drive(
     resources["executor"] = _executor_record(
         fleet.records, address, shard_size, max_retries, actor_options, workers_lost, queue
     )
-    (arm_dir / "resources.json").write_text(json.dumps(resources, indent=2) + "\n", "utf-8")
+    atomic_write_json(arm_dir / "resources.json", resources)
     egress = EgressGuard.for_hosts(_http_hosts(spec), allow_all=plan.allow_network).record()
     egress.update(merge_tree_summaries(trees.values()))
     egress["attempts"] = egress_attempts
     egress["refused"] = sum(1 for a in egress_attempts if not a["allowed"])
-    (arm_dir / "egress.json").write_text(json.dumps(egress, indent=2) + "\n", "utf-8")
+    atomic_write_json(arm_dir / "egress.json", egress)
     return {
         "transcribed": done,
         "skipped": skipped,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_text
 from earmark.postprocess.evaluate import OutputRecord, SourceRow
 from earmark.records import decode_records
 
@@ -188,6 +189,4 @@ def write_outputs(
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, "utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, text)

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.report.run_directory import (
     RunDirectory,
     base_language,
@@ -824,6 +825,6 @@ def write_decision(
         n += 1
         stem = f"decision-{record['date']}-{n}"
     md_path, json_path = out / f"{stem}.md", out / f"{stem}.json"
-    md_path.write_text(render_decision_markdown(record), "utf-8")
-    json_path.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    atomic_write_text(md_path, render_decision_markdown(record))
+    atomic_write_json(json_path, record)
     return record, md_path, json_path

@@ -23,6 +23,7 @@ from typing import Any
 from earmark.metrics.alignment import align
 from earmark.metrics.analysis import worst_utterances
 from earmark.metrics.counts import ErrorCounts
+from earmark.outputs import atomic_write_text
 from earmark.report.markdown import fmt_rate
 from earmark.report.plots import (
     Bar,
@@ -1186,9 +1187,7 @@ def write_html_report(
         run, title=title or f"earmark report: {run.path.name}", worst_k=worst_k
     )
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(page, "utf-8")
-    os.replace(tmp, target)
+    atomic_write_text(target, page)
     return target
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_text
 from earmark.report.markdown import fmt_rate, md_table
 from earmark.report.run_directory import (
     RunDirectory,
@@ -926,6 +927,6 @@ def write_leaderboard(
     written = {}
     for ext, text in files.items():
         path = out / f"leaderboard.{ext}"
-        path.write_text(text, "utf-8", newline="\n")
+        atomic_write_text(path, text)
         written[ext] = path
     return written
