@@ -5,6 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import (
+    non_negative_float,
+    non_negative_int,
+    output_path,
+    positive_float,
+    positive_int,
+)
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -39,8 +47,13 @@ def register(sub: Any) -> None:
         "its normaliser, aggregation and CIs; contradicting flags are refused "
         "(see docs/protocols.md). With --plan, write `protocol = NAME` in the plan",
     )
-    p.add_argument("--repeats", type=int, default=1)
-    p.add_argument("--bootstrap", type=int, metavar="B", help="resamples (default 10000)")
+    p.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=1,
+        help="decodes of every clip per arm (default: 1; more measure run-to-run variation)",
+    )
+    p.add_argument("--bootstrap", type=positive_int, metavar="B", help="resamples (default 10000)")
     p.add_argument(
         "--seed",
         type=int,
@@ -48,7 +61,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--threads",
-        type=int,
+        type=positive_int,
         help="intra-op threads of every arm, local or on Ray (default: 1; results depend on it)",
     )
     p.add_argument(
@@ -57,7 +70,24 @@ def register(sub: Any) -> None:
         help="pin the CPU code path (CTranslate2 ISA, oneDNN cap, MKL off, OpenBLAS kernels); "
         "default: each runtime chooses, and the choice is recorded",
     )
-    p.add_argument("--first", type=int, help="keep the first N rows (after filters)")
+    p.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        help="device of every arm whose backend takes one ("
+        + ", ".join(DEVICE_BACKENDS)
+        + ") and that sets none itself (default: each backend's own, cpu); cuda is refused "
+        "up front when the backend's runtime sees no CUDA device",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        metavar="N",
+        help="clips handed to an engine at once, and the batch_size setting of arms whose "
+        "backend batches (" + ", ".join(BATCH_BACKENDS) + ") and that set none (default: 1)",
+    )
+    p.add_argument(
+        "--first", type=non_negative_int, help="keep the first N rows (after filters; default: all)"
+    )
     p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
     p.add_argument("--languages", help="comma-separated languages to keep")
     p.add_argument("--allow-network", action="store_true", help="permit outbound connections")
@@ -66,29 +96,53 @@ def register(sub: Any) -> None:
         "--isolation",
         choices=("process", "inline"),
         default="process",
-        help="process: each arm in its own process (clean memory figures); inline: this one",
+        help="process (the default): each arm in its own process (clean memory figures); "
+        "inline: this one",
     )
     p.add_argument(
         "--executor",
         choices=("local", "ray"),
         default="local",
-        help="local: arms one after another on this machine; ray: each arm served by Ray "
-        "actors (pip install 'earmark[ray]'); resume works across executors",
+        help="local (the default): arms one after another on this machine; ray: each arm "
+        "served by Ray actors (pip install 'earmark[ray]'); resume works across executors",
     )
     p.add_argument("--ray-address", help="join this Ray cluster (default: start a local one)")
     p.add_argument(
-        "--ray-actors", type=int, default=2, help="actors per arm (each loads the model)"
+        "--ray-actors",
+        type=positive_int,
+        default=2,
+        help="actors per arm, each loading the model (default: %(default)s)",
     )
-    p.add_argument("--ray-cpus-per-actor", type=float, default=1.0)
-    p.add_argument("--ray-gpus-per-actor", type=float, default=0.0)
     p.add_argument(
-        "--ray-max-retries", type=int, default=2, help="retries of a lost worker's clips"
+        "--ray-cpus-per-actor",
+        type=positive_float,
+        default=1.0,
+        help="CPUs Ray reserves for each actor (default: 1)",
+    )
+    p.add_argument(
+        "--ray-gpus-per-actor",
+        type=non_negative_float,
+        default=0.0,
+        help="GPUs Ray reserves for each actor (default: 0; pair with --device cuda)",
+    )
+    p.add_argument(
+        "--ray-max-retries",
+        type=non_negative_int,
+        default=2,
+        help="retries of a lost worker's clips (default: %(default)s)",
     )
     p.add_argument(
         "--out",
         required=True,
+        type=output_path,
         help="run directory (resumed if it exists; one writer at a time: a second run or "
         "score into it while this one runs is refused)",
+    )
+    p.add_argument(
+        "--csv",
+        action="store_true",
+        help="also write predictions.csv beside predictions.jsonl: one row per utterance, "
+        "repeat and arm, for spreadsheets (UTF-8 with BOM)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars or tables")
     p.set_defaults(func=run)
@@ -118,6 +172,13 @@ def run(args: argparse.Namespace) -> int:
         plan = load_plan(args.plan)
         if args.arm:
             raise EarmarkError("--arm goes in the plan file when --plan is used", field="arm")
+        if args.device is not None or args.batch_size is not None:
+            raise EarmarkError(
+                "--device and --batch-size go in the plan file when --plan is used",
+                field="device" if args.device is not None else "batch_size",
+                hint='write `batch_size = N` in the plan and `device = "cuda"` in the '
+                "arms' settings",
+            )
         if args.threads is not None or args.cpu_isa is not None:
             raise EarmarkError(
                 "--threads and --cpu-isa go in the plan file when --plan is used",
@@ -141,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.arm:
             raise EarmarkError("give at least one --arm SPEC", field="arm")
         arms = tuple(parse_arm_spec(s) for s in args.arm)
+        arms = with_device(arms, args.device)
+        arms = with_batch_size(arms, args.batch_size)
         selection: dict[str, Any] = {}
         if args.first is not None:
             selection["first"] = args.first
@@ -171,9 +234,12 @@ def run(args: argparse.Namespace) -> int:
             protocol=args.protocol,
             threads=1 if args.threads is None else args.threads,
             cpu_isa=args.cpu_isa,
+            batch_size=args.batch_size or 1,
         )
     if args.weight_types:
         plan = expand_weight_types(plan, [w for w in args.weight_types.split(",") if w])
+    if args.executor == "local":  # a Ray cluster's workers may have devices this host lacks
+        check_devices(plan.arms)
     results = run_plan(
         plan,
         args.out,
@@ -195,11 +261,106 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print_summary(results, title="earmark run")
         print(f"wrote {args.out}/results.json, predictions.jsonl, provenance.json, results.md")
+    if args.csv:
+        from pathlib import Path
+
+        from earmark.report.predictions_csv import write_predictions_csv
+
+        csv_path = write_predictions_csv(Path(args.out) / "predictions.jsonl", command="run")
+        if not args.quiet:
+            print(f"wrote {csv_path}")
     message = failure_message(results)
     if message:
         print(f"earmark: {message}", file=sys.stderr)
         return 1
     return 0
+
+
+#: Backends whose arm settings take `device` (cpu or cuda), and the runtime that must see
+#: a CUDA device for `device=cuda` to load: CTranslate2 for faster-whisper, torch otherwise.
+DEVICE_BACKENDS = {
+    "faster-whisper": "ctranslate2",
+    "funasr": "torch",
+    "qwen3-asr": "torch",
+    "transformers-ctc": "torch",
+    "transformers-seq2seq": "torch",
+}
+#: Backends whose arm settings take `batch_size` (clips decoded in one forward pass).
+BATCH_BACKENDS = ("qwen3-asr", "transformers-ctc", "transformers-seq2seq")
+
+
+def with_device(arms: tuple[Any, ...], device: str | None) -> tuple[Any, ...]:
+    """Each arm with `device` set when its backend takes one and it sets none itself.
+
+    Like the plan's thread count, the setting becomes part of the arm's canonical form
+    (and so of every row's cache key): rows decoded on another device are not reused.
+    """
+    from dataclasses import replace
+
+    from earmark.errors import EarmarkError
+
+    if device is None:
+        return arms
+    if not any(arm.backend in DEVICE_BACKENDS for arm in arms):
+        raise EarmarkError(
+            f"--device {device}: no arm here takes a device",
+            field="device",
+            hint="--device applies to " + ", ".join(DEVICE_BACKENDS),
+        )
+    return tuple(
+        replace(arm, settings=(*arm.settings, ("device", device)))
+        if arm.backend in DEVICE_BACKENDS and "device" not in arm.settings_dict
+        else arm
+        for arm in arms
+    )
+
+
+def with_batch_size(arms: tuple[Any, ...], batch_size: int | None) -> tuple[Any, ...]:
+    """Each batching arm with `batch_size` set unless it sets its own: the plan's batch
+    only groups clips, and a backend decodes them together only up to its own setting."""
+    from dataclasses import replace
+
+    if batch_size is None:
+        return arms
+    return tuple(
+        replace(arm, settings=(*arm.settings, ("batch_size", str(batch_size))))
+        if arm.backend in BATCH_BACKENDS and "batch_size" not in arm.settings_dict
+        else arm
+        for arm in arms
+    )
+
+
+def check_devices(arms: tuple[Any, ...]) -> None:
+    """Refuse `device=cuda` up front when the backend's runtime sees no CUDA device.
+
+    Otherwise the arm process dies at load with the runtime's traceback ("CUDA failed
+    with error CUDA driver version is insufficient...") and the run ends as arm_failed.
+    A runtime that is not installed is left to the load, which names the extra to install.
+    """
+    import importlib
+
+    from earmark.errors import EarmarkError
+
+    for arm in arms:
+        runtime = DEVICE_BACKENDS.get(arm.backend)
+        if runtime is None or arm.settings_dict.get("device") != "cuda":
+            continue
+        try:
+            module = importlib.import_module(runtime)
+        except ImportError:
+            continue
+        if runtime == "ctranslate2":
+            found = module.get_cuda_device_count() > 0
+        else:
+            found = bool(module.cuda.is_available())
+        if not found:
+            raise EarmarkError(
+                f"arm {arm.name!r} asks for device cuda, but {runtime} sees no CUDA device "
+                "on this machine",
+                field="device",
+                hint="use --device cpu (or device=cpu in the arm), or run where a GPU and "
+                f"a CUDA build of {runtime} are installed",
+            )
 
 
 def failure_message(results: dict[str, Any]) -> str | None:

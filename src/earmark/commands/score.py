@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import non_negative_int, output_path, positive_int
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -31,7 +33,7 @@ def register(sub: Any) -> None:
         "rule in one word; flags that contradict it are refused (see docs/protocols.md)",
     )
     p.add_argument("--aggregate", choices=("micro", "macro"), help="micro (the default) or macro")
-    p.add_argument("--bootstrap", type=int, metavar="B", help="resamples (default 10000)")
+    p.add_argument("--bootstrap", type=positive_int, metavar="B", help="resamples (default 10000)")
     p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument(
         "--format",
@@ -42,11 +44,30 @@ def register(sub: Any) -> None:
         "'trn': sclite trn files; 'stm'/'ctm': a ctm PREDICTIONS file against stm --refs "
         "(see docs/sclite.md)",
     )
-    p.add_argument("--id-field", default="id")
-    p.add_argument("--reference-field", default="reference")
-    p.add_argument("--hypothesis-field", default="hypothesis")
-    p.add_argument("--language-field", default="language")
-    p.add_argument("--cluster-field", default="clip", help="rows sharing it are one bootstrap unit")
+    p.add_argument(
+        "--id-field", default="id", help="JSONL/CSV field of the utterance id (default: id)"
+    )
+    p.add_argument(
+        "--reference-field",
+        default="reference",
+        help="field of the reference text (default: reference)",
+    )
+    p.add_argument(
+        "--hypothesis-field",
+        default="hypothesis",
+        help="field of the hypothesis text (default: hypothesis)",
+    )
+    p.add_argument(
+        "--language-field",
+        default="language",
+        help="field of the row's language (default: language)",
+    )
+    p.add_argument(
+        "--cluster-field",
+        default="clip",
+        help="rows sharing its value are one bootstrap unit (default: clip; rows without "
+        "it are their own unit)",
+    )
     p.add_argument("--language", help="language of rows that don't name one")
     p.add_argument("--arm", help="the arm to score, when PREDICTIONS is an earmark run's file")
     p.add_argument(
@@ -80,17 +101,24 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--out",
         required=True,
+        type=output_path,
         help="output directory (one writer at a time: a second score or run into it is refused)",
     )
     p.add_argument(
         "--show-alignments",
-        type=int,
+        type=non_negative_int,
         default=0,
         metavar="N",
         help="also print the N worst utterances per language, aligned and coloured "
         "(default: 0: the summary only; results.md shows the 3 worst)",
     )
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument(
+        "--csv",
+        action="store_true",
+        help="also write predictions.csv beside predictions.jsonl: one row per utterance, "
+        "for spreadsheets (UTF-8 with BOM)",
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
     p.set_defaults(func=run)
 
 
@@ -143,4 +171,12 @@ def run(args: argparse.Namespace) -> int:
                 results, Path(args.out) / "predictions.jsonl", per_language=args.show_alignments
             )
         print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")
+    if args.csv:
+        from pathlib import Path
+
+        from earmark.report.predictions_csv import write_predictions_csv
+
+        csv_path = write_predictions_csv(Path(args.out) / "predictions.jsonl")
+        if not args.quiet:
+            print(f"wrote {csv_path}")
     return 0
