@@ -119,6 +119,73 @@ def _sdi(metric: dict[str, Any] | None) -> str:
     )
 
 
+def _n_scored(metric: dict[str, Any] | None, block: dict[str, Any]) -> int:
+    """The rows a view's figure was computed from: a view some rows lack (a script-folded
+    view of a row it cannot fold) is scored on fewer rows than the block holds."""
+    if metric and metric.get("n_scored") is not None:
+        return int(metric["n_scored"])
+    return int(block["n_utterances"])
+
+
+def _unavailable_notes(scopes: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
+    """One line per view scored on fewer rows than its scope holds, with the reasons."""
+    lines = []
+    for label, block in scopes:
+        for view, metrics in block["views"].items():
+            main = metrics.get("wer") or metrics.get("cer") or {}
+            missing = main.get("n_unavailable") or 0
+            if missing:
+                why = ", ".join(
+                    f"{k} ×{v}" for k, v in (main.get("unavailable_reasons") or {}).items()
+                )
+                lines.append(
+                    f"- {md_text(label)} / {md_text(view)}: {missing} of "
+                    f"{block['n_utterances']} row(s) not scored in this view"
+                    + (f" ({md_text(why)})" if why else "")
+                )
+    if not lines:
+        return []
+    return ["N is the rows scored in each view; rows a view could not score:", "", *lines, ""]
+
+
+def _median(metric: dict[str, Any] | None) -> str:
+    if not metric:
+        return "n/a"
+    value = metric.get("median_per_utterance")
+    if value is None:
+        reason = metric.get("median_per_utterance_null_reason")
+        return f"null ({reason})" if reason else "—"
+    return f"{100 * value:.2f}%"
+
+
+def _median_markdown(scopes: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Median per-utterance rates (primary view) beside the corpus rate of each scope."""
+    rows = []
+    for label, block in scopes:
+        metrics = block["views"][block["primary_view"]]
+        wer, cer = metrics.get("wer"), metrics.get("cer")
+        main = wer or cer or {}
+        if "median_per_utterance" not in main:
+            continue  # results written before the median existed
+        rows.append(
+            [
+                label,
+                str(main.get("median_per_utterance_n", 0)),
+                f"{fmt_rate(wer)} / {_median(wer)}" if wer else "n/a",
+                f"{fmt_rate(cer)} / {_median(cer)}",
+            ]
+        )
+    if not rows:
+        return []
+    header = ["scope", "N with reference units", "WER: corpus / median", "CER: corpus / median"]
+    return [
+        "### Corpus rate and median per-utterance rate (primary view)",
+        "",
+        md_table(header, rows),
+        "",
+    ]
+
+
 def block_rows(label: str, block: dict[str, Any]) -> list[list[str]]:
     """One table row per view: label, normaliser/view, N, WER, CER, S/D/I."""
     rows = []
@@ -134,7 +201,7 @@ def block_rows(label: str, block: dict[str, Any]) -> list[list[str]]:
             [
                 label,
                 f"{norm} / {view}{primary}",
-                str(block["n_utterances"]),
+                str(_n_scored(main, block)),
                 fmt_rate(wer) if wer else "n/a (no word units)",
                 fmt_rate(cer),
                 _sdi(main),
@@ -295,7 +362,11 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     for lang, block in arm["by_language"].items():
         rows += block_rows(f"language {lang}", block)
     parts += [md_table(header, rows), ""]
+    scopes = [("overall", arm["overall"])] if arm.get("overall") else []
+    scopes += [(f"language {lang}", block) for lang, block in arm["by_language"].items()]
+    parts += _unavailable_notes(scopes)
     parts += _publication_notes(arm)
+    parts += _median_markdown(scopes)
     slice_rows: list[list[str]] = []
     for lang, block in arm["by_language"].items():
         for sl, sblock in block.get("by_slice", {}).items():
@@ -303,7 +374,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
             slice_rows.append(
                 [
                     f"{lang} / {sl}",
-                    str(sblock["n_utterances"]),
+                    str(_n_scored(metrics.get("wer") or metrics.get("cer"), sblock)),
                     fmt_rate(metrics.get("wer")) if metrics.get("wer") else "n/a",
                     fmt_rate(metrics.get("cer")),
                 ]
