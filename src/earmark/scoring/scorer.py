@@ -28,9 +28,16 @@ from earmark.metrics.hallucination import (
     hallucination_counts,
     repetition_loop,
 )
-from earmark.metrics.tokens import CHAR_CONVENTION, WORD_CONVENTION, chars, words
+from earmark.metrics.tokens import (
+    CHAR_CONVENTION,
+    MIXED_CONVENTION,
+    WORD_CONVENTION,
+    chars,
+    mixed,
+    words,
+)
 from earmark.scoring.metric import metric_object
-from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.policy import NormalizerPolicy, headline_unit, mixed_unit
 from earmark.scoring.protocols import Protocol
 from earmark.scoring.rows import ScoringRow
 from earmark.stats.protocol_bootstrap import python_random_ci
@@ -39,6 +46,9 @@ from earmark.text.base import Normalizer, published_differences
 
 Aggregate = Literal["micro", "macro"]
 METRIC_FOR_UNIT = {"word": "wer", "char": "cer"}
+#: The mixed unit's metric (CJK characters + other words; SpeechIO's "MER"). Not `mer`:
+#: that key already means the match error rate inside every metric object.
+MIXED_METRIC = "mixed_er"
 TOKENIZER = {"word": words, "char": chars}
 DEFAULT_SEED = 20260926
 EMPTY_REFERENCE_CONVENTION = (
@@ -139,6 +149,12 @@ class _Group:
     #: one-language corpus is its language's block, bootstrapped once, not twice.
     blocks: dict[bytes, dict[str, Any]] = field(default_factory=dict)
     count_rows: dict[tuple[str, str], list[list[int]]] = field(default_factory=dict)
+    #: The view the mixed unit is counted on (None: this normaliser has no mixed unit),
+    #: its per-row counts, texts (None where unavailable) and null reasons.
+    mixed_view: str | None = None
+    mixed_counts: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
+    mixed_texts: list[tuple[str, str] | None] = field(default_factory=list)
+    mixed_reasons: list[str] = field(default_factory=list)
 
     def view_records(self, pos: int) -> dict[str, Any]:
         """One row's `views` entry for predictions.jsonl: texts and counts per view."""
@@ -152,6 +168,11 @@ class _Group:
             for unit in self.normalizer.units:
                 counts = self._count_rows(view, unit)[pos]
                 record[METRIC_FOR_UNIT[unit]] = dict(zip(COUNT_KEYS, counts, strict=True))
+            if view == self.mixed_view and self.mixed_texts[pos] is not None:
+                ref, hyp = self.mixed_texts[pos]  # type: ignore[misc]
+                s, d, i, h = (int(x) for x in self.mixed_counts[pos])
+                record["mixed_reference"], record["mixed_hypothesis"] = ref, hyp
+                record[MIXED_METRIC] = _counts_dict(s, d, i, h)
             out[view] = record
         return out
 
@@ -279,6 +300,34 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
                     tallies = [group.edits[lang] for lang in langs]
                 arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
             group.counts[(view, unit)] = arr
+    _score_mixed(group, rows)
+
+
+def _score_mixed(group: _Group, rows: Sequence[ScoringRow]) -> None:
+    """Mixed units (CJK characters + other words) where the normaliser has them."""
+    spec = mixed_unit(group.normalizer)
+    if spec is None:
+        return
+    group.mixed_view, render = spec
+    n = len(group.indices)
+    group.mixed_texts = [None] * n
+    group.mixed_reasons = [""] * n
+    token_pairs: list[tuple[list[str], list[str]]] = []
+    positions: list[int] = []
+    for pos, idx in enumerate(group.indices):
+        row = rows[idx]
+        pair = render(row.reference, row.hypothesis_text)
+        if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
+            group.mixed_reasons[pos] = pair.null_reason or "view_unavailable"
+            continue
+        group.mixed_texts[pos] = (pair.reference, pair.hypothesis)
+        token_pairs.append((mixed(pair.reference), mixed(pair.hypothesis)))
+        positions.append(pos)
+    group.mixed_counts = np.zeros((n, 4), dtype=np.int64)
+    if token_pairs:
+        group.mixed_counts[np.asarray(positions, dtype=np.int64)] = count_errors_array(
+            token_pairs, units="given"
+        )
 
 
 def _metric(
@@ -360,15 +409,20 @@ def _compute_block(
             metrics[METRIC_FOR_UNIT[unit]] = _metric(
                 arr, cluster_keys[avail], options, reasons, len(positions)
             )
+        if view == group.mixed_view:
+            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_keys, options)
         views[view] = metrics
     halluc = _hallucination(group, positions)
     statuses = Counter(rows[group.indices[p]].status for p in positions)
+    languages = {_policy_language(rows[group.indices[p]].language) for p in positions}
     normalizer: dict[str, Any] = {
         "name": norm.name,
         "comparison_only": norm.comparison_only,
         "units": list(norm.units),
+        **headline_unit(norm, languages),
     }
-    languages = {_policy_language(rows[group.indices[p]].language) for p in positions}
+    if group.mixed_view is not None:
+        normalizer["mixed_unit"] = {"view": group.mixed_view, "metric": MIXED_METRIC}
     differs = [d.to_dict() for d in published_differences(norm) if languages & {*d.languages, ""}]
     if differs:
         normalizer["differs_from_publication"] = differs
@@ -381,6 +435,15 @@ def _compute_block(
         "statuses": dict(sorted(statuses.items())),
         "hallucination": halluc.as_dict(),
     }
+
+
+def _mixed_metric(
+    group: _Group, positions: np.ndarray, cluster_keys: np.ndarray, options: ScoringOptions
+) -> dict[str, Any]:
+    avail = np.asarray([group.mixed_texts[p] is not None for p in positions], dtype=bool)
+    reasons = Counter(group.mixed_reasons[p] for p in positions[~avail])
+    arr = group.mixed_counts[positions][avail]
+    return _metric(arr, cluster_keys[avail], options, reasons, len(positions))
 
 
 def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
@@ -466,6 +529,7 @@ def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResu
         "conventions": {
             "wer": f"word units: {WORD_CONVENTION}",
             "cer": f"character units: {CHAR_CONVENTION}",
+            MIXED_METRIC: f"mixed units (code-switched Mandarin): {MIXED_CONVENTION}",
             "empty_reference": EMPTY_REFERENCE_CONVENTION,
             "missing_hypothesis": "scored as an empty hypothesis (all deletions) and listed",
         },

@@ -26,9 +26,11 @@ _BUILTIN_MODULES = (
     "earmark.text.mmv_cer_v1",
     "earmark.text.none",
     "earmark.text.crude_v1",
+    "earmark.text.crude_char_v1",
     "earmark.text.en_v1",
     "earmark.text.ga_v1",
     "earmark.text.zh_eval_v1",
+    "earmark.text.zh_itn_v1",
 )
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 _UNITS = frozenset({"word", "char"})
