@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from types import TracebackType
+from typing import NoReturn
 
 from earmark import __version__
 from earmark.errors import EarmarkError
@@ -39,8 +40,16 @@ COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error on one line, like every other error of the CLI: the
+    usage block of `earmark run` is 20 lines, and the line that matters came last."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="earmark",
         description="Open, reproducible, language-aware evaluation of speech recognition.",
     )

@@ -11,7 +11,7 @@ from earmark.commands.arguments import non_negative_int, output_path, share
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "manifest", help="validate, hash, select from and check manifests"
+        "manifest", help="validate, hash, select from and check manifests; write a sidecar"
     )
     sub = parser.add_subparsers(dest="manifest_command", metavar="ACTION")
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
@@ -20,7 +20,11 @@ def register(subparsers: Any) -> None:
         "validate", help="check every row, the sidecar and (optionally) audio"
     )
     validate.add_argument("manifest")
-    validate.add_argument("--audio-root", help="folder the rows' audio paths are relative to")
+    validate.add_argument(
+        "--audio-root",
+        help="folder the rows' audio paths are relative to (default with --check-audio: the "
+        "one `earmark run` uses, the sidecar's extra.audio_root, else the manifest's folder)",
+    )
     validate.add_argument(
         "--check-audio", action="store_true", help="decode every clip and check sha256/duration"
     )
@@ -57,16 +61,53 @@ def register(subparsers: Any) -> None:
     )
     select.set_defaults(func=_select)
 
+    init = sub.add_parser(
+        "init-sidecar",
+        help="write MANIFEST.meta.json: dataset, licence, consent basis, redistribution",
+        description="Write the sidecar the licence gate reads. The licence and consent basis "
+        "are what the publisher states, copied, not a legal verdict. An existing sidecar is "
+        "kept unless --force; with --force, fields not given here (the selection rule, "
+        "extra.audio_root written by an importer) are kept.",
+    )
+    init.add_argument("manifest", help="the manifest JSONL the sidecar describes")
+    init.add_argument(
+        "--licence", required=True, help="the licence the publisher states, e.g. CC-BY-4.0"
+    )
+    init.add_argument(
+        "--consent",
+        required=True,
+        help="how speakers consented, as published, e.g. 'speakers consented to public release'",
+    )
+    init.add_argument("--dataset", help="dataset name (default: the manifest's file stem)")
+    init.add_argument("--url", help="where the dataset is published (default: none)")
+    init.add_argument(
+        "--redistribute-audio",
+        action=argparse.BooleanOptionalAction,
+        help="the audio may be redistributed (default: no, or the existing sidecar's value "
+        "with --force)",
+    )
+    init.add_argument(
+        "--redistribute-transcripts",
+        action=argparse.BooleanOptionalAction,
+        help="the transcripts may be redistributed (default: no, or the existing sidecar's "
+        "value with --force)",
+    )
+    init.add_argument("--force", action="store_true", help="replace an existing sidecar")
+    init.set_defaults(func=_init_sidecar)
+
     leakage = sub.add_parser("leakage", help="list speakers present in both manifests")
-    leakage.add_argument("a")
-    leakage.add_argument("b")
+    leakage.add_argument("a", help="first manifest")
+    leakage.add_argument("b", help="second manifest")
     leakage.set_defaults(func=_leakage)
 
 
 def _validate(args: argparse.Namespace) -> int:
     from earmark.corpus.manifest import validate_manifest
 
-    report = validate_manifest(args.manifest, args.audio_root, args.check_audio)
+    audio_root = args.audio_root
+    if args.check_audio and audio_root is None:
+        audio_root = _run_audio_root(args.manifest)
+    report = validate_manifest(args.manifest, audio_root, args.check_audio)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
         return 0 if report.ok else 1
@@ -94,6 +135,80 @@ def _validate(args: argparse.Namespace) -> int:
     if len(report.problems) > 20:
         print(f"  … {len(report.problems) - 20} more (use --json for all)")
     return 0 if report.ok else 1
+
+
+def _run_audio_root(manifest: str) -> str:
+    """The audio root `earmark run` would use, so validate checks the files run will read.
+    A sidecar that cannot be read leaves the manifest's folder; validate reports the
+    sidecar itself."""
+    from pathlib import Path
+
+    from earmark.errors import EarmarkError
+    from earmark.run.plan import default_audio_root
+
+    try:
+        return str(default_audio_root(Path(manifest).resolve()))
+    except EarmarkError:
+        return str(Path(manifest).resolve().parent)
+
+
+def _init_sidecar(args: argparse.Namespace) -> int:
+    import dataclasses
+    from pathlib import Path
+
+    from earmark.corpus.manifest import licence_gate, read_meta
+    from earmark.corpus.model import CorpusMeta
+    from earmark.corpus.writer import meta_path_for, write_meta
+    from earmark.errors import EarmarkError
+
+    manifest = Path(args.manifest)
+    if not manifest.is_file():
+        raise EarmarkError(
+            "manifest not found", file=str(manifest), hint="the sidecar is written beside it"
+        )
+    target = meta_path_for(manifest)
+    base = CorpusMeta(dataset=manifest.stem, licence=None, consent_basis=None)
+    if target.exists() or target.is_symlink():
+        if not args.force:
+            raise EarmarkError(
+                "the sidecar already exists",
+                file=str(target),
+                hint="pass --force to replace its licence fields (its other fields are kept)",
+            )
+        try:
+            base = read_meta(manifest)
+        except EarmarkError:  # unreadable: replaced as a whole
+            pass
+    changes: dict[str, Any] = {"licence": args.licence.strip(), "consent_basis": args.consent}
+    for key, value in (
+        ("dataset", args.dataset),
+        ("url", args.url),
+        ("redistribute_audio", args.redistribute_audio),
+        ("redistribute_transcripts", args.redistribute_transcripts),
+    ):
+        if value is not None:
+            changes[key] = value
+    if not str(changes.get("dataset", base.dataset)).strip():
+        raise EarmarkError("--dataset must not be empty", field="dataset")
+    meta = dataclasses.replace(base, **changes)
+    try:  # refuse 'unknown', 'none' and blanks before writing: the gate would refuse them
+        licence_gate(meta, manifest=manifest)
+    except EarmarkError as exc:
+        flag = "--licence" if exc.field == "licence" else "--consent"
+        given = args.licence if exc.field == "licence" else args.consent
+        raise EarmarkError(
+            f"{flag} {given!r} declares nothing; the licence gate would refuse this corpus",
+            field=exc.field,
+            hint="copy what the publisher states, e.g. --licence CC-BY-4.0",
+        ) from None
+    write_meta(target, meta)
+    print(f"wrote {target}")
+    print(
+        f"dataset {meta.dataset}; licence {meta.licence}; consent: {meta.consent_basis}; "
+        f"redistribute audio: {'yes' if meta.redistribute_audio else 'no'}, "
+        f"transcripts: {'yes' if meta.redistribute_transcripts else 'no'}"
+    )
+    return 0
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -426,8 +426,8 @@ def read_meta(manifest_path: str | os.PathLike[str]) -> CorpusMeta:
         raise EarmarkError(
             "manifest has no metadata sidecar",
             file=name,
-            hint="write the dataset, licence and consent basis to this file "
-            "(earmark.corpus.write_meta)",
+            hint="write it with `earmark manifest init-sidecar MANIFEST --licence SPDX-ID "
+            "--consent TEXT` (or earmark.corpus.write_meta)",
         ) from None
     except UnicodeDecodeError:
         raise EarmarkError("sidecar is not valid UTF-8", file=name) from None
@@ -478,14 +478,16 @@ def licence_gate(meta: CorpusMeta, *, manifest: str | os.PathLike[str]) -> None:
             f"corpus {meta.dataset!r} declares no licence; refusing to evaluate on it",
             file=where,
             field="licence",
-            hint="record the licence the publisher states (e.g. CC-BY-4.0) in the sidecar",
+            hint="record the licence the publisher states (e.g. CC-BY-4.0): `earmark manifest "
+            "init-sidecar MANIFEST --force --licence CC-BY-4.0 --consent TEXT`",
         )
     if not _declared(meta.consent_basis):
         raise EarmarkError(
             f"corpus {meta.dataset!r} declares no consent basis; refusing to evaluate on it",
             file=where,
             field="consent_basis",
-            hint="record how speakers consented (e.g. 'speakers consented to public release')",
+            hint="record how speakers consented (e.g. 'speakers consented to public release'): "
+            "`earmark manifest init-sidecar MANIFEST --force --licence ID --consent TEXT`",
         )
 
 
