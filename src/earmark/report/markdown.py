@@ -196,7 +196,10 @@ def block_rows(label: str, block: dict[str, Any]) -> list[list[str]]:
         primary = " (primary)" if view == block["primary_view"] else ""
         wer = metrics.get("wer")
         cer = metrics.get("cer")
-        main = wer or cer
+        # S/D/I and N follow the headline unit (the normaliser's first): CER for
+        # crude-char-v1 although it reports WER too.
+        units = block["normalizer"].get("units") or []
+        main = (cer if units[:1] == ["char"] else wer) or wer or cer
         rows.append(
             [
                 label,
@@ -208,6 +211,33 @@ def block_rows(label: str, block: dict[str, Any]) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def _unit_notes(scopes: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Which unit each headline counts and why (where a block says), and the mixed error
+    rate (CJK characters + other words) beside CER for code-switched Mandarin."""
+    lines: list[str] = []
+    for label, block in scopes:
+        norm = block["normalizer"]
+        if norm.get("headline_unit") == "char" and "word" in norm.get("units", []):
+            lines.append(
+                f"- Headline unit, {md_text(label)}: character (CER; WER reported, not "
+                f"headline) — {md_text(norm.get('headline_unit_reason', ''))}"
+            )
+        mixed = norm.get("mixed_unit")
+        if not mixed:
+            continue
+        view = block["views"].get(mixed["view"]) or {}
+        metric = view.get(mixed["metric"])
+        if metric is None:
+            continue
+        where = f"{norm['name']} / {mixed['view']}"
+        lines.append(
+            f"- Mixed error rate (CJK characters + other words), {md_text(label)}, "
+            f"{md_text(where)}: {md_text(fmt_rate(metric))}, S/D/I {md_text(_sdi(metric))} "
+            f"units; CER {md_text(fmt_rate(view.get('cer')))}"
+        )
+    return [*lines, ""] if lines else []
 
 
 def render_results_markdown(results: dict[str, Any], title: str = "earmark results") -> str:
@@ -364,6 +394,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     parts += [md_table(header, rows), ""]
     scopes = [("overall", arm["overall"])] if arm.get("overall") else []
     scopes += [(f"language {lang}", block) for lang, block in arm["by_language"].items()]
+    parts += _unit_notes(scopes)
     parts += _unavailable_notes(scopes)
     parts += _publication_notes(arm)
     parts += _median_markdown(scopes)

@@ -168,10 +168,10 @@ class _Group:
             for unit in self.normalizer.units:
                 counts = self._count_rows(view, unit)[pos]
                 record[METRIC_FOR_UNIT[unit]] = dict(zip(COUNT_KEYS, counts, strict=True))
-            if view == self.mixed_view and self.mixed_texts[pos] is not None:
-                ref, hyp = self.mixed_texts[pos]  # type: ignore[misc]
+            mixed_texts = self.mixed_texts[pos] if view == self.mixed_view else None
+            if mixed_texts is not None:
                 s, d, i, h = (int(x) for x in self.mixed_counts[pos])
-                record["mixed_reference"], record["mixed_hypothesis"] = ref, hyp
+                record["mixed_reference"], record["mixed_hypothesis"] = mixed_texts
                 record[MIXED_METRIC] = _counts_dict(s, d, i, h)
             out[view] = record
         return out
@@ -423,6 +423,10 @@ def _compute_block(
     }
     if group.mixed_view is not None:
         normalizer["mixed_unit"] = {"view": group.mixed_view, "metric": MIXED_METRIC}
+    engine_versions = getattr(norm, "engine_versions", None)
+    if callable(engine_versions):
+        # The library a normaliser delegates to (cn2an for zh-itn-v1) and its version.
+        normalizer["engines"] = engine_versions()
     differs = [d.to_dict() for d in published_differences(norm) if languages & {*d.languages, ""}]
     if differs:
         normalizer["differs_from_publication"] = differs

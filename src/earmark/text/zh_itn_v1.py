@@ -16,7 +16,8 @@ Views, in code points:
   alone stay (`万一` is never 10001).
   `我有三个苹果。` -> `我有3个苹果`; `二零二六年` -> `2026年`.
 
-The conversion is cn2an's, pinned by the version recorded in `earmark normalizers show`.
+The conversion is cn2an's; its version is recorded in every result block this normaliser
+scores (`normalizer.engines.cn2an`, null when cn2an is missing).
 When cn2an is not installed (`pip install earmark[zh-itn]`) the `normalized` view is null
 with reason `cn2an_unavailable`, never an invented number. Mixed units (CJK characters +
 other words) are counted on the `normalized` view too, its chunks between spaces
@@ -99,6 +100,10 @@ class ZhItnV1:
     comparison_only: bool = False
     #: The view the mixed unit (CJK characters + other words) is counted on.
     mixed_view: str = "normalized"
+
+    def engine_versions(self) -> dict[str, str | None]:
+        """The library behind the conversion, for each result block it scores."""
+        return {"cn2an": cn2an_version()}
 
     def normalize_pair(self, reference: str, hypothesis: str) -> dict[str, ViewPair]:
         if not cn2an_available():
