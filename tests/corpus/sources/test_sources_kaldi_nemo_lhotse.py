@@ -148,8 +148,16 @@ def test_nemo_manifest(tmp_path: Path) -> None:
             "end": 0.75,
             "source": {"dataset": "nemo"},
         },
+        {  # a no-speech clip is kept: the no-speech diagnostics need it
+            "id": "y",
+            "audio": "sub/y.flac",
+            "text": "",
+            "language": "en",
+            "duration": 1.0,
+            "source": {"dataset": "nemo"},
+        },
     ]
-    assert [(s.reason, s.line) for s in report.skipped] == [("empty_text", 3), ("missing_audio", 4)]
+    assert [(s.reason, s.line) for s in report.skipped] == [("missing_audio", 4)]
     manifest.write_text(json.dumps({"audio_filepath": "audio/x.flac"}) + "\n{bad\n")
     with pytest.raises(EarmarkError) as info:
         import_nemo(manifest, out, language="en")
@@ -303,3 +311,42 @@ def test_hf_datasets_needs_its_extra(tmp_path: Path, monkeypatch: pytest.MonkeyP
         import_hf_datasets(tmp_path, tmp_path / "h.jsonl", language="en")
     assert info.value.extra == "datasets"
     assert "earmark[datasets]" in str(info.value)
+
+
+def test_nemo_no_speech_clips_reach_the_no_speech_diagnostics(tmp_path: Path) -> None:
+    """Empty and blank `text` rows are kept with text "" and counted as no-speech rows."""
+    from earmark.scoring.api import score_predictions
+
+    for name in ("speech", "silence", "noise"):
+        write_flac(tmp_path / f"{name}.flac")
+    lines = [
+        {"audio_filepath": "speech.flac", "text": "hello there", "duration": 1.0},
+        {"audio_filepath": "silence.flac", "text": "", "duration": 1.0},
+        {"audio_filepath": "noise.flac", "text": "  ", "duration": 1.0},
+    ]
+    manifest = tmp_path / "nemo.json"
+    manifest.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    out = tmp_path / "n.jsonl"
+    report = import_nemo(manifest, out, language="en", hash_audio=False)
+    assert list(report.skipped) == []
+    rows = rows_of(out)
+    assert [(r["id"], r["text"]) for r in rows] == [
+        ("speech", "hello there"),
+        ("silence", ""),
+        ("noise", ""),
+    ]
+    predictions = tmp_path / "p.jsonl"
+    hypotheses = {"speech": "hello there", "silence": "thank you", "noise": ""}
+    predictions.write_text(
+        "".join(
+            json.dumps({"id": r["id"], "reference": r["text"], "hypothesis": hypotheses[r["id"]]})
+            + "\n"
+            for r in rows
+        )
+    )
+    results = score_predictions(
+        predictions, normalizer="en-v1", language="en", resamples=10, out_dir=tmp_path / "s"
+    )
+    block = next(iter(results["arms"].values()))["by_language"]["en"]["hallucination"]
+    assert (block["no_speech_rows"], block["no_speech_with_output"]) == (2, 1)
+    assert block["no_speech_output_rate"] == 0.5

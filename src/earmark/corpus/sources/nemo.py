@@ -2,7 +2,9 @@
 
 Relative `audio_filepath`s are taken from the manifest's folder (NeMo's own rule). The
 utterance id is the row's `id`/`utt_id` if present, else the audio file stem, plus the
-offset in milliseconds when the row is a segment of a longer file.
+offset in milliseconds when the row is a segment of a longer file. A row with empty (or
+blank) `text` is a no-speech clip and is kept, with text "": such clips are what the
+no-speech diagnostics (output on silence) are computed from.
 """
 
 from __future__ import annotations
@@ -98,8 +100,6 @@ def import_nemo(
         reason = None
         if utt_id in seen:
             reason = "duplicate_id"
-        elif not text.strip():
-            reason = "empty_text"
         elif not audio.is_file():
             reason = "missing_audio"
         elif rel is None:
@@ -114,7 +114,7 @@ def import_nemo(
         utterance = Utterance(
             id=utt_id,
             audio=rel,
-            text=text,
+            text=text if text.strip() else "",
             language=lang,
             duration=float(duration) if duration is not None else None,
             sha256=file_sha256(audio) if hash_audio else None,
