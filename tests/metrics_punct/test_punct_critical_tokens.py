@@ -208,7 +208,7 @@ def test_counts_add_over_a_corpus() -> None:
     d = total.as_dict()
     assert d["id"]["lost"] == ["B67-890"] and d["total"]["matched"] == 2
     with pytest.raises(KeyError):
-        total["address"]
+        total["postcode"]  # not a category (address is, since issue 15)
 
 
 def test_counts_refuse_inconsistent_values() -> None:

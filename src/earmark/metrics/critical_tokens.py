@@ -1,4 +1,5 @@
-"""Critical tokens: numbers, dates, times, money, percentages, URLs, e-mails, IDs, Latin.
+"""Critical tokens: numbers, dates, times, money, percentages, URLs, e-mails, IDs, Latin,
+addresses.
 
 These are the errors that cost most in dictation (seed 000): a wrong digit in an order
 number or a lost app name hurts more than its one character of CER. Tokens are
@@ -9,8 +10,8 @@ different tokens, as are ``1,000`` and ``1000`` (seed 000: no numeral normalisat
 Extraction, in one pass from left to right; at each position the categories are tried
 in this priority order, and the first that matches takes the characters:
 
-    email > url > date > time > currency > percentage > id (digit groups) > number
-    > id (letters and digits) > latin
+    email > url > address > date > time > currency > percentage > id (digit groups)
+    > number > id (letters and digits) > latin
 
 so a token belongs to its most specific category: ``25元`` and ``$25`` are currency,
 never number; ``50%`` and ``百分之五十`` are percentage; ``2024-03-05`` is a date, not an
@@ -29,6 +30,24 @@ not ``一`` in ``一起``, not ``十分``, not the word ``万一``); Chinese tim
 `latin` covers every Latin run in Chinese text, but in other languages only code-like
 tokens (``snake_case``, ``user.name``; camel case such as ``iPhone`` in English only,
 since Irish mutations ``nAthair``, ``hÉireann`` look like camel case).
+
+Addresses (seed 000: a wrong house number sends the parcel elsewhere):
+
+- Latin script: a house number (``12``, ``221B``, ``12-14``), then one to three street-name
+  words each starting with a capital letter (or an ordinal such as ``5th``), then a
+  street-type word: Street, Road, Avenue, Lane, Drive, Boulevard, Court, Place, Square,
+  Terrace, Close, Crescent, Way, Highway, Parkway, Row, Quay, Gardens (any case) or their
+  abbreviations St, Rd, Ave, Ln, Dr, Blvd, Ct, Pl, Sq, Tce, Hwy, Pkwy (a trailing ``.`` is
+  not part of the token). ``221B Baker Street``, ``12 Main St``; not ``3 big road trips``
+  (the name is not capitalised).
+- Chinese: house-number parts, a number (Arabic or Chinese numerals, e.g. ``123``, ``十二``,
+  ``12A``) followed by 号/號, 号楼/號樓, 弄, 室, 栋/棟/幢, 楼/樓, 层/層, 单元/單元 or 座, when the
+  first part directly follows a road-type character (路, 街, 道, 巷, 弄, 里, 胡同), or
+  two or more parts chain (``5号302室``, ``3栋2单元501室``), or the one part is a
+  lane, room, building or unit (``100弄``, ``302室``, ``3栋``, ``5号楼``). The road-type character
+  opens the token (``路123号``), the road's name does not: without word segmentation
+  nothing says where a name begins (``我住在南京东路``), and its characters are scored
+  by CER. A lone ``3号`` (a day, a metro line, a player) or ``3楼`` is not an address.
 
 >>> [(t.category, t.text) for t in extract_critical_tokens("3月5日下午3点付了25元", "zh")]
 [('date', '3月5日'), ('time', '下午3点'), ('currency', '25元')]
@@ -52,6 +71,7 @@ CATEGORIES: tuple[str, ...] = (
     "email",
     "id",
     "latin",
+    "address",
 )
 
 # --- Building blocks -------------------------------------------------------------------
@@ -179,10 +199,37 @@ _LATIN_CODE = _NOT_ALNUM_BEFORE + rf"(?:{_CODE_LIKE})" + _NOT_ALNUM_AFTER
 _LATIN_CAMEL = _NOT_ALNUM_BEFORE + r"(?:[a-z]+|[A-Z][a-z]+)[A-Z][A-Za-z0-9]*" + _NOT_ALNUM_AFTER
 
 
+_STREET_TYPE = (
+    r"(?i:street|road|avenue|lane|drive|boulevard|court|place|square|terrace|close"
+    r"|crescent|way|highway|parkway|row|quay|gardens)"
+    r"|(?:St|Rd|Ave|Ln|Dr|Blvd|Ct|Pl|Sq|Tce|Hwy|Pkwy)"
+)
+_ADDRESS_LATIN = (
+    _NOT_ALNUM_BEFORE
+    + r"\d{1,5}[A-Za-z]?(?:-\d{1,5}[A-Za-z]?)?"
+    + r"(?:\s+(?:[A-Z][A-Za-z'’-]*|\d{1,3}(?:st|nd|rd|th))){1,3}"
+    + rf"\s+(?:{_STREET_TYPE})"
+    + r"(?![A-Za-z0-9])"
+)
+_ZH_NUMBER = rf"(?:\d+[A-Za-z]?|{_CN_CHAR}+)"
+_ZH_UNIT = r"(?:号楼|號樓|[号號弄室栋棟幢楼樓层層座]|单元|單元)"
+_ZH_STRONG_UNIT = r"(?:号楼|號樓|[弄室栋棟幢]|单元|單元)"
+_ZH_PART = rf"{_ZH_NUMBER}{_ZH_UNIT}"
+_ADDRESS_ZH = "|".join(
+    (
+        rf"(?:[路街道巷弄里]|胡同)(?:{_ZH_PART})+",
+        rf"{_ZH_PART}(?:{_ZH_PART})+",
+        rf"{_ZH_NUMBER}{_ZH_STRONG_UNIT}",
+    )
+)
+_ADDRESS = f"{_ADDRESS_LATIN}|{_ADDRESS_ZH}"
+
+
 def _scanner(latin: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     parts = (
         ("email", _EMAIL),
         ("url", _URL),
+        ("address", _ADDRESS),
         ("date", _DATE),
         ("time", _TIME),
         ("currency", _CURRENCY),
