@@ -27,6 +27,7 @@ from earmark.errors import EarmarkError
 from earmark.metrics.alignment import AlignedOp, align
 from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.sclite_alignment import align_sclite
+from earmark.outputs import atomic_write_text
 from earmark.scoring.sclite_formats import trn_speaker
 
 AlignmentName = Literal["earmark", "sclite"]
@@ -370,7 +371,7 @@ def write_sclite_reports(
         f"{name}.dtl": render_dtl(name, alignments),
     }
     for file, text in texts.items():
-        (out / file).write_text(text, "utf-8")
+        atomic_write_text(out / file, text)
     return list(texts)
 
 
