@@ -17,10 +17,19 @@ from collections.abc import Callable
 from earmark.text.base import ViewPair
 from earmark.text.zh_eval_v1 import normalized_view
 
+#: Stands for a space while a view runs (the views remove whitespace but keep private-use
+#: code points), so a text is normalised in one call instead of one per chunk.
+_BOUNDARY = "\U0010fffd"
+
 
 def spaced(view: Callable[[str], str], text: str) -> str:
-    """`view` applied to each whitespace-separated chunk of `text`, chunks joined by a space."""
-    return " ".join(part for part in map(view, text.split()) if part)
+    """`view` applied to each whitespace-separated chunk of `text`, chunks joined by a space.
+
+    `view` must keep U+10FFFD (private use) and never join text across it.
+    """
+    if _BOUNDARY in text:
+        return " ".join(part for part in map(view, text.split()) if part)
+    return " ".join(part for part in view(_BOUNDARY.join(text.split())).split(_BOUNDARY) if part)
 
 
 def spaced_normalized_view(text: str) -> str:
