@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.commands.arguments import output_path, positive_int
+from earmark.commands.arguments import non_negative_int, output_path
 
 
 def register(sub: Any) -> None:
@@ -43,7 +43,12 @@ def register(sub: Any) -> None:
         help="micro (default): summed errors / summed reference units; macro: mean of "
         "per-utterance rates (labelled as such)",
     )
-    p.add_argument("--bootstrap", type=positive_int, metavar="B", help="resamples (default 10000)")
+    p.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        metavar="B",
+        help="resamples (default 10000; 0: no confidence intervals)",
+    )
     p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument(
         "--gap",

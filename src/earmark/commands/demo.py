@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.commands.arguments import output_path, positive_int
+from earmark.commands.arguments import non_negative_int, output_path
 
 #: faster-whisper's own decoding (beam 5, temperature fallback, seeded per clip) in float32:
 #: on one machine int8 decoded a clip into a loop under one CPU code path and correctly under
@@ -32,10 +32,10 @@ def register(sub: Any) -> None:
     p.add_argument("--arm", default=DEMO_ARM, help=f"arm spec (default: {DEMO_ARM})")
     p.add_argument(
         "--bootstrap",
-        type=positive_int,
+        type=non_negative_int,
         default=10_000,
         metavar="B",
-        help="bootstrap resamples for the CIs (default: %(default)s)",
+        help="bootstrap resamples for the CIs (default: %(default)s; 0: no CIs)",
     )
     p.add_argument(
         "--cpu-isa",

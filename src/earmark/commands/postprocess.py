@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from earmark.commands.arguments import output_path, positive_int
+from earmark.commands.arguments import non_negative_int, output_path, positive_int
 
 
 def register(sub: Any) -> None:
@@ -45,10 +45,10 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--bootstrap",
-        type=positive_int,
+        type=non_negative_int,
         default=10_000,
         metavar="B",
-        help="bootstrap resamples (default: %(default)s)",
+        help="bootstrap resamples (default: %(default)s; 0: no CIs)",
     )
     p.add_argument(
         "--seed", type=int, default=20260926, help="bootstrap seed (default: %(default)s)"

@@ -53,7 +53,12 @@ def register(sub: Any) -> None:
         default=1,
         help="decodes of every clip per arm (default: 1; more measure run-to-run variation)",
     )
-    p.add_argument("--bootstrap", type=positive_int, metavar="B", help="resamples (default 10000)")
+    p.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        metavar="B",
+        help="resamples (default 10000; 0: no confidence intervals)",
+    )
     p.add_argument(
         "--seed",
         type=int,

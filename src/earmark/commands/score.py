@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.commands.arguments import non_negative_int, output_path, positive_int
+from earmark.commands.arguments import non_negative_int, output_path
 
 
 def register(sub: Any) -> None:
@@ -33,7 +33,12 @@ def register(sub: Any) -> None:
         "rule in one word; flags that contradict it are refused (see docs/protocols.md)",
     )
     p.add_argument("--aggregate", choices=("micro", "macro"), help="micro (the default) or macro")
-    p.add_argument("--bootstrap", type=positive_int, metavar="B", help="resamples (default 10000)")
+    p.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        metavar="B",
+        help="resamples (default 10000; 0: no confidence intervals)",
+    )
     p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
     p.add_argument(
         "--format",
