@@ -527,6 +527,8 @@ def _comparison(run: RunDirectory) -> str:
                     _num(_p(p.get("sign_test_p"))),
                     _num(_p(p.get("wilcoxon_p"))),
                     _num(_p(p.get("p_holm"))),
+                    _num(_p(p.get("mcnemar_p"))),
+                    _num(_p(p.get("mapsswe_p"))),
                 ]
             )
         body.append(
@@ -543,6 +545,8 @@ def _comparison(run: RunDirectory) -> str:
                     "sign test p",
                     "Wilcoxon p",
                     "Holm-adjusted p",
+                    "McNemar p",
+                    "MAPSSWE p",
                 ],
                 rows,
             )
