@@ -64,7 +64,7 @@ def test_argument_types_accept_their_range_and_refuse_the_rest() -> None:
 
 BAD_VALUES = [
     (["score", "p.jsonl", "--normalizer", "en-v1", "--out", "o", "--bootstrap", "-5"], "--bootstrap"),
-    (["score", "p.jsonl", "--normalizer", "en-v1", "--out", "o", "--bootstrap", "0"], "--bootstrap"),
+    (["score", "p.jsonl", "--normalizer", "en-v1", "--out", "o", "--bootstrap", "1.5"], "--bootstrap"),
     (["score", "p.jsonl", "--normalizer", "en-v1", "--out", "o", "--show-alignments", "-1"], "--show-alignments"),
     (["run", "--manifest", "m.jsonl", "--arm", "x:y", "--out", "o", "--repeats", "0"], "--repeats"),
     (["run", "--manifest", "m.jsonl", "--arm", "x:y", "--out", "o", "--threads", "0"], "--threads"),
@@ -142,7 +142,7 @@ def test_a_valid_score_still_runs_after_validation(
     pred.write_text(json.dumps({"id": "a", "reference": "a b", "hypothesis": "a c"}) + "\n")
     code, _, err = run_cli(
         [
-            "score", str(pred), "--normalizer", "none", "--language", "en", "--bootstrap", "1",
+            "score", str(pred), "--normalizer", "none", "--language", "en", "--bootstrap", "0",
             "--show-alignments", "0", "--out", str(tmp_path / "o"), "--quiet",
         ],
         capsys,
@@ -150,7 +150,8 @@ def test_a_valid_score_still_runs_after_validation(
     assert code == 0, err
     results = json.loads((tmp_path / "o" / "results.json").read_text("utf-8"))
     arm = next(iter(results["arms"].values()))
-    assert arm["bootstrap"]["resamples"] == 1
+    assert arm["bootstrap"]["resamples"] == 0  # 0 is allowed: no confidence intervals
+    assert arm["overall"]["views"]["raw"]["wer"]["ci95"] is None
 
 
 # --------------------------------------------------------------------------- manifest
