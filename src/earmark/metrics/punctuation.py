@@ -12,6 +12,14 @@ Rules, frozen (a change is a new metric name, not a silent edit):
    form: a character whose NFKC form is one other punctuation character is folded to it
    (width folding: ``．``→``.``, ``｡``→``。``, ``﹐``→``,``), then ASCII
    ``, . ? ! : ; ( )`` map to ``， 。 ？ ！ ： ； （ ）``. ``、`` stays distinct from ``，``.
+   Under the default mark rule ``word-internal``, two kinds of character are not marks
+   although their category is ``P*``: an apostrophe (``'`` U+0027, ``’`` U+2019) with a
+   letter directly on both sides (``don't``, ``O’Brien``), and a decimal point (``.``,
+   ``．``, ``٫``) with a digit directly on both sides (``3.5``). They are skipped like
+   whitespace, so ``don't`` and ``dont`` have the same content and no mark between them.
+   The rule ``every-mark`` (the seed-001 scorer, kept by the ``mmv-punct-v024``
+   protocol) counts them as marks. Hyphens (``well-known``, ``t-athair``), slashes and
+   thousands separators (``1,000``) stay marks under both rules.
 2. **Content.** Everything that is neither a mark nor whitespace; each run of content
    between two marks is NFKC-normalised and lower-cased *after* the marks are taken out
    (so full-width marks never turn back into ASCII first), and any punctuation or space
@@ -70,6 +78,39 @@ MAX_ALIGNMENT_CELLS = 25_000_000
 
 EditOp = Literal["match", "substitute", "delete", "insert"]
 
+MarkRule = Literal["word-internal", "every-mark"]
+#: The default: apostrophes inside words and decimal points inside numbers are not marks.
+WORD_INTERNAL: MarkRule = "word-internal"
+#: Every P* character is a mark (the seed-001 study's scorer; `mmv-punct-v024`).
+EVERY_MARK: MarkRule = "every-mark"
+MARK_RULES: tuple[MarkRule, ...] = (WORD_INTERNAL, EVERY_MARK)
+_APOSTROPHES = frozenset("'\u2019")
+_DECIMAL_POINTS = frozenset(".\uff0e\u066b")
+
+
+def check_mark_rule(rule: str) -> MarkRule:
+    """`rule` if it names a mark rule, else an `EarmarkError` listing the rules."""
+    for known in MARK_RULES:
+        if rule == known:
+            return known
+    raise EarmarkError(
+        f"unknown punctuation mark rule {rule!r}; known: {', '.join(MARK_RULES)}",
+        field="punctuation_marks",
+        hint="word-internal (default) or every-mark (the seed-001 scorer)",
+    )
+
+
+def _word_internal(text: str, index: int) -> bool:
+    """Is the mark at `index` an apostrophe inside a word or a decimal point inside a number?"""
+    if index == 0 or index + 1 >= len(text):
+        return False
+    char, before, after = text[index], text[index - 1], text[index + 1]
+    if char in _APOSTROPHES:
+        return before.isalpha() and after.isalpha()
+    if char in _DECIMAL_POINTS:
+        return before.isdigit() and after.isdigit()
+    return False
+
 
 def is_mark(char: str) -> bool:
     """True for a punctuation mark (Unicode category P*)."""
@@ -106,15 +147,18 @@ class SplitText:
     marks: tuple[PunctuationMark, ...]
 
 
-def split_punctuation(text: str) -> SplitText:
+def split_punctuation(text: str, mark_rule: MarkRule = WORD_INTERNAL) -> SplitText:
     """Separate `text` into content characters and boundary-attached marks (rules 1-3)."""
     content: list[str] = []
     marks: list[PunctuationMark] = []
     run: list[str] = []
-    for char in text:
+    skip_internal = check_mark_rule(mark_rule) == WORD_INTERNAL
+    for index, char in enumerate(text):
         if char.isspace():
             continue
         if is_mark(char):
+            if skip_internal and _word_internal(text, index):
+                continue
             if run:
                 content.append(_clean_run(run))
                 run = []
@@ -391,10 +435,12 @@ def project_boundaries(steps: tuple[AlignedChar, ...], hyp_length: int) -> tuple
     return tuple(mapping)
 
 
-def punctuation_alignment(reference: str, hypothesis: str) -> PunctuationAlignment:
+def punctuation_alignment(
+    reference: str, hypothesis: str, mark_rule: MarkRule = WORD_INTERNAL
+) -> PunctuationAlignment:
     """Split, align, project and count one reference/hypothesis pair."""
-    ref = split_punctuation(reference)
-    hyp = split_punctuation(hypothesis)
+    ref = split_punctuation(reference, mark_rule)
+    hyp = split_punctuation(hypothesis, mark_rule)
     steps = align_content(ref.content, hyp.content)
     boundary_map = project_boundaries(steps, len(hyp.content))
 
@@ -446,9 +492,17 @@ def punctuation_alignment(reference: str, hypothesis: str) -> PunctuationAlignme
     )
 
 
-def punctuation_counts(reference: str, hypothesis: str) -> PunctuationCounts:
-    """Punctuation counts of one pair; sum them over a corpus for the micro figure."""
-    return punctuation_alignment(reference, hypothesis).counts
+def punctuation_counts(
+    reference: str, hypothesis: str, mark_rule: MarkRule = WORD_INTERNAL
+) -> PunctuationCounts:
+    """Punctuation counts of one pair; sum them over a corpus for the micro figure.
+
+    >>> punctuation_counts("I don't know.", "I dont know.").position_f1()
+    1.0
+    >>> punctuation_counts("I don't know.", "I dont know.", "every-mark").position_f1()
+    0.6666666666666666
+    """
+    return punctuation_alignment(reference, hypothesis, mark_rule).counts
 
 
 # --- Known-good / known-bad scorer probes (seed 001) -------------------------------------

@@ -45,6 +45,7 @@ def score_predictions(
     critical_tokens: bool = False,
     sclite_reports: bool = False,
     alignment: str = "earmark",
+    punctuation_marks: str | None = None,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
     content and, with `out_dir`, writes results.json, predictions.jsonl and results.md,
@@ -75,6 +76,7 @@ def score_predictions(
             seed=seed,
             punctuation=punctuation,
             flags={"normalizer": "normalizer", "resamples": "resamples"},
+            punctuation_marks=punctuation_marks,
         )
         collecting = gc.isenabled()
         gc.disable()  # the rows read form no reference cycles (see scoring.scorer)
@@ -106,11 +108,16 @@ def score_predictions(
         summary["coverage"]["excluded"] = read.excluded
         summary["error_analysis"] = error_analysis_section(scored)
         if punctuation or critical_tokens:
+            from earmark.metrics.punctuation import check_mark_rule
             from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 
             if punctuation:
                 summary["punctuation"] = punctuation_section(
-                    rows, resamples=resamples, seed=seed, level=options.level
+                    rows,
+                    resamples=resamples,
+                    seed=seed,
+                    level=options.level,
+                    mark_rule=check_mark_rule(choice.punctuation_marks),
                 )
             if critical_tokens:
                 summary["critical_tokens"] = critical_tokens_section(

@@ -27,8 +27,11 @@ from earmark.metrics.critical_tokens import (
 )
 from earmark.metrics.punctuation import (
     NO_MARKS_REASON,
+    WORD_INTERNAL,
+    MarkRule,
     MarkTally,
     PunctuationCounts,
+    check_mark_rule,
     punctuation_counts,
     run_punctuation_probes,
 )
@@ -43,6 +46,13 @@ PUNCTUATION_DEFINITION = (
     "matches the boundary, position+type F1 also the mark type; micro counts "
     "(earmark.metrics.punctuation)"
 )
+#: What each mark rule adds to the definition (`mark_rule` in the section).
+MARK_RULE_DEFINITIONS = {
+    "word-internal": "apostrophes between letters (don't) and decimal points between "
+    "digits (3.5) are not marks",
+    "every-mark": "every Unicode P* character is a mark, apostrophes in words and decimal "
+    "points included (the seed-001 scorer)",
+}
 CRITICAL_TOKENS_DEFINITION = (
     "seed 000: numbers, dates, times, currency, percentages, URLs, e-mails, IDs and Latin "
     "runs extracted from the raw texts and matched exactly per category as multisets; no "
@@ -227,13 +237,17 @@ def punctuation_section(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    mark_rule: MarkRule = WORD_INTERNAL,
 ) -> dict[str, Any]:
     """Punctuation position and position+type precision/recall/F1 (seed 001), with clip
     bootstrap CIs, overall, per language and per slice, plus the scorer probe record.
 
     `resamples=0` skips the intervals (`ci95` is then None). A pair too long to align
     (`MAX_ALIGNMENT_CELLS`) is excluded and listed with reason `alignment_too_large`.
+    `mark_rule` says whether apostrophes in words and decimal points in numbers are marks
+    (`earmark.metrics.punctuation`); the section records it.
     """
+    mark_rule = check_mark_rule(mark_rule)
     options = _Options(resamples, seed, level)
     counts: list[PunctuationCounts | None] = []
     excluded: list[dict[str, str]] = []
@@ -242,7 +256,7 @@ def punctuation_section(
         pair = (row.reference, row.hypothesis_text)
         if pair not in memo:
             try:
-                memo[pair] = punctuation_counts(*pair)
+                memo[pair] = punctuation_counts(*pair, mark_rule)
             except EarmarkError:
                 memo[pair] = None
         counts.append(memo[pair])
@@ -260,7 +274,8 @@ def punctuation_section(
     groups = _groups(rows, scored)
     return {
         "metric": "punctuation-f1",
-        "definition": PUNCTUATION_DEFINITION,
+        "definition": f"{PUNCTUATION_DEFINITION}; {MARK_RULE_DEFINITIONS[mark_rule]}",
+        "mark_rule": mark_rule,
         "bootstrap": options.to_dict(),
         "n_rows": len(rows),
         "n_scored": len(scored),

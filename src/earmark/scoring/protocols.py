@@ -55,6 +55,8 @@ class Protocol:
     level: float = 0.95
     #: Add the punctuation F1 section (seed 001).
     punctuation: bool = False
+    #: Which characters are punctuation marks (`earmark.metrics.punctuation.MARK_RULES`).
+    punctuation_marks: str = "word-internal"
     #: What the protocol does *not* reproduce, or chose where the publication was silent.
     notes: tuple[str, ...] = ()
 
@@ -74,6 +76,8 @@ class Protocol:
                 "quantile_rule": self.quantile_rule,
             },
             "punctuation": self.punctuation,
+            # Only a protocol that scores punctuation fixes its mark rule.
+            **({"punctuation_marks": self.punctuation_marks} if self.punctuation else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,7 +134,13 @@ PROTOCOLS: dict[str, Protocol] = {
             seed=20260926,
             generator=NUMPY_PCG64,
             punctuation=True,
+            # The study's scorer removes "Unicode punctuation": every P* character is a
+            # mark, so don't/dont differ by a mark there; the protocol keeps that rule.
+            punctuation_marks="every-mark",
             notes=(
+                "punctuation marks are every Unicode P* character, apostrophes in words "
+                "(don't) and decimal points (3.5) included, as the study's scorer counts "
+                "them; earmark's default rule (word-internal) does not count those",
                 "the study does not name its random generator: intervals follow its "
                 "procedure (percentile, 10,000 clip resamples, repeats clustered, seed "
                 "20260926) with earmark's numpy PCG64 draws, so they can differ from the "
@@ -169,6 +179,8 @@ class ScoringChoice:
     seed: int
     punctuation: bool
     protocol: Protocol | None = None
+    #: The punctuation mark rule (`earmark.metrics.punctuation.MARK_RULES`).
+    punctuation_marks: str = "word-internal"
 
 
 def resolve(
@@ -181,6 +193,7 @@ def resolve(
     punctuation: bool = False,
     default_normalizer: str | None = None,
     flags: dict[str, str] | None = None,
+    punctuation_marks: str | None = None,
 ) -> ScoringChoice:
     """Merge a protocol with explicitly given settings (None: not given), or apply the
     defaults without one. A given setting that contradicts the protocol is an error
@@ -190,8 +203,13 @@ def resolve(
         "aggregate": "--aggregate",
         "resamples": "--bootstrap",
         "seed": "--seed",
+        "punctuation_marks": "--punctuation-marks",
         **(flags or {}),
     }
+    if punctuation_marks is not None:
+        from earmark.metrics.punctuation import check_mark_rule
+
+        check_mark_rule(punctuation_marks)
     if protocol is None:
         chosen = normalizer if normalizer is not None else default_normalizer
         if chosen is None:
@@ -206,6 +224,7 @@ def resolve(
             resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
             seed=DEFAULT_SEED if seed is None else seed,
             punctuation=punctuation,
+            punctuation_marks=punctuation_marks or "word-internal",
         )
     p = get_protocol(protocol)
     given: dict[str, object] = {
@@ -213,6 +232,8 @@ def resolve(
         "aggregate": aggregate,
         "resamples": resamples,
         "seed": seed,
+        # A protocol without punctuation leaves the mark rule open.
+        "punctuation_marks": punctuation_marks if p.punctuation else None,
     }
     for setting, value in given.items():
         fixed = getattr(p, setting)
@@ -230,6 +251,9 @@ def resolve(
         seed=p.seed,
         punctuation=punctuation or p.punctuation,
         protocol=p,
+        punctuation_marks=p.punctuation_marks
+        if p.punctuation
+        else punctuation_marks or "word-internal",
     )
 
 
