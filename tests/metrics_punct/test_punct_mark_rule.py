@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.metrics.punctuation import (
     content_characters,
@@ -119,3 +120,15 @@ def test_score_path_threads_the_rule(tmp_path: Path) -> None:
     section = protocol["arms"]["p"]["punctuation"]
     assert section["mark_rule"] == "every-mark"
     assert section["overall"]["position"]["f1"]["value"] == pytest.approx(2 / 3)
+
+
+def test_cli_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path)
+    out = tmp_path / "out"
+    args = ["score", str(path), "--normalizer", "none", "--bootstrap", "50", "--punctuation"]
+    assert main([*args, "--punctuation-marks", "every-mark", "--out", str(out), "--quiet"]) == 0
+    results = json.loads((out / "results.json").read_text("utf-8"))
+    assert results["arms"]["p"]["punctuation"]["mark_rule"] == "every-mark"
+    refused = ["score", str(path), "--protocol", "mmv-punct-v024", "--punctuation-marks"]
+    assert main([*refused, "word-internal", "--out", str(tmp_path / "o2"), "--quiet"]) == 2
+    assert "contradicts --protocol mmv-punct-v024" in capsys.readouterr().err

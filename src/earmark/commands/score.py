@@ -86,6 +86,13 @@ def register(sub: Any) -> None:
         help="add punctuation position / position+type F1 (seed-001 protocol) with CIs",
     )
     p.add_argument(
+        "--punctuation-marks",
+        choices=("word-internal", "every-mark"),
+        help="which characters are marks: word-internal (default; apostrophes in words "
+        "and decimal points in numbers are not) or every-mark (every Unicode P* "
+        "character, the seed-001 scorer; --protocol mmv-punct-v024 fixes it)",
+    )
+    p.add_argument(
         "--critical-tokens",
         action="store_true",
         help="add critical-token recall/precision (numbers, dates, currency, URLs, IDs, ...)",
@@ -140,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         resamples=args.bootstrap,
         seed=args.seed,
         punctuation=args.punctuation,
+        punctuation_marks=args.punctuation_marks,
     )
     protocol = {"protocol": choice.protocol.name} if choice.protocol is not None else {}
     results = score_predictions(
@@ -162,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         arm=args.arm,
         out_dir=args.out,
         punctuation=choice.punctuation,
+        punctuation_marks=choice.punctuation_marks,
         critical_tokens=args.critical_tokens,
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
