@@ -51,7 +51,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--revision", help="dataset revision or release to record")
     parser.add_argument("--dataset", help="dataset name to record (Kaldi, NeMo, lhotse)")
     parser.add_argument("--audio-root", help="folder manifest audio paths are relative to")
-    parser.add_argument("--audio-dir", help="where audio embedded in parquet is written")
+    parser.add_argument(
+        "--audio-dir", type=output_path, help="where audio embedded in parquet is written"
+    )
     parser.add_argument("--relative-to", help="folder relative audio paths are taken from")
     parser.add_argument("--recordings", help="lhotse recordings manifest for supervisions")
     parser.add_argument(

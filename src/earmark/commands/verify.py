@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.commands.arguments import output_path
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -15,7 +17,9 @@ def register(sub: Any) -> None:
         "manifest, model-file and plan hashes. Exit 1 on any mismatch.",
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="an earmark run or score output directory")
-    p.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    p.add_argument(
+        "--json", metavar="FILE", type=output_path, help="also write the report as JSON to FILE"
+    )
     p.add_argument("--quiet", action="store_true", help="print only mismatches")
     p.set_defaults(func=run)
 
