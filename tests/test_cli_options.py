@@ -450,3 +450,22 @@ def test_guard_cell_prefixes_only_formula_starts() -> None:
         assert guard_cell(text) == "'" + text
     for text in ("", "hello", "1-2", "a=b", "'quoted"):
         assert guard_cell(text) == text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["verify", "r", "--json", "-"],
+        ["import", "hf-datasets", "d", "--out", "m.jsonl", "--audio-dir", ""],
+    ],
+)
+def test_other_output_paths_refuse_dash_and_empty(
+    argv: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(argv, capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "argument --" in err
+    assert list(tmp_path.iterdir()) == []
