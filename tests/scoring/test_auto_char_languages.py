@@ -171,3 +171,12 @@ def test_results_md_names_the_headline_unit(tmp_path: Path) -> None:
     # One normaliser for both languages, so an overall block, whose reason names both.
     overall = results["arms"]["p"]["overall"]["normalizer"]
     assert overall["headline_unit_reason"].startswith("Japanese, Thai: written without")
+
+
+def test_star_auto_keeps_autos_choice_for_languages_not_named() -> None:
+    policy = NormalizerPolicy.parse("zh=zh-itn-v1,*=auto")
+    assert policy.for_language("zh") == "zh-itn-v1"
+    assert policy.for_language("ja") == "crude-char-v1"
+    assert policy.for_language("en") == "en-v1"
+    assert policy.for_language("de") == "crude-v1"
+    assert NormalizerPolicy.parse("ja=crude-v1,*=auto").for_language("th") == "crude-char-v1"

@@ -63,7 +63,11 @@ class NormalizerPolicy:
 
     @classmethod
     def parse(cls, text: str) -> NormalizerPolicy:
-        """`en-v1` (one for all), `auto`, or `zh=zh-eval-v1,ga=ga-v1,*=crude-v1`."""
+        """`en-v1` (one for all), `auto`, or `zh=zh-eval-v1,ga=ga-v1,*=crude-v1`.
+
+        `*=auto` keeps `auto`'s choice for every language not named:
+        `zh=zh-itn-v1,*=auto` changes Mandarin's normaliser only.
+        """
         text = text.strip()
         if text == "auto":
             return cls(default=AUTO_DEFAULT, by_language=dict(AUTO_BY_LANGUAGE))
@@ -83,6 +87,8 @@ class NormalizerPolicy:
                 default = value.strip()
             else:
                 mapping[_base_language(key.strip())] = value.strip()
+        if default == "auto":
+            return cls(default=AUTO_DEFAULT, by_language={**AUTO_BY_LANGUAGE, **mapping})
         return cls(default=default, by_language=mapping)
 
     def for_language(self, language: str | None) -> str:
