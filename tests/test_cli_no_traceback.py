@@ -206,6 +206,6 @@ def test_import_out_naming_a_directory(tmp_path: Path) -> None:
     (tmp_path / "outdir").mkdir()
     args = ["import", "nemo", str(nemo), "--out", "outdir", "--language", "en", "--no-hash"]
     rc, err = earmark(tmp_path, *args, "--licence", "CC0-1.0", "--consent", "s", "--dataset", "d")
-    assert rc == 1
+    assert rc == 2  # refused up front as a user error (importers check --out before writing)
     line = one_line(err)
-    assert line.startswith("earmark: error: ") and "outdir: is a directory" in line
+    assert line.startswith("earmark: error: ") and "outdir: --out names a directory" in line
