@@ -25,6 +25,10 @@ distinct_texts = true
 backend = "faster-whisper"
 model = "bundled:tiny.en"
 settings = { compute_type = "int8", beam_size = 5 }
+
+[ceilings]                       # optional, pre-registered: the most error a system may
+cer = { zh = 0.10 }              # have and still be chosen (`earmark decide` rejects a
+wer = { en = 0.15, "en/noisy" = 0.25 }  # challenger above it); LANG or LANG/SLICE
 ```
 """
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -64,10 +69,63 @@ PLAN_KEYS = {
     "protocol",
     "threads",
     "cpu_isa",
+    "ceilings",
 }
 CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
 AUDIO_KEYS = {"min_seconds", "max_seconds", "max_bytes"}
+#: Error rates a plan may cap (`[ceilings]`), each in the language's primary view.
+CEILING_METRICS = ("cer", "wer")
+
+
+def check_ceilings(ceilings: Any) -> dict[str, dict[str, float]]:
+    """Validate `[ceilings]` and return it canonical (sorted, floats).
+
+    `{metric: {scope: rate}}` with metric `cer` or `wer` and scope a language (`zh`) or
+    a language's slice (`zh/noisy`): frozen with the plan, so the bar a challenger must
+    stay under is set before anyone sees its figures (seed 000's pre-registered threshold).
+    """
+    if not isinstance(ceilings, dict):
+        raise EarmarkError(
+            "must be a table", field="ceilings", hint="[ceilings] cer = { zh = 0.1 }"
+        )
+    out: dict[str, dict[str, float]] = {}
+    for metric, table in ceilings.items():
+        where = f"ceilings.{metric}"
+        if metric not in CEILING_METRICS:
+            raise EarmarkError(
+                f"unknown ceiling metric {metric!r}",
+                field=where,
+                hint="one of " + ", ".join(CEILING_METRICS),
+            )
+        if not isinstance(table, dict) or not table:
+            raise EarmarkError(
+                "must be a non-empty table of LANG or LANG/SLICE = rate",
+                field=where,
+                hint=f'{metric} = {{ zh = 0.1, "zh/noisy" = 0.2 }}',
+            )
+        canonical: dict[str, float] = {}
+        for scope, value in table.items():
+            language, _, slice_name = str(scope).partition("/")
+            if not language.strip() or ("/" in str(scope) and not slice_name.strip()):
+                raise EarmarkError(
+                    f"bad scope {scope!r}", field=f"{where}.{scope}", hint="LANG or LANG/SLICE"
+                )
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise EarmarkError(
+                    f"ceiling must be a number, not {value!r}",
+                    field=f"{where}.{scope}",
+                    hint="a rate: 0.1 is 10%",
+                )
+            if not math.isfinite(value) or value < 0:
+                raise EarmarkError(
+                    f"ceiling must be a finite rate >= 0, not {value!r}",
+                    field=f"{where}.{scope}",
+                    hint="a rate: 0.1 is 10%",
+                )
+            canonical[str(scope)] = float(value)
+        out[metric] = dict(sorted(canonical.items()))
+    return dict(sorted(out.items()))
 
 
 @dataclass(frozen=True)
@@ -92,6 +150,9 @@ class RunPlan:
     #: A published protocol (`earmark.scoring.protocols`); normalizer, bootstrap and seed
     #: must then be the protocol's, and it also fixes aggregation and the CI generator.
     protocol: str | None = None
+    #: Pre-registered error-rate ceilings `{metric: {LANG or LANG/SLICE: rate}}`
+    #: (`check_ceilings`); `earmark decide` rejects a challenger above one.
+    ceilings: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.arms:
@@ -119,6 +180,7 @@ class RunPlan:
         unknown = set(self.selection) - SELECTION_KEYS
         if unknown:
             raise EarmarkError(f"unknown selection key(s) {sorted(unknown)}", field="selection")
+        object.__setattr__(self, "ceilings", check_ceilings(self.ceilings))
         unknown = set(self.audio) - AUDIO_KEYS
         if unknown:
             raise EarmarkError(f"unknown audio key(s) {sorted(unknown)}", field="audio")
@@ -167,6 +229,7 @@ class RunPlan:
             # Absent means 1 thread and no pinned ISA (the defaults), for the same reason.
             **({"threads": self.threads} if self.threads != 1 else {}),
             **({"cpu_isa": self.cpu_isa.upper()} if self.cpu_isa else {}),
+            **({"ceilings": self.ceilings} if self.ceilings else {}),
         }
 
     def sha256(self) -> str:
@@ -245,6 +308,7 @@ def load_plan(path: str | os.PathLike[str]) -> RunPlan:
             protocol=protocol,
             threads=int(data.get("threads", 1)),
             cpu_isa=str(data["cpu_isa"]) if data.get("cpu_isa") else None,
+            ceilings=data.get("ceilings", {}),
         )
     except EarmarkError as exc:
         exc.file = str(p)
