@@ -356,6 +356,61 @@ def _publication_notes(arm: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _seconds(value: Any) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _mib(value: Any) -> str:
+    return "—" if value is None else f"{value / 2**20:.0f} MiB"
+
+
+def _resources_markdown(arm: dict[str, Any]) -> list[str]:
+    """Speed and memory of a run's arm: what a user feels, beside the error rates."""
+    res = arm.get("resources") or {}
+    by_language = arm.get("resources_by_language") or {}
+    if not res and not by_language:
+        return []
+    parts = ["### Speed and memory", ""]
+    if res:
+        threads = res.get("threads")
+        source = res.get("threads_source")
+        rtf = res.get("real_time_factor")
+        parts += [
+            f"- Model load: {_seconds(res.get('load_seconds'))} s; memory after load "
+            f"{_mib(res.get('rss_after_load_bytes'))}, peak {_mib(res.get('peak_rss_bytes'))}; "
+            f"model on disk {_mib(res.get('model_size_bytes'))}",
+            f"- Threads: {md_text('unknown' if threads is None else threads)}"
+            + (f" ({md_text(source)})" if source else "")
+            + f"; real-time factor {'—' if rtf is None else f'{rtf:.3f}'} (decode seconds "
+            "per audio second)",
+            "- Latency per clip: decode = the engine's decode; end to end = audio read + "
+            "resample + decode (its batch) + writing the row",
+            "",
+        ]
+    rows = []
+    for lang, block in by_language.items():
+        scopes = [(lang, block)]
+        scopes += [(f"{lang} / {sl}", b) for sl, b in (block.get("by_slice") or {}).items()]
+        for label, b in scopes:
+            rtf = b.get("real_time_factor")
+            rows.append(
+                [
+                    label,
+                    str(b.get("clips", 0)),
+                    _seconds(b.get("latency_p50_seconds")),
+                    _seconds(b.get("latency_p95_seconds")),
+                    _seconds(b.get("end_to_end_p50_seconds")),
+                    _seconds(b.get("end_to_end_p95_seconds")),
+                    "—" if rtf is None else f"{rtf:.3f}",
+                ]
+            )
+    if rows:
+        header = ["language / slice", "clips", "decode p50 s", "decode p95 s"]
+        header += ["end-to-end p50 s", "end-to-end p95 s", "RTF"]
+        parts += [md_table(header, rows), ""]
+    return parts
+
+
 def _units(items: list[dict[str, Any]]) -> str:
     return ", ".join(f"{md_text(i['unit'])} ×{md_text(i['count'])}" for i in items[:5]) or "—"
 
@@ -438,6 +493,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
         if len(cov["not_ok"]) > 200:
             parts.append(f"- … and {len(cov['not_ok']) - 200} more (see results.json)")
         parts.append("")
+    parts += _resources_markdown(arm)
     parts += _punctuation_markdown(arm.get("punctuation"))
     parts += _critical_markdown(arm.get("critical_tokens"))
     analysis = arm.get("error_analysis") or {}

@@ -148,6 +148,7 @@ def run_arm(
     guard = EgressGuard.for_hosts(_http_hosts(spec), allow_all=plan.allow_network)
     wall_start = time.perf_counter()
     decode_times: list[float] = []
+    end_to_end_times: list[float] = []
     audio_seconds = 0.0
     done = skipped = failed = 0
     engine = build_engine(spec)
@@ -183,6 +184,7 @@ def run_arm(
                 nonlocal done, failed, audio_seconds
                 if not batch:
                     return
+                called = time.perf_counter()
                 try:
                     hyps = engine.transcribe([p.clip for p in batch], batch[0].language)
                     if len(hyps) != len(batch):
@@ -201,19 +203,21 @@ def run_arm(
                     ]
                 for p, hyp in zip(batch, hyps, strict=True):
                     status = "ok" if hyp.error is None else hyp.error
-                    store.append(
-                        _row(
-                            spec,
-                            p.utt,
-                            p.repeat,
-                            p.key,
-                            fingerprint,
-                            p.audio_sha256,
-                            p.duration,
-                            hyp,
-                            status,
-                        )
+                    row = _row(
+                        spec,
+                        p.utt,
+                        p.repeat,
+                        p.key,
+                        fingerprint,
+                        p.audio_sha256,
+                        p.duration,
+                        hyp,
+                        status,
                     )
+                    row.update(_end_to_end(p.load_seconds, time.perf_counter() - called))
+                    store.append(row)
+                    if hyp.error is None and row["end_to_end_seconds"] is not None:
+                        end_to_end_times.append(row["end_to_end_seconds"])
                     if hyp.error is None:
                         if math.isfinite(hyp.decode_seconds):
                             decode_times.append(hyp.decode_seconds)
@@ -264,7 +268,16 @@ def run_arm(
                         key = cache_key(fingerprint, utt, audio.sha256, r)
                         seeded = replace(clip, seed=clip_seed(plan.seed, utt.id, r))
                         batch.append(
-                            _Pending(utt, r, key, audio.sha256, audio.duration, seeded, language)
+                            _Pending(
+                                utt,
+                                r,
+                                key,
+                                audio.sha256,
+                                audio.duration,
+                                seeded,
+                                language,
+                                _load_seconds(audio),
+                            )
                         )
                     if len(batch) >= plan.batch_size:
                         flush()
@@ -283,8 +296,10 @@ def run_arm(
         audio_seconds=audio_seconds,
         decode_seconds=decode_times,
         model_size_bytes=info.size_bytes,
-        threads=_threads(spec),
+        threads=_threads(spec, plan.threads),
         clips_timed=len(decode_times),
+        end_to_end_seconds=end_to_end_times,
+        threads_source=_threads_source(spec),
     ).to_dict()
     resources["session"] = {"transcribed": done, "skipped_finished": skipped, "failed": failed}
     resources["environment"] = environment
@@ -320,14 +335,48 @@ class _Pending:
     duration: float
     clip: Clip
     language: str | None
+    #: Seconds the prefetcher spent reading and resampling this clip (None: not timed).
+    load_seconds: float | None = None
 
 
-def _threads(spec: ArmSpec) -> int | None:
+def _threads(spec: ArmSpec, plan_threads: int | None = None) -> int | None:
+    """The intra-op thread count the arm decoded with: its own setting when it names one,
+    else the plan's (the OMP/MKL/OpenBLAS pools are pinned to it for every local arm, and
+    a command/stdio program inherits that environment); None for a remote engine."""
     value = spec.settings_dict.get("cpu_threads") or spec.settings_dict.get("threads")
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
+    if value is not None:
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    return None if spec.backend == "http" else plan_threads
+
+
+def _threads_source(spec: ArmSpec) -> str:
+    """Where `threads` in resources.json comes from."""
+    for key in ("cpu_threads", "threads"):
+        if key in spec.settings_dict:
+            return f"arm setting {key}"
+    if spec.backend == "http":
+        return "remote engine: its threads are not known"
+    return "plan threads (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS)"
+
+
+# --- End-to-end latency (issue 15): audio read + resample + decode + row ----------------
+
+
+def _load_seconds(audio: LoadedAudio) -> float | None:
+    """The prefetcher's timing of this clip's read + resample, when it recorded one."""
+    value = getattr(audio, "load_seconds", None)
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+def _end_to_end(load_seconds: float | None, since_call: float) -> dict[str, float | None]:
+    """A row's end-to-end latency: its audio's read + resample, then the engine call that
+    decoded it (the whole batch: a clip's text is ready when its batch returns) up to its
+    row being written. Queueing in the prefetcher is not counted: it overlaps decoding."""
+    total = None if load_seconds is None else load_seconds + since_call
+    return {"audio_load_seconds": load_seconds, "end_to_end_seconds": total}
 
 
 class _progress:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import resource
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -66,6 +68,10 @@ class ArmResources:
     model_size_bytes: int | None
     threads: int | None
     clips_timed: int
+    #: Per clip: audio read + resample + decode + row (see `run.arm_worker`).
+    end_to_end_seconds: list[float] = field(default_factory=list)
+    #: Where `threads` comes from (the arm's setting, the plan, or unknown).
+    threads_source: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         total_decode = float(sum(self.decode_seconds))
@@ -88,11 +94,14 @@ class ArmResources:
             "latency_max_seconds": max(self.decode_seconds) if self.decode_seconds else None,
             "real_time_factor": rtf,
             "rtfx": (1.0 / rtf) if rtf else None,
+            **end_to_end_figures(self.end_to_end_seconds),
             "model_size_bytes": self.model_size_bytes,
             "threads": self.threads,
+            "threads_source": self.threads_source,
             "clips_timed": self.clips_timed,
             "definitions": {
                 "latency": "per-clip decode wall time inside the engine (model already loaded)",
+                "end_to_end": END_TO_END_DEFINITION,
                 "real_time_factor": "decode seconds / audio seconds (lower is faster)",
                 "rtfx": "1 / real_time_factor (audio seconds processed per second)",
                 "cpu_seconds": "user + system CPU time of the arm's process while transcribing",
@@ -105,3 +114,57 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+END_TO_END_DEFINITION = (
+    "per clip: audio read + resample (in the prefetcher) + the engine call that decoded "
+    "it (its whole batch) up to its row being written; prefetch queueing is not counted"
+)
+
+
+def end_to_end_figures(seconds: list[float]) -> dict[str, Any]:
+    """p50/p95/max of end-to-end latencies; None without timed clips."""
+    return {
+        "end_to_end_p50_seconds": percentile(seconds, 50),
+        "end_to_end_p95_seconds": percentile(seconds, 95),
+        "end_to_end_max_seconds": max(seconds) if seconds else None,
+        "clips_timed_end_to_end": len(seconds),
+    }
+
+
+def _latency_block(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+    decode = [float(r["decode_seconds"]) for r in rows]
+    audio = sum(float(r.get("audio_seconds") or 0.0) for r in rows)
+    end_to_end = [
+        float(r["end_to_end_seconds"])
+        for r in rows
+        if isinstance(r.get("end_to_end_seconds"), (int, float))
+    ]
+    return {
+        "clips": len(decode),
+        "latency_p50_seconds": percentile(decode, 50),
+        "latency_p95_seconds": percentile(decode, 95),
+        "real_time_factor": sum(decode) / audio if audio > 0 else None,
+        **end_to_end_figures(end_to_end),
+    }
+
+
+def latency_by_language(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Decode and end-to-end latency and real-time factor per language and, inside each,
+    per slice, from the rows' own timings (rows without a decode time are left out)."""
+    by_language: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        if row.get("status") != "ok" or row.get("decode_seconds") is None:
+            continue
+        by_language.setdefault(str(row.get("language") or "und"), []).append(row)
+    out: dict[str, Any] = {}
+    for lang, group in sorted(by_language.items()):
+        block = _latency_block(group)
+        slices: dict[str, list[Mapping[str, Any]]] = {}
+        for row in group:
+            for name in row.get("slices") or ():
+                slices.setdefault(str(name), []).append(row)
+        if slices:
+            block["by_slice"] = {k: _latency_block(v) for k, v in sorted(slices.items())}
+        out[lang] = block
+    return out

@@ -590,27 +590,11 @@ def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) 
 
 
 def latency_by_language(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per-language decode latency and real-time factor from the rows' own timings."""
-    from earmark.run.resources import percentile
+    """Per-language (and per-slice) decode and end-to-end latency and real-time factor
+    from the rows' own timings (`earmark.run.resources.latency_by_language`)."""
+    from earmark.run.resources import latency_by_language as by_language
 
-    groups: dict[str, tuple[list[float], list[float]]] = {}
-    for row in rows:
-        if row.get("status") != "ok" or row.get("decode_seconds") is None:
-            continue
-        lang = str(row.get("language") or "und")
-        decode, audio = groups.setdefault(lang, ([], []))
-        decode.append(float(row["decode_seconds"]))
-        audio.append(float(row.get("audio_seconds") or 0.0))
-    out: dict[str, Any] = {}
-    for lang, (decode, audio) in sorted(groups.items()):
-        total_audio = sum(audio)
-        out[lang] = {
-            "clips": len(decode),
-            "latency_p50_seconds": percentile(decode, 50),
-            "latency_p95_seconds": percentile(decode, 95),
-            "real_time_factor": sum(decode) / total_audio if total_audio > 0 else None,
-        }
-    return out
+    return by_language(rows)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
