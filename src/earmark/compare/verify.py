@@ -12,7 +12,9 @@ A results.json is only as trustworthy as the chain behind it. Verify re-derives 
   the model path the record names (a local folder, `local:` artifact, or a bundled model);
 - **plan**: `plan.json`'s SHA-256 against the recorded plan re-hashed
   (`RunPlan.sha256()`), and the same hash in results.json and provenance.json;
-- **probes**: the scorer's known-good/known-bad probes pass on this installation.
+- **probes**: the scorer's known-good/known-bad probes pass on this installation;
+- **artefacts**: every output against `artefacts.sha256` (`earmark.artefacts`): a changed
+  or missing file, or an output the listing does not name, is a mismatch naming the path.
 
 Before any check, a folder whose records cannot be the ones its figures came from is
 refused (an `EarmarkError`, exit 2): results.json missing or empty, a predictions.jsonl
@@ -443,4 +445,21 @@ def verify_run(run_dir: str | os.PathLike[str]) -> VerifyReport:
     report.checks.append(_check_plan(run, results, provenance))
     report.checks.extend(_check_models(run, results))
     report.checks.append(_check_probes(results))
+    report.checks.append(_check_artefacts(run))
     return report
+
+
+def _check_artefacts(run: Path) -> Check:
+    """The folder against its `artefacts.sha256`: a changed, missing or unlisted output
+    is a mismatch naming the path; a folder written before listings existed has none."""
+    from earmark.artefacts import LISTING, check_artefacts
+
+    try:
+        checked = check_artefacts(run)
+    except EarmarkError as exc:
+        return Check(LISTING, "mismatch", str(exc))
+    if checked is None:
+        return Check(
+            LISTING, "unavailable", f"no {LISTING} (a folder written before earmark wrote one)"
+        )
+    return Check(LISTING, "ok" if checked.ok else "mismatch", checked.describe())

@@ -7,7 +7,7 @@ optionally `arm`, `repeat`, `slices`, `status`, `cluster`/`clip`.
 Output, in DIR2: `postprocess.json` (schema `earmark.postprocess/1`: the processor
 record, the guard, every output record and the summary), `postprocess.md`, and a
 delivered `predictions.jsonl` that `earmark score` reads (`clip` keeps a clip's repeats
-together in its bootstrap).
+together in its bootstrap), and last `artefacts.sha256` (`earmark.artefacts`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
 from earmark.postprocess.evaluate import OutputRecord, SourceRow
@@ -185,6 +186,7 @@ def write_outputs(
         "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in delivered),
     )
     _atomic_write(out / "postprocess.md", markdown)
+    write_artefacts(out)  # last: sha256sum -c checks the folder without earmark
     return out
 
 

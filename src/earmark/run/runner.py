@@ -3,9 +3,10 @@
 The run directory holds everything needed to audit and re-check the result:
 `plan.json` (the plan and its SHA-256), `predictions.jsonl` (one row per arm ×
 utterance × repeat), `results.json`, `provenance.json`, `results.md`, and per arm
-`arms/<name>/{model,resources,egress}.json`. Rerunning the same command resumes.
-One run writes into a folder at a time (a second is refused while the first holds the
-folder's lock), every record is replaced atomically (`earmark.outputs`), and
+`arms/<name>/{model,resources,egress}.json`, and last `artefacts.sha256` (every one of
+those files' SHA-256, `sha256sum -c` format; `earmark.artefacts`). Rerunning the same
+command resumes. One run writes into a folder at a time (a second is refused while the
+first holds the folder's lock), every record is replaced atomically (`earmark.outputs`), and
 results.json names the SHA-256 of the predictions.jsonl it was computed from.
 """
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from earmark.artefacts import write_artefacts
 from earmark.corpus.manifest import (
     is_public,
     licence_gate,
@@ -498,6 +500,7 @@ def finish_run(
         probes=probes,
         markdown=render_results_markdown(results, title="earmark run"),
     )
+    write_artefacts(out)  # last: the listing names every file as finished
     return results
 
 

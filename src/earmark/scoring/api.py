@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
 from earmark.outputs import lock_output_folder
 from earmark.report.markdown import render_results_markdown
@@ -48,7 +49,8 @@ def score_predictions(
     punctuation_marks: str | None = None,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
-    content and, with `out_dir`, writes results.json, predictions.jsonl and results.md,
+    content and, with `out_dir`, writes results.json, predictions.jsonl, results.md and
+last artefacts.sha256 (`earmark.artefacts`),
     holding the folder's lock throughout (a second writer into it gets an `EarmarkError`).
 
     `protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples, seed and CI
@@ -146,4 +148,5 @@ def score_predictions(
                 probes=probes,
                 markdown=render_results_markdown(results),
             )
+            write_artefacts(out_dir)  # last, over every file the score wrote
         return results
