@@ -18,7 +18,17 @@ from earmark.text import (
     register,
 )
 
-BUILT_IN = ["blasbench-ga-v1", "crude-v1", "en-v1", "ga-v1", "mmv-cer-v1", "none", "zh-eval-v1"]
+BUILT_IN = [
+    "blasbench-ga-v1",
+    "crude-char-v1",
+    "crude-v1",
+    "en-v1",
+    "ga-v1",
+    "mmv-cer-v1",
+    "none",
+    "zh-eval-v1",
+    "zh-itn-v1",
+]
 
 
 def test_available_normalizers() -> None:

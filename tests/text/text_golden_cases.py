@@ -234,6 +234,34 @@ NONE: list[Case] = [
     ("empty text", ""),
 ]
 
+CRUDE_CHAR_V1: list[Case] = [
+    ("Japanese: punctuation to a space in spaced, to nothing in normalized", "今日は、晴れです。"),
+    ("Japanese: NFKC folds half-width katakana and full-width Latin", "ｶﾀｶﾅとＡＢＣ"),
+    ("Japanese: prolonged sound mark is a letter (Lm), kept", "ラーメン"),
+    ("Thai: the phrase space kept in spaced, removed in normalized", "สวัสดีครับ ผมชื่อสมชาย"),
+    ("Thai: marks stay on their consonant; NFKC splits sara am", "ชื่อ น้ำ"),
+    ("Lao", "ສະບາຍດີ ເພື່ອນ"),
+    ("Khmer: coeng (virama) kept", "សួស្តី ពិភពលោក"),
+    ("Burmese: asat and kinzi kept", "မင်္ဂလာပါ။"),
+    ("Latin mixed in: lower-cased", "東京でiPhone 15を買った"),
+    ("format characters dropped, ZWSP between Thai words", "สวัสดี\u200bครับ"),
+    ("empty text", ""),
+]
+
+ZH_ITN_V1: list[Case] = [
+    ("Chinese numeral before a classifier to a digit", "我有三个苹果。"),
+    ("year read digit by digit", "二零二六年"),
+    ("year read as a number", "两千零二十六年"),
+    ("digits stay digits", "2026年"),
+    ("full-width digits fold first (zh-eval-v1 punct)", "２０２６年"),
+    ("percentage: 百分之五十 becomes 50%, then % (P*) is removed", "百分之五十的人"),
+    ("decimal: 3.5, then the point (P*) is removed as in zh-eval-v1", "三点五公斤"),
+    ("idiom left alone: 万一 is never 10001", "万一他不来"),
+    ("mixed Mandarin + English: Latin lower-cased, spaces removed", "我用iPhone十五拍照"),
+    ("empty text", ""),
+]
+
+
 CASES: dict[str, list[Case]] = {
     "zh-eval-v1": ZH_EVAL_V1,
     "ga-v1": GA_V1,
@@ -242,6 +270,8 @@ CASES: dict[str, list[Case]] = {
     "none": NONE,
     "blasbench-ga-v1": BLASBENCH_GA_V1,
     "mmv-cer-v1": MMV_CER_V1,
+    "crude-char-v1": CRUDE_CHAR_V1,
+    "zh-itn-v1": ZH_ITN_V1,
 }
 
 

@@ -22,8 +22,9 @@ def register(sub: Any) -> None:
     p.add_argument("--refs", help="references file, when hypotheses are in a separate file")
     p.add_argument(
         "--normalizer",
-        help="NAME (e.g. en-v1, zh-eval-v1, ga-v1, crude-v1, none), 'auto' (per language), "
-        "or LANG=NAME,...,*=NAME (required unless --protocol gives it)",
+        help="NAME (e.g. en-v1, zh-eval-v1, zh-itn-v1, ga-v1, crude-v1, crude-char-v1, none), "
+        "'auto' (per language), or LANG=NAME,...,*=NAME (*=auto keeps auto for the rest) "
+        "(required unless --protocol gives it)",
     )
     p.add_argument(
         "--protocol",
