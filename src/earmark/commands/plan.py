@@ -1,4 +1,8 @@
-"""`earmark plan freeze|show`: freeze a TOML plan before any data is acquired (seed 001)."""
+"""`earmark plan freeze|show`: freeze a TOML plan before any data is acquired (seed 001).
+
+Freezing reads the plan only: no manifest, sidecar or audio needs to exist yet. A
+`[postprocess]` table freezes a post-processor's settings too (`earmark.postprocess.plan`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("plan", help="freeze or show a run plan (TOML)")
     verbs = p.add_subparsers(dest="plan_command", metavar="VERB")
     freeze = verbs.add_parser(
-        "freeze", help="validate PLAN.toml and write PLAN.toml.sha256 (its bytes' SHA-256)"
+        "freeze",
+        help="check PLAN.toml's structure (no data needed) and write PLAN.toml.sha256 (its "
+        "bytes' SHA-256, and a [postprocess] prompt file's, recorded in the plan)",
     )
     freeze.add_argument("plan")
     freeze.set_defaults(func=run_freeze)
@@ -23,9 +29,18 @@ def register(sub: Any) -> None:
 def run_freeze(args: argparse.Namespace) -> int:
     from earmark.run.plan import freeze_plan
 
-    digest, path = freeze_plan(args.plan)
+    frozen = freeze_plan(args.plan)
+    digest = frozen.sha256
+    if frozen.prompt_sha256_added:
+        print(
+            f"recorded prompt_sha256 = {frozen.prompt_sha256_added} in {args.plan}'s "
+            "[postprocess] table (the prompt file's SHA-256)"
+        )
     print(f"{digest}  {args.plan}")
-    print(f"wrote {path}; run it with: earmark run --plan {args.plan} --expect-sha256 {digest}")
+    print(
+        f"wrote {frozen.record}; use it with: earmark run|postprocess --plan {args.plan} "
+        f"--expect-sha256 {digest}"
+    )
     return 0
 
 

@@ -21,12 +21,22 @@ def register(sub: Any) -> None:
     p.add_argument("--run", required=True, help="run directory, score output, or predictions.jsonl")
     p.add_argument(
         "--processor",
-        required=True,
         help="command:PROGRAM ARGS | openai-chat:URL?model=M&temperature=0&prompt_file=P "
         "| opencc:s2t (t2s, s2tw, s2twp, s2hk)",
     )
     p.add_argument(
-        "--repeats", type=positive_int, default=3, help="calls per transcript (default: 3)"
+        "--repeats", type=positive_int, help="calls per transcript (default: 3, or the plan's)"
+    )
+    p.add_argument(
+        "--plan",
+        metavar="PLAN.toml",
+        help="take processor, prompt, repeats and guard options from the plan's [postprocess] "
+        "table (see `earmark plan freeze`); options also given must agree",
+    )
+    p.add_argument(
+        "--expect-sha256",
+        metavar="H",
+        help="refuse unless the plan file has this SHA-256 (printed by `earmark plan freeze`)",
     )
     p.add_argument("--arm", help="arm to post-process when the run has several")
     p.add_argument(
@@ -46,12 +56,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--bootstrap",
         type=non_negative_int,
-        default=10_000,
         metavar="B",
-        help="bootstrap resamples (default: %(default)s; 0: no CIs)",
+        help="bootstrap resamples (default: 10000, or the plan's bootstrap; 0: no CIs)",
     )
     p.add_argument(
-        "--seed", type=int, default=20260926, help="bootstrap seed (default: %(default)s)"
+        "--seed", type=int, help="bootstrap seed (default: 20260926, or the plan's seed)"
     )
     p.add_argument("--out", required=True, type=output_path, help="output directory")
     p.add_argument("--quiet", action="store_true", help="print warnings only")
@@ -71,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
         guard_marks=args.guard_marks,
         resamples=args.bootstrap,
         seed=args.seed,
+        plan=args.plan,
+        expect_sha256=args.expect_sha256,
     )
     summary = document["summary"]
     for warning in summary["warnings"]:
@@ -89,5 +100,8 @@ def run(args: argparse.Namespace) -> int:
             f"position+type F1 {f1(punct['raw']['type_f1'])} -> "
             f"{f1(punct['delivered']['type_f1'])}"
         )
-        print(f"wrote {args.out}/postprocess.json, postprocess.md, predictions.jsonl")
+        print(
+            f"wrote {args.out}/postprocess.json, postprocess.md, predictions.jsonl, "
+            "artefacts.sha256"
+        )
     return 0

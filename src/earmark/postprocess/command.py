@@ -4,6 +4,11 @@ The command is split with `shlex` and run without a shell; `{language}` in an ar
 is replaced by the row's language. The output is decoded as UTF-8 and stripped of
 leading/trailing whitespace. A timeout (the whole process group is killed), a non-zero
 exit or a failure to start are reason codes, never a crashed evaluation.
+
+A formatter's name says nothing about what ran, so its digest is recorded the way the
+`command` ASR backend records one (`earmark.engines.file_hashes.program_hashes`): the
+SHA-256 of the executable, of every file its command line names (as an argument or as
+`--key=value`), and of the weights it loads when `model=` names their file or folder.
 """
 
 from __future__ import annotations
@@ -19,7 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from earmark.engines.file_hashes import sha256_file
+from earmark.engines.file_hashes import (
+    content_revision,
+    files_named_by,
+    program_hashes,
+    sha256_file,
+)
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.postprocess.processors import ProcessorOutput, ProcessorSettings
@@ -36,13 +46,29 @@ class CommandProcessor:
     timeout: float
     #: SHA-256 of arguments that name existing files (a formatter script, its config).
     argument_files_sha256: tuple[tuple[str, str], ...] = ()
+    #: The declared weights (`model=` file or folder), resolved; None when not declared.
+    model: Path | None = None
+    #: `program_hashes`: executable, named files and model files, keyed by resolved path.
+    file_sha256: tuple[tuple[str, str], ...] = ()
     kind: str = "command"
     guarded: bool = True
 
     @classmethod
     def from_spec(cls, spec: ArmSpec, settings: ProcessorSettings) -> CommandProcessor:
         timeout = settings.number("timeout", 60.0, minimum=0.001)
+        model_text = settings.text("model")
         settings.finish()
+        model = None
+        if model_text is not None:
+            model = Path(model_text).expanduser()
+            if not model.exists():
+                raise settings.error(
+                    "model",
+                    f"{model_text!r} not found",
+                    hint="model= names the file or folder of weights the formatter loads, "
+                    "so that it is hashed",
+                )
+            model = model.resolve()
         try:
             argv = tuple(shlex.split(spec.model))
         except ValueError as exc:
@@ -71,7 +97,18 @@ class CommandProcessor:
             for arg in argv[1:]
             if "{" not in arg and Path(arg).is_file()
         )
-        return cls(spec.model, argv, executable, digest, timeout, files)
+        named = files_named_by(argv, ("{language}",))
+        hashes, _ = program_hashes(executable, named, model)
+        return cls(
+            spec.model,
+            argv,
+            executable,
+            digest,
+            timeout,
+            files,
+            model=model,
+            file_sha256=tuple(sorted(hashes.items())),
+        )
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -80,9 +117,16 @@ class CommandProcessor:
             "executable": self.executable.as_posix(),
             "executable_sha256": self.executable_sha256,
             "argument_files_sha256": dict(self.argument_files_sha256),
+            "model": None if self.model is None else self.model.as_posix(),
+            "file_sha256": dict(self.file_sha256),
+            "revision": content_revision(dict(self.file_sha256)) if self.file_sha256 else None,
             "timeout": self.timeout,
             "guarded": self.guarded,
-            "note": "hashes cover the executable and argument files, not what they load",
+            "note": "hashes cover the executable, the files its command line names and the "
+            "declared model= weights, not what else the program loads"
+            if self.model is not None
+            else "hashes cover the executable and the files its command line names; no "
+            "model= declared, so the weights the program loads are not hashed",
         }
 
     def process(self, text: str, language: str | None) -> ProcessorOutput:

@@ -6,6 +6,11 @@ template text and its SHA-256 are recorded, so "the same prompt" is checkable. T
 key is read from the environment variable named by `api_key_env` and never stored.
 Per-call failures are reason codes: `timeout`, `http_error:<status>`,
 `malformed_response`, `connection_error`.
+
+A served model's weights cannot be hashed from here, and its name is what was asked for,
+not what answered. What the server says about itself is recorded instead: every call's
+`model` field and `system_fingerprint` (when sent), and in the document the distinct
+values with their counts (`served_identity`), so a model swapped mid-evaluation shows.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import hashlib
 import json
 import os
 import time
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +64,11 @@ class ChatProcessor:
     guarded: bool = True
 
     @classmethod
-    def from_spec(cls, spec: ArmSpec, settings: ProcessorSettings) -> ChatProcessor:
+    def from_spec(
+        cls, spec: ArmSpec, settings: ProcessorSettings, *, prompt_file: str | None = None
+    ) -> ChatProcessor:
+        """`prompt_file` is a frozen plan's prompt (`[postprocess] prompt_file`); the spec
+        then names none."""
         parsed = urlparse(spec.model)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise EarmarkError(
@@ -75,7 +86,7 @@ class ChatProcessor:
         if not model:
             raise settings.error("model", "is required", hint="e.g. ?model=gemma3:12b")
         temperature = settings.number("temperature", 0.0, minimum=0.0)
-        prompt_file = settings.text("prompt_file")
+        prompt_file = settings.text("prompt_file") or prompt_file
         api_key_env = settings.text("api_key_env")
         timeout = settings.number("timeout", 60.0, minimum=0.001)
         retries = settings.integer("retries", 0, minimum=0)
@@ -157,7 +168,7 @@ class ChatProcessor:
         while True:
             attempts += 1
             try:
-                content, reported = self._call(self.prompt(text, language))
+                content, reported, fingerprint = self._call(self.prompt(text, language))
             except _CallFailure as failure:
                 retryable = failure.code == "connection_error" or failure.code.startswith(
                     "http_error:5"
@@ -173,9 +184,11 @@ class ChatProcessor:
             detail: dict[str, Any] = {"attempts": attempts}
             if reported:
                 detail["reported_model"] = reported
+            if fingerprint:
+                detail["system_fingerprint"] = fingerprint
             return ProcessorOutput(content.strip(), None, time.perf_counter() - started, detail)
 
-    def _call(self, prompt: str) -> tuple[str, str | None]:
+    def _call(self, prompt: str) -> tuple[str, str | None, str | None]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": "user", "content": prompt}],
@@ -214,8 +227,9 @@ class ChatProcessor:
         return None
 
 
-def _parse(raw: bytes) -> tuple[str, str | None]:
-    """`choices[0].message.content` and the reported model, or `malformed_response`."""
+def _parse(raw: bytes) -> tuple[str, str | None, str | None]:
+    """`choices[0].message.content`, the reported model and system fingerprint, or
+    `malformed_response`."""
     try:
         payload = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -226,5 +240,26 @@ def _parse(raw: bytes) -> tuple[str, str | None]:
         raise _CallFailure("malformed_response", "no choices[0].message.content") from None
     if not isinstance(content, str):
         raise _CallFailure("malformed_response", "message content is not a string")
-    reported = payload.get("model") if isinstance(payload, dict) else None
-    return content, reported if isinstance(reported, str) else None
+    reported = payload.get("model")
+    fingerprint = payload.get("system_fingerprint")
+    return (
+        content,
+        reported if isinstance(reported, str) else None,
+        fingerprint if isinstance(fingerprint, str) else None,
+    )
+
+
+def served_identity(requested: str, details: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """What the server reported over all calls: each distinct `model` and
+    `system_fingerprint` with its number of calls, and whether they stayed one."""
+    details = list(details)
+    models = Counter(str(d["reported_model"]) for d in details if d.get("reported_model"))
+    prints = Counter(str(d["system_fingerprint"]) for d in details if d.get("system_fingerprint"))
+    return {
+        "requested_model": requested,
+        "calls_reporting_model": sum(models.values()),
+        "reported_models": dict(sorted(models.items())),
+        "system_fingerprints": dict(sorted(prints.items())),
+        "consistent": len(models) <= 1 and len(prints) <= 1,
+        "note": "as reported by the server; weights behind an API cannot be hashed here",
+    }

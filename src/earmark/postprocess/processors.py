@@ -3,7 +3,8 @@
 A processor turns one transcript into one candidate text (or a reason code why it could
 not). Spec strings follow arm specs (`KIND:TARGET?key=value&...`):
 
-- `command:PROGRAM ARGS?timeout=30` — text on stdin, formatted text on stdout;
+- `command:PROGRAM ARGS?timeout=30&model=WEIGHTS` — text on stdin, formatted text on
+  stdout (`model=` names the weights it loads, hashed with the program);
 - `openai-chat:http://127.0.0.1:11434/v1?model=gemma&temperature=0&prompt_file=P.txt` —
   an OpenAI-compatible `/chat/completions` endpoint (e.g. a local Ollama);
 - `opencc:s2t` (`t2s`, `s2tw`, `s2twp`, `s2hk`) — Chinese script conversion.
@@ -83,8 +84,11 @@ def parse_processor_spec(text: str) -> ArmSpec:
     return spec
 
 
-def build_processor(text: str) -> Processor:
-    """Build (and validate) a processor from its spec string; fails before any call."""
+def build_processor(text: str, *, prompt_file: str | None = None) -> Processor:
+    """Build (and validate) a processor from its spec string; fails before any call.
+
+    `prompt_file` is a frozen plan's prompt: the template of an `openai-chat` processor;
+    a command processor reads its own (the plan's hash of it is checked beforehand)."""
     spec = parse_processor_spec(text)
     settings = ProcessorSettings(spec, text)
     if spec.backend == "command":
@@ -94,7 +98,7 @@ def build_processor(text: str) -> Processor:
     if spec.backend == "openai-chat":
         from earmark.postprocess.openai_chat import ChatProcessor
 
-        return ChatProcessor.from_spec(spec, settings)
+        return ChatProcessor.from_spec(spec, settings, prompt_file=prompt_file)
     from earmark.postprocess.script_conversion import ScriptProcessor
 
     return ScriptProcessor.from_spec(spec, settings)

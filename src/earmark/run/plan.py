@@ -2,8 +2,10 @@
 
 A plan can be written as TOML and frozen before any data is acquired (seed 001): `earmark
 plan freeze PLAN.toml` records the SHA-256 of the file's bytes, and `earmark run --plan
-PLAN.toml --expect-sha256 H` refuses a plan whose bytes changed. Paths in a plan file are
-relative to the plan's folder.
+PLAN.toml --expect-sha256 H` refuses a plan whose bytes changed. Freezing reads the plan
+only (no manifest, sidecar or audio yet), and a `[postprocess]` table freezes a
+post-processor's settings and prompt (`earmark.postprocess.plan`; `earmark postprocess
+--plan PLAN.toml --expect-sha256 H`). Paths in a plan file are relative to the plan's folder.
 
 ```toml
 manifest = "corpus/manifest.jsonl"
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_text
 
 if TYPE_CHECKING:
     from earmark.scoring.scorer import ScoringOptions
@@ -70,6 +73,7 @@ PLAN_KEYS = {
     "threads",
     "cpu_isa",
     "ceilings",
+    "postprocess",
 }
 CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
@@ -255,8 +259,8 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def load_plan(path: str | os.PathLike[str]) -> RunPlan:
-    """Read a TOML plan; every problem names the file and the key."""
+def read_plan_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A plan file's TOML, its top-level keys checked; every problem names the file."""
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text("utf-8"))
@@ -271,7 +275,22 @@ def load_plan(path: str | os.PathLike[str]) -> RunPlan:
         raise EarmarkError(
             f"unknown plan key(s) {', '.join(unknown)}", file=str(p), field=unknown[0]
         )
+    return data
+
+
+def load_plan(path: str | os.PathLike[str], *, resolve_data: bool = True) -> RunPlan:
+    """Read a TOML plan; every problem names the file and the key.
+
+    `resolve_data=False` checks the structure only (what `plan freeze` needs before any
+    data exists): no manifest, sidecar or audio root is read, and the audio root is the
+    plan's own `audio_root` or the manifest's folder, unresolved against the sidecar."""
+    p = Path(path)
+    data = read_plan_toml(p)
     base = p.resolve().parent
+    if "postprocess" in data:
+        from earmark.postprocess.plan import PostprocessPlan
+
+        PostprocessPlan.from_table(data["postprocess"], base=base, file=str(p))
     if "manifest" not in data:
         raise EarmarkError("missing key", file=str(p), field="manifest")
     manifest = (base / str(data["manifest"])).resolve()
@@ -295,7 +314,9 @@ def load_plan(path: str | os.PathLike[str]) -> RunPlan:
             }
         return RunPlan(
             manifest=str(manifest),
-            audio_root=str(audio_root or default_audio_root(manifest)),
+            audio_root=str(
+                audio_root or (default_audio_root(manifest) if resolve_data else manifest.parent)
+            ),
             arms=arms,
             normalizer=str(data.get("normalizer", defaults["normalizer"])),
             repeats=int(data.get("repeats", 1)),
@@ -317,13 +338,64 @@ def load_plan(path: str | os.PathLike[str]) -> RunPlan:
         raise EarmarkError(f"bad value: {exc}", file=str(p)) from None
 
 
-def freeze_plan(path: str | os.PathLike[str]) -> tuple[str, Path]:
-    """Validate the plan, then write `<plan>.sha256` (sha256sum format) beside it."""
-    load_plan(path)
-    digest = file_sha256(path)
-    out = Path(f"{os.fspath(path)}.sha256")
-    out.write_text(f"{digest}  {Path(path).name}\n", encoding="utf-8")
-    return digest, out
+@dataclass(frozen=True)
+class FrozenPlan:
+    """What `plan freeze` did: the plan's SHA-256, the record it wrote, and the prompt's
+    SHA-256 when it recorded one in the plan."""
+
+    sha256: str
+    record: Path
+    prompt_sha256_added: str | None = None
+
+
+def freeze_plan(path: str | os.PathLike[str]) -> FrozenPlan:
+    """Check the plan's structure (no data needed), then write `<plan>.sha256` beside it.
+
+    Before any data is acquired: no manifest, sidecar or audio root is read. A plan may be
+    a run (manifest and arms), a `[postprocess]` table, or both. A `[postprocess]`
+    prompt file whose SHA-256 the plan does not give yet is hashed now and the hash is
+    written into the plan's table, so the plan's own SHA-256 covers the prompt. The
+    record is in `sha256sum` format: the plan's line, then the prompt file's."""
+    p = Path(path)
+    data = read_plan_toml(p)
+    if "manifest" in data or "arms" in data or "postprocess" not in data:
+        load_plan(p, resolve_data=False)
+    from earmark.postprocess.plan import plan_postprocess, record_prompt_sha256
+
+    added = None
+    lines = []
+    if "postprocess" in data:
+        post = plan_postprocess(p)
+        if post.prompt_path is not None:
+            prompt = Path(post.prompt_path)
+            if not prompt.is_file():
+                if post.prompt_sha256 is None:
+                    raise EarmarkError(
+                        "the prompt file does not exist yet, and the plan gives no prompt_sha256",
+                        file=str(prompt),
+                        field="postprocess.prompt_file",
+                        hint="write the prompt before freezing, or give its prompt_sha256",
+                    )
+            else:
+                digest = file_sha256(prompt)
+                if post.prompt_sha256 is None:
+                    text = p.read_bytes().decode("utf-8")
+                    atomic_write_text(p, record_prompt_sha256(text, digest, str(post.prompt_file)))
+                    added = digest
+                    plan_postprocess(p)  # the edited plan still reads
+                elif post.prompt_sha256 != digest:
+                    raise EarmarkError(
+                        f"the prompt file's SHA-256 {digest} is not the plan's prompt_sha256 "
+                        f"{post.prompt_sha256}",
+                        file=str(p),
+                        field="postprocess.prompt_sha256",
+                        hint="freeze the prompt you mean to use",
+                    )
+                lines.append(f"{digest}  {post.prompt_file}\n")
+    digest = file_sha256(p)
+    out = Path(f"{os.fspath(p)}.sha256")
+    atomic_write_text(out, f"{digest}  {p.name}\n" + "".join(lines))
+    return FrozenPlan(digest, out, added)
 
 
 def check_frozen(path: str | os.PathLike[str], expected: str) -> str:
