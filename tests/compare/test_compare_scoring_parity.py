@@ -42,6 +42,8 @@ def test_vs_human_equals_score_rows(tmp_path: Path) -> None:
         primary = block["views"][block["primary_view"]]
         mine = arm["by_language"][lang]["vs_human"]
         for metric, expected in primary.items():
+            if metric == "mixed_er":  # score/run only; compare counts the normaliser's units
+                continue
             assert mine[metric] == expected, (lang, metric)
         if "wer" not in primary:
             assert mine["wer"]["value"] is None

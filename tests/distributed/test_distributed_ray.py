@@ -22,7 +22,7 @@ pytest.importorskip("ray", reason="needs the ray extra")
 from earmark.distributed import WORKER_LOST, run_arm_on_ray  # noqa: E402
 
 #: Row fields that measure time and so differ between any two runs.
-TIMING_FIELDS = {"decode_seconds"}
+TIMING_FIELDS = {"decode_seconds", "audio_load_seconds", "end_to_end_seconds"}
 
 
 def make_plan(manifest: Path, arm: str, repeats: int = 1, batch_size: int = 1) -> RunPlan:

@@ -10,6 +10,7 @@ Reason codes (stable, recorded in results):
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import functools
 import hashlib
@@ -18,6 +19,7 @@ import os
 import queue
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -61,6 +63,9 @@ class LoadedAudio:
     original_sample_rate: int
     original_channels: int
     original_format: str  # e.g. "WAV/PCM_16", "FLAC/PCM_16"
+    #: Wall seconds `load_audio` took (read, hash, decode, resample): the audio part of a
+    #: clip's end-to-end latency (`run.arm_worker`).
+    load_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,7 @@ def load_audio(
     (before decoding: a different file must not be scored), header duration (before
     decoding a huge file), then decode, empty, non-finite samples, final duration.
     """
+    started = time.perf_counter()
     try:
         path = resolve_audio_path(root, utt.audio)
     except EarmarkError as exc:
@@ -162,7 +168,10 @@ def load_audio(
         )
     if size == 0:
         return AudioFailure("empty", f"{utt.audio} is a zero-byte file")
-    return _decode(source, utt, sha256, min_seconds, max_seconds, target_rate)
+    loaded = _decode(source, utt, sha256, min_seconds, max_seconds, target_rate)
+    if isinstance(loaded, LoadedAudio):
+        loaded = dataclasses.replace(loaded, load_seconds=time.perf_counter() - started)
+    return loaded
 
 
 @functools.lru_cache(maxsize=64)

@@ -371,7 +371,7 @@ def find_repeats(
     hypothesis_segments: Sequence[Segment],
     normalizer_name: str,
     *,
-    max_n: int = 4,
+    max_n: int | None = None,
     min_repeats: int = 4,
 ) -> list[Repeat]:
     """Consecutive duplicate segments and in-segment n-gram loops, in time order.

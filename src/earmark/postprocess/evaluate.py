@@ -30,7 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from earmark.metrics.punctuation import PunctuationCounts, content_characters, punctuation_counts
+from earmark.metrics.punctuation import (
+    EVERY_MARK,
+    PunctuationCounts,
+    content_characters,
+    punctuation_counts,
+)
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.processors import Processor
 from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
@@ -236,7 +241,8 @@ def _punctuation(
     def counts(reference: str, text: str | None) -> PunctuationCounts:
         pair = (reference, text or "")
         if pair not in memo:
-            memo[pair] = punctuation_counts(*pair)
+            # seed 001's formatter study counts every mark (its scorer removes all of P*)
+            memo[pair] = punctuation_counts(*pair, mark_rule=EVERY_MARK)
         return memo[pair]
 
     raw = [counts(sources[r.source].reference, sources[r.source].hypothesis) for r in records]

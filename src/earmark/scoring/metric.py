@@ -48,6 +48,7 @@ def metric_object(
     }
     if null_reasons:
         out["unavailable_reasons"] = dict(sorted(null_reasons.items()))
+    out.update(median_utterance(counts))
     if len(counts) == 0:
         reasons = ", ".join(sorted(null_reasons))
         out["null_reason"] = f"no row has this view: {reasons}" if null_reasons else "no rows"
@@ -84,3 +85,23 @@ def metric_object(
         if ci.low is not None and ci.high is not None:
             out["ci95"] = [float(ci.low), float(ci.high)]
     return out
+
+
+def median_utterance(counts: np.ndarray) -> dict[str, Any]:
+    """The median per-utterance rate beside the corpus rate: a few long, badly decoded
+    clips move the corpus rate, the median shows the typical clip. Only rows with
+    reference units count (a rate over an empty reference is undefined)."""
+    if len(counts) == 0:
+        return {"median_per_utterance": None, "median_per_utterance_null_reason": "no rows"}
+    ref_units = counts[:, 0] + counts[:, 1] + counts[:, 3]
+    keep = ref_units > 0
+    if not keep.any():
+        return {
+            "median_per_utterance": None,
+            "median_per_utterance_null_reason": "no row has reference units",
+        }
+    errors = counts[keep, 0] + counts[keep, 1] + counts[keep, 2]
+    return {
+        "median_per_utterance": float(np.median(errors / ref_units[keep])),
+        "median_per_utterance_n": int(keep.sum()),
+    }

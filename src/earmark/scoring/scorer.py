@@ -359,24 +359,8 @@ def _metric(
         )
         if ci is not None:
             out["ci95"] = [ci.low, ci.high]
-    out.update(_median_utterance(arr))
     return out
 
-
-def _median_utterance(arr: np.ndarray) -> dict[str, Any]:
-    """The median per-utterance rate beside the corpus rate: a few long, badly decoded
-    clips move the corpus rate, the median shows the typical clip. Only rows with
-    reference units count (a rate over an empty reference is undefined)."""
-    ref_units = arr[:, 0] + arr[:, 1] + arr[:, 3]
-    keep = ref_units > 0
-    if not keep.any():
-        reason = "no rows" if len(arr) == 0 else "no row has reference units"
-        return {"median_per_utterance": None, "median_per_utterance_null_reason": reason}
-    errors = arr[keep, 0] + arr[keep, 1] + arr[keep, 2]
-    return {
-        "median_per_utterance": float(np.median(errors / ref_units[keep])),
-        "median_per_utterance_n": int(keep.sum()),
-    }
 
 
 def _block(
