@@ -24,7 +24,9 @@ from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.run.arm_environment import clip_seed
 from earmark.run.arm_worker import (
+    _end_to_end,
     _http_hosts,
+    _load_seconds,
     _Pending,
     _row,
     base_language,
@@ -157,7 +159,16 @@ class ArmServer:
                         rows.extend(self._flush(batch))
                     seeded = replace(clip, seed=clip_seed(self.plan.seed, utt.id, r))
                     batch.append(
-                        _Pending(utt, r, key, audio.sha256, audio.duration, seeded, language)
+                        _Pending(
+                            utt,
+                            r,
+                            key,
+                            audio.sha256,
+                            audio.duration,
+                            seeded,
+                            language,
+                            _load_seconds(audio),
+                        )
                     )
                 if len(batch) >= self.plan.batch_size:
                     rows.extend(self._flush(batch))
@@ -183,6 +194,7 @@ class ArmServer:
         call, at most `plan.batch_size` clips, never across shards); empties `batch`."""
         if not batch:
             return []
+        called = time.perf_counter()
         try:
             hyps = self.engine.transcribe([p.clip for p in batch], batch[0].language)
             if len(hyps) != len(batch):
@@ -199,8 +211,9 @@ class ArmServer:
                 )
                 for p in batch
             ]
-        rows = [
-            _row(
+        rows = []
+        for p, hyp in zip(batch, hyps, strict=True):
+            row = _row(
                 self.spec,
                 p.utt,
                 p.repeat,
@@ -211,8 +224,9 @@ class ArmServer:
                 hyp,
                 "ok" if hyp.error is None else hyp.error,
             )
-            for p, hyp in zip(batch, hyps, strict=True)
-        ]
+            # The same end-to-end timing as a local arm (the driver appends the row later).
+            row.update(_end_to_end(p.load_seconds, time.perf_counter() - called))
+            rows.append(row)
         batch.clear()
         return rows
 
