@@ -14,8 +14,9 @@ def register(sub: Any) -> None:
         help="apply the promotion rule to a challenger vs a baseline (dated record)",
         description="Seed 000's rule: >= 20% relative error reduction, or >= 30% lower "
         "latency / core cost at non-inferior error (paired bootstrap CI), on the same data. "
-        "Writes decision-YYYY-MM-DD.md and .json with verdict promote / stay / "
-        "research only / reject, the evidence and the non-metric gates to confirm.",
+        "Writes decision-YYYY-MM-DD.md and .json with verdict promote / blocked / stay / "
+        "research only / reject, the evidence and the non-metric gates to confirm. "
+        "Refuses unlike decoding settings; rejects a challenger over the plan's [ceilings].",
     )
     p.add_argument(
         "--baseline",
@@ -45,6 +46,13 @@ def register(sub: Any) -> None:
         "both sides (default 1: every row; overrides min_coverage in --rules); below it "
         "the verdict is stay, not judged",
     )
+    p.add_argument(
+        "--allow-setting-differences",
+        metavar="KEY,...|all",
+        help="decoding settings allowed to differ between the sides (e.g. beam_size,threads, "
+        "or all); others that differ refuse the comparison. Backend, model and compute_type "
+        "are the subject and always allowed. Recorded in the decision record",
+    )
     p.add_argument("--quiet", action="store_true", help="print nothing; write the record only")
     p.set_defaults(func=run)
 
@@ -57,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
     rules = DecisionRules.from_toml(args.rules) if args.rules else DecisionRules()
     if args.min_coverage is not None:
         rules = replace(rules, min_coverage=args.min_coverage)
+    if args.allow_setting_differences is not None:
+        rules = replace(
+            rules, allow_setting_differences=tuple(args.allow_setting_differences.split(","))
+        )
     record, md_path, json_path = write_decision(
         args.baseline, args.challenger, args.out, rules=rules
     )

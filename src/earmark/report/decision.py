@@ -26,16 +26,27 @@ Verdicts:
   every row), since a row without a hypothesis is scored as all deletions and an arm
   that never loaded would otherwise "lose" or "win" on figures that are not results.
 
-A win is necessary, not sufficient: the record lists the non-metric gates (licence,
-offline cache, memory, packaging, timestamps, command safety, long-form stability) that a
-person must still confirm. Different data (manifest, selection, normaliser, language
-policy, rows or references) is refused outright.
+A win is necessary, not sufficient. Three gates are checked from what the run recorded
+(`record_gates`): *licence* (the challenger's model licence and its source, the corpus
+licence and consent basis), *offline cache* (the egress audit covered the arm's whole
+process tree, refused the network and saw no attempt off this machine) and *packaging*
+(file hashes, an immutable revision that agrees with them, runtime version). A win with a
+gate failing is `blocked`, the missing items named, until a rerun records them. The rest
+(the weights' actual terms, memory on every hardware profile, packaging on every OS,
+timestamps, command safety, long-form stability) stays a checklist a person confirms.
+
+A challenger above a pre-registered error-rate ceiling of the run's plan (`[ceilings]`,
+per language or slice) is `reject`. Different data (manifest, selection, normaliser,
+language policy, rows or references) is refused outright, and so are different decoding
+settings (`settings_comparison`) unless named in `allow_setting_differences`.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, fields
 from datetime import date as Date
 from datetime import datetime, timezone
@@ -53,7 +64,7 @@ from earmark.report.run_directory import (
 )
 
 SCHEMA_ID = "earmark.decision/1"
-VERDICTS = ("promote", "stay", "research only", "reject")
+VERDICTS = ("promote", "blocked", "stay", "research only", "reject")
 #: Host fields that must match before latency or CPU cost can be compared.
 HOST_FIELDS = ("os", "arch", "cpu_model", "cores_available", "memory_bytes")
 
@@ -77,11 +88,27 @@ class DecisionRules:
     max_latency_seconds: float | None = None
     #: Share of rows (per language) that must have a hypothesis from the engine.
     min_coverage: float = 1.0
+    #: Decoding settings allowed to differ between the sides (`settings_comparison`
+    #: keys), or `("all",)`; anything else that differs refuses the comparison.
+    allow_setting_differences: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         from earmark.report.leaderboard import check_min_coverage
 
         check_min_coverage(self.min_coverage)
+        allowed = self.allow_setting_differences
+        if isinstance(allowed, str):
+            allowed = tuple(allowed.split(","))
+        if not isinstance(allowed, (list, tuple)) or not all(isinstance(k, str) for k in allowed):
+            raise EarmarkError(
+                "allow_setting_differences must be a list of setting names",
+                field="allow_setting_differences",
+                hint='e.g. ["beam_size", "threads"] or ["all"]',
+            )
+        allowed = tuple(sorted({k.strip() for k in allowed if k.strip()}))
+        if "all" in allowed:
+            allowed = ("all",)
+        object.__setattr__(self, "allow_setting_differences", allowed)
         if self.metric not in ("auto", "cer", "wer"):
             raise EarmarkError(
                 f"unknown metric {self.metric!r}", field="metric", hint="auto, cer or wer"
@@ -223,6 +250,199 @@ def data_differences(baseline: Side, challenger: Side) -> list[str]:
         shown = ", ".join(f"{i}#{r}" for i, r in changed[:5])
         diffs.append(f"{len(changed)} rows have different references (e.g. {shown})")
     return diffs
+
+
+#: What a decision compares — the system itself: engine, model artifact and weight type.
+#: These may always differ (comparing two weight types is the point of many decisions);
+#: the record names them as the change under test.
+SUBJECT_SETTINGS = ("backend", "model", "compute_type")
+#: Decoding settings that change hypotheses, read from model.json `extra` (what the engine
+#: ran with) or else the arm's declared settings; `decode_options` is read whole.
+DECODE_SETTINGS = (
+    "beam_size",
+    "num_beams",
+    "best_of",
+    "patience",
+    "length_penalty",
+    "temperature",
+    "temperature_inc",
+    "condition_on_previous_text",
+    "no_speech_threshold",
+    "compression_ratio_threshold",
+    "log_prob_threshold",
+    "vad_filter",
+    "vad",
+    "vad_model",
+    "without_timestamps",
+    "word_timestamps",
+    "initial_prompt",
+    "max_new_tokens",
+    "chunk_length",
+    "device",
+)
+
+
+def _canonical(value: Any) -> str:
+    """One spelling per value, so a declared `"5"` equals a recorded `5` and `[0.0, 0.2]`
+    equals `"0.0,0.2"`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(int(value)) if float(value).is_integer() else repr(float(value))
+    if isinstance(value, (list, tuple)):
+        return ",".join(_canonical(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    text = str(value).strip()
+    if text.lower() in ("true", "false"):
+        return text.lower()
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        return ",".join(_canonical(float(p)) for p in parts)
+    except ValueError:
+        return text
+
+
+def decode_settings(side: Side) -> dict[str, dict[str, str]]:
+    """The settings of one side that change results: `{key: {value, source}}`, the value in
+    a canonical spelling, the first source that records it (what ran before what was asked).
+    """
+    spec = side.summary.get("spec") or {}
+    declared = spec.get("settings") or {}
+    model = side.run.model(side.arm)
+    extra = model.get("extra") or {}
+    plan = side.run.results.get("plan")
+    out: dict[str, dict[str, str]] = {}
+
+    def put(key: str, value: Any, source: str) -> None:
+        if value is not None and value != "" and key not in out:
+            out[key] = {"value": _canonical(value), "source": source}
+
+    put("backend", spec.get("backend") or model.get("backend"), "arm spec")
+    put("model", model.get("artifact_id"), "model.json artifact_id")
+    put("model", spec.get("model"), "arm spec")
+    put("compute_type", model.get("compute_type"), "model.json")
+    put("compute_type", declared.get("compute_type"), "arm settings")
+    for key, value in (extra.get("decode_options") or {}).items():
+        put(str(key), value, "model.json decode_options")
+    for key in DECODE_SETTINGS:
+        put(key, extra.get(key), "model.json extra")
+        put(key, declared.get(key), "arm settings")
+    put("threads", side.resources.get("threads"), "resources.json")
+    for key in ("cpu_threads", "threads"):
+        put("threads", extra.get(key), "model.json extra")
+        put("threads", declared.get(key), "arm settings")
+    if isinstance(plan, dict):
+        # Absent from a plan means its default: 1 thread, the runtime's own code path.
+        put("plan.threads", plan.get("threads", 1), "plan")
+        put("plan.cpu_isa", plan.get("cpu_isa") or "runtime default", "plan")
+    return out
+
+
+def settings_comparison(
+    baseline: Side, challenger: Side, allowed: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Which decoding settings differ between the sides, and which of those may.
+
+    The subject (`SUBJECT_SETTINGS`) may always differ. Any other setting recorded on both
+    sides must be equal unless named in `allowed` (or `allowed` is `("all",)`): a beam of 5
+    against greedy decoding, or 4 threads against 1, is a second change under test. A
+    setting recorded on one side only is a difference when both sides use the same engine
+    (the record is incomplete), and not comparable when the engines differ (each engine
+    has its own settings)."""
+    b, c = decode_settings(baseline), decode_settings(challenger)
+    same_engine = b.get("backend", {}).get("value") == c.get("backend", {}).get("value")
+    subject, differences, not_comparable = [], [], []
+    for key in sorted(set(b) | set(c)):
+        b_value = b.get(key, {}).get("value")
+        c_value = c.get(key, {}).get("value")
+        if b_value == c_value:
+            continue
+        entry = {
+            "key": key,
+            "baseline": b_value,
+            "challenger": c_value,
+            "baseline_source": b.get(key, {}).get("source"),
+            "challenger_source": c.get(key, {}).get("source"),
+        }
+        if key in SUBJECT_SETTINGS:
+            subject.append(entry)
+        elif (b_value is None or c_value is None) and not same_engine:
+            not_comparable.append(entry)
+        else:
+            entry["allowed"] = "all" in allowed or key in allowed
+            differences.append(entry)
+    return {
+        "subject": subject,
+        "differences": differences,
+        "not_comparable": not_comparable,
+        "allowed": list(allowed),
+        "baseline": {k: v["value"] for k, v in b.items()},
+        "challenger": {k: v["value"] for k, v in c.items()},
+    }
+
+
+def _shown(value: str | None) -> str:
+    return "not recorded" if value is None else value
+
+
+def ceiling_evidence(baseline: Side, challenger: Side) -> dict[str, Any]:
+    """The plan's pre-registered error-rate ceilings (`[ceilings]`) against each side's rate
+    in the language's (or slice's) primary view; the challenger's decides.
+
+    The ceilings come from `results.json`'s `plan` of either side; two runs whose plans
+    froze different ceilings are refused (which bar was registered?)."""
+    b_plan = baseline.run.results.get("plan") or {}
+    c_plan = challenger.run.results.get("plan") or {}
+    b_ceil, c_ceil = b_plan.get("ceilings") or {}, c_plan.get("ceilings") or {}
+    if b_ceil and c_ceil and b_ceil != c_ceil:
+        raise EarmarkError(
+            "the two runs' plans pre-registered different error-rate ceilings: baseline "
+            f"{json.dumps(b_ceil, sort_keys=True)}, "
+            f"challenger {json.dumps(c_ceil, sort_keys=True)}",
+            field="ceilings",
+            hint="a ceiling is fixed before the runs; decide runs of plans that froze the same one",
+        )
+    ceilings = c_ceil or b_ceil
+    plan = c_plan if c_ceil else b_plan
+    checks = []
+    for metric, table in sorted(ceilings.items()):
+        for scope, limit in sorted(table.items()):
+            language, _, slice_name = scope.partition("/")
+            entry: dict[str, Any] = {"metric": metric, "scope": scope, "limit": float(limit)}
+            for role, side in (("baseline", baseline), ("challenger", challenger)):
+                entry[role], view, why = _scope_rate(side, metric, language, slice_name or None)
+                entry["view"] = view or entry.get("view")
+                if why:
+                    entry[f"{role}_null_reason"] = why
+            value = entry["challenger"]
+            entry["met"] = None if value is None else value <= float(limit) + 1e-12
+            entry["baseline_met"] = (
+                None if entry["baseline"] is None else entry["baseline"] <= float(limit) + 1e-12
+            )
+            checks.append(entry)
+    return {"plan_sha256": plan.get("sha256") if ceilings else None, "checks": checks}
+
+
+def _scope_rate(
+    side: Side, metric: str, language: str, slice_name: str | None
+) -> tuple[float | None, str | None, str | None]:
+    """(rate, view, why it is None) of one language or one of its slices, primary view."""
+    block = (side.summary.get("by_language") or {}).get(language)
+    if block is None:
+        return None, None, f"language {language} not scored in this run"
+    if slice_name is not None:
+        block = (block.get("by_slice") or {}).get(slice_name)
+        if block is None:
+            return None, None, f"slice {slice_name} of {language} not scored in this run"
+    view = block.get("primary_view")
+    figures = ((block.get("views") or {}).get(view) or {}).get(metric)
+    if not figures:
+        return None, view, f"no {metric.upper()} in the {view} view of {language}"
+    value = figures.get("value")
+    if value is None:
+        return None, view, str(figures.get("null_reason") or "no value")
+    return float(value), view, None
 
 
 def _metric_of(block: dict[str, Any], rules: DecisionRules) -> str:
@@ -447,6 +667,131 @@ def _side_record(side: Side) -> dict[str, Any]:
     }
 
 
+#: An immutable model revision: a git commit (40 hex), or a content digest `sha256:<64 hex>`
+#: (`earmark.engines.file_hashes.content_revision`). Branch or tag names can move.
+_IMMUTABLE_REVISION = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64}|sha256:[0-9a-f]{64})")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _declared(value: Any) -> bool:
+    from earmark.corpus.manifest import _UNDECLARED
+
+    return isinstance(value, str) and value.strip().lower() not in _UNDECLARED
+
+
+def _is_local(host: str) -> bool:
+    """Loopback: a connection that never leaves the machine (a local server, Ray)."""
+    if host in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]").split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def licence_gate(side: Side) -> list[str]:
+    """What is missing for the licence gate: the model's licence and where it is stated
+    (model.json `licence`, `licence_source`), and the corpus's licence and consent basis
+    (the sidecar's, as the run recorded it). An assertion recorded, not a legal review."""
+    model = side.run.model(side.arm)
+    corpus = side.run.corpus
+    missing = []
+    if not _declared(model.get("licence")):
+        missing.append("model licence not recorded (licence=)")
+    if not _declared(model.get("licence_source")):
+        missing.append("model licence source not recorded (licence_source=)")
+    if not _declared(corpus.get("licence")):
+        missing.append("corpus licence not recorded (sidecar licence)")
+    if not _declared(corpus.get("consent_basis")):
+        missing.append("corpus consent basis not recorded (sidecar consent_basis)")
+    return missing
+
+
+def offline_cache_gate(side: Side) -> list[str]:
+    """What is missing for the offline-cache gate, from the arm's egress audit
+    (`arms/<arm>/egress.json`, copied to provenance.json): the network was refused, the
+    whole process tree was audited, and no connection or name lookup left the machine
+    (allowed or refused: a refused one is a download the cache did not cover; an allowed
+    one is a hosted model)."""
+    if side.run.provenance is None:
+        return ["no egress audit: no provenance.json (an `earmark score` output)"]
+    arm = ((side.run.provenance.get("arms") or {}).get(side.arm)) or {}
+    egress = arm.get("egress")
+    if not egress:
+        return ["no egress audit recorded for this arm"]
+    missing = []
+    if str(egress.get("policy") or "").startswith("allow all"):
+        missing.append("the network was allowed (--allow-network)")
+    if egress.get("audited") is False:
+        reason = egress.get("unaudited_reason") or "not every process was audited"
+        missing.append(f"egress audit incomplete: {reason}")
+    elif egress.get("audited") is not True:
+        missing.append("egress audit covered the arm's own process only, not its process tree")
+    remote = [
+        a for a in egress.get("attempts") or [] if not _is_local(str(a.get("host") or "").lower())
+    ]
+    if remote:
+        shown = ", ".join(
+            dict.fromkeys(f"{a.get('kind')} {a.get('host')}:{a.get('port')}" for a in remote)
+        )
+        missing.append(f"{len(remote)} network attempts off this machine ({shown[:200]})")
+    return missing
+
+
+def packaging_gate(side: Side) -> list[str]:
+    """What is missing for the packaging gate: the exact artefact to ship is known and can
+    be checked — SHA-256 of every file loaded, an immutable revision that agrees with them
+    (a `sha256:` content revision must be the digest of the recorded hashes), the runtime
+    and its version, and no engine declaring its hashes incomplete."""
+    from earmark.engines.file_hashes import content_revision
+
+    model = side.run.model(side.arm)
+    extra = model.get("extra") or {}
+    hashes = model.get("file_sha256") or {}
+    missing = []
+    if not hashes:
+        missing.append("model file hashes not recorded")
+    elif not all(isinstance(v, str) and _SHA256.fullmatch(v) for v in hashes.values()):
+        missing.append("model file hashes are not SHA-256 hex digests")
+    revision = model.get("revision")
+    if not revision:
+        missing.append("model revision not recorded")
+    elif not _IMMUTABLE_REVISION.fullmatch(str(revision)):
+        missing.append(
+            f"model revision {revision!r} is not immutable (a commit hash or sha256: digest)"
+        )
+    valid_hashes = bool(hashes) and "model file hashes are not SHA-256 hex digests" not in missing
+    if valid_hashes:
+        recomputed = content_revision(hashes)
+        claims = [("revision", revision)] if str(revision).startswith("sha256:") else []
+        claims.append(("content_revision", extra.get("content_revision")))
+        for name, claimed in claims:
+            if claimed and claimed != recomputed:
+                missing.append(f"model {name} {claimed} does not match the recorded file hashes")
+    if extra.get("verifiable") is False:
+        missing.append(
+            str(extra.get("unverifiable_reason") or "the engine declares it unverifiable")
+        )
+    if not model.get("runtime") or not model.get("runtime_version"):
+        missing.append("runtime or runtime version not recorded")
+    return missing
+
+
+def record_gates(side: Side) -> list[dict[str, Any]]:
+    """Seed 000's licence, offline-cache and packaging gates, checked from the records of
+    the side to be promoted: `{gate, passed, missing}`."""
+    gates = (
+        ("licence", licence_gate),
+        ("offline cache", offline_cache_gate),
+        ("packaging", packaging_gate),
+    )
+    out = []
+    for name, check in gates:
+        missing = check(side)
+        out.append({"gate": name, "passed": not missing, "missing": missing})
+    return out
+
+
 def _gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
     model = challenger.run.model(challenger.arm)
     egress = ((challenger.run.provenance or {}).get("arms") or {}).get(challenger.arm, {})
@@ -460,10 +805,10 @@ def _gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
             "not a legal review — check the weights' own terms",
         },
         {
-            "gate": "offline cache",
+            "gate": "offline provisioning",
             "known": f"egress during the run: {_egress_summary(egress)}, "
-            f"policy {egress.get('policy') or 'not recorded'}; confirm inference runs "
-            "from a provisioned cache with no download",
+            f"policy {egress.get('policy') or 'not recorded'} (checked above); confirm the "
+            "product installs the weights from a provisioned cache with no download",
         },
         {
             "gate": "memory",
@@ -472,7 +817,7 @@ def _gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
             "supported hardware profile",
         },
         {
-            "gate": "packaging",
+            "gate": "packaging on every OS",
             "known": "optional extra, lazy import, installs on every "
             "claimed OS (Linux, macOS, Windows)",
         },
@@ -508,7 +853,8 @@ def _mib(value: Any) -> str:
 def decide(
     baseline: Side, challenger: Side, rules: DecisionRules, *, on: Date | None = None
 ) -> dict[str, Any]:
-    """The decision record (a JSON-ready dict). Raises `EarmarkError` on different data."""
+    """The decision record (a JSON-ready dict). Raises `EarmarkError` on different data
+    and on decoding settings that differ without being allowed."""
     diffs = data_differences(baseline, challenger)
     if diffs:
         raise EarmarkError(
@@ -516,6 +862,22 @@ def decide(
             hint="run both arms on the same manifest, selection, normaliser and language "
             "policy (e.g. as arms of one `earmark run`)",
         )
+    settings = settings_comparison(baseline, challenger, rules.allow_setting_differences)
+    refused = [d for d in settings["differences"] if not d["allowed"]]
+    if refused:
+        raise EarmarkError(
+            "baseline and challenger decoded with different settings: "
+            + "; ".join(
+                f"{d['key']}: baseline {_shown(d['baseline'])}, "
+                f"challenger {_shown(d['challenger'])}"
+                for d in refused
+            ),
+            hint="hold them constant, or name those under test: --allow-setting-differences "
+            + ",".join(d["key"] for d in refused)
+            + " (or all); the record lists them",
+        )
+    ceilings = ceiling_evidence(baseline, challenger)
+    gates = record_gates(challenger)
     languages = sorted(baseline.summary.get("by_language", {}))
     evidence = [language_evidence(baseline, challenger, lang, rules) for lang in languages]
     resources = resource_evidence(baseline, challenger, rules)
@@ -527,6 +889,30 @@ def decide(
     speed = non_inferior and (resources["latency"]["met"] or resources["core_cost"]["met"])
     for e in evidence:
         reasons.append(_evidence_reason(e, rules))
+    over = [c for c in ceilings["checks"] if c["met"] is False]
+    for c in ceilings["checks"]:
+        if c["met"] is None:
+            reasons.append(
+                f"ceiling {c['metric'].upper()} {c['scope']} ≤ {_pct(c['limit'])} not checked: "
+                + str(c.get("challenger_null_reason") or "no value")
+            )
+    allowed = [d["key"] for d in settings["differences"]]
+    if allowed:
+        reasons.append(
+            "decoding settings differ, allowed: "
+            + "; ".join(
+                f"{d['key']} {_shown(d['baseline'])} → {_shown(d['challenger'])}"
+                for d in settings["differences"]
+            )
+            + " — the verdict is about these changes together with the system"
+        )
+    subject_keys = {d["key"] for d in settings["subject"]}
+    if {"model", "compute_type"} <= subject_keys:
+        reasons.append(
+            "model and weight type both changed: the verdict is about the pair, "
+            "not either change alone"
+        )
+    blocked = [g for g in gates if not g["passed"]]
     short = [
         f"{role} {e['language']}: {e['coverage'][role]['reason']}"
         for e in evidence
@@ -546,15 +932,27 @@ def decide(
             "all deletions, so these error rates are not results; keep the baseline, fix "
             "the failed arm and rerun (or lower min_coverage knowingly)",
         )
-    elif worse:
+    elif worse or over:
         verdict = "reject"
-        reasons.insert(
-            0,
-            "the challenger is significantly worse in "
-            + ", ".join(e["language"] for e in worse)
-            + f" (lower CI bound of challenger − baseline above the margin "
-            f"{rules.non_inferiority_margin:+.4f})",
-        )
+        why = []
+        if worse:
+            why.append(
+                "the challenger is significantly worse in "
+                + ", ".join(e["language"] for e in worse)
+                + f" (lower CI bound of challenger − baseline above the margin "
+                f"{rules.non_inferiority_margin:+.4f})"
+            )
+        if over:
+            why.append(
+                "the challenger is over the pre-registered ceiling: "
+                + ", ".join(
+                    f"{c['metric'].upper()} {c['scope']} {_pct(c['challenger'])} > "
+                    f"{_pct(c['limit'])}"
+                    for c in over
+                )
+                + f" (plan {str(ceilings['plan_sha256'])[:12]})"
+            )
+        reasons.insert(0, "; ".join(why))
     elif quality or speed:
         wins = []
         if quality:
@@ -588,9 +986,22 @@ def decide(
                 + ", ".join(f"{c['name']} ≤ {c['limit']}" for c in failed)
                 + ": an opt-in preset on supported hardware, not the default",
             )
+        elif blocked:
+            verdict = "blocked"
+            reasons.insert(
+                0,
+                "a win ("
+                + "; ".join(wins)
+                + ") but blocked until the record gates pass — "
+                + " | ".join(f"{g['gate']}: {'; '.join(g['missing'])}" for g in blocked),
+            )
         else:
             verdict = "promote"
-            reasons.insert(0, "; ".join(wins) + "; verifiable; resource ceilings met")
+            reasons.insert(
+                0,
+                "; ".join(wins) + "; verifiable; resource ceilings met; licence, offline "
+                "cache and packaging gates pass",
+            )
     else:
         verdict = "stay"
         reasons.insert(0, "no promotion rule met: keep the baseline")
@@ -613,6 +1024,9 @@ def decide(
         "rules": asdict(rules),
         "evidence": evidence,
         "resources": resources,
+        "settings": settings,
+        "ceilings": ceilings,
+        "record_gates": gates,
         "gates": _gates(challenger, resources),
     }
 
@@ -734,6 +1148,8 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         "",
         md_table(["measure", "baseline", "challenger", "reduction", "threshold", "met"], speed),
     ]
+    lines += _ceilings_markdown(record.get("ceilings"))
+    lines += _settings_markdown(record.get("settings"))
     corpus = record["corpus"]
     lines += [
         "",
@@ -769,12 +1185,75 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         "",
         *[f"- {md_code(k)} = {md_text(json.dumps(v))}" for k, v in rules.items()],
         "",
+        "## Record gates (checked from the challenger's records)",
+        "",
+        *[
+            f"- [{'x' if g['passed'] else ' '}] **{md_text(g['gate'])}** — "
+            + ("passes" if g["passed"] else "BLOCKED: " + md_text("; ".join(g["missing"])))
+            for g in record.get("record_gates") or []
+        ],
+        "",
         "## Non-metric gates (a person confirms each before acting on the verdict)",
         "",
         *[f"- [ ] **{md_text(g['gate'])}** — {md_text(g['known'])}" for g in record["gates"]],
         "",
     ]
     return "\n".join(lines)
+
+
+def _ceilings_markdown(ceilings: dict[str, Any] | None) -> list[str]:
+    from earmark.report.markdown import md_code, md_table
+
+    if not ceilings or not ceilings.get("checks"):
+        return []
+    rows = [
+        [
+            f"{c['metric'].upper()} {c['scope']} ({c.get('view') or '—'})",
+            _pct(c["baseline"]),
+            _pct(c["challenger"]),
+            f"≤ {_pct(c['limit'])}",
+            {True: "yes", False: "NO", None: "not checked"}[c["met"]],
+        ]
+        for c in ceilings["checks"]
+    ]
+    return [
+        "",
+        "## Pre-registered error-rate ceilings (plan "
+        + md_code(str(ceilings.get("plan_sha256") or "—")[:12])
+        + ")",
+        "",
+        md_table(["rate", "baseline", "challenger", "ceiling", "challenger met"], rows),
+    ]
+
+
+def _settings_markdown(settings: dict[str, Any] | None) -> list[str]:
+    from earmark.report.markdown import md_table, md_text
+
+    if not settings:
+        return []
+    rows = [
+        [d["key"], _shown(d["baseline"]), _shown(d["challenger"]), kind]
+        for kind, group in (
+            ("the change under test", settings["subject"]),
+            ("differs, allowed", settings["differences"]),
+            ("not comparable (engines differ)", settings["not_comparable"]),
+        )
+        for d in group
+    ]
+    same = sorted(
+        k
+        for k, v in settings["baseline"].items()
+        if settings["challenger"].get(k) == v and k not in ("backend", "model")
+    )
+    lines = ["", "## Decoding settings", ""]
+    if rows:
+        lines.append(md_table(["setting", "baseline", "challenger", ""], rows))
+        lines.append("")
+    lines.append(
+        "Equal on both sides: "
+        + (md_text(", ".join(f"{k} = {settings['baseline'][k]}" for k in same)) or "—")
+    )
+    return lines
 
 
 def _fmt_coverage(coverage: dict[str, Any] | None) -> str:
