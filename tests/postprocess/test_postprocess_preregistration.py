@@ -221,6 +221,10 @@ def test_postprocess_runs_the_frozen_plan_and_records_it(
     assert document["summary"]["bootstrap"]["resamples"] == 200
     assert document["summary"]["bootstrap"]["seed"] == 7
     assert (out / "artefacts.sha256").is_file()
+    markdown = (out / "postprocess.md").read_text("utf-8")
+    assert f"sha256 `{digest[:12]}…` (frozen, hash checked); prompt checked." in markdown
+    assert "Served model (as the server reported it): `gemma-test` ×4; " in markdown
+    assert "system fingerprint `fp_1` ×4." in markdown
 
 
 def test_postprocess_refuses_a_changed_plan_or_prompt(

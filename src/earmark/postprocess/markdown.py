@@ -49,6 +49,7 @@ def render_postprocess_markdown(document: dict[str, Any]) -> str:
             if "opencc_version" in processor
             else ""
         ),
+        *_identity_lines(document),
         f"Source: {md_code(document['source']['predictions'])}"
         + (f", arm {md_code(document['source']['arm'])}" if document["source"].get("arm") else ""),
         f"{overall['n_transcripts']} transcripts ({overall['n_clusters']} clips) × "
@@ -119,3 +120,29 @@ def render_postprocess_markdown(document: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _identity_lines(document: dict[str, Any]) -> list[str]:
+    """The frozen plan, what the server said it served, and a command's file revision:
+    what makes "the same formatter" checkable beside its name."""
+    lines = []
+    plan = document.get("plan")
+    if plan:
+        state = "frozen, hash checked" if plan.get("frozen") else "not checked against a hash"
+        lines.append(
+            f"Plan: {md_code(plan['file'])} sha256 {md_code(plan['sha256'][:12] + '…')} "
+            f"({state}); prompt {md_text(plan['prompt']['status'])}."
+        )
+    served = document.get("served_model")
+    if served:
+        models = ", ".join(f"{md_code(m)} ×{n}" for m, n in served["reported_models"].items())
+        prints = ", ".join(f"{md_code(f)} ×{n}" for f, n in served["system_fingerprints"].items())
+        lines.append(
+            f"Served model (as the server reported it): {models or 'not reported'}"
+            + (f"; system fingerprint {prints}" if prints else "")
+            + "."
+        )
+    revision = document["processor"].get("revision")
+    if revision:
+        lines.append(f"Formatter files: revision {md_code(revision[:19] + '…')}.")
+    return lines
