@@ -65,8 +65,8 @@ def test_example_report_loads_offline_and_shows_figures(browser, tmp_path):
     assert requests == [report.as_uri()]
     assert [c for c in console if c.startswith("error")] == [] and errors == []
     headline = page.inner_text("#headline")
-    assert "12.28% [4.55, 21.78]" in headline  # English WER, primary view
-    assert "377.08% [290.00, 472.29]" in headline
+    assert "12.28% [4.27, 21.82]" in headline  # English WER, primary view
+    assert "377.08% [291.43, 476.74]" in headline
     assert page.locator("svg.chart").count() >= 3
     assert page.locator("#worst [lang=zh]").count() > 0
     # Chinese glyphs get a real width (a missing font would still lay out tofu, so also

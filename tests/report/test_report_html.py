@@ -46,8 +46,8 @@ def test_example_report_has_every_section_and_the_figures(example: Path):
         assert fmt_rate(view["cer"]) in html
         if "wer" in view:
             assert fmt_rate(view["wer"]) in html
-    assert "12.28% [4.55, 21.78]" in html  # English WER, primary view
-    assert "377.08% [290.00, 472.29]" in html  # Mandarin CER, primary view
+    assert "12.28% [4.27, 21.82]" in html  # English WER, primary view
+    assert "377.08% [291.43, 476.74]" in html  # Mandarin CER, primary view
     assert "ce9a63d82ea1ff2c08e1f35b6e0abb384273d6e245acdbdc1640c60c7d72b80d" in html
     assert "sha256:2a4410629ba32953df4bbf64d2d866fb507e316f81671859dbd046eed47cc3b1" in html
     assert 'class="badge ok">verifiable' in html
