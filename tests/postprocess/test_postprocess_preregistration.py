@@ -94,6 +94,21 @@ def test_freeze_needs_no_manifest_sidecar_or_audio(tmp_path: Path) -> None:
         load_plan(plan)
 
 
+def test_plan_show_works_before_data_and_shows_the_postprocess_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text(RUN_PLAN + '\n[postprocess]\nprocessor = "opencc:s2t"\n', "utf-8")
+    capsys.readouterr()
+    assert main(["plan", "show", str(plan)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["file_sha256"] == sha256(plan.read_bytes())
+    assert shown["audio_root_resolved"] is False
+    assert shown["plan"]["audio_root"] == str((tmp_path / "not-acquired-yet").resolve())
+    assert shown["postprocess"]["processor"] == "opencc:s2t"
+    assert shown["postprocess"]["repeats"] == 3
+
+
 def test_freeze_still_checks_the_structure(tmp_path: Path) -> None:
     plan = tmp_path / "plan.toml"
     plan.write_text(RUN_PLAN.replace("first = 8", "firsst = 8"), "utf-8")

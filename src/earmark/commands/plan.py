@@ -20,16 +20,22 @@ def register(sub: Any) -> None:
     )
     freeze.add_argument("plan")
     freeze.set_defaults(func=run_freeze)
-    show = verbs.add_parser("show", help="print the parsed plan and its canonical SHA-256")
+    show = verbs.add_parser(
+        "show",
+        help="print the parsed plan, its canonical SHA-256 and the file's, and its "
+        "[postprocess] table",
+    )
     show.add_argument("plan")
     show.set_defaults(func=run_show)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def run_freeze(args: argparse.Namespace) -> int:
-    from earmark.run.plan import freeze_plan
+    from earmark.run.plan import freeze_plan, read_plan_toml
 
     frozen = freeze_plan(args.plan)
+    data = read_plan_toml(args.plan)
+    verbs = [v for v, key in (("run", "arms"), ("postprocess", "postprocess")) if key in data]
     digest = frozen.sha256
     if frozen.prompt_sha256_added:
         print(
@@ -38,7 +44,7 @@ def run_freeze(args: argparse.Namespace) -> int:
         )
     print(f"{digest}  {args.plan}")
     print(
-        f"wrote {frozen.record}; use it with: earmark run|postprocess --plan {args.plan} "
+        f"wrote {frozen.record}; use it with: earmark {'|'.join(verbs)} --plan {args.plan} "
         f"--expect-sha256 {digest}"
     )
     return 0
@@ -47,8 +53,22 @@ def run_freeze(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     import json
 
-    from earmark.run.plan import load_plan
+    from earmark.errors import EarmarkError
+    from earmark.postprocess.plan import plan_postprocess
+    from earmark.run.plan import file_sha256, load_plan, read_plan_toml
 
-    plan = load_plan(args.plan)
-    print(json.dumps({"sha256": plan.sha256(), "plan": plan.to_dict()}, indent=2))
+    data = read_plan_toml(args.plan)
+    shown: dict[str, object] = {"file_sha256": file_sha256(args.plan)}
+    if "manifest" in data or "arms" in data or "postprocess" not in data:
+        try:
+            plan = load_plan(args.plan)
+        except EarmarkError:
+            # Before the data exists: the structure, with the audio root not yet resolved
+            # against the manifest's sidecar (so this canonical hash may still change).
+            plan = load_plan(args.plan, resolve_data=False)
+            shown["audio_root_resolved"] = False
+        shown.update({"sha256": plan.sha256(), "plan": plan.to_dict()})
+    if "postprocess" in data:
+        shown["postprocess"] = plan_postprocess(args.plan).to_dict()
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
     return 0
