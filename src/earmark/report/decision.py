@@ -358,7 +358,7 @@ def settings_comparison(
         c_value = c.get(key, {}).get("value")
         if b_value == c_value:
             continue
-        entry = {
+        entry: dict[str, Any] = {
             "key": key,
             "baseline": b_value,
             "challenger": c_value,
@@ -1247,7 +1247,7 @@ def _settings_markdown(settings: dict[str, Any] | None) -> list[str]:
     )
     lines = ["", "## Decoding settings", ""]
     if rows:
-        lines.append(md_table(["setting", "baseline", "challenger", ""], rows))
+        lines.append(md_table(["setting", "baseline", "challenger", "status"], rows))
         lines.append("")
     lines.append(
         "Equal on both sides: "
