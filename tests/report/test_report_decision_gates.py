@@ -15,14 +15,9 @@ from report_builders import ArmData, make_run, zh_rows
 from earmark.cli import main
 from earmark.engines.file_hashes import content_revision
 from earmark.errors import EarmarkError
-from earmark.report.decision import (
-    DecisionRules,
-    Side,
-    offline_cache_gate,
-    packaging_gate,
-    settings_comparison,
-    write_decision,
-)
+from earmark.report.decision import DecisionRules, Side, write_decision
+from earmark.report.decision_gates import offline_cache_gate, packaging_gate
+from earmark.report.decision_settings import settings_comparison
 from earmark.report.run_directory import load_run
 from earmark.run.plan import RunPlan, check_ceilings, load_plan
 

@@ -43,10 +43,8 @@ settings (`settings_comparison`) unless named in `allow_setting_differences`.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
-import re
 from dataclasses import asdict, dataclass, fields
 from datetime import date as Date
 from datetime import datetime, timezone
@@ -55,6 +53,8 @@ from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text
+from earmark.report.decision_gates import record_gates
+from earmark.report.decision_settings import settings_comparison
 from earmark.report.run_directory import (
     RunDirectory,
     base_language,
@@ -250,136 +250,6 @@ def data_differences(baseline: Side, challenger: Side) -> list[str]:
         shown = ", ".join(f"{i}#{r}" for i, r in changed[:5])
         diffs.append(f"{len(changed)} rows have different references (e.g. {shown})")
     return diffs
-
-
-#: What a decision compares — the system itself: engine, model artifact and weight type.
-#: These may always differ (comparing two weight types is the point of many decisions);
-#: the record names them as the change under test.
-SUBJECT_SETTINGS = ("backend", "model", "compute_type")
-#: Decoding settings that change hypotheses, read from model.json `extra` (what the engine
-#: ran with) or else the arm's declared settings; `decode_options` is read whole.
-DECODE_SETTINGS = (
-    "beam_size",
-    "num_beams",
-    "best_of",
-    "patience",
-    "length_penalty",
-    "temperature",
-    "temperature_inc",
-    "condition_on_previous_text",
-    "no_speech_threshold",
-    "compression_ratio_threshold",
-    "log_prob_threshold",
-    "vad_filter",
-    "vad",
-    "vad_model",
-    "without_timestamps",
-    "word_timestamps",
-    "initial_prompt",
-    "max_new_tokens",
-    "chunk_length",
-    "device",
-)
-
-
-def _canonical(value: Any) -> str:
-    """One spelling per value, so a declared `"5"` equals a recorded `5` and `[0.0, 0.2]`
-    equals `"0.0,0.2"`."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(int(value)) if float(value).is_integer() else repr(float(value))
-    if isinstance(value, (list, tuple)):
-        return ",".join(_canonical(v) for v in value)
-    if isinstance(value, dict):
-        return json.dumps(value, sort_keys=True, ensure_ascii=False)
-    text = str(value).strip()
-    if text.lower() in ("true", "false"):
-        return text.lower()
-    parts = [p.strip() for p in text.split(",")]
-    try:
-        return ",".join(_canonical(float(p)) for p in parts)
-    except ValueError:
-        return text
-
-
-def decode_settings(side: Side) -> dict[str, dict[str, str]]:
-    """The settings of one side that change results: `{key: {value, source}}`, the value in
-    a canonical spelling, the first source that records it (what ran before what was asked).
-    """
-    spec = side.summary.get("spec") or {}
-    declared = spec.get("settings") or {}
-    model = side.run.model(side.arm)
-    extra = model.get("extra") or {}
-    plan = side.run.results.get("plan")
-    out: dict[str, dict[str, str]] = {}
-
-    def put(key: str, value: Any, source: str) -> None:
-        if value is not None and value != "" and key not in out:
-            out[key] = {"value": _canonical(value), "source": source}
-
-    put("backend", spec.get("backend") or model.get("backend"), "arm spec")
-    put("model", model.get("artifact_id"), "model.json artifact_id")
-    put("model", spec.get("model"), "arm spec")
-    put("compute_type", model.get("compute_type"), "model.json")
-    put("compute_type", declared.get("compute_type"), "arm settings")
-    for key, value in (extra.get("decode_options") or {}).items():
-        put(str(key), value, "model.json decode_options")
-    for key in DECODE_SETTINGS:
-        put(key, extra.get(key), "model.json extra")
-        put(key, declared.get(key), "arm settings")
-    put("threads", side.resources.get("threads"), "resources.json")
-    for key in ("cpu_threads", "threads"):
-        put("threads", extra.get(key), "model.json extra")
-        put("threads", declared.get(key), "arm settings")
-    if isinstance(plan, dict):
-        # Absent from a plan means its default: 1 thread, the runtime's own code path.
-        put("plan.threads", plan.get("threads", 1), "plan")
-        put("plan.cpu_isa", plan.get("cpu_isa") or "runtime default", "plan")
-    return out
-
-
-def settings_comparison(
-    baseline: Side, challenger: Side, allowed: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """Which decoding settings differ between the sides, and which of those may.
-
-    The subject (`SUBJECT_SETTINGS`) may always differ. Any other setting recorded on both
-    sides must be equal unless named in `allowed` (or `allowed` is `("all",)`): a beam of 5
-    against greedy decoding, or 4 threads against 1, is a second change under test. A
-    setting recorded on one side only is a difference when both sides use the same engine
-    (the record is incomplete), and not comparable when the engines differ (each engine
-    has its own settings)."""
-    b, c = decode_settings(baseline), decode_settings(challenger)
-    same_engine = b.get("backend", {}).get("value") == c.get("backend", {}).get("value")
-    subject, differences, not_comparable = [], [], []
-    for key in sorted(set(b) | set(c)):
-        b_value = b.get(key, {}).get("value")
-        c_value = c.get(key, {}).get("value")
-        if b_value == c_value:
-            continue
-        entry: dict[str, Any] = {
-            "key": key,
-            "baseline": b_value,
-            "challenger": c_value,
-            "baseline_source": b.get(key, {}).get("source"),
-            "challenger_source": c.get(key, {}).get("source"),
-        }
-        if key in SUBJECT_SETTINGS:
-            subject.append(entry)
-        elif (b_value is None or c_value is None) and not same_engine:
-            not_comparable.append(entry)
-        else:
-            entry["allowed"] = "all" in allowed or key in allowed
-            differences.append(entry)
-    return {
-        "subject": subject,
-        "differences": differences,
-        "not_comparable": not_comparable,
-        "allowed": list(allowed),
-        "baseline": {k: v["value"] for k, v in b.items()},
-        "challenger": {k: v["value"] for k, v in c.items()},
-    }
 
 
 def _shown(value: str | None) -> str:
@@ -665,131 +535,6 @@ def _side_record(side: Side) -> dict[str, Any]:
         "verifiable": ok,
         "missing": missing,
     }
-
-
-#: An immutable model revision: a git commit (40 hex), or a content digest `sha256:<64 hex>`
-#: (`earmark.engines.file_hashes.content_revision`). Branch or tag names can move.
-_IMMUTABLE_REVISION = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64}|sha256:[0-9a-f]{64})")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-def _declared(value: Any) -> bool:
-    from earmark.corpus.manifest import _UNDECLARED
-
-    return isinstance(value, str) and value.strip().lower() not in _UNDECLARED
-
-
-def _is_local(host: str) -> bool:
-    """Loopback: a connection that never leaves the machine (a local server, Ray)."""
-    if host in ("localhost", "localhost.localdomain"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]").split("%")[0]).is_loopback
-    except ValueError:
-        return False
-
-
-def licence_gate(side: Side) -> list[str]:
-    """What is missing for the licence gate: the model's licence and where it is stated
-    (model.json `licence`, `licence_source`), and the corpus's licence and consent basis
-    (the sidecar's, as the run recorded it). An assertion recorded, not a legal review."""
-    model = side.run.model(side.arm)
-    corpus = side.run.corpus
-    missing = []
-    if not _declared(model.get("licence")):
-        missing.append("model licence not recorded (licence=)")
-    if not _declared(model.get("licence_source")):
-        missing.append("model licence source not recorded (licence_source=)")
-    if not _declared(corpus.get("licence")):
-        missing.append("corpus licence not recorded (sidecar licence)")
-    if not _declared(corpus.get("consent_basis")):
-        missing.append("corpus consent basis not recorded (sidecar consent_basis)")
-    return missing
-
-
-def offline_cache_gate(side: Side) -> list[str]:
-    """What is missing for the offline-cache gate, from the arm's egress audit
-    (`arms/<arm>/egress.json`, copied to provenance.json): the network was refused, the
-    whole process tree was audited, and no connection or name lookup left the machine
-    (allowed or refused: a refused one is a download the cache did not cover; an allowed
-    one is a hosted model)."""
-    if side.run.provenance is None:
-        return ["no egress audit: no provenance.json (an `earmark score` output)"]
-    arm = ((side.run.provenance.get("arms") or {}).get(side.arm)) or {}
-    egress = arm.get("egress")
-    if not egress:
-        return ["no egress audit recorded for this arm"]
-    missing = []
-    if str(egress.get("policy") or "").startswith("allow all"):
-        missing.append("the network was allowed (--allow-network)")
-    if egress.get("audited") is False:
-        reason = egress.get("unaudited_reason") or "not every process was audited"
-        missing.append(f"egress audit incomplete: {reason}")
-    elif egress.get("audited") is not True:
-        missing.append("egress audit covered the arm's own process only, not its process tree")
-    remote = [
-        a for a in egress.get("attempts") or [] if not _is_local(str(a.get("host") or "").lower())
-    ]
-    if remote:
-        shown = ", ".join(
-            dict.fromkeys(f"{a.get('kind')} {a.get('host')}:{a.get('port')}" for a in remote)
-        )
-        missing.append(f"{len(remote)} network attempts off this machine ({shown[:200]})")
-    return missing
-
-
-def packaging_gate(side: Side) -> list[str]:
-    """What is missing for the packaging gate: the exact artefact to ship is known and can
-    be checked — SHA-256 of every file loaded, an immutable revision that agrees with them
-    (a `sha256:` content revision must be the digest of the recorded hashes), the runtime
-    and its version, and no engine declaring its hashes incomplete."""
-    from earmark.engines.file_hashes import content_revision
-
-    model = side.run.model(side.arm)
-    extra = model.get("extra") or {}
-    hashes = model.get("file_sha256") or {}
-    missing = []
-    if not hashes:
-        missing.append("model file hashes not recorded")
-    elif not all(isinstance(v, str) and _SHA256.fullmatch(v) for v in hashes.values()):
-        missing.append("model file hashes are not SHA-256 hex digests")
-    revision = model.get("revision")
-    if not revision:
-        missing.append("model revision not recorded")
-    elif not _IMMUTABLE_REVISION.fullmatch(str(revision)):
-        missing.append(
-            f"model revision {revision!r} is not immutable (a commit hash or sha256: digest)"
-        )
-    valid_hashes = bool(hashes) and "model file hashes are not SHA-256 hex digests" not in missing
-    if valid_hashes:
-        recomputed = content_revision(hashes)
-        claims = [("revision", revision)] if str(revision).startswith("sha256:") else []
-        claims.append(("content_revision", extra.get("content_revision")))
-        for name, claimed in claims:
-            if claimed and claimed != recomputed:
-                missing.append(f"model {name} {claimed} does not match the recorded file hashes")
-    if extra.get("verifiable") is False:
-        missing.append(
-            str(extra.get("unverifiable_reason") or "the engine declares it unverifiable")
-        )
-    if not model.get("runtime") or not model.get("runtime_version"):
-        missing.append("runtime or runtime version not recorded")
-    return missing
-
-
-def record_gates(side: Side) -> list[dict[str, Any]]:
-    """Seed 000's licence, offline-cache and packaging gates, checked from the records of
-    the side to be promoted: `{gate, passed, missing}`."""
-    gates = (
-        ("licence", licence_gate),
-        ("offline cache", offline_cache_gate),
-        ("packaging", packaging_gate),
-    )
-    out = []
-    for name, check in gates:
-        missing = check(side)
-        out.append({"gate": name, "passed": not missing, "missing": missing})
-    return out
 
 
 def _gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
