@@ -20,6 +20,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import add_to_listing
 from earmark.metrics.alignment import align
 from earmark.metrics.analysis import worst_utterances
 from earmark.metrics.counts import ErrorCounts
@@ -1192,6 +1193,7 @@ def write_html_report(
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target, page)
+    add_to_listing(run.path, target)  # inside the run folder: artefacts.sha256 names it
     return target
 
 

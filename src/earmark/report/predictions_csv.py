@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import add_to_listing
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, lock_output_folder
 from earmark.records import read_records
@@ -70,6 +71,7 @@ def write_predictions_csv(predictions: str | os.PathLike[str], *, command: str =
     with lock_output_folder(source.parent, command):
         default_arm = _single_arm(source.parent / "results.json")
         atomic_write_bytes(target, _chunks(source, default_arm))
+        add_to_listing(source.parent, target)  # the folder's artefacts.sha256 names it
     return target
 
 
