@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from earmark.engines.file_hashes import content_revision
 from earmark.report.results import build_results
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
@@ -32,6 +33,17 @@ HOST = {
     "hostname_recorded": False,
 }
 ZH_REF = "今天天气很好我们去公园"  # 11 characters
+MODEL_HASHES = {"model.bin": "2" * 64}
+#: What an arm run offline records (`EgressGuard.record()`): network refused, the whole
+#: process tree audited, no attempt. `decide`'s offline-cache gate passes on it.
+EGRESS_OFFLINE = {
+    "policy": "refuse all except: nothing",
+    "attempts": [],
+    "refused": 0,
+    "audited": True,
+    "scope": "this process and every process it started",
+    "processes": {"started": 0, "python_audited": 0, "unaudited": 0},
+}
 
 
 def zh_rows(errors: list[int], prefix: str = "zh") -> list[tuple[str, str, str, str]]:
@@ -50,7 +62,8 @@ class ArmData:
     cpu_per_audio: float | None = 0.5
     peak_rss: int | None = 500 * 2**20
     rtf: float | None = 0.5
-    revision: str | None = "sha256:" + "1" * 64
+    #: The content revision of MODEL_HASHES, so `decide`'s packaging gate passes.
+    revision: str | None = content_revision(MODEL_HASHES)
     licence: str = "MIT"
     language_policy: str = "forced"
     decode_seconds: float = 0.5
@@ -100,7 +113,7 @@ def make_run(
         model = {
             "artifact_id": f"test/{name}",
             "revision": arm.revision,
-            "file_sha256": {"model.bin": "2" * 64} if arm.revision else {},
+            "file_sha256": dict(MODEL_HASHES) if arm.revision else {},
             "licence": arm.licence,
             "licence_source": "https://example.invalid/licence",
             "runtime": "test-runtime",
@@ -120,7 +133,7 @@ def make_run(
         }
         summary["spec"] = {"name": name, "backend": "test", "model": name, "settings": {}}
         arms_results[name] = summary
-        prov_arms[name] = {"spec": summary["spec"], "model": model, "egress": None}
+        prov_arms[name] = {"spec": summary["spec"], "model": model, "egress": EGRESS_OFFLINE}
     corpus = {
         "manifest": "/data/manifest.jsonl",
         "manifest_sha256": manifest_sha,

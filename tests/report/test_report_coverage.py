@@ -100,7 +100,11 @@ def test_cli_leaderboard_min_coverage(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["leaderboard", str(run), "--out", str(tmp_path / "b"), "--min-coverage", "0"]) == 0
     out = capsys.readouterr().out
     assert "## Not ranked" not in out and "| 1 | dead |" in out  # knowingly lowered
-    assert main(["leaderboard", str(run), "--out", str(tmp_path / "c"), "--min-coverage", "2"]) == 2
+    with pytest.raises(SystemExit) as refused:  # a share above 1 is refused while parsing
+        main(["leaderboard", str(run), "--out", str(tmp_path / "c"), "--min-coverage", "2"])
+    assert refused.value.code == 2
+    assert "--min-coverage: must be within [0, 1], got 2" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
 
 
 def test_decide_does_not_judge_a_side_that_never_loaded(tmp_path: Path) -> None:

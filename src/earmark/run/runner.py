@@ -236,6 +236,7 @@ def plan_from_dict(data: dict[str, Any]) -> RunPlan:
         threads=data.get("threads", 1),
         cpu_isa=data.get("cpu_isa"),
         protocol=data.get("protocol"),
+        ceilings=data.get("ceilings", {}),
     )
 
 
