@@ -1,4 +1,5 @@
-"""`earmark manifest validate|hash|select|leakage`: a thin mirror of `earmark.corpus`."""
+"""`earmark manifest validate|hash|select|leakage|contamination`: a thin mirror of
+`earmark.corpus` (and of `earmark.report.contamination`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from earmark.commands.arguments import non_negative_int, output_path, share
+from earmark.commands.arguments import non_negative_int, output_path, positive_int, share
 
 
 def register(subparsers: Any) -> None:
@@ -99,6 +100,104 @@ def register(subparsers: Any) -> None:
     leakage.add_argument("a", help="first manifest")
     leakage.add_argument("b", help="second manifest")
     leakage.set_defaults(func=_leakage)
+    _register_contamination(sub)
+
+
+def _register_contamination(sub: Any) -> None:
+    contamination = sub.add_parser(
+        "contamination",
+        help="n-gram overlap of the references with a declared text; canary strings",
+        description="Share of each reference's n-grams (normalised with the corpus's "
+        "normaliser policy; words, or characters for character-scored languages) found in "
+        "a declared text such as a model's published training-text list. Writes "
+        "contamination.json (earmark.contamination/1) and contamination.md, naming "
+        "utterances by id only. `earmark leaderboard --contamination` marks rows on a "
+        "corpus with flagged utterances.",
+    )
+    contamination.add_argument("manifest")
+    contamination.add_argument(
+        "--against", required=True, metavar="FILE", help="the declared text (text or JSONL)"
+    )
+    contamination.add_argument(
+        "--format",
+        choices=("auto", "text", "lines", "jsonl"),
+        default="auto",
+        help="text: one continuous text (n-grams span lines); lines: one document per line; "
+        "jsonl: one JSON object per line (--text-field); auto (default): jsonl for "
+        ".jsonl/.ndjson, else lines",
+    )
+    contamination.add_argument(
+        "--text-field", default="text", help="the JSONL field holding the text (default text)"
+    )
+    contamination.add_argument(
+        "--n", type=positive_int, default=8, help="n-gram length in units (default 8)"
+    )
+    contamination.add_argument(
+        "--threshold",
+        type=share,
+        default=0.5,
+        metavar="SHARE",
+        help="flag an utterance when at least this share of its n-grams is found (default 0.5)",
+    )
+    contamination.add_argument(
+        "--normalizer",
+        default="auto",
+        help="normaliser policy applied to both sides, as in `earmark score` (default auto)",
+    )
+    contamination.add_argument(
+        "--canaries", metavar="FILE", help="strings (one a line) that must never appear"
+    )
+    contamination.add_argument(
+        "--predictions",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a run's predictions.jsonl (or run folder) whose outputs are searched for the "
+        "canaries (repeatable)",
+    )
+    contamination.add_argument(
+        "--system",
+        help="the system (arm) the declared text belongs to: the leaderboard then marks that "
+        "system's rows only (default: every row on the corpus)",
+    )
+    contamination.add_argument("--out", required=True, type=output_path, metavar="DIR")
+    contamination.set_defaults(func=_contamination)
+
+
+def _contamination(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from earmark.errors import EarmarkError
+    from earmark.report.contamination import (
+        check_contamination,
+        read_canaries,
+        write_contamination,
+    )
+
+    if args.predictions and not args.canaries:
+        raise EarmarkError("--predictions needs --canaries", field="predictions")
+    report = check_contamination(
+        args.manifest,
+        args.against,
+        n=args.n,
+        threshold=args.threshold,
+        normalizer=args.normalizer,
+        fmt=args.format,
+        text_field=args.text_field,
+        canaries=read_canaries(Path(args.canaries)) if args.canaries else (),
+        predictions=args.predictions,
+        system=args.system,
+    )
+    written = write_contamination(args.out, report)
+    s = report["summary"]
+    share = "n/a" if s["share"] is None else f"{100 * s['share']:.2f}%"
+    print(
+        f"{s['matched']} of {s['ngrams']} reference {args.n}-grams found ({share}); "
+        f"{s['flagged']} of {s['utterances']} utterances flagged; "
+        f"{len(report['canaries']['hits'])} canary hit(s)"
+    )
+    print("wrote " + ", ".join(str(p) for p in written.values()))
+    return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
