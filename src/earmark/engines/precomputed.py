@@ -1,7 +1,9 @@
 """Hypotheses some other system already produced, read from JSONL or TSV by utterance id.
 
 A clip with no row is not dropped: it gets `error="missing_hypothesis"` and empty text,
-so scoring counts it as all deletions. The file's SHA-256 is its revision.
+so scoring counts it as all deletions. The file's SHA-256 is its revision. A JSONL row may
+carry the system's timestamps as `segments: [[start, end, text], ...]` (seconds), which
+the run keeps for long-form and timestamp-accuracy scoring.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from earmark.engines.base import Clip, Hypothesis, ModelInfo
+from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.file_hashes import sha256_file
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
@@ -42,6 +44,7 @@ class _Row:
     text: str
     language: str | None
     decode_seconds: float
+    segments: tuple[Segment, ...] = ()
 
 
 def read_options(arm: ArmSpec) -> PrecomputedOptions:
@@ -151,7 +154,10 @@ class PrecomputedEngine:
                 "decode_seconds is not a number", field="decode_seconds", file=file, line=line
             ) from None
         return key, _Row(
-            text, language if isinstance(language, str) and language else None, seconds_value
+            text,
+            language if isinstance(language, str) and language else None,
+            seconds_value,
+            _segments(record.get("segments"), file, line),
         )
 
     def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
@@ -178,12 +184,32 @@ class PrecomputedEngine:
                     decode_seconds=row.decode_seconds,
                     language_requested=language,
                     language_used=row.language,
+                    segments=row.segments,
                 )
             )
         return hypotheses
 
     def close(self) -> None:
         self._rows = None
+
+
+def _segments(value: Any, file: str, line: int) -> tuple[Segment, ...]:
+    """A row's `segments` validated like a manifest's (absent or null: no timestamps)."""
+    from earmark.metrics.long_form import parse_segments
+
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise EarmarkError(
+            "segments must be a list of [start, end, text]", field="segments", file=file, line=line
+        )
+    try:
+        parsed = parse_segments(value, field="segments")
+    except EarmarkError as exc:
+        raise EarmarkError(
+            exc.message, field=exc.field, hint=exc.hint, file=file, line=line
+        ) from None
+    return tuple(Segment(s.start, s.end, s.text) for s in parsed)
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:

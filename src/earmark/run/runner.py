@@ -31,7 +31,7 @@ from earmark.corpus.manifest import (
     read_meta,
 )
 from earmark.corpus.model import Utterance
-from earmark.corpus.selection import SelectionRecord, select
+from earmark.corpus.selection import SelectionRecord, select, split_leakage
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, lock_output_folder
@@ -407,6 +407,7 @@ def finish_run(
                         status=stored.get("status", "ok"),
                         cluster=None if plan.repeats == 1 else utt.id,
                         duration=stored.get("audio_seconds"),
+                        extra={"speaker": utt.speaker} if utt.speaker else {},
                     )
                 )
         scored = score_rows(rows, scoring)
@@ -426,6 +427,11 @@ def finish_run(
         long_form = _long_form(utterances, raw_rows, plan, scoring)
         if long_form is not None:
             summary["long_form"] = long_form
+        if not meta.redistribute_transcripts:
+            _withhold_transcripts(summary)
+        timestamps = _timestamps(utterances, raw_rows, plan, scoring)
+        if timestamps is not None:
+            summary["timestamps"] = timestamps
         summary["model"] = model
         summary["deterministic"], summary["determinism_note"] = determinism(model)
         summary["resources"] = resources
@@ -466,6 +472,15 @@ def finish_run(
         "redistribute_transcripts": meta.redistribute_transcripts,
         "selection": bounded_selection(selection),
     }
+    leakage = split_leakage(read_manifest(plan.manifest), utterances)
+    if leakage.get("leaked"):
+        deviations.append(
+            {
+                "kind": "speaker_leakage",
+                "speakers": len(leakage["shared"]),
+                "detail": "selected rows share speakers with another split",
+            }
+        )
     provenance = {
         "host": host_profile(),
         "software": software_profile(),
@@ -479,6 +494,7 @@ def finish_run(
         "arms": provenance_arms,
         "deviations": deviations,
         "store_repair": {"torn_bytes_truncated": torn_bytes},
+        "speaker_leakage": leakage,
     }
     verifiable, missing = is_verifiable(provenance)
     provenance["verifiable"] = {"ok": verifiable, "missing": missing}
@@ -503,6 +519,19 @@ def finish_run(
     )
     write_artefacts(out)  # last: the listing names every file as finished
     return results
+
+
+def _withhold_transcripts(summary: dict[str, Any]) -> None:
+    """Figures only in an arm's shareable summary (sidecar `redistribute_transcripts:
+    false`): no units, alignments or critical-token strings; predictions.jsonl, the
+    private record, keeps the texts."""
+    from earmark.scoring.error_analysis import TEXT_WITHHELD, withhold_text
+
+    summary["error_analysis"] = withhold_text(summary["error_analysis"])
+    for failure in summary.get("critical_tokens", {}).get("failures", []):
+        failure["lost"] = {k: len(v) for k, v in failure["lost"].items()}
+        failure["spurious"] = {k: len(v) for k, v in failure["spurious"].items()}
+    summary["text_withheld"] = TEXT_WITHHELD
 
 
 #: Rows a run lists by id among those its selection left out; beyond it, counts only.
@@ -573,6 +602,42 @@ def _long_form(
     return long_form_section(
         recordings, scoring.policy, resamples=plan.bootstrap, seed=plan.seed, level=scoring.level
     )
+
+
+def _timestamps(
+    utterances: list[Utterance],
+    raw_rows: list[dict[str, Any]],
+    plan: RunPlan,
+    scoring: ScoringOptions,
+) -> dict[str, Any] | None:
+    """Word and segment boundary offsets when manifest rows carry reference timings
+    (`custom.segments`, `custom.words`) and predictions carry the system's; None otherwise."""
+    if not any(u.custom.get("segments") or u.custom.get("words") for u in utterances):
+        return None
+    from earmark.scoring.timestamps_section import timestamps_section
+
+    recordings = []
+    rows_by_key = {(r["id"], r.get("repeat", 0)): r for r in raw_rows}
+    for utt in utterances:
+        if not (utt.custom.get("segments") or utt.custom.get("words")):
+            continue
+        for repeat in range(plan.repeats):
+            row = rows_by_key.get((utt.id, repeat), {})
+            ok = row.get("status") == "ok"
+            silent = ok and not row.get("hypothesis")  # decoded, said nothing: all unpaired
+            recordings.append(
+                {
+                    "id": utt.id if plan.repeats == 1 else f"{utt.id}#{repeat}",
+                    "language": utt.language,
+                    "reference_segments": utt.custom.get("segments"),
+                    "reference_words": utt.custom.get("words"),
+                    "hypothesis_segments": row.get("segments", [] if silent else None)
+                    if ok
+                    else None,
+                    "hypothesis_words": row.get("words", [] if silent else None) if ok else None,
+                }
+            )
+    return timestamps_section(recordings, scoring.policy)
 
 
 def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) -> dict[str, Any]:
