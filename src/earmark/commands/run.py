@@ -150,6 +150,9 @@ def register(sub: Any) -> None:
         "repeat and arm, for spreadsheets (UTF-8 with BOM)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars or tables")
+    from earmark.commands.score import add_speaker_arguments
+
+    add_speaker_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -189,6 +192,15 @@ def run(args: argparse.Namespace) -> int:
                 "--threads and --cpu-isa go in the plan file when --plan is used",
                 field="threads",
                 hint='write `threads = N` or `cpu_isa = "AVX2"` in the plan',
+            )
+        given = [
+            f for f in ("cluster", "min_per_slice", "min_speakers") if getattr(args, f) is not None
+        ]
+        if given:
+            raise EarmarkError(
+                f"--{given[0].replace('_', '-')} goes in the plan file when --plan is used",
+                field=given[0],
+                hint="write `cluster`, `min_per_slice` or `min_speakers` in the plan",
             )
         if args.protocol is not None and args.protocol != plan.protocol:
             raise EarmarkError(
@@ -240,6 +252,9 @@ def run(args: argparse.Namespace) -> int:
             threads=1 if args.threads is None else args.threads,
             cpu_isa=args.cpu_isa,
             batch_size=args.batch_size or 1,
+            cluster=args.cluster or "clip",
+            min_per_slice=args.min_per_slice,
+            min_speakers=args.min_speakers,
         )
     if args.weight_types:
         plan = expand_weight_types(plan, [w for w in args.weight_types.split(",") if w])

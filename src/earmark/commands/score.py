@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.commands.arguments import non_negative_int, output_path
+from earmark.commands.arguments import non_negative_int, output_path, positive_int
 
 
 def register(sub: Any) -> None:
@@ -132,7 +132,33 @@ def register(sub: Any) -> None:
         "for spreadsheets (UTF-8 with BOM)",
     )
     p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
+    add_speaker_arguments(p)
     p.set_defaults(func=run)
+
+
+def add_speaker_arguments(p: Any) -> None:
+    """`--cluster`, `--min-per-slice`, `--min-speakers`: shared by `score` and `run`."""
+    p.add_argument(
+        "--cluster",
+        choices=("clip", "speaker"),
+        default=None,
+        help="bootstrap unit: clip (the default; repeats of a clip go together) or speaker "
+        "(every row of one speaker goes together; needs speakers in the rows)",
+    )
+    p.add_argument(
+        "--min-per-slice",
+        type=positive_int,
+        metavar="N",
+        help="a language, slice or speaker block with fewer than N rows reports null "
+        "figures with a reason (pre-registered minimum)",
+    )
+    p.add_argument(
+        "--min-speakers",
+        type=positive_int,
+        metavar="N",
+        help="a language or slice block with fewer than N distinct speakers reports null "
+        "figures with a reason",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -175,6 +201,9 @@ def run(args: argparse.Namespace) -> int:
         critical_tokens=args.critical_tokens,
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
+        cluster=args.cluster or "clip",
+        min_per_slice=args.min_per_slice,
+        min_speakers=args.min_speakers,
         **protocol,
     )
     if not args.quiet:

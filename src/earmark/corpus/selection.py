@@ -283,3 +283,41 @@ def speaker_leakage(a_rows: Iterable[Utterance], b_rows: Iterable[Utterance]) ->
         a_rows_without_speaker=a_missing,
         b_rows_without_speaker=b_missing,
     )
+
+
+def split_leakage(
+    manifest_rows: Iterable[Utterance], selected: Iterable[Utterance]
+) -> dict[str, Any]:
+    """A run's leakage check: do the evaluated rows share speakers with another split?
+
+    A row's split is `custom["split"]` (e.g. "train", "dev", "test"). The evaluated
+    splits are those of the selected rows; the check compares the selected rows with
+    every manifest row of any *other* split (rows the selection left out of the evaluated
+    splits are not "other": they are the same split, unevaluated). Without a split on any
+    row there is nothing to check against, and the record says so rather than "no leakage".
+    """
+    selected = list(selected)
+    chosen = {u.id for u in selected}
+    rows = list(manifest_rows)
+    if not any(isinstance(u.custom.get("split"), str) for u in rows):
+        return {
+            "checked": False,
+            "reason": 'no manifest row has a split (custom["split"]) to check against',
+        }
+    evaluated = sorted({str(u.custom["split"]) for u in selected if "split" in u.custom})
+    others = [
+        u
+        for u in rows
+        if u.id not in chosen
+        and isinstance(u.custom.get("split"), str)
+        and u.custom["split"] not in evaluated
+    ]
+    result = speaker_leakage(selected, others)
+    return {
+        "checked": True,
+        "rule": 'speakers of the selected rows vs rows of every other custom["split"]',
+        "evaluated_splits": evaluated,
+        "other_splits": sorted({str(u.custom["split"]) for u in others}),
+        "leaked": result.leaked,
+        **result.to_dict(),
+    }

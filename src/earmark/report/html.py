@@ -25,7 +25,7 @@ from earmark.metrics.alignment import align
 from earmark.metrics.analysis import worst_utterances
 from earmark.metrics.counts import ErrorCounts
 from earmark.outputs import atomic_write_text
-from earmark.report.markdown import fmt_rate
+from earmark.report.markdown import TIMESTAMP_HEADER, fmt_rate, timestamp_rows
 from earmark.report.plots import (
     Bar,
     Distribution,
@@ -55,6 +55,7 @@ SECTIONS = (
     "comparison",
     "diagnostics",
     "punctuation",
+    "timestamps",
     "worst",
     "normalisation",
     "provenance",
@@ -318,6 +319,24 @@ def _languages(run: RunDirectory) -> str:
     if slice_rows:
         body.append("<h3>Slices (primary view)</h3>")
         body.append(html_table(["arm", "language", "slice", "N", "WER", "CER"], slice_rows))
+    speaker_rows: list[list[object]] = []
+    for arm_name, lang, block in run.blocks():
+        for name, sblock in (block.get("by_speaker") or {}).items():
+            view = _primary(sblock)
+            wer = view.get("wer")
+            speaker_rows.append(
+                [
+                    arm_name,
+                    lang,
+                    name,
+                    _num(str(sblock["n_utterances"])),
+                    _num(fmt_rate(wer) if wer else "n/a"),
+                    _num(fmt_rate(view.get("cer"))),
+                ]
+            )
+    if speaker_rows:
+        body.append("<h3>Speakers (primary view; intervals resample each speaker's clips)</h3>")
+        body.append(html_table(["arm", "language", "speaker", "N", "WER", "CER"], speaker_rows))
     return _section("languages", "By language", body)
 
 
@@ -928,6 +947,26 @@ def _punctuation_and_tokens(run: RunDirectory) -> str:
     return _section("punctuation", "Punctuation and critical tokens", body)
 
 
+def _timestamps(run: RunDirectory) -> str:
+    """Word and segment boundary offsets, when the manifest had reference timings."""
+    rows: list[list[object]] = []
+    for arm_name in run.arm_names:
+        for row in timestamp_rows(run.arm(arm_name).get("timestamps")):
+            rows.append([arm_name, row[0], row[1], *(_num(cell) for cell in row[2:])])
+    if not rows:
+        body = [
+            '<p class="muted">No reference timings in the manifest (custom.segments or '
+            "custom.words), or no timestamps from the system.</p>"
+        ]
+    else:
+        body = [
+            "<p>Absolute boundary offsets, hypothesis − reference. Words are paired only "
+            "where recognised correctly; segments one-to-one by overlap.</p>",
+            html_table(["arm", *TIMESTAMP_HEADER], rows),
+        ]
+    return _section("timestamps", "Timestamp accuracy", body)
+
+
 def _normalisation(run: RunDirectory) -> str:
     rows: list[list[object]] = []
     for arm_name, lang, block in run.blocks():
@@ -1148,15 +1187,22 @@ def render_html_report(
         f"earmark {esc(results.get('earmark_version', '—'))}"
     )
     nav = "".join(f'<a href="#{s}">{esc(s)}</a>' for s in SECTIONS)
+    # Sidecar `redistribute_transcripts: false`: figures only, no text from predictions.
+    private = corpus.get("redistribute_transcripts") is False
+    withheld = (
+        "<p>Withheld: the corpus does not permit sharing transcripts "
+        "(redistribute_transcripts: false); figures only.</p>"
+    )
     sections = [
         _headline(run),
         _languages(run),
         _errors(run),
         _latency(run),
         _comparison(run),
-        _diagnostics(run),
+        _section("diagnostics", "Diagnostics", [withheld]) if private else _diagnostics(run),
         _punctuation_and_tokens(run),
-        _worst(run, worst_k),
+        _timestamps(run),
+        _section("worst", "Worst utterances", [withheld]) if private else _worst(run, worst_k),
         _normalisation(run),
         _provenance(run),
         _probes(run),

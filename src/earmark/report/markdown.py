@@ -294,6 +294,75 @@ def _punctuation_markdown(section: dict[str, Any] | None) -> list[str]:
     ]
 
 
+#: Column heads of the timestamp-accuracy table (Markdown and HTML share them).
+TIMESTAMP_HEADER = (
+    "language",
+    "unit",
+    "paired",
+    "unpaired ref / hyp",
+    "start |Δ| mean",
+    "median",
+    "≤100 ms",
+    "≤200 ms",
+    "end |Δ| mean",
+    "median",
+    "≤100 ms",
+    "≤200 ms",
+)
+
+
+def _ms(value: Any) -> str:
+    return "—" if value is None else f"{1000 * value:.0f} ms"
+
+
+def _share(value: Any) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
+
+
+def timestamp_rows(section: dict[str, Any] | None) -> list[list[str]]:
+    """One row per language and unit (words, segments) of a `timestamps` results section."""
+    rows: list[list[str]] = []
+    for language, block in ((section or {}).get("by_language") or {}).items():
+        for level in ("words", "segments"):
+            b = block.get(level)
+            if not b:
+                continue
+            row = [language, level, str(b["matched"])]
+            row.append(f"{b['unmatched_reference']} / {b['unmatched_hypothesis']}")
+            for side in ("start", "end"):
+                o = b[side]
+                row += [_ms(o["mean"]), _ms(o["median"])]
+                row += [_share(o["within_100ms"]), _share(o["within_200ms"])]
+            rows.append(row)
+    return rows
+
+
+def _timestamps_markdown(section: dict[str, Any] | None) -> list[str]:
+    rows = timestamp_rows(section)
+    if not rows or section is None:
+        return []
+    excluded = section.get("excluded") or {}
+    lines = [
+        "### Timestamp accuracy",
+        "",
+        "Absolute boundary offsets, hypothesis − reference; words paired only where "
+        "recognised correctly, segments one-to-one by "
+        f"{md_text(section.get('segment_rule', 'overlap'))}.",
+        "",
+        md_table(TIMESTAMP_HEADER, rows),
+        "",
+    ]
+    for level in ("words", "segments"):
+        if excluded.get(level):
+            lines.append(
+                f"- {len(excluded[level])} recording(s) without hypothesis {level} timings "
+                "(listed in results.json)."
+            )
+    if lines[-1] != "":
+        lines.append("")
+    return lines
+
+
 def _critical_markdown(section: dict[str, Any] | None) -> list[str]:
     if not section or not section.get("overall"):
         return []
@@ -415,6 +484,30 @@ def _units(items: list[dict[str, Any]]) -> str:
     return ", ".join(f"{md_text(i['unit'])} ×{md_text(i['count'])}" for i in items[:5]) or "—"
 
 
+def _speaker_markdown(arm: dict[str, Any]) -> list[str]:
+    """Per-speaker figures (primary view); a block below a minimum shows null and why."""
+    rows: list[list[str]] = []
+    for lang, block in arm["by_language"].items():
+        for speaker, sblock in (block.get("by_speaker") or {}).items():
+            metrics = sblock["views"][sblock["primary_view"]]
+            rows.append(
+                [
+                    f"{lang} / {speaker}",
+                    str(_n_scored(metrics.get("wer") or metrics.get("cer"), sblock)),
+                    fmt_rate(metrics.get("wer")) if metrics.get("wer") else "n/a",
+                    fmt_rate(metrics.get("cer")),
+                ]
+            )
+    if not rows:
+        return []
+    return [
+        "### Speakers (primary view; each speaker's interval resamples its clips)",
+        "",
+        md_table(["language / speaker", "N", "WER", "CER"], [[md_text(c) for c in r] for r in rows]),
+        "",
+    ]
+
+
 def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     boot = arm["bootstrap"]
     cov = arm["coverage"]
@@ -468,6 +561,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     if slice_rows:
         parts += ["### Slices (primary view)", ""]
         parts += [md_table(["language / slice", "N", "WER", "CER"], slice_rows), ""]
+    parts += _speaker_markdown(arm)
     hall_rows = []
     for lang, block in arm["by_language"].items():
         h = block["hallucination"]
@@ -496,6 +590,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
     parts += _resources_markdown(arm)
     parts += _punctuation_markdown(arm.get("punctuation"))
     parts += _critical_markdown(arm.get("critical_tokens"))
+    parts += _timestamps_markdown(arm.get("timestamps"))
     analysis = arm.get("error_analysis") or {}
     for lang, section in analysis.items():
         if not section["worst_utterances"]:
@@ -511,6 +606,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
             f"- Top substitutions: {subs or '—'}",
             f"- Top deletions: {_units(section['top_deletions'])}",
             f"- Top insertions: {_units(section['top_insertions'])}",
+            *([f"- {md_text(section['text_withheld'])}"] if section.get("text_withheld") else []),
             "",
         ]
         for worst in section["worst_utterances"][:3]:
@@ -518,8 +614,7 @@ def render_arm_markdown(name: str, arm: dict[str, Any]) -> list[str]:
                 f"{md_code(worst['id'])} — {md_text(worst['substitutions'])} S, "
                 f"{md_text(worst['deletions'])} D, {md_text(worst['insertions'])} I",
                 "",
-                *md_fence(str(worst["alignment"])),
-                "",
+                *([*md_fence(str(worst["alignment"])), ""] if "alignment" in worst else []),
             ]
     excluded = cov.get("excluded", [])
     if excluded:

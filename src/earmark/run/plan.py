@@ -17,6 +17,9 @@ bootstrap = 10000
 seed = 20260926                  # bootstrap, and every clip's sampler (with the clip id)
 threads = 1                      # every arm, local or on Ray (results depend on it)
 # cpu_isa = "AVX2"               # pin the CPU code path (CTranslate2, oneDNN, OpenBLAS)
+# cluster = "speaker"           # bootstrap unit (default "clip")
+# min_per_slice = 50             # thinner language/slice/speaker blocks report null figures
+# min_speakers = 10              # so do language/slice blocks with fewer speakers
 
 [selection]                      # optional
 languages = ["zh"]
@@ -74,6 +77,9 @@ PLAN_KEYS = {
     "cpu_isa",
     "ceilings",
     "postprocess",
+    "cluster",
+    "min_per_slice",
+    "min_speakers",
 }
 CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
@@ -157,6 +163,11 @@ class RunPlan:
     #: Pre-registered error-rate ceilings `{metric: {LANG or LANG/SLICE: rate}}`
     #: (`check_ceilings`); `earmark decide` rejects a challenger above one.
     ceilings: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: The bootstrap unit ("clip" or "speaker") and the pre-registered per-slice minimum
+    #: rows and speakers (`earmark.scoring.scorer.ScoringOptions`): frozen with the plan.
+    cluster: str = "clip"
+    min_per_slice: int | None = None
+    min_speakers: int | None = None
 
     def __post_init__(self) -> None:
         if not self.arms:
@@ -185,6 +196,7 @@ class RunPlan:
         if unknown:
             raise EarmarkError(f"unknown selection key(s) {sorted(unknown)}", field="selection")
         object.__setattr__(self, "ceilings", check_ceilings(self.ceilings))
+        self.scoring_options()  # cluster and minimums checked now, not after decoding
         unknown = set(self.audio) - AUDIO_KEYS
         if unknown:
             raise EarmarkError(f"unknown audio key(s) {sorted(unknown)}", field="audio")
@@ -213,6 +225,9 @@ class RunPlan:
             resamples=self.bootstrap,
             seed=self.seed,
             protocol=protocol,
+            cluster=self.cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
+            min_per_slice=self.min_per_slice,
+            min_speakers=self.min_speakers,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -234,6 +249,9 @@ class RunPlan:
             **({"threads": self.threads} if self.threads != 1 else {}),
             **({"cpu_isa": self.cpu_isa.upper()} if self.cpu_isa else {}),
             **({"ceilings": self.ceilings} if self.ceilings else {}),
+            **({"cluster": self.cluster} if self.cluster != "clip" else {}),
+            **({"min_per_slice": self.min_per_slice} if self.min_per_slice is not None else {}),
+            **({"min_speakers": self.min_speakers} if self.min_speakers is not None else {}),
         }
 
     def sha256(self) -> str:
@@ -330,6 +348,9 @@ def load_plan(path: str | os.PathLike[str], *, resolve_data: bool = True) -> Run
             threads=int(data.get("threads", 1)),
             cpu_isa=str(data["cpu_isa"]) if data.get("cpu_isa") else None,
             ceilings=data.get("ceilings", {}),
+            cluster=str(data.get("cluster", "clip")),
+            min_per_slice=int(data["min_per_slice"]) if "min_per_slice" in data else None,
+            min_speakers=int(data["min_speakers"]) if "min_speakers" in data else None,
         )
     except EarmarkError as exc:
         exc.file = str(p)

@@ -47,6 +47,9 @@ def score_predictions(
     sclite_reports: bool = False,
     alignment: str = "earmark",
     punctuation_marks: str | None = None,
+    cluster: str = "clip",
+    min_per_slice: int | None = None,
+    min_speakers: int | None = None,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
     content and, with `out_dir`, writes results.json, predictions.jsonl, results.md and
@@ -60,6 +63,10 @@ last artefacts.sha256 (`earmark.artefacts`),
     `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion
     pair) and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or
     "sclite") chooses how those reports split errors (`earmark.scoring.sclite_reports`).
+
+    `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
+    `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
+    blocks with a reason (`earmark.scoring.scorer.ScoringOptions`).
     """
     if alignment != "earmark" and not sclite_reports:
         raise EarmarkError(
@@ -103,6 +110,9 @@ last artefacts.sha256 (`earmark.artefacts`),
             resamples=choice.resamples,
             seed=choice.seed,
             protocol=choice.protocol,
+            cluster=cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
+            min_per_slice=min_per_slice,
+            min_speakers=min_speakers,
         )
         resamples, seed, punctuation = choice.resamples, choice.seed, choice.punctuation
         scored = score_rows(rows, options)

@@ -97,3 +97,31 @@ def error_analysis_section(result: ScoreResult, *, top: int = 10, worst: int = 5
                 ],
             }
     return dict(sorted(out.items()))
+
+
+#: Why a section has no text: the corpus sidecar's `redistribute_transcripts: false`.
+TEXT_WITHHELD = (
+    "withheld: the corpus does not permit sharing transcripts (redistribute_transcripts: "
+    "false); figures only"
+)
+
+
+def withhold_text(section: dict[str, Any]) -> dict[str, Any]:
+    """The error-analysis section with every unit and alignment removed, counts kept.
+
+    Substitution pairs and inserted or deleted units are fragments of the transcripts, so
+    they go too; the worst utterances keep their ids and S/D/I counts."""
+    out: dict[str, Any] = {}
+    for lang, block in section.items():
+        out[lang] = {
+            **{k: block[k] for k in ("normalizer", "view", "unit") if k in block},
+            "text_withheld": TEXT_WITHHELD,
+            "top_substitutions": [],
+            "top_insertions": [],
+            "top_deletions": [],
+            "worst_utterances": [
+                {k: v for k, v in w.items() if k != "alignment"}
+                for w in block.get("worst_utterances", [])
+            ],
+        }
+    return out

@@ -45,6 +45,11 @@ from earmark.text import get_normalizer
 from earmark.text.base import Normalizer, published_differences
 
 Aggregate = Literal["micro", "macro"]
+#: The bootstrap's resampling unit: the clip (rows sharing a `cluster` key, i.e. repeats of
+#: one clip, go together), or the speaker (every row of one speaker goes together; rows
+#: without a speaker stay clip clusters).
+ClusterUnit = Literal["clip", "speaker"]
+CLUSTER_UNITS: tuple[str, ...] = ("clip", "speaker")
 METRIC_FOR_UNIT = {"word": "wer", "char": "cer"}
 #: The mixed unit's metric (CJK characters + other words; SpeechIO's "MER"). Not `mer`:
 #: that key already means the match error rate inside every metric object.
@@ -90,8 +95,30 @@ class ScoringOptions:
     #: The published protocol these settings follow (`--protocol`); it also chooses the
     #: bootstrap generator and quantile rule.
     protocol: Protocol | None = None
+    #: The bootstrap unit of every block except a single speaker's (see `ClusterUnit`).
+    #: "clip" by default: seed 000 asks for independent speakers and a minimum speaker
+    #: count, not for speaker-level intervals; "speaker" widens intervals honestly when
+    #: one speaker contributes many rows.
+    cluster: ClusterUnit = "clip"
+    #: Break figures down by speaker too (when rows carry one; `row.extra["speaker"]`).
+    by_speaker: bool = True
+    #: Pre-registered minimums (seed 000): a language, slice or speaker block with fewer
+    #: rows than `min_per_slice`, or a language or slice block with fewer distinct speakers
+    #: than `min_speakers`, reports null figures with a `below_minimum` reason.
+    min_per_slice: int | None = None
+    min_speakers: int | None = None
 
     def __post_init__(self) -> None:
+        if self.cluster not in CLUSTER_UNITS:
+            raise EarmarkError(
+                f"unknown bootstrap cluster unit {self.cluster!r}",
+                field="cluster",
+                hint="one of " + ", ".join(CLUSTER_UNITS),
+            )
+        for name in ("min_per_slice", "min_speakers"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or value < 1):
+                raise EarmarkError(f"{name} must be at least 1, not {value!r}", field=name)
         # Options naming a protocol follow it; resamples may also be 0 (no intervals, e.g.
         # when they are drawn elsewhere), never another count.
         p = self.protocol
@@ -114,8 +141,13 @@ class ScoringOptions:
             "seed": self.seed,
             "level": self.level,
             "method": "percentile",
-            "unit": "clip (rows sharing a cluster key are resampled together)",
+            "unit": "clip (rows sharing a cluster key are resampled together)"
+            if self.cluster == "clip"
+            else "speaker (rows of one speaker are resampled together; a speaker's own "
+            "block resamples its clips)",
         }
+        if self.cluster != "clip":
+            bootstrap["cluster"] = self.cluster
         protocol: dict[str, Any] = {}
         if self.protocol is not None:
             bootstrap["generator"] = self.protocol.generator
@@ -126,7 +158,13 @@ class ScoringOptions:
             "normalizer_policy": self.policy.to_dict(),
             "aggregate": self.aggregate,
             "bootstrap": bootstrap,
+            # Only when set, so results without minimums keep the shape they always had.
+            **({"minimums": self.minimums()} if self.minimums() else {}),
         }
+
+    def minimums(self) -> dict[str, int]:
+        out = {"min_per_slice": self.min_per_slice, "min_speakers": self.min_speakers}
+        return {k: v for k, v in out.items() if v is not None}
 
 
 @dataclass
@@ -363,16 +401,62 @@ def _metric(
 
 
 
+def speaker_of_row(row: ScoringRow) -> str | None:
+    """The row's speaker (`extra["speaker"]`, from the manifest, stm or trn), or None."""
+    speaker = row.extra.get("speaker") if row.extra else None
+    return speaker if isinstance(speaker, str) and speaker else None
+
+
+def _bootstrap_key(row: ScoringRow, unit: ClusterUnit) -> str:
+    speaker = speaker_of_row(row) if unit == "speaker" else None
+    # Prefixed so a speaker named like a clip id never merges with that clip.
+    return f"speaker\x00{speaker}" if speaker is not None else row.cluster_key
+
+
 def _block(
     group: _Group,
     positions: np.ndarray,
     rows: Sequence[ScoringRow],
     options: ScoringOptions,
+    unit: ClusterUnit | None = None,
+    speakers: bool = True,
 ) -> dict[str, Any]:
-    memo = positions.tobytes()
+    unit = options.cluster if unit is None else unit
+    memo = unit.encode() + b"\x00" + positions.tobytes()
     if memo not in group.blocks:
-        group.blocks[memo] = _compute_block(group, positions, rows, options)
-    return copy.deepcopy(group.blocks[memo])
+        group.blocks[memo] = _compute_block(group, positions, rows, options, unit)
+    block = copy.deepcopy(group.blocks[memo])
+    _apply_minimums(block, options, speakers=speakers)
+    return block
+
+
+def _apply_minimums(block: dict[str, Any], options: ScoringOptions, *, speakers: bool) -> None:
+    """Null every figure of a block below a pre-registered minimum, saying why.
+
+    Counts stay (they are what was observed, and `verify` re-derives them); rates,
+    intervals and medians go, so a thin slice never shows a number that reads as a result.
+    `speakers=False` (a single speaker's block) checks the row count only.
+    """
+    reasons = []
+    n = block["n_utterances"]
+    if options.min_per_slice is not None and n < options.min_per_slice:
+        reasons.append(f"{n} rows, fewer than the minimum {options.min_per_slice} (--min-per-slice)")
+    n_speakers = block.get("n_speakers", 0)
+    if speakers and options.min_speakers is not None and n_speakers < options.min_speakers:
+        reasons.append(
+            f"{n_speakers} speakers, fewer than the minimum {options.min_speakers} "
+            "(--min-speakers)"
+        )
+    if not reasons:
+        return
+    reason = "below_minimum: " + "; ".join(reasons)
+    block["below_minimum"] = reason
+    for metrics in block["views"].values():
+        for metric in metrics.values():
+            for key, value in list(metric.items()):
+                if isinstance(value, float) or key == "ci95":
+                    metric[key] = None
+            metric["null_reason"] = reason
 
 
 def _compute_block(
@@ -380,9 +464,13 @@ def _compute_block(
     positions: np.ndarray,
     rows: Sequence[ScoringRow],
     options: ScoringOptions,
+    unit: ClusterUnit,
 ) -> dict[str, Any]:
     norm = group.normalizer
-    cluster_keys = np.asarray([rows[group.indices[p]].cluster_key for p in positions], dtype=object)
+    cluster_keys = np.asarray(
+        [_bootstrap_key(rows[group.indices[p]], unit) for p in positions], dtype=object
+    )
+    speakers = {speaker_of_row(rows[group.indices[p]]) for p in positions}
     views: dict[str, Any] = {}
     for view in norm.views:
         avail = group.available[view][positions]
@@ -418,6 +506,12 @@ def _compute_block(
         "normalizer": normalizer,
         "n_utterances": int(len(positions)),
         "n_clusters": int(len(set(cluster_keys.tolist()))),
+        # Only where rows carry speakers, so speakerless results keep their shape.
+        **(
+            {"n_speakers": len(speakers - {None})}
+            if speakers - {None} or options.min_speakers is not None
+            else {}
+        ),
         "primary_view": norm.primary_view,
         "views": views,
         "statuses": dict(sorted(statuses.items())),
@@ -444,6 +538,22 @@ def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
         arr[:, 0] + arr[:, 2] + arr[:, 3],
         group.repetition[positions][avail],
     )
+
+
+def _speaker_blocks(
+    group: _Group, positions: list[int], rows: Sequence[ScoringRow], options: ScoringOptions
+) -> dict[str, Any]:
+    """One block per speaker; its bootstrap resamples that speaker's clips (one speaker is
+    one cluster, which no interval can be drawn from)."""
+    speakers: dict[str, list[int]] = defaultdict(list)
+    for p in positions:
+        speaker = speaker_of_row(rows[group.indices[p]])
+        if speaker is not None:
+            speakers[speaker].append(p)
+    return {
+        sp: _block(group, np.asarray(ps, dtype=np.int64), rows, options, "clip", speakers=False)
+        for sp, ps in sorted(speakers.items())
+    }
 
 
 def _policy_language(language: str | None) -> str:
@@ -493,6 +603,10 @@ def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResu
                     sl: _block(group, np.asarray(ps, dtype=np.int64), rows, options)
                     for sl, ps in sorted(slices.items())
                 }
+            if options.by_speaker:
+                by_speaker = _speaker_blocks(group, positions, rows, options)
+                if by_speaker:
+                    block["by_speaker"] = by_speaker
             by_language[lang] = block
 
     if len(groups) == 1:
