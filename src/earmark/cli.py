@@ -24,6 +24,7 @@ from earmark.errors import EarmarkError
 COMMAND_MODULES = (
     "demo",
     "score",
+    "multispeaker",
     "run",
     "manifest",
     "importers",

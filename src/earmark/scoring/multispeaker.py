@@ -1,0 +1,534 @@
+"""Multi-speaker and time-constrained WER of whole recordings, computed by meeteval.
+
+earmark does not re-implement these metrics: each recording's reference and hypothesis
+segments go to meeteval's own per-recording function (the same ones its `*_multifile`
+functions apply), and earmark adds what meeteval leaves to the user:
+
+- every reference recording is accounted for: one with no hypothesis segment at all is
+  scored as all deletions and listed (meeteval refuses the whole set instead);
+- a hypothesis recording without a reference is an error, or listed and skipped with
+  `allow_extra=True`;
+- one named normaliser is applied to both sides (word units only: meeteval aligns words);
+- counts travel, the rate is computed from the summed counts, and its percentile
+  bootstrap resamples *recordings* (the clusters), with the generator of `earmark score`.
+
+Metrics (meeteval's function in brackets):
+
+- `cpwer`: concatenated minimum-permutation WER (`cp_word_error_rate`);
+- `orcwer`: optimal reference combination WER (`orc_word_error_rate`);
+- `tcpwer`: time-constrained cpWER with a collar in seconds
+  (`time_constrained_minimum_permutation_word_error_rate`, meeteval's default pseudo-word
+  timings: `character_based` for references, `character_based_points` for hypotheses);
+- `dicpwer`: diarization-invariant cpWER, greedy (`greedy_di_cp_word_error_rate`; meeteval
+  has no exact one).
+
+meeteval is an optional extra (`pip install 'earmark[multi-speaker]'`), imported only here
+and only when scoring.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from earmark.errors import EarmarkError, MissingExtraError
+from earmark.scoring.segments import Segment, read_segments, segment_format
+
+SCHEMA = "earmark.multispeaker/1"
+METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
+#: Metrics that compare times, and so need `collar`.
+TIMED_METRICS = frozenset({"tcpwer"})
+NAMES = {
+    "cpwer": "cpWER",
+    "orcwer": "ORC-WER",
+    "tcpwer": "tcpWER",
+    "dicpwer": "DI-cpWER (greedy)",
+}
+#: meeteval's extra per-recording fields that are counts (they add across recordings).
+SPEAKER_COUNTS = ("missed_speaker", "falarm_speaker", "scored_speaker")
+
+
+@dataclass(frozen=True, slots=True)
+class MultiSpeakerCounts:
+    """Word error counts as meeteval reports them; they only add (no averaged rates).
+
+    `length` is the number of reference words; `errors = insertions + deletions +
+    substitutions`.
+    """
+
+    errors: int = 0
+    length: int = 0
+    insertions: int = 0
+    deletions: int = 0
+    substitutions: int = 0
+
+    def __add__(self, other: MultiSpeakerCounts) -> MultiSpeakerCounts:
+        if not isinstance(other, MultiSpeakerCounts):
+            return NotImplemented
+        return MultiSpeakerCounts(
+            errors=self.errors + other.errors,
+            length=self.length + other.length,
+            insertions=self.insertions + other.insertions,
+            deletions=self.deletions + other.deletions,
+            substitutions=self.substitutions + other.substitutions,
+        )
+
+    @property
+    def rate(self) -> float | None:
+        """errors / length; None when there are no reference words."""
+        return self.errors / self.length if self.length else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "rate": self.rate}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingScore:
+    """One recording under one metric: meeteval's counts plus what it says beside them."""
+
+    recording: str
+    counts: MultiSpeakerCounts
+    #: meeteval's other fields: speaker counts, the speaker assignment (as lists).
+    details: dict[str, Any] = field(default_factory=dict)
+    #: True when the hypothesis had no segment for this recording (all deletions).
+    missing_hypothesis: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"recording": self.recording, **self.counts.to_dict(), **self.details}
+        if self.missing_hypothesis:
+            out["missing_hypothesis"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """A metric over the scored recordings: per recording, total, and the bootstrap CI."""
+
+    metric: str
+    recordings: tuple[RecordingScore, ...]
+    total: MultiSpeakerCounts
+    speaker_totals: dict[str, int]
+    ci: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": NAMES[self.metric],
+            "total": {**self.total.to_dict(), **self.speaker_totals},
+            "ci": self.ci,
+            "per_recording": [r.to_dict() for r in self.recordings],
+        }
+
+
+@dataclass(frozen=True)
+class MultiSpeakerResult:
+    """Everything `earmark multispeaker` writes to multispeaker.json."""
+
+    metrics: dict[str, MetricResult]
+    normalizer: str
+    collar: float | None
+    resamples: int
+    seed: int
+    level: float
+    recordings: tuple[str, ...]
+    missing_hypotheses: tuple[str, ...]
+    excluded: tuple[dict[str, str], ...]
+    inputs: dict[str, Any]
+    meeteval_version: str
+
+    def to_json(self) -> dict[str, Any]:
+        from earmark import __version__
+
+        return {
+            "schema": SCHEMA,
+            "earmark_version": __version__,
+            "scorer": {"name": "meeteval", "version": self.meeteval_version},
+            "inputs": self.inputs,
+            "normalizer": self.normalizer,
+            "collar": self.collar,
+            "bootstrap": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "level": self.level,
+                "unit": "recording",
+            },
+            "n_recordings": len(self.recordings),
+            "recordings_without_hypothesis": list(self.missing_hypotheses),
+            "excluded": list(self.excluded),
+            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+        }
+
+
+def _meeteval() -> Any:
+    """meeteval's `wer.wer` module; a missing extra is one line naming it."""
+    try:
+        import meeteval.wer.wer as wer
+    except ImportError as exc:
+        if exc.name is not None and exc.name.split(".")[0] != "meeteval":
+            raise
+        raise MissingExtraError("multi-speaker scoring", "multi-speaker", "meeteval") from None
+    return wer
+
+
+def meeteval_version() -> str:
+    from importlib.metadata import version
+
+    _meeteval()
+    return version("meeteval")
+
+
+def check_metrics(metrics: Sequence[str], collar: float | None) -> tuple[str, ...]:
+    """The metrics, de-duplicated in order; unknown names and a missing collar refused."""
+    chosen = tuple(dict.fromkeys(metrics))
+    if not chosen:
+        raise EarmarkError("no metric chosen", field="metric", hint=f"one of {', '.join(METRICS)}")
+    for m in chosen:
+        if m not in METRICS:
+            raise EarmarkError(
+                f"unknown multi-speaker metric {m!r}",
+                field="metric",
+                hint=f"one of {', '.join(METRICS)}",
+            )
+    if collar is not None and (collar < 0 or collar != collar):
+        raise EarmarkError(f"collar must be >= 0 seconds, got {collar}", field="collar")
+    if TIMED_METRICS & set(chosen) and collar is None:
+        raise EarmarkError(
+            "tcpWER needs a collar in seconds",
+            field="collar",
+            hint="pass --collar S (meeteval's CHiME-7/8 recipes use 5)",
+        )
+    return chosen
+
+
+def _normalize(segments: Iterable[Segment], normalizer: str) -> list[Segment]:
+    """The normaliser's headline view of each segment's text, the same rule on both sides."""
+    if normalizer == "none":
+        return list(segments)
+    from earmark.text.registry import get_normalizer
+
+    norm = get_normalizer(normalizer)
+    if "word" not in norm.units:
+        raise EarmarkError(
+            f"normaliser {normalizer!r} does not score words; meeteval aligns words",
+            field="normalizer",
+            hint="choose a word normaliser (e.g. en-v1, crude-v1) or none",
+        )
+    out = []
+    for seg in segments:
+        view = norm.normalize_pair(seg.text, seg.text)[norm.primary_view]
+        if view.reference is None:
+            raise EarmarkError(
+                f"normaliser {normalizer!r} has no {norm.primary_view!r} view of a segment "
+                f"of {seg.recording!r} ({view.null_reason})",
+                field="normalizer",
+            )
+        out.append(dataclasses.replace(seg, text=view.reference))
+    return out
+
+
+def _seglst(segments: Sequence[Segment]) -> Any:
+    from meeteval.io import SegLST
+
+    return SegLST(
+        [
+            {
+                "session_id": s.recording,
+                "speaker": s.speaker,
+                "start_time": s.start,
+                "end_time": s.end,
+                "words": s.text,
+            }
+            for s in segments
+        ]
+    )
+
+
+def _meeteval_score(metric: str, reference: Any, hypothesis: Any, collar: float | None) -> Any:
+    wer = _meeteval()
+    if metric == "cpwer":
+        return wer.cp_word_error_rate(reference, hypothesis)
+    if metric == "orcwer":
+        return wer.orc_word_error_rate(reference, hypothesis)
+    if metric == "dicpwer":
+        return wer.greedy_di_cp_word_error_rate(reference, hypothesis)
+    return wer.time_constrained_minimum_permutation_word_error_rate(
+        reference, hypothesis, collar=collar
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-able copy of meeteval's assignment (tuples of ids or None)."""
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _recording_score(recording: str, er: Any) -> RecordingScore:
+    counts = MultiSpeakerCounts(
+        errors=int(er.errors),
+        length=int(er.length),
+        insertions=int(er.insertions),
+        deletions=int(er.deletions),
+        substitutions=int(er.substitutions),
+    )
+    details: dict[str, Any] = {}
+    for name in SPEAKER_COUNTS:
+        if getattr(er, name, None) is not None:
+            details[name] = int(getattr(er, name))
+    if getattr(er, "assignment", None) is not None:
+        details["assignment"] = _plain(er.assignment)
+    return RecordingScore(recording, counts, details)
+
+
+def _all_deleted(metric: str, recording: str, reference: Sequence[Segment]) -> RecordingScore:
+    """Every reference word deleted; for cpWER and tcpWER every speaker missed, as meeteval
+    counts a recording with an empty hypothesis."""
+    words = sum(len(s.text.split()) for s in reference)
+    details: dict[str, Any] = {}
+    if metric in ("cpwer", "tcpwer"):
+        speakers = len({s.speaker for s in reference})
+        details = {"missed_speaker": speakers, "falarm_speaker": 0, "scored_speaker": speakers}
+    return RecordingScore(
+        recording,
+        MultiSpeakerCounts(errors=words, length=words, deletions=words),
+        details,
+        missing_hypothesis=True,
+    )
+
+
+def score_segments(
+    reference: Sequence[Segment],
+    hypothesis: Sequence[Segment],
+    metrics: Sequence[str] = ("cpwer",),
+    *,
+    collar: float | None = None,
+    normalizer: str = "none",
+    resamples: int = 10_000,
+    seed: int | None = None,
+    level: float = 0.95,
+    allow_extra: bool = False,
+    inputs: dict[str, Any] | None = None,
+) -> MultiSpeakerResult:
+    """Score segments of whole recordings with meeteval, per recording and in total.
+
+    `resamples=0` gives no confidence interval. See the module docstring for what is
+    added to meeteval's numbers.
+    """
+    from earmark.stats.bootstrap import DEFAULT_SEED, bootstrap_cis
+
+    chosen = check_metrics(metrics, collar)
+    seed = DEFAULT_SEED if seed is None else seed
+    version = meeteval_version()
+    ref = _normalize(reference, normalizer)
+    hyp = _normalize(hypothesis, normalizer)
+    by_recording: dict[str, list[Segment]] = {}
+    for s in ref:
+        by_recording.setdefault(s.recording, []).append(s)
+    if not by_recording:
+        raise EarmarkError("the references hold no segments", hint="nothing to score")
+    hyp_by_recording: dict[str, list[Segment]] = {}
+    for s in hyp:
+        hyp_by_recording.setdefault(s.recording, []).append(s)
+    excluded: list[dict[str, str]] = []
+    for recording in hyp_by_recording:
+        if recording not in by_recording:
+            if not allow_extra:
+                raise EarmarkError(
+                    f"hypothesis recording {recording!r} has no reference",
+                    field="recording",
+                    hint="fix the recording ids, or pass --exclude-unmatched to list and skip them",
+                )
+            excluded.append({"recording": recording, "reason": "no_reference"})
+    recordings = tuple(sorted(by_recording))
+    missing = tuple(r for r in recordings if r not in hyp_by_recording)
+    results: dict[str, MetricResult] = {}
+    for metric in chosen:
+        scores = []
+        for recording in recordings:
+            if recording in missing:
+                scores.append(_all_deleted(metric, recording, by_recording[recording]))
+                continue
+            er = _meeteval_score(
+                metric,
+                _seglst(by_recording[recording]),
+                _seglst(hyp_by_recording[recording]),
+                collar,
+            )
+            scores.append(_recording_score(recording, er))
+        total = sum((s.counts for s in scores), MultiSpeakerCounts())
+        speaker_totals = {
+            name: sum(s.details.get(name, 0) for s in scores)
+            for name in SPEAKER_COUNTS
+            if any(name in s.details for s in scores)
+        }
+        results[metric] = MetricResult(metric, tuple(scores), total, speaker_totals, None)
+    if resamples > 0:
+        cis = bootstrap_cis(
+            {
+                m: (
+                    [s.counts.errors for s in r.recordings],
+                    [s.counts.length for s in r.recordings],
+                )
+                for m, r in results.items()
+            },
+            resamples=resamples,
+            seed=seed,
+            level=level,
+        )
+        results = {m: dataclasses.replace(r, ci=cis[m].to_dict()) for m, r in results.items()}
+    return MultiSpeakerResult(
+        metrics=results,
+        normalizer=normalizer,
+        collar=collar,
+        resamples=resamples,
+        seed=seed,
+        level=level,
+        recordings=recordings,
+        missing_hypotheses=missing,
+        excluded=tuple(excluded),
+        inputs=inputs or {},
+        meeteval_version=version,
+    )
+
+
+def _file_record(path: Path, fmt: str) -> dict[str, Any]:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return {"path": str(path), "format": fmt, "sha256": digest}
+
+
+def score_multispeaker(
+    references: str | os.PathLike[str],
+    hypotheses: str | os.PathLike[str],
+    metrics: Sequence[str] = ("cpwer",),
+    *,
+    fmt: str | None = None,
+    collar: float | None = None,
+    normalizer: str = "none",
+    resamples: int = 10_000,
+    seed: int | None = None,
+    allow_extra: bool = False,
+    out_dir: str | os.PathLike[str] | None = None,
+) -> MultiSpeakerResult:
+    """Read two segment files (JSON or stm), score them, and with `out_dir` write
+    multispeaker.json and multispeaker.md there (atomically, holding the folder's lock).
+
+    What `earmark multispeaker` does; the CLI is a thin mirror of it.
+    """
+    check_metrics(metrics, collar)
+    _meeteval()  # a missing extra is refused before any file is read or folder made
+    ref_path, hyp_path = Path(references), Path(hypotheses)
+    ref_fmt, hyp_fmt = segment_format(ref_path, fmt), segment_format(hyp_path, fmt)
+
+    def score() -> MultiSpeakerResult:
+        return score_segments(
+            read_segments(ref_path, ref_fmt),
+            read_segments(hyp_path, hyp_fmt),
+            metrics,
+            collar=collar,
+            normalizer=normalizer,
+            resamples=resamples,
+            seed=seed,
+            allow_extra=allow_extra,
+            inputs={
+                "references": _file_record(ref_path, ref_fmt),
+                "hypotheses": _file_record(hyp_path, hyp_fmt),
+            },
+        )
+
+    if out_dir is None:
+        return score()
+    from earmark.outputs import lock_output_folder
+
+    with lock_output_folder(out_dir, "multispeaker") as folder:
+        result = score()
+        write_multispeaker(folder, result)
+    return result
+
+
+def write_multispeaker(folder: str | os.PathLike[str], result: MultiSpeakerResult) -> None:
+    """multispeaker.json and multispeaker.md into an existing `folder`, each atomically
+    (the caller holds the folder's lock, as `score_multispeaker` does)."""
+    from earmark.outputs import atomic_write_json, atomic_write_text
+
+    atomic_write_json(Path(folder) / "multispeaker.json", result.to_json())
+    atomic_write_text(Path(folder) / "multispeaker.md", render_markdown(result))
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}"
+
+
+def render_markdown(result: MultiSpeakerResult) -> str:
+    """The Markdown summary: one total table, then one per-recording table per metric."""
+    level = f"{round(100 * result.level)}%"
+    lines = [
+        "# Multi-speaker scoring",
+        "",
+        f"Scored by meeteval {result.meeteval_version}; normaliser `{result.normalizer}`; "
+        + (f"collar {result.collar:g} s; " if result.collar is not None else "")
+        + f"{len(result.recordings)} recordings"
+        + (
+            f", bootstrap {result.resamples} resamples of recordings (seed {result.seed})."
+            if result.resamples
+            else ", no bootstrap."
+        ),
+        "",
+        f"| Metric | Rate % | {level} CI | Errors | Ref words | Sub | Del | Ins |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for m in result.metrics.values():
+        t = m.total
+        ci = "n/a"
+        if m.ci is not None and m.ci.get("low") is not None:
+            ci = f"{_pct(m.ci['low'])}–{_pct(m.ci['high'])}"
+        lines.append(
+            f"| {NAMES[m.metric]} | {_pct(t.rate)} | {ci} | {t.errors} | {t.length} | "
+            f"{t.substitutions} | {t.deletions} | {t.insertions} |"
+        )
+    if result.missing_hypotheses:
+        lines += [
+            "",
+            "Recordings without any hypothesis segment (scored as all deletions): "
+            + ", ".join(f"`{r}`" for r in result.missing_hypotheses),
+        ]
+    if result.excluded:
+        lines += [
+            "",
+            "Hypothesis recordings without a reference (not scored): "
+            + ", ".join(f"`{e['recording']}`" for e in result.excluded),
+        ]
+    for m in result.metrics.values():
+        lines += [
+            "",
+            f"## {NAMES[m.metric]} per recording",
+            "",
+            "| Recording | Rate % | Errors | Ref words | Sub | Del | Ins |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in m.recordings:
+            c = r.counts
+            name = r.recording.replace("|", "\\|")
+            lines.append(
+                f"| {name} | {_pct(c.rate)} | {c.errors} | {c.length} | "
+                f"{c.substitutions} | {c.deletions} | {c.insertions} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "METRICS",
+    "SCHEMA",
+    "MetricResult",
+    "MultiSpeakerCounts",
+    "MultiSpeakerResult",
+    "RecordingScore",
+    "check_metrics",
+    "render_markdown",
+    "score_multispeaker",
+    "score_segments",
+    "write_multispeaker",
+]
