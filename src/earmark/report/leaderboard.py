@@ -15,6 +15,19 @@ engine (status `ok`). A row without one is scored as all deletions, so an arm th
 loaded has 100% WER — a figure that looks like a (bad) result and, on a CER-scored
 language where real models exceed 100%, can even win. Rows below `min_coverage` (default:
 every row) are not ranked; they are listed apart with their coverage and the reason.
+
+Model type and size come from each arm's model record (`model.json` `extra.architecture`
+and `extra.parameters`, written by engines that can state them exactly); a figure the
+engine could not state exactly is blank, with the recorded reason.
+
+A contamination report (`earmark manifest contamination`) marks rows, never re-ranks them:
+a row is suspect when a report's manifest SHA-256 is the row's corpus, the report names no
+system or names this arm, and in the row's language (the whole corpus for `all`) the share
+of flagged utterances exceeds `contamination_share` (default 0: any flagged utterance) or
+a canary was found in the declared text.
+
+Self-reported figures (a paper's, a vendor's) are accepted as rows of their own, shown
+apart as "self-reported (not verified)" and never ranked with figures earmark measured.
 """
 
 from __future__ import annotations
@@ -42,7 +55,9 @@ from earmark.report.run_directory import (
 )
 
 SCHEMA_ID = "earmark.leaderboard/1"
+SELF_REPORTED_SCHEMA = "earmark.self-reported/1"
 UNVERIFIABLE = "unverifiable"
+SUSPECT = "contamination suspect"
 
 
 @dataclass(frozen=True)
@@ -78,6 +93,13 @@ class Entry:
     not_ok: dict[str, int] = field(default_factory=dict)
     #: Why the row is not ranked (coverage below the minimum); None when it may rank.
     unranked_reason: str | None = None
+    #: Model type (e.g. `WhisperForConditionalGeneration`) and exact parameter count from
+    #: the model record; None with `parameters_note` saying why.
+    architecture: str | None = None
+    parameters: int | None = None
+    parameters_note: str | None = None
+    #: Why a contamination report marks this row suspect; None when none does.
+    contamination: str | None = None
 
     @property
     def coverage(self) -> float | None:
@@ -215,6 +237,7 @@ def entries_of_run(run: RunDirectory, min_coverage: float = 1.0) -> list[Entry]:
                     rtf=None if rtf is None else float(rtf),
                     peak_rss_bytes=resources.get("peak_rss_bytes"),
                     model_revision=run.model(arm_name).get("revision"),
+                    **model_shape(run.model(arm_name)),
                     verifiable=ok,
                     missing=missing,
                     covered=covered,
@@ -226,6 +249,161 @@ def entries_of_run(run: RunDirectory, min_coverage: float = 1.0) -> list[Entry]:
                 )
             )
     return out
+
+
+def model_shape(model: dict[str, Any]) -> dict[str, Any]:
+    """Architecture and parameter count as the engine recorded them (`model.json`
+    `extra`); a count the engine did not record exactly is None with the reason."""
+    extra = model.get("extra") or {}
+    architecture = extra.get("architecture")
+    parameters = extra.get("parameters")
+    exact = isinstance(parameters, int) and not isinstance(parameters, bool) and parameters > 0
+    note = None
+    if not exact:
+        note = str(extra.get("parameters_note") or "not recorded by the engine")
+    return {
+        "architecture": str(architecture) if architecture else None,
+        "parameters": parameters if exact else None,
+        "parameters_note": note,
+    }
+
+
+@dataclass(frozen=True)
+class SelfReported:
+    """A figure someone else measured, with where it was published. Never ranked."""
+
+    system: str
+    manifest_sha256: str
+    language: str
+    metric: str
+    value: float
+    source: str
+    corpus: str | None = None
+    note: str | None = None
+
+
+def load_self_reported(path: str | os.PathLike[str]) -> list[SelfReported]:
+    """Rows of an `earmark.self-reported/1` file: `{"schema": ..., "rows": [{system,
+    manifest_sha256, language, metric ("wer"/"cer"), value (a fraction: 0.123),
+    source (an http(s) URL), corpus?, note?}]}`; a bare list of rows is accepted too."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text("utf-8"))
+    except OSError as exc:
+        raise EarmarkError(f"cannot read: {exc.strerror}", file=str(p)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise EarmarkError(f"not JSON: {exc}", file=str(p), line=line) from None
+    if isinstance(data, dict):
+        if data.get("schema") not in (None, SELF_REPORTED_SCHEMA):
+            raise EarmarkError(
+                f"schema {data.get('schema')!r} is not {SELF_REPORTED_SCHEMA}",
+                file=str(p),
+                field="schema",
+            )
+        data = data.get("rows")
+    if not isinstance(data, list):
+        raise EarmarkError(
+            "expected a list of rows",
+            file=str(p),
+            field="rows",
+            hint=f'{{"schema": "{SELF_REPORTED_SCHEMA}", "rows": [{{"system": ..., '
+            '"manifest_sha256": ..., "language": ..., "metric": "wer", "value": 0.1, '
+            '"source": "https://..."}]}',
+        )
+    return [_self_reported_row(row, p, i) for i, row in enumerate(data)]
+
+
+def _self_reported_row(row: Any, path: Path, index: int) -> SelfReported:
+    def bad(key: str, why: str, hint: str | None = None) -> EarmarkError:
+        where = f"rows[{index}]" + (f".{key}" if key else "")
+        return EarmarkError(why, file=str(path), field=where, hint=hint)
+
+    if not isinstance(row, dict):
+        raise bad("", "a row must be a JSON object")
+    unknown = set(row) - {f.name for f in SelfReported.__dataclass_fields__.values()}
+    if unknown:
+        raise bad(sorted(unknown)[0], f"unknown field(s): {', '.join(sorted(unknown))}")
+    text = {}
+    for key in ("system", "manifest_sha256", "language", "metric", "source"):
+        value = row.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise bad(key, f"{key} is required (a non-empty string)")
+        text[key] = value.strip()
+    sha = text["manifest_sha256"].lower()
+    if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+        raise bad("manifest_sha256", "not a SHA-256", hint="`earmark manifest hash MANIFEST`")
+    if text["metric"].lower() not in ("wer", "cer"):
+        raise bad("metric", f"metric {text['metric']!r} is not wer or cer")
+    value = row.get("value")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise bad("value", "value must be a number >= 0", hint="a fraction: 12.3% is 0.123")
+    if not text["source"].startswith(("https://", "http://")):
+        raise bad("source", "source must be the URL where the figure was published")
+    for key in ("corpus", "note"):
+        if row.get(key) is not None and not isinstance(row[key], str):
+            raise bad(key, f"{key} must be a string")
+    return SelfReported(
+        system=text["system"],
+        manifest_sha256=sha,
+        language=text["language"],
+        metric=text["metric"].lower(),
+        value=float(value),
+        source=text["source"],
+        corpus=row.get("corpus"),
+        note=row.get("note"),
+    )
+
+
+def contamination_mark(
+    e: Entry, reports: Sequence[dict[str, Any]], max_share: float = 0.0
+) -> str | None:
+    """Why the contamination reports make this row suspect (the module docstring's rule)."""
+    reasons = []
+    for report in reports:
+        if e.corpus_hash_kind != "manifest":
+            continue
+        if (report.get("corpus") or {}).get("manifest_sha256") != e.corpus_hash:
+            continue
+        system = (report.get("declared") or {}).get("system")
+        if system and system not in (e.arm, e.system):
+            continue
+        scope = report.get("summary") or {}
+        if e.language != "all":
+            scope = (report.get("by_language") or {}).get(e.language) or {}
+        flagged, total = int(scope.get("flagged") or 0), int(scope.get("utterances") or 0)
+        canaries = [
+            h["canary"]
+            for h in (report.get("canaries") or {}).get("hits", [])
+            if h.get("declared_count")
+        ]
+        declared = (report.get("declared") or {}).get("path", "?")
+        if total and flagged / total > max_share:
+            reasons.append(
+                f"{flagged}/{total} utterances flagged ({100 * flagged / total:.1f}%) "
+                f"against {declared}"
+            )
+        if canaries:
+            reasons.append(f"canary {canaries[0]} in {declared}")
+    return "; ".join(reasons) or None
+
+
+def read_contamination(path: str | os.PathLike[str]) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text("utf-8"))
+    except OSError as exc:
+        raise EarmarkError(f"cannot read: {exc.strerror}", file=str(p)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise EarmarkError(f"not JSON: {exc}", file=str(p)) from None
+    if not isinstance(data, dict) or data.get("schema") != "earmark.contamination/1":
+        raise EarmarkError(
+            "not a contamination report (schema earmark.contamination/1)",
+            file=str(p),
+            field="schema",
+            hint="write one with `earmark manifest contamination`",
+        )
+    return data
 
 
 def _disambiguate(entries: list[Entry]) -> list[Entry]:
@@ -246,6 +424,9 @@ class Leaderboard:
     runs: list[dict[str, Any]]
     created: str
     min_coverage: float = 1.0
+    self_reported: list[SelfReported] = field(default_factory=list)
+    contamination: list[dict[str, Any]] = field(default_factory=list)
+    contamination_share: float = 0.0
 
     @property
     def ranked(self) -> list[Entry]:
@@ -271,6 +452,19 @@ class Leaderboard:
                 {**asdict(e), "value": e.value, "coverage": e.coverage, "ranked": _may_rank(e)}
                 for e in self.entries
             ],
+            "contamination": {
+                "reports": self.contamination,
+                "max_flagged_share": self.contamination_share,
+                "rule": "a row is suspect when a report on its manifest SHA-256 (naming no "
+                "system, or this arm) has a flagged-utterance share above max_flagged_share "
+                "in the row's language (the corpus for `all`), or a canary in the declared "
+                "text; suspect rows keep their rank",
+            },
+            "self_reported": {
+                "note": "figures published by others, not measured or checked by earmark; "
+                "never ranked",
+                "rows": [asdict(r) for r in self.self_reported],
+            },
         }
 
 
@@ -278,11 +472,28 @@ def _may_rank(e: Entry) -> bool:
     return e.unranked_reason is None
 
 
-def build_leaderboard(runs: Sequence[RunDirectory], min_coverage: float = 1.0) -> Leaderboard:
+def build_leaderboard(
+    runs: Sequence[RunDirectory],
+    min_coverage: float = 1.0,
+    *,
+    self_reported: Sequence[SelfReported] = (),
+    contamination: Sequence[dict[str, Any]] = (),
+    contamination_share: float = 0.0,
+) -> Leaderboard:
     """Rank every run's arms within their groups; entries sorted by group then rank.
-    Rows below `min_coverage` keep their figures but get no rank."""
+    Rows below `min_coverage` keep their figures but get no rank. Contamination reports
+    mark rows; self-reported rows are kept apart and never ranked."""
     check_min_coverage(min_coverage)
     entries = _disambiguate([e for run in runs for e in entries_of_run(run, min_coverage)])
+    entries = [
+        Entry(
+            **{
+                **asdict(e),
+                "contamination": contamination_mark(e, contamination, contamination_share),
+            }
+        )
+        for e in entries
+    ]
     groups: dict[tuple[str, ...], list[int]] = {}
     for i, e in enumerate(entries):
         groups.setdefault(e.group, []).append(i)
@@ -313,14 +524,40 @@ def build_leaderboard(runs: Sequence[RunDirectory], min_coverage: float = 1.0) -
             {"path": str(run.path), "arms": run.arm_names, "verifiable": ok, "missing": missing}
         )
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    return Leaderboard(entries=ranked, runs=run_info, created=created, min_coverage=min_coverage)
+    return Leaderboard(
+        entries=ranked,
+        runs=run_info,
+        created=created,
+        min_coverage=min_coverage,
+        self_reported=list(self_reported),
+        contamination=[
+            {
+                "manifest_sha256": (r.get("corpus") or {}).get("manifest_sha256"),
+                "declared": (r.get("declared") or {}).get("path"),
+                "system": (r.get("declared") or {}).get("system"),
+                "summary": r.get("summary"),
+            }
+            for r in contamination
+        ],
+        contamination_share=contamination_share,
+    )
 
 
 # --- renderings ------------------------------------------------------------------------
 
 
 def _mark(e: Entry) -> str:
-    return "" if e.verifiable else f" ⚠ {UNVERIFIABLE}"
+    mark = "" if e.verifiable else f" ⚠ {UNVERIFIABLE}"
+    return mark + (f" ⚠ {SUSPECT}" if e.contamination else "")
+
+
+def _parameters(e: Entry) -> str:
+    """`39.0M` (exact count in the JSON/CSV), or `—` when not recorded exactly."""
+    if e.parameters is None:
+        return "—"
+    if e.parameters >= 10**9:
+        return f"{e.parameters / 1e9:.2f}B"
+    return f"{e.parameters / 1e6:.1f}M"
 
 
 def _rank(e: Entry) -> str:
@@ -373,6 +610,8 @@ def pivot(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
                 )
             else:
                 row.append(f"{100 * cell.value:.2f}% (#{_rank(cell)})")
+            if cell is not None and cell.contamination:
+                row[-1] += f" ⚠ {SUSPECT}"
         rows.append(row)
     return ["system", *columns.values()], rows
 
@@ -389,6 +628,8 @@ DETAIL_HEADER = [
     "RTF",
     "peak RSS",
     "model revision",
+    "architecture",
+    "parameters",
     "verifiable",
 ]
 UNRANKED_HEADER = [
@@ -421,6 +662,8 @@ def detail_rows(board: Leaderboard) -> list[list[str]]:
                 _rtf(e.rtf),
                 _mib(e.peak_rss_bytes),
                 e.model_revision or "—",
+                e.architecture or "—",
+                _parameters(e),
                 "yes" if e.verifiable else f"no: {'; '.join(e.missing)}",
             ]
         )
@@ -451,6 +694,51 @@ def _unranked_intro(board: Leaderboard) -> str:
     )
 
 
+SELF_REPORTED_HEADER = ["system", "corpus · language", "metric", "value", "source", "note"]
+SELF_REPORTED_INTRO = (
+    "Figures published by others (papers, vendors): not measured, normalised or checked by "
+    "earmark, so never ranked with the rows above. Compare with care: the normaliser and "
+    "the subset behind a published figure are rarely the ones above."
+)
+
+
+def _corpus_names(board: Leaderboard) -> dict[str, str]:
+    return {e.corpus_hash: e.corpus for e in board.entries if e.corpus_hash_kind == "manifest"}
+
+
+def self_reported_rows(board: Leaderboard) -> list[list[str]]:
+    names = _corpus_names(board)
+    rows = []
+    for r in sorted(
+        board.self_reported, key=lambda r: (r.manifest_sha256, r.language, r.metric, r.value)
+    ):
+        corpus = r.corpus or names.get(r.manifest_sha256) or "corpus"
+        rows.append(
+            [
+                r.system,
+                f"{corpus} [manifest {r.manifest_sha256[:12]}] · {r.language}",
+                r.metric.upper(),
+                f"{100 * r.value:.2f}%",
+                r.source,
+                r.note or "",
+            ]
+        )
+    return rows
+
+
+def contamination_rows(board: Leaderboard) -> list[list[str]]:
+    return [[e.system, _scope(e), e.contamination or ""] for e in board.entries if e.contamination]
+
+
+def _contamination_intro(board: Leaderboard) -> str:
+    return (
+        f"Rows on a corpus whose contamination report flags more than "
+        f"{100 * board.contamination_share:g}% of the utterances in the row's language "
+        "(`--contamination-share`), or finds a canary in the declared text. They keep their "
+        "rank; the mark says the figure may reflect training on the test text."
+    )
+
+
 def render_markdown(board: Leaderboard) -> str:
     header, rows = pivot(board)
     parts = [
@@ -477,6 +765,24 @@ def render_markdown(board: Leaderboard) -> str:
             _unranked_intro(board),
             "",
             md_table(UNRANKED_HEADER, unranked_rows(board)),
+            "",
+        ]
+    if board.contamination:
+        parts += ["## Contamination", "", _contamination_intro(board), ""]
+        found = contamination_rows(board)
+        parts += [
+            md_table(["system", "corpus · language", "why suspect"], found)
+            if found
+            else "No row is suspect.",
+            "",
+        ]
+    if board.self_reported:
+        parts += [
+            "## Self-reported (not verified)",
+            "",
+            SELF_REPORTED_INTRO,
+            "",
+            md_table(SELF_REPORTED_HEADER, self_reported_rows(board)),
             "",
         ]
     return "\n".join(parts)
@@ -514,6 +820,10 @@ CSV_FIELDS = [
     "rtf",
     "peak_rss_bytes",
     "model_revision",
+    "architecture",
+    "parameters",
+    "parameters_note",
+    "contamination",
     "run",
 ]
 
@@ -562,6 +872,10 @@ def render_csv(board: Leaderboard) -> str:
                 "rtf": "" if e.rtf is None else e.rtf,
                 "peak_rss_bytes": "" if e.peak_rss_bytes is None else e.peak_rss_bytes,
                 "model_revision": e.model_revision or "",
+                "architecture": e.architecture or "",
+                "parameters": "" if e.parameters is None else e.parameters,
+                "parameters_note": e.parameters_note or "",
+                "contamination": e.contamination or "",
                 "run": e.run,
             }
         )
@@ -750,7 +1064,10 @@ def _row_data(e: Entry, row_id: str, table: str) -> dict[str, Any]:
         "rtf": e.rtf,
         "rss": e.peak_rss_bytes,
         "revision": e.model_revision,
+        "architecture": e.architecture,
+        "parameters": e.parameters,
         "verifiable": e.verifiable,
+        "suspect": e.contamination is not None,
     }
 
 
@@ -769,6 +1086,8 @@ BOARD_COLUMNS = [
     ("RTF", "rtf", True),
     ("peak RSS", "rss", True),
     ("model revision", "revision", False),
+    ("architecture", "architecture", False),
+    ("parameters", "parameters", True),
     ("verifiable", "verifiable", False),
 ]
 
@@ -794,7 +1113,12 @@ def _board_table(
         cells = {
             "rank": _rank(e),
             "system": esc(e.system)
-            + ("" if e.verifiable else f' <span class="badge bad">⚠ {UNVERIFIABLE}</span>'),
+            + ("" if e.verifiable else f' <span class="badge bad">⚠ {UNVERIFIABLE}</span>')
+            + (
+                f' <span class="badge bad" title="{esc(e.contamination)}">⚠ {SUSPECT}</span>'
+                if e.contamination
+                else ""
+            ),
             "corpus": esc(e.corpus)
             + f'<br><code class="muted">{esc(e.corpus_hash_kind)} {esc(e.corpus_hash[:12])}</code>',
             "language": esc(e.language),
@@ -807,6 +1131,9 @@ def _board_table(
             "rtf": esc(_rtf(e.rtf)),
             "rss": esc(_mib(e.peak_rss_bytes)),
             "revision": f"<code>{esc(e.model_revision or '—')}</code>",
+            "architecture": esc(e.architecture or "—"),
+            "parameters": f'<span title="{esc(e.parameters_note or e.parameters)}">'
+            f"{esc(_parameters(e))}</span>",
             "verifiable": "yes" if e.verifiable else esc(f"no: {'; '.join(e.missing)}"),
         }
         tds = []
@@ -899,8 +1226,21 @@ def render_html(board: Leaderboard) -> str:
             if unranked
             else ""
         )
+        + (
+            f"\n<h2>Contamination</h2>\n<p>{esc(_contamination_intro(board))}</p>\n"
+            + html_table(["system", "corpus · language", "why suspect"], contamination_rows(board))
+            if board.contamination
+            else ""
+        )
         + "\n<h2>Systems × corpora</h2>\n"
         + html_table(header, overview)
+        + (
+            f'\n<h2 id="self-reported">Self-reported (not verified)</h2>\n'
+            f"<p>{esc(SELF_REPORTED_INTRO)}</p>\n"
+            + html_table(SELF_REPORTED_HEADER, self_reported_rows(board))
+            if board.self_reported
+            else ""
+        )
         + f"\n<footer>created {esc(board.created)}</footer>\n"
         f'<script type="application/json" id="board-data">{_json_block(data)}</script>\n'
         f"<script>{BOARD_SCRIPT}</script>\n</body>\n</html>\n"
@@ -912,10 +1252,21 @@ def write_leaderboard(
     out_dir: str | os.PathLike[str],
     *,
     min_coverage: float = 1.0,
+    self_reported: Sequence[str | os.PathLike[str]] = (),
+    contamination: Sequence[str | os.PathLike[str]] = (),
+    contamination_share: float = 0.0,
 ) -> dict[str, Path]:
-    """Read the runs, rank them, and write leaderboard.{md,csv,json,html} into `out_dir`."""
+    """Read the runs, rank them, and write leaderboard.{md,csv,json,html} into `out_dir`;
+    `self_reported` and `contamination` are files (see `load_self_reported`,
+    `earmark manifest contamination`)."""
     unique = list(dict.fromkeys(Path(p).resolve() for p in run_dirs))
-    board = build_leaderboard([load_run(p) for p in unique], min_coverage)
+    board = build_leaderboard(
+        [load_run(p) for p in unique],
+        min_coverage,
+        self_reported=[row for path in self_reported for row in load_self_reported(path)],
+        contamination=[read_contamination(path) for path in contamination],
+        contamination_share=contamination_share,
+    )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = {
