@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -25,6 +26,13 @@ from earmark.scoring.timestamps_section import timestamps_section
 def test_docstring_examples() -> None:
     result = doctest.testmod(timestamps, raise_on_error=False)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_documented_example_runs() -> None:
+    """docs/long_form.md's "Timestamp accuracy" example holds exact assertions."""
+    text = (Path(__file__).parents[2] / "docs" / "long_form.md").read_text("utf-8")
+    block = text.split("## Timestamp accuracy", 1)[1].split("```python", 1)[1].split("```")[0]
+    exec(compile(block, "docs/long_form.md", "exec"), {})
 
 
 def test_words_pair_only_hits_by_text_not_time() -> None:
