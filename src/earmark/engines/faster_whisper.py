@@ -20,6 +20,7 @@ from earmark.engines.clip_audio import mono_16k
 from earmark.engines.extras import require
 from earmark.engines.file_hashes import content_revision, hash_folder
 from earmark.engines.local_engine import LocalModelEngine
+from earmark.engines.model_metadata import ctranslate2_whisper_metadata
 from earmark.engines.registry import CTRANSLATE2_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
@@ -263,6 +264,7 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
                 "hash_seconds": hash_seconds,
                 "language_policy": self.options.language_policy,
                 "decode_options": self.options.decode_kwargs(),
+                **ctranslate2_whisper_metadata(folder),
             },
         )
         return self._info

@@ -30,6 +30,7 @@ from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.extras import require
 from earmark.engines.local_engine import LocalModelEngine
+from earmark.engines.model_metadata import torch_parameters
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -217,6 +218,8 @@ class Qwen3AsrEngine(LocalModelEngine[QwenOptions, ModelSource]):
             determinism_note=note,
             extra={
                 "research_adapter": True,
+                "architecture": getattr(getattr(inner, "config", None), "model_type", None),
+                **torch_parameters(inner),
                 "compute_type_requested": self.options.compute_type,
                 "device": self.options.device,
                 "language_policy": self.options.language_policy,

@@ -18,6 +18,7 @@ from typing import Any
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.local_engine import LocalModelEngine
+from earmark.engines.model_metadata import torch_parameters
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -135,6 +136,7 @@ class TransformersCtcEngine(LocalModelEngine[CtcOptions, ModelSource]):
                 **runtime_extra(torch, self.options.torch),
                 "model_class": type(model).__name__,
                 "architecture": getattr(model.config, "model_type", None),
+                **torch_parameters(model),
                 "vocab_size": getattr(model.config, "vocab_size", None),
                 "target_lang": self.options.target_lang,
                 "batch_size": batch,

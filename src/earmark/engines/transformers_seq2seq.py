@@ -23,6 +23,7 @@ from typing import Any
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.local_engine import LocalModelEngine
+from earmark.engines.model_metadata import torch_parameters
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -178,6 +179,7 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
                 **runtime_extra(torch, self.options.torch),
                 "model_class": type(model).__name__,
                 "architecture": getattr(model.config, "model_type", None),
+                **torch_parameters(model),
                 "language_policy": self.options.language_policy,
                 "generate_options": self.options.generate_kwargs(),
                 "batch_size": self._batch_size(),

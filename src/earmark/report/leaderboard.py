@@ -255,7 +255,9 @@ def model_shape(model: dict[str, Any]) -> dict[str, Any]:
     """Architecture and parameter count as the engine recorded them (`model.json`
     `extra`); a count the engine did not record exactly is None with the reason."""
     extra = model.get("extra") or {}
-    architecture = extra.get("architecture")
+    architecture = extra.get("architecture") or None
+    if architecture and extra.get("model_class"):
+        architecture = f"{architecture} ({extra['model_class']})"
     parameters = extra.get("parameters")
     exact = isinstance(parameters, int) and not isinstance(parameters, bool) and parameters > 0
     note = None
