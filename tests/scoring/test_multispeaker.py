@@ -332,3 +332,24 @@ def test_cli_refuses_tcpwer_without_collar(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert err.startswith("earmark: error:") and "collar" in err and "\n" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_docs_examples_print_what_the_docs_say(tmp_path: Path) -> None:
+    """Each shell example of docs/multispeaker.md, run as written, prints its text block."""
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("earmark") is None:
+        pytest.skip("the earmark console script is not installed")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "multispeaker.md").read_text("utf-8")
+    pairs = re.findall(
+        r"```bash\n((?:(?!```).)*)```\n(?:(?!```).)*```text\n((?:(?!```).)*)```", doc, re.S
+    )
+    pairs = [(cmd, out) for cmd, out in pairs if "pip install" not in cmd]
+    assert len(pairs) == 2
+    for command, expected in pairs:
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, check=True
+        )
+        assert done.stdout == expected

@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
         out_dir=args.out,
     )
     if not args.quiet:
-        print(f"{len(result.recordings)} recordings, scored by meeteval {result.meeteval_version}")
+        n = len(result.recordings)
+        print(f"{n} recording{'' if n == 1 else 's'}, scored by meeteval {result.meeteval_version}")
         for name, m in result.metrics.items():
             rate = "n/a" if m.total.rate is None else f"{100 * m.total.rate:.2f}%"
             ci = ""
@@ -93,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
                 ci = f" [{100 * m.ci['low']:.2f}, {100 * m.ci['high']:.2f}]"
             print(f"{NAMES[name]}: {rate}{ci} ({m.total.errors} errors / {m.total.length} words)")
         if result.missing_hypotheses:
-            print(f"{len(result.missing_hypotheses)} recordings had no hypothesis (all deleted)")
+            missing = len(result.missing_hypotheses)
+            print(
+                f"{missing} recording{'' if missing == 1 else 's'} without hypothesis (all deleted)"
+            )
         print(f"wrote {args.out}/multispeaker.json, multispeaker.md")
     return 0

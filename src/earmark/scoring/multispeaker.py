@@ -470,7 +470,7 @@ def render_markdown(result: MultiSpeakerResult) -> str:
         "",
         f"Scored by meeteval {result.meeteval_version}; normaliser `{result.normalizer}`; "
         + (f"collar {result.collar:g} s; " if result.collar is not None else "")
-        + f"{len(result.recordings)} recordings"
+        + f"{len(result.recordings)} recording{'' if len(result.recordings) == 1 else 's'}"
         + (
             f", bootstrap {result.resamples} resamples of recordings (seed {result.seed})."
             if result.resamples
