@@ -11,6 +11,7 @@ import pytest
 from earmark.cli import main
 from earmark.corpus.manifest import read_manifest, read_meta
 from earmark.corpus.writer import write_manifest
+from earmark.engines.base import Hypothesis
 
 
 def _timed_manifest(tmp_path: Path, corpus_factory) -> Path:  # type: ignore[no-untyped-def]
@@ -115,3 +116,40 @@ def test_precomputed_segments_are_validated_with_file_and_line(
     assert main(args) == 2
     err = capsys.readouterr().err
     assert f"{hyps}:1" in err and "segments[0]" in err and "ends before it starts" in err
+
+
+@pytest.mark.skipif(
+    "words" not in Hypothesis.__dataclass_fields__,
+    reason="rows carry word timings once Hypothesis has `words` (engines/base.py, "
+    "run/arm_worker.py, engines/faster_whisper.py)",
+)
+def test_faster_whisper_word_timings_are_scored_against_custom_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("faster_whisper", reason="needs the faster-whisper extra")
+    from earmark.corpus.demo import demo_manifest_path
+    from earmark.metrics.timestamps import OffsetSummary, word_offsets
+
+    (utt,) = [u for u in read_manifest(demo_manifest_path()) if u.id == "en-01"]
+    # Nominal reference timings, 0.3 s a word: the figures are checked against the metric
+    # applied to the row's own word timings, so only the wiring is under test here.
+    words = [[0.3 * i, 0.3 * (i + 1), w] for i, w in enumerate(utt.text.split())]
+    manifest = tmp_path / "words.jsonl"
+    write_manifest(
+        manifest, [replace(utt, custom={"words": words})], read_meta(demo_manifest_path())
+    )
+    out = tmp_path / "run"
+    arm = "faster-whisper:bundled:tiny.en?compute_type=int8&beam_size=1&temperature=0"
+    args = ["run", "--manifest", str(manifest), "--audio-root", str(demo_manifest_path().parent)]
+    args += ["--arm", f"{arm}&word_timestamps=true&name=fw", "--bootstrap", "0"]
+    args += ["--out", str(out), "--quiet"]
+    assert main(args) == 0, capsys.readouterr().err
+    [row] = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert row["words"] and all(s <= e for s, e, _ in row["words"])
+    expected = word_offsets(words, row["words"], "en-v1")
+    assert expected.matched >= 5  # tiny.en gets most of the pangram right
+    block = json.loads((out / "results.json").read_text())["arms"]["fw"]["timestamps"]
+    got = block["by_language"]["en"]["words"]
+    assert got["matched"] == expected.matched
+    assert got["start"] == OffsetSummary.of(expected.start).as_dict()
+    assert got["end"] == OffsetSummary.of(expected.end).as_dict()
