@@ -160,7 +160,13 @@ def _register_contamination(sub: Any) -> None:
         help="the system (arm) the declared text belongs to: the leaderboard then marks that "
         "system's rows only (default: every row on the corpus)",
     )
-    contamination.add_argument("--out", required=True, type=output_path, metavar="DIR")
+    contamination.add_argument(
+        "--out",
+        required=True,
+        type=output_path,
+        metavar="DIR",
+        help="folder for contamination.json and contamination.md",
+    )
     contamination.set_defaults(func=_contamination)
 
 
