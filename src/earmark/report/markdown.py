@@ -503,7 +503,9 @@ def _speaker_markdown(arm: dict[str, Any]) -> list[str]:
     return [
         "### Speakers (primary view; each speaker's interval resamples its clips)",
         "",
-        md_table(["language / speaker", "N", "WER", "CER"], [[md_text(c) for c in r] for r in rows]),
+        md_table(
+            ["language / speaker", "N", "WER", "CER"], [[md_text(c) for c in r] for r in rows]
+        ),
         "",
     ]
 

@@ -237,6 +237,9 @@ def plan_from_dict(data: dict[str, Any]) -> RunPlan:
         cpu_isa=data.get("cpu_isa"),
         protocol=data.get("protocol"),
         ceilings=data.get("ceilings", {}),
+        cluster=data.get("cluster", "clip"),
+        min_per_slice=data.get("min_per_slice"),
+        min_speakers=data.get("min_speakers"),
     )
 
 
@@ -413,8 +416,9 @@ def finish_run(
         scored = score_rows(rows, scoring)
         arm_rows[arm.name] = raw_rows
         for raw, record in zip(raw_rows, scored.records, strict=True):
+            speaker = {"speaker": record["speaker"]} if "speaker" in record else {}
             all_records.append(
-                {**raw, "normalizer": record["normalizer"], "views": record["views"]}
+                {**raw, **speaker, "normalizer": record["normalizer"], "views": record["views"]}
             )
         summary = scored.to_dict()
         summary["error_analysis"] = error_analysis_section(scored)

@@ -53,8 +53,8 @@ def score_predictions(
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
     content and, with `out_dir`, writes results.json, predictions.jsonl, results.md and
-last artefacts.sha256 (`earmark.artefacts`),
-    holding the folder's lock throughout (a second writer into it gets an `EarmarkError`).
+    last artefacts.sha256 (`earmark.artefacts`), holding the folder's lock throughout (a
+    second writer into it gets an `EarmarkError`).
 
     `protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples, seed and CI
     generator; a setting given with it must agree (`earmark.scoring.protocols.resolve`).

@@ -262,6 +262,9 @@ class ScoreResult:
             }
             if r.cluster is not None:
                 record["cluster"] = r.cluster
+            speaker = speaker_of_row(r)
+            if speaker is not None:
+                record["speaker"] = speaker
             record["normalizer"] = group.normalizer.name
             record["views"] = group.view_records(pos)
             yield record
@@ -400,7 +403,6 @@ def _metric(
     return out
 
 
-
 def speaker_of_row(row: ScoringRow) -> str | None:
     """The row's speaker (`extra["speaker"]`, from the manifest, stm or trn), or None."""
     speaker = row.extra.get("speaker") if row.extra else None
@@ -418,10 +420,10 @@ def _block(
     positions: np.ndarray,
     rows: Sequence[ScoringRow],
     options: ScoringOptions,
-    unit: ClusterUnit | None = None,
+    cluster_unit: ClusterUnit | None = None,
     speakers: bool = True,
 ) -> dict[str, Any]:
-    unit = options.cluster if unit is None else unit
+    unit = options.cluster if cluster_unit is None else cluster_unit
     memo = unit.encode() + b"\x00" + positions.tobytes()
     if memo not in group.blocks:
         group.blocks[memo] = _compute_block(group, positions, rows, options, unit)
@@ -440,12 +442,13 @@ def _apply_minimums(block: dict[str, Any], options: ScoringOptions, *, speakers:
     reasons = []
     n = block["n_utterances"]
     if options.min_per_slice is not None and n < options.min_per_slice:
-        reasons.append(f"{n} rows, fewer than the minimum {options.min_per_slice} (--min-per-slice)")
+        reasons.append(
+            f"{n} rows, fewer than the minimum {options.min_per_slice} (--min-per-slice)"
+        )
     n_speakers = block.get("n_speakers", 0)
     if speakers and options.min_speakers is not None and n_speakers < options.min_speakers:
         reasons.append(
-            f"{n_speakers} speakers, fewer than the minimum {options.min_speakers} "
-            "(--min-speakers)"
+            f"{n_speakers} speakers, fewer than the minimum {options.min_speakers} (--min-speakers)"
         )
     if not reasons:
         return
@@ -464,11 +467,11 @@ def _compute_block(
     positions: np.ndarray,
     rows: Sequence[ScoringRow],
     options: ScoringOptions,
-    unit: ClusterUnit,
+    cluster_unit: ClusterUnit,
 ) -> dict[str, Any]:
     norm = group.normalizer
     cluster_keys = np.asarray(
-        [_bootstrap_key(rows[group.indices[p]], unit) for p in positions], dtype=object
+        [_bootstrap_key(rows[group.indices[p]], cluster_unit) for p in positions], dtype=object
     )
     speakers = {speaker_of_row(rows[group.indices[p]]) for p in positions}
     views: dict[str, Any] = {}
