@@ -83,14 +83,17 @@ def _run(tmp_path: Path, share: bool, capsys: pytest.CaptureFixture[str], *extra
 
 def _texts() -> set[str]:
     """Every reference and hypothesis string, and every word of them."""
-    strings = {*REFS.values(), *HYPS.values(), "obsidian kestrel"}
+    strings = {*REFS.values(), *HYPS.values(), "obsidian kestrel", "copper pillow saddle"}
     return strings | {w for s in strings for w in s.split()}
 
 
 def test_private_corpus_outputs_carry_no_transcript_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = _run(tmp_path, False, capsys)
+    # A second arm that differs on c3, so comparison and churn sections have rows to show.
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "c3", "hypothesis": "copper pillow saddle"}) + "\n")
+    out = _run(tmp_path, False, capsys, "--arm", f"precomputed:{other}?name=other")
     printed = capsys.readouterr()
     assert main(["report", str(out)]) == 0, capsys.readouterr().err
     shared = {

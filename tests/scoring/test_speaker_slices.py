@@ -234,3 +234,15 @@ def test_plan_freezes_cluster_and_minimums(tmp_path: Path) -> None:
     plan.write_text('cluster = "utterance"\n' + body)
     with pytest.raises(EarmarkError):
         load_plan(plan, resolve_data=False)
+
+
+def test_run_with_a_plan_refuses_minimum_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --plan, the minimums are frozen in the plan, never added at the command line."""
+    _manifest(tmp_path / "m.jsonl", [("u1", "s1", None)])
+    plan = tmp_path / "plan.toml"
+    plan.write_text('manifest = "m.jsonl"\n[[arms]]\nbackend = "precomputed"\nmodel = "h.jsonl"\n')
+    args = ["run", "--plan", str(plan), "--min-speakers", "3", "--out", str(tmp_path / "o")]
+    assert main(args) == 2
+    assert "--min-speakers goes in the plan file" in capsys.readouterr().err
