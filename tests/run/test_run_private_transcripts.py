@@ -159,3 +159,6 @@ def test_run_minimums_and_speaker_figures(
     md = (out / "results.md").read_text("utf-8")
     assert "### Speakers" in md and "null (below_minimum" in md
     assert results["plan"]["min_per_slice"] == 2 and results["plan"]["min_speakers"] == 2
+    assert main(["report", str(out)]) == 0, capsys.readouterr().err
+    page = (out / "report.html").read_text("utf-8")
+    assert "<h3>Speakers" in page and "null (below_minimum: 1 rows" in page
