@@ -162,3 +162,11 @@ def test_run_minimums_and_speaker_figures(
     assert main(["report", str(out)]) == 0, capsys.readouterr().err
     page = (out / "report.html").read_text("utf-8")
     assert "<h3>Speakers" in page and "null (below_minimum: 1 rows" in page
+
+
+def test_verify_reproduces_speaker_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _run(tmp_path, True, capsys, "--min-per-slice", "2", "--min-speakers", "2")
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0, capsys.readouterr().out

@@ -182,6 +182,7 @@ def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[Any]:
                 status=row.get("status", "ok"),
                 cluster=cluster,
                 duration=row.get("audio_seconds"),
+                extra={"speaker": row["speaker"]} if isinstance(row.get("speaker"), str) else {},
             )
         )
     return out
@@ -211,6 +212,9 @@ def _verify_arm(
             protocol=get_protocol(recorded["protocol"]["name"])
             if recorded.get("protocol")
             else None,
+            cluster=boot.get("cluster", "clip"),
+            min_per_slice=(recorded.get("minimums") or {}).get("min_per_slice"),
+            min_speakers=(recorded.get("minimums") or {}).get("min_speakers"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         return [

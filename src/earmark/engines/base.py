@@ -73,6 +73,9 @@ class Hypothesis:
     language_requested: str | None = None
     language_used: str | None = None
     segments: tuple[Segment, ...] = ()
+    #: Word timings (`text` is the word) when the engine gives them, e.g. faster-whisper
+    #: with word_timestamps=true; scored against a manifest's `custom.words`.
+    words: tuple[Segment, ...] = ()
     #: Set when the engine failed on this clip; text is then "" and the row is counted as
     #: all deletions under this reason code.
     error: str | None = None

@@ -399,6 +399,12 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
             language_requested=language,
             language_used=used,
             segments=tuple(Segment(float(s.start), float(s.end), s.text.strip()) for s in segments),
+            # Only with word_timestamps=true (else `words` is None): already computed, free.
+            words=tuple(
+                Segment(float(w.start), float(w.end), w.word.strip())
+                for s in segments
+                for w in (s.words or ())
+            ),
             extra=extra,
         )
 

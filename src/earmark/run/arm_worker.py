@@ -115,6 +115,8 @@ def _row(
         )
         if hyp.segments:
             row["segments"] = [[s.start, s.end, s.text] for s in hyp.segments]
+        if hyp.words:
+            row["words"] = [[w.start, w.end, w.text] for w in hyp.words]
         extra = {k: v for k, v in hyp.extra.items() if k != "language_mismatch"}
         if extra:
             row["engine"] = extra
