@@ -17,6 +17,7 @@ hold at most `MAX_RECORD_BYTES` (1 MiB); the environment variable
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import stat
@@ -173,6 +174,37 @@ def decode_records(
         if number == 1 and line.startswith(_BOM):
             line = line[1:]
         yield number, line
+
+
+def json_objects(
+    records: Iterable[tuple[int, str]], name: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank record of a JSON-lines file.
+
+    Every reader of saved rows needs the same strictness: a line that is not JSON, or is
+    JSON but not an object, is an `EarmarkError` at its line, never skipped. A number of
+    thousands of digits or nesting deep enough to exhaust the recursion limit raise
+    `ValueError`/`RecursionError` inside `json.loads`, not `JSONDecodeError`; they are
+    caught here too so a hostile file gives the one-line error, not a traceback.
+    `records` comes from `read_records` or `decode_records`; `name` is the file named in
+    the error.
+    """
+    for number, text in records:
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise EarmarkError(
+                f"invalid JSON ({exc.msg} at column {exc.colno})", file=name, line=number
+            ) from None
+        except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+            raise EarmarkError(
+                f"invalid JSON ({type(exc).__name__})", file=name, line=number
+            ) from None
+        if not isinstance(obj, dict):
+            raise EarmarkError("expected a JSON object per line", file=name, line=number)
+        yield number, obj
 
 
 def finite_json(value: Any, where: str = "") -> tuple[Any, list[str]]:

@@ -14,7 +14,6 @@ error unless the caller allows excluding it, and then it is listed with reason
 from __future__ import annotations
 
 import csv
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.records import read_records
+from earmark.records import json_objects, read_records
 from earmark.scoring.rows import MISSING_HYPOTHESIS, OK, ScoringRow
 from earmark.scoring.sclite_formats import SCLITE_FORMATS, read_sclite_pair, sclite_format
 
@@ -73,25 +72,6 @@ def _slices(record: dict[str, Any], name: str, path: Path, line: int) -> tuple[s
     if isinstance(value, list) and all(isinstance(s, str) for s in value):
         return tuple(value)
     raise EarmarkError("expected a list of strings", file=str(path), line=line, field=name)
-
-
-def _records_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, text in read_records(path):
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise EarmarkError(
-                f"invalid JSON ({exc.msg} at column {exc.colno})", file=str(path), line=number
-            ) from None
-        except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
-            raise EarmarkError(
-                f"invalid JSON ({type(exc).__name__})", file=str(path), line=number
-            ) from None
-        if not isinstance(record, dict):
-            raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
-        yield number, record
 
 
 def _records_delimited(path: Path, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -157,7 +137,9 @@ def _nonempty(
 
 def _records(path: Path, fmt: str) -> Iterator[tuple[int, dict[str, Any]]]:
     if fmt == "jsonl":
-        return _nonempty(_records_jsonl(path), path, "the file has no JSON lines")
+        return _nonempty(
+            json_objects(read_records(path), str(path)), path, "the file has no JSON lines"
+        )
     if fmt == "csv":
         return _nonempty(_records_delimited(path, ","), path, "nothing after the header row")
     if fmt == "tsv":
