@@ -16,18 +16,16 @@ from __future__ import annotations
 import os
 import socket
 import time
-from dataclasses import replace
 from typing import Any
 
 from earmark.engines.base import Hypothesis
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
-from earmark.run.arm_environment import clip_seed
 from earmark.run.arm_worker import (
     _end_to_end,
     _http_hosts,
-    _load_seconds,
     _Pending,
+    _pending,
     _row,
     base_language,
     cache_key,
@@ -157,19 +155,7 @@ class ArmServer:
                         len(batch) >= self.plan.batch_size or batch[0].language != language
                     ):
                         rows.extend(self._flush(batch))
-                    seeded = replace(clip, seed=clip_seed(self.plan.seed, utt.id, r))
-                    batch.append(
-                        _Pending(
-                            utt,
-                            r,
-                            key,
-                            audio.sha256,
-                            audio.duration,
-                            seeded,
-                            language,
-                            _load_seconds(audio),
-                        )
-                    )
+                    batch.append(_pending(self.plan.seed, utt, r, key, audio, clip, language))
                 if len(batch) >= self.plan.batch_size:
                     rows.extend(self._flush(batch))
             rows.extend(self._flush(batch))

@@ -268,19 +268,7 @@ def run_arm(
                         ):
                             flush()
                         key = cache_key(fingerprint, utt, audio.sha256, r)
-                        seeded = replace(clip, seed=clip_seed(plan.seed, utt.id, r))
-                        batch.append(
-                            _Pending(
-                                utt,
-                                r,
-                                key,
-                                audio.sha256,
-                                audio.duration,
-                                seeded,
-                                language,
-                                _load_seconds(audio),
-                            )
-                        )
+                        batch.append(_pending(plan.seed, utt, r, key, audio, clip, language))
                     if len(batch) >= plan.batch_size:
                         flush()
                     advance()
@@ -339,6 +327,31 @@ class _Pending:
     language: str | None
     #: Seconds the prefetcher spent reading and resampling this clip (None: not timed).
     load_seconds: float | None = None
+
+
+def _pending(
+    seed: int,
+    utt: Utterance,
+    repeat: int,
+    key: str,
+    audio: LoadedAudio,
+    clip: Clip,
+    language: str | None,
+) -> _Pending:
+    """One repeat of a loaded clip, queued for its batch: its own seed (so a repeat
+    decodes the same whether it runs locally or on a Ray actor) and the audio's hash,
+    duration and load time that its row will record."""
+    seeded = replace(clip, seed=clip_seed(seed, utt.id, repeat))
+    return _Pending(
+        utt,
+        repeat,
+        key,
+        audio.sha256,
+        audio.duration,
+        seeded,
+        language,
+        _load_seconds(audio),
+    )
 
 
 def _threads(spec: ArmSpec, plan_threads: int | None = None) -> int | None:
