@@ -30,6 +30,7 @@ from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import wav_bytes
 from earmark.engines.file_hashes import (
     content_revision,
+    declared_model,
     files_named_by,
     program_hashes,
 )
@@ -71,17 +72,7 @@ def read_options(arm: ArmSpec) -> CommandOptions:
     model_text = reader.text("model")
     deterministic = reader.boolean("deterministic", False)
     reader.finish()
-    model = None
-    if model_text is not None:
-        model = Path(model_text).expanduser()
-        if not model.exists():
-            raise reader.error(
-                "model",
-                f"{model_text!r} not found",
-                hint="model= names the file or folder "
-                "of weights the command loads, so that it is hashed",
-            )
-        model = model.resolve()
+    model = declared_model(model_text, reader.error, "command")
     template = arm.model
     try:
         argv = tuple(shlex.split(template))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
+
+from earmark.errors import EarmarkError
 
 _CHUNK = 1 << 20
 
@@ -74,3 +77,23 @@ def program_hashes(
         hashes[model.as_posix()] = sha256_file(model)
         size += model.stat().st_size
     return hashes, size
+
+
+def declared_model(
+    text: str | None, error: Callable[[str, str, str | None], EarmarkError], loader: str
+) -> Path | None:
+    """The resolved path of an external program's `model=` setting, None when not set.
+
+    The weights named there are hashed into the run's provenance, so a path that does not
+    exist is refused (through the caller's `error(key, message, hint)`, which names the arm
+    or processor) rather than recorded as nothing; `loader` says who loads them."""
+    if text is None:
+        return None
+    model = Path(text).expanduser()
+    if not model.exists():
+        raise error(
+            "model",
+            f"{text!r} not found",
+            f"model= names the file or folder of weights the {loader} loads, so that it is hashed",
+        )
+    return model.resolve()

@@ -41,6 +41,7 @@ from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import SAMPLE_RATE, wav_bytes
 from earmark.engines.file_hashes import (
     content_revision,
+    declared_model,
     files_named_by,
     program_hashes,
 )
@@ -98,17 +99,7 @@ def read_options(arm: ArmSpec) -> StdioOptions:
         if key.startswith(FORWARD_PREFIX) and len(key) > len(FORWARD_PREFIX)
     )
     reader.finish(known=("set_<name> (sent to the program in each request's settings)",))
-    model = None
-    if model_text is not None:
-        model = Path(model_text).expanduser()
-        if not model.exists():
-            raise reader.error(
-                "model",
-                f"{model_text!r} not found",
-                hint="model= names the file or folder of weights the program loads, "
-                "so that it is hashed",
-            )
-        model = model.resolve()
+    model = declared_model(model_text, reader.error, "program")
     try:
         argv = tuple(shlex.split(arm.model))
     except ValueError as exc:

@@ -26,6 +26,7 @@ from typing import Any
 
 from earmark.engines.file_hashes import (
     content_revision,
+    declared_model,
     files_named_by,
     program_hashes,
     sha256_file,
@@ -58,17 +59,7 @@ class CommandProcessor:
         timeout = settings.number("timeout", 60.0, minimum=0.001)
         model_text = settings.text("model")
         settings.finish()
-        model = None
-        if model_text is not None:
-            model = Path(model_text).expanduser()
-            if not model.exists():
-                raise settings.error(
-                    "model",
-                    f"{model_text!r} not found",
-                    hint="model= names the file or folder of weights the formatter loads, "
-                    "so that it is hashed",
-                )
-            model = model.resolve()
+        model = declared_model(model_text, settings.error, "formatter")
         try:
             argv = tuple(shlex.split(spec.model))
         except ValueError as exc:
