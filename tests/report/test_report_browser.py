@@ -4,44 +4,17 @@ CJK glyphs) and the `playwright` Python package (never `playwright install`)."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
-import pytest
+from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ArmData, make_run
 
 from earmark.report.html import write_html_report
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt chromium)"),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None,
-        reason="needs the playwright Python package (pip install playwright; no browser download)",
-    ),
-]
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+pytestmark = NEEDS_CHROMIUM
 EXAMPLE = Path(__file__).parent / "data" / "example-run"
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _open(browser, path: Path):

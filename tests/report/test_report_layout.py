@@ -11,35 +11,19 @@ Needs Debian's `chromium` and the `playwright` Python package (never `playwright
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ZH_REF, ArmData, make_run, zh_rows
 
 from earmark.compare.api import compare
 from earmark.report.html import ALIGNMENT_LIMIT, TEXT_LIMIT, write_html_report
 from earmark.report.leaderboard import write_leaderboard
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt chromium)"),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None,
-        reason="needs the playwright Python package (pip install playwright; no browser download)",
-    ),
-]
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+pytestmark = NEEDS_CHROMIUM
 EXAMPLE = Path(__file__).parent / "data" / "example-run"
 WIDTHS = (1280, 390)
 XSS_NAME = '</script> <script>window.__xss=1</script> <img src=x onerror="window.__xss=2">'
@@ -69,16 +53,6 @@ BROKEN_WORDS = """() => {
   }
   return broken;
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _open(browser, path: Path, width: int):
