@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_process import earmark, one_error_line
 from earmark.corpus.model import Utterance
 from earmark.corpus.selection import select
 from earmark.outputs import LOCK_NAME
@@ -42,26 +42,6 @@ def run_args(manifest: Path, out: Path, arm: str, *extra: str) -> list[str]:
         "--quiet",
         *extra,
     ]
-
-
-def earmark(*args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
-    def file_size_limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return subprocess.run(
-        [sys.executable, "-m", "earmark", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=file_size_limit if limit is not None else None,
-    )
-
-
-def one_error_line(stderr: str) -> str:
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("earmark: error: "), stderr
-    assert "Traceback" not in stderr
-    return lines[0]
 
 
 def leftovers(folder: Path) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from cli_process import earmark, one_error_line
 from earmark.errors import EarmarkError
 from earmark.outputs import LOCK_NAME, atomic_write_bytes, atomic_write_text, lock_output_folder
 from earmark.report.results import results_schema
@@ -58,32 +58,12 @@ def score_cmd(predictions: Path, out: Path) -> list[str]:
     ]
 
 
-def earmark(*args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
-    def file_size_limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return subprocess.run(
-        [sys.executable, "-m", "earmark", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        preexec_fn=file_size_limit if limit is not None else None,
-    )
-
-
 def ids_in(path: Path) -> list[str]:
     return [json.loads(line)["id"] for line in path.read_text("utf-8").splitlines()]
 
 
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.rglob("*") if p.name.endswith(".tmp"))
-
-
-def one_error_line(stderr: str) -> str:
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("earmark: error: "), stderr
-    assert "Traceback" not in stderr
-    return lines[0]
 
 
 # --- the helper itself -------------------------------------------------------------------
