@@ -301,43 +301,37 @@ def _languages(run: RunDirectory) -> str:
             else "<p>No per-language figures.</p>"
         )
     ]
-    slice_rows: list[list[object]] = []
-    for arm_name, lang, block in run.blocks():
-        for name, sblock in block.get("by_slice", {}).items():
-            view = _primary(sblock)
-            wer = view.get("wer")
-            slice_rows.append(
-                [
-                    arm_name,
-                    lang,
-                    name,
-                    _num(str(sblock["n_utterances"])),
-                    _num(fmt_rate(wer) if wer else "n/a"),
-                    _num(fmt_rate(view.get("cer"))),
-                ]
-            )
+    slice_rows = _group_rows(run, "by_slice")
     if slice_rows:
         body.append("<h3>Slices (primary view)</h3>")
         body.append(html_table(["arm", "language", "slice", "N", "WER", "CER"], slice_rows))
-    speaker_rows: list[list[object]] = []
-    for arm_name, lang, block in run.blocks():
-        for name, sblock in (block.get("by_speaker") or {}).items():
-            view = _primary(sblock)
-            wer = view.get("wer")
-            speaker_rows.append(
-                [
-                    arm_name,
-                    lang,
-                    name,
-                    _num(str(sblock["n_utterances"])),
-                    _num(fmt_rate(wer) if wer else "n/a"),
-                    _num(fmt_rate(view.get("cer"))),
-                ]
-            )
+    speaker_rows = _group_rows(run, "by_speaker")
     if speaker_rows:
         body.append("<h3>Speakers (primary view; intervals resample each speaker's clips)</h3>")
         body.append(html_table(["arm", "language", "speaker", "N", "WER", "CER"], speaker_rows))
     return _section("languages", "By language", body)
+
+
+def _group_rows(run: RunDirectory, key: str) -> list[list[object]]:
+    """Arm, language, group, N, WER and CER (primary view) of every group in the blocks'
+    `key` breakdown (`by_slice`, `by_speaker`): the two tables read the same figures, so
+    they are laid out the same way."""
+    rows: list[list[object]] = []
+    for arm_name, lang, block in run.blocks():
+        for name, group in (block.get(key) or {}).items():
+            view = _primary(group)
+            wer = view.get("wer")
+            rows.append(
+                [
+                    arm_name,
+                    lang,
+                    name,
+                    _num(str(group["n_utterances"])),
+                    _num(fmt_rate(wer) if wer else "n/a"),
+                    _num(fmt_rate(view.get("cer"))),
+                ]
+            )
+    return rows
 
 
 def _errors(run: RunDirectory) -> str:
