@@ -10,6 +10,10 @@ from __future__ import annotations
 import resource
 import subprocess
 import sys
+import time
+from pathlib import Path
+
+from earmark.outputs import LOCK_NAME
 
 
 def earmark(*args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
@@ -33,3 +37,15 @@ def one_error_line(stderr: str) -> str:
     assert len(lines) == 1 and lines[0].startswith("earmark: error: "), stderr
     assert "Traceback" not in stderr
     return lines[0]
+
+
+def wait_until_it_holds(process: subprocess.Popen[bytes], folder: Path) -> None:
+    """Return once `process` has written its pid into `folder`'s lock, has ended, or two
+    minutes have passed; the caller asserts which (a stopped holder makes a second writer's
+    refusal deterministic, a killed one tests the cleanup)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        lock = folder / LOCK_NAME
+        if lock.exists() and lock.read_text().strip() == str(process.pid):
+            return
+        time.sleep(0.002)

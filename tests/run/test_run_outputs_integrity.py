@@ -14,15 +14,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from cli_process import earmark, one_error_line
+from cli_process import earmark, one_error_line, wait_until_it_holds
 from earmark.corpus.model import Utterance
 from earmark.corpus.selection import select
-from earmark.outputs import LOCK_NAME
 from earmark.run.runner import EXCLUSIONS_LISTED, bounded_selection
 
 
@@ -77,12 +75,7 @@ def test_a_second_run_into_a_busy_folder_exits_2_and_the_first_keeps_its_rows(
         [sys.executable, "-m", "earmark", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and first.poll() is None:
-            lock = out / LOCK_NAME
-            if lock.exists() and lock.read_text().strip() == str(first.pid):
-                break
-            time.sleep(0.005)
+        wait_until_it_holds(first, out)
         assert first.poll() is None, "the first run finished before it could be held"
         os.kill(first.pid, signal.SIGSTOP)
         try:

@@ -14,13 +14,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from cli_process import earmark, one_error_line
+from cli_process import earmark, one_error_line, wait_until_it_holds
 from earmark.errors import EarmarkError
 from earmark.outputs import LOCK_NAME, atomic_write_bytes, atomic_write_text, lock_output_folder
 from earmark.report.results import results_schema
@@ -139,12 +138,7 @@ def test_a_second_score_into_a_held_folder_exits_2_and_the_winner_keeps_its_rows
     out = tmp_path / "out"
     first = subprocess.Popen(score_cmd(a, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and first.poll() is None:
-            lock = out / LOCK_NAME
-            if lock.exists() and lock.read_text().strip() == str(first.pid):
-                break
-            time.sleep(0.002)
+        wait_until_it_holds(first, out)
         assert first.poll() is None, "the first score finished before it could be held"
         os.kill(first.pid, signal.SIGSTOP)
         try:
@@ -287,12 +281,7 @@ def test_a_killed_writer_leaves_no_lock_and_the_next_score_cleans_up(tmp_path: P
     a = write_predictions(tmp_path / "a.jsonl", "a", 20000)
     out = tmp_path / "out"
     first = subprocess.Popen(score_cmd(a, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and first.poll() is None:
-        lock = out / LOCK_NAME
-        if lock.exists() and lock.read_text().strip() == str(first.pid):
-            break
-        time.sleep(0.002)
+    wait_until_it_holds(first, out)
     first.kill()
     first.wait(timeout=60)
     stale = out / f".predictions.jsonl.{first.pid}.0badf00d.tmp"  # as if killed mid-write
