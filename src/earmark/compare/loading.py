@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.records import read_records
+from earmark.records import json_objects, read_records
 
 #: (utterance id, repeat): the pairing key of a row.
 RowKey = tuple[str, int]
@@ -144,24 +144,6 @@ def _split_spec(spec: str) -> tuple[str | None, Path, str | None]:
     return label, Path(path), arm or None
 
 
-def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    out: list[tuple[int, dict[str, Any]]] = []
-    loads = json.loads
-    for number, line in read_records(path):
-        if not line.strip():
-            continue
-        try:
-            record = loads(line)
-        except json.JSONDecodeError as exc:
-            raise EarmarkError(
-                f"invalid JSON ({exc.msg} at column {exc.colno})", file=str(path), line=number
-            ) from None
-        if not isinstance(record, dict):
-            raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
-        out.append((number, record))
-    return out
-
-
 def _rows_from_delimited(path: Path) -> list[tuple[int, dict[str, Any]]]:
     from earmark.scoring.readers import read_pairs
 
@@ -215,7 +197,7 @@ def load_arms(spec: str) -> list[ArmData]:
     else:
         raise EarmarkError("no such file or directory", file=str(path))
     records = (
-        _read_jsonl(file)
+        list(json_objects(read_records(file), str(file)))
         if file.suffix.lower() in _JSONL_SUFFIXES or file.name == "predictions.jsonl"
         else _rows_from_delimited(file)
     )

@@ -196,11 +196,10 @@ class RunPlan:
         if unknown:
             raise EarmarkError(f"unknown selection key(s) {sorted(unknown)}", field="selection")
         object.__setattr__(self, "ceilings", check_ceilings(self.ceilings))
-        self.scoring_options()  # cluster and minimums checked now, not after decoding
         unknown = set(self.audio) - AUDIO_KEYS
         if unknown:
             raise EarmarkError(f"unknown audio key(s) {sorted(unknown)}", field="audio")
-        if self.protocol is not None:
+        if self.protocol is not None:  # first: its message names the contradicting key
             from earmark.scoring.protocols import resolve
 
             resolve(
@@ -210,6 +209,7 @@ class RunPlan:
                 seed=self.seed,
                 flags={"normalizer": "normalizer", "resamples": "bootstrap", "seed": "seed"},
             )
+        self.scoring_options()  # cluster and minimums checked now, not after decoding
 
     def scoring_options(self) -> ScoringOptions:
         """How the run's rows are scored: the plan's normaliser policy, bootstrap and seed,
