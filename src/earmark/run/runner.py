@@ -598,6 +598,7 @@ def _long_form(
             recordings.append(
                 {
                     "id": utt.id if plan.repeats == 1 else f"{utt.id}#{repeat}",
+                    "cluster": utt.id,  # repeats of one recording are one bootstrap cluster
                     "language": utt.language,
                     "reference_segments": utt.custom.get("segments"),
                     "hypothesis_segments": hyp_segments if row.get("status") == "ok" else None,

@@ -8,7 +8,10 @@ different normalisers are never summed). Pure: no I/O.
 
 The interval error rate is attributed (`earmark.metrics.long_form`): recomputed from
 summed interval counts, with a bootstrap interval that resamples whole recordings
-(clusters = recording id), since intervals of one recording are not independent.
+(clusters = recording id), since intervals of one recording are not independent. With
+`--repeats`, the repeats of one recording share a `cluster` and are drawn together, as
+everywhere else in earmark: N decodes of one audio are not N independent recordings, and
+resampling them apart would narrow the interval by about sqrt(N) for nothing.
 """
 
 from __future__ import annotations
@@ -49,23 +52,36 @@ MAX_LISTED = 200
 @dataclass(frozen=True)
 class SegmentedRecording:
     """One recording's segments. `hypothesis_segments=None` means the system gave no
-    timestamps (excluded, listed); `[]` means it gave no output (every interval omitted)."""
+    timestamps (excluded, listed); `[]` means it gave no output (every interval omitted).
+
+    `cluster` is the bootstrap resampling unit: the source recording's id, shared by its
+    repeats (`id` is then `rec#0`, `rec#1`, ...). None means the recording is its own
+    cluster (`id`).
+    """
 
     id: str
     language: str | None
     reference_segments: Sequence[Segment] | None
     hypothesis_segments: Sequence[Segment] | None
+    cluster: str | None = None
+
+    @property
+    def cluster_id(self) -> str:
+        """The id the bootstrap resamples by: `cluster`, else the recording's own id."""
+        return self.id if self.cluster is None else self.cluster
 
     @classmethod
     def from_mapping(cls, item: Mapping[str, Any]) -> SegmentedRecording:
-        """From `{id, language, reference_segments, hypothesis_segments}`."""
+        """From `{id, language, reference_segments, hypothesis_segments[, cluster]}`."""
         if "id" not in item:
             raise EarmarkError("a segmented recording needs an 'id'", field="id")
+        cluster = item.get("cluster")
         return cls(
             id=str(item["id"]),
             language=item.get("language"),
             reference_segments=item.get("reference_segments"),
             hypothesis_segments=item.get("hypothesis_segments"),
+            cluster=None if cluster is None else str(cluster),
         )
 
 
@@ -105,7 +121,7 @@ def _language_block(
         ci = bootstrap_ci(
             [r.total.errors for r in results],
             [r.total.ref_units for r in results],
-            clusters=[rec.id for rec in recordings],
+            clusters=[rec.cluster_id for rec in recordings],
             resamples=resamples,
             seed=seed,
             level=level,
