@@ -189,9 +189,28 @@ def json_objects(
     `records` comes from `read_records` or `decode_records`; `name` is the file named in
     the error.
     """
+    # orjson parses a typical record ~3x faster than `json.loads`, but it is not the same
+    # parser: it refuses NaN/Infinity, 1e400 and lone surrogates (which `json` accepts) and
+    # turns an integer beyond 64 bits into a float. So its result is taken only when every
+    # top-level value is a str, int, bool or None (the shapes where the two agree exactly);
+    # anything else, or anything orjson refuses, goes to `json.loads`, whose result or error
+    # is then the one reported. Same objects, same messages; only faster.
+    import orjson
+
+    fast_loads = orjson.loads
+    fast_error = orjson.JSONDecodeError
+    plain = (str, int, bool, type(None))
     for number, text in records:
         if not text.strip():
             continue
+        try:
+            obj = fast_loads(text)
+        except fast_error:
+            obj = None
+        else:
+            if type(obj) is dict and all(type(v) in plain for v in obj.values()):
+                yield number, obj
+                continue
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
