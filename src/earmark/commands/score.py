@@ -112,6 +112,13 @@ def register(sub: Any) -> None:
         "sclite (sclite's weights: sub 4, ins/del 3)",
     )
     p.add_argument(
+        "--glm",
+        metavar="FILE",
+        help="GLM rules (alternate spellings `{ ok / okay }`, `a => b`; optional words "
+        "`(uh)`) applied in the sclite reports' alignment; needs --sclite-reports "
+        "(see docs/sclite.md)",
+    )
+    p.add_argument(
         "--out",
         required=True,
         type=output_path,
@@ -201,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
         critical_tokens=args.critical_tokens,
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
+        glm=args.glm,
         cluster=args.cluster or "clip",
         min_per_slice=args.min_per_slice,
         min_speakers=args.min_speakers,

@@ -19,9 +19,11 @@ segment then align to its reference as a trn pair. Where sclite's time-mediated
 alignment would split a word straddling two segments differently, counts can differ;
 words well inside segments score identically (tested against `sctk sclite`).
 
-sclite markup earmark does not interpret here is refused rather than scored as words:
-alternations `{ a / b }` (use `--glm`). Optionally-deletable words `(uh)` are ordinary
-words, as in sclite without `-D`.
+sclite reference markup in trn references, alternations `{ a / b }` and optionally
+deletable words `(uh)`, is read (`scoring.glm.markup_slots`) and honoured in the sclite
+block's alignment as `sctk sclite -D` scores it; the row's plain reference text is each
+slot's first spelling, optional words without parentheses. In hypotheses, and in stm
+references, markup is refused rather than scored as words (use `--glm` rules there).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pathlib import Path
 
 from earmark.errors import EarmarkError
 from earmark.records import read_records
+from earmark.scoring.glm import has_markup, markup_slots, plain_text
 from earmark.scoring.rows import MISSING_HYPOTHESIS, OK, ScoringRow
 
 #: The formats this module reads, and the suffixes that name them.
@@ -47,6 +50,8 @@ class TrnUtterance:
     id: str
     speaker: str
     words: tuple[str, ...]
+    #: The reference text with its sclite markup, when it has any (else None).
+    markup: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,13 +110,16 @@ def _check_words(words: list[str], path: Path, line: int) -> tuple[str, ...]:
                 file=str(path),
                 line=line,
                 field="text",
-                hint="express alternates in a --glm rules file, or remove the markup",
+                hint="markup is read in trn references only; use a --glm rules file elsewhere",
             )
     return tuple(words)
 
 
-def read_trn(path: Path) -> list[TrnUtterance]:
-    """Every `words (id)` line of a trn file, in order; duplicate ids are an error."""
+def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
+    """Every `words (id)` line of a trn file, in order; duplicate ids are an error.
+
+    With `reference`, sclite markup (`{ a / b }`, `(uh)`) is read: the utterance's words
+    are the plain text (`scoring.glm.plain_text`) and `markup` keeps the original."""
     out: list[TrnUtterance] = []
     first: dict[str, int] = {}
     for number, text in read_records(path):
@@ -140,8 +148,14 @@ def read_trn(path: Path) -> list[TrnUtterance]:
                 field="id",
             )
         first[ident] = number
-        words = _check_words(line[:open_at].split(), path, number)
-        out.append(TrnUtterance(number, ident, trn_speaker(ident), words))
+        text = line[:open_at]
+        markup = None
+        if reference and has_markup(text.split()):
+            markup = " ".join(text.split())
+            words = tuple(plain_text(markup_slots(markup, source=str(path), line=number)).split())
+        else:
+            words = _check_words(text.split(), path, number)
+        out.append(TrnUtterance(number, ident, trn_speaker(ident), words, markup))
     if not out:
         raise EarmarkError("no records (the file has no `words (id)` lines)", file=str(path))
     return out
@@ -247,14 +261,16 @@ def _trn_row(ref: TrnUtterance, hyp: TrnUtterance | None) -> ScoringRow:
         reference=" ".join(ref.words),
         hypothesis=None if hyp is None else " ".join(hyp.words),
         status=OK if hyp is not None else MISSING_HYPOTHESIS,
-        extra={"speaker": ref.speaker},
+        extra={"speaker": ref.speaker}
+        if ref.markup is None
+        else {"speaker": ref.speaker, "reference_markup": ref.markup},
     )
 
 
 def pair_trn(hyp_path: Path, ref_path: Path, *, allow_extra: bool = False) -> SclitePairs:
     """Join two trn files by utterance id; a reference without a hypothesis is a
     `missing_hypothesis` row (all deletions)."""
-    refs = read_trn(ref_path)
+    refs = read_trn(ref_path, reference=True)
     hyps = {u.id: u for u in read_trn(hyp_path)}
     ref_ids = {u.id for u in refs}
     excluded: list[dict[str, str]] = []

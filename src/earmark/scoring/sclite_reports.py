@@ -9,6 +9,12 @@ line by line against sclite's. The headline WER of results.json always uses earm
 alignment; the two totals of errors differ only where sclite's weights prefer a path
 with more edits (rare: see `metrics.sclite_alignment`).
 
+Alternates and optional words (a `--glm` rules file, or sclite markup in trn
+references) are honoured here, in this block's alignment (`metrics.slot_alignment`):
+with `alignment="sclite"` at sclite's weights, as `sctk sclite -D` scores them; with
+"earmark" at unit weights (fewest edits, sclite's tie order). The block then records
+`glm` (name, SHA-256, version) and `reference_markup` (how many rows carried markup).
+
 Speaker of a row: the `speaker` an stm segment or trn id gave it (`row.extra`), else
 the part of the id before its first `-` (sclite's `-i rm` rule), else the whole id.
 """
@@ -27,7 +33,9 @@ from earmark.errors import EarmarkError
 from earmark.metrics.alignment import AlignedOp, align
 from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.sclite_alignment import align_sclite
+from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.outputs import atomic_write_text
+from earmark.scoring.glm import Glm, markup_slots, plain_text
 from earmark.scoring.sclite_formats import trn_speaker
 
 AlignmentName = Literal["earmark", "sclite"]
@@ -87,6 +95,27 @@ def align_tokens(
             f"unknown alignment {alignment!r}", field="alignment", hint="earmark or sclite"
         )
     return result.ops, result.counts
+
+
+def reference_slots(
+    ref_tokens: Sequence[str], extra: dict[str, Any], glm: Glm | None, row_id: str
+) -> list[Slot] | None:
+    """The slots a reference aligns as, or None when it has no markup and no GLM applies.
+
+    Markup is read from the raw trn text, so the normalised reference must still be its
+    plain text (true with `--normalizer none`); otherwise the slots would not line up
+    with the tokens, and that is refused rather than guessed."""
+    markup = extra.get("reference_markup")
+    if markup is None:
+        return None if glm is None else [glm.slot(t) for t in ref_tokens]
+    slots = markup_slots(str(markup))
+    if plain_text(slots).split() != list(ref_tokens):
+        raise EarmarkError(
+            f"reference {row_id!r} has sclite markup but its normalised text differs",
+            field="normalizer",
+            hint="score trn references with markup using --normalizer none",
+        )
+    return slots if glm is None else [glm.widen(slot) for slot in slots]
 
 
 def speaker_of(row_id: str, extra: dict[str, Any] | None) -> str:
@@ -380,6 +409,7 @@ def utterance_alignments(
     primary_views: dict[str, tuple[str, str]],
     alignment: AlignmentName,
     extras: dict[str, dict[str, Any]],
+    glm: Glm | None = None,
 ) -> tuple[list[UtteranceAlignment], list[dict[str, str]]]:
     """Align each scored record's primary view; rows without one are listed, not dropped.
 
@@ -397,8 +427,14 @@ def utterance_alignments(
         ref, hyp = texts["reference"], texts["hypothesis"]
         ref_tokens = ref.split() if unit == "word" else list(ref)
         hyp_tokens = hyp.split() if unit == "word" else list(hyp)
-        ops, counts = align_tokens(ref_tokens, hyp_tokens, alignment)
         extra = extras.get(record["id"]) or {}
+        slots = reference_slots(ref_tokens, extra, glm, record["id"])
+        if slots is None:
+            ops, counts = align_tokens(ref_tokens, hyp_tokens, alignment)
+        else:
+            weights = (4, 3) if alignment == "sclite" else (1, 1)
+            done = align_slots(slots, hyp_tokens, substitution=weights[0], indel=weights[1])
+            ops, counts = done.ops, done.counts
         info = tuple((key, str(extra[key])) for key in ("label", "file", "channel") if key in extra)
         out.append(
             UtteranceAlignment(record["id"], speaker_of(record["id"], extra), ops, counts, info)
@@ -413,6 +449,7 @@ def add_sclite_reports(
     name: str,
     alignment: str,
     out_dir: str | os.PathLike[str] | None,
+    glm: Glm | None = None,
 ) -> None:
     """Put the `sclite` block into an arm's summary and, with `out_dir`, write the files.
 
@@ -428,8 +465,13 @@ def add_sclite_reports(
         for gname, g in scored.groups.items()
     }
     extras = {r.id: r.extra for r in scored.rows if r.extra}
-    alignments, missing = utterance_alignments(scored.iter_records(), primary, chosen, extras)
+    alignments, missing = utterance_alignments(scored.iter_records(), primary, chosen, extras, glm)
     section = sclite_section(alignments, chosen, not_aligned=missing)
+    if glm is not None:
+        section["glm"] = glm.component
+    marked = sum(1 for e in extras.values() if "reference_markup" in e)
+    if marked:
+        section["reference_markup"] = marked
     outside = sum(int(e.get("ctm_words_outside", 0)) for e in extras.values())
     if outside:
         section["ctm_words_outside_segments"] = outside

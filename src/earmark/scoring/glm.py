@@ -1,0 +1,216 @@
+"""GLM rules files and sclite reference markup, turned into alignment slots.
+
+A GLM file (after NIST's Global Mapping files; earmark reads a documented subset) names
+alternate spellings and optionally deletable words. One rule a line; `;;` starts a
+comment:
+
+    ;; alternate spellings: any of them matches any other
+    { ok / okay / o.k. }
+    colour => color
+    ;; optionally deletable words (fillers): may be missing at no cost
+    (uh)
+    { um / @ }
+
+`a => b` makes `a` and `b` alternates (NIST applies the rule to both texts, so either
+spelling ends up matching the other: the same effect, without rewriting text). NIST's
+context suffix `/ [ ] __ [ ]` (no context) is accepted; a rule with a real context, or a
+multi-word term, is refused with its line, since this subset cannot honour it. `@` is
+the empty alternative: `{ um / @ }` is the same as `(um)`.
+
+Rules act during alignment (`metrics.slot_alignment`), on the tokens of the view being
+aligned, so write them in the normalised form (`--normalizer none` keeps text as is).
+The file's name, SHA-256 and the rule version are recorded in results (`component`).
+
+sclite's own reference markup in trn files, `{ a / b }` and `(uh)`, reads into the same
+slots (`markup_slots`), so both score the same way as `sctk sclite -D`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from earmark.errors import EarmarkError
+from earmark.metrics.slot_alignment import Slot
+
+#: Version of the rules' meaning; bump when a file would score differently.
+GLM_VERSION = "glm-v1"
+
+_EMPTY = "@"
+_GROUP = re.compile(r"\{([^{}]*)\}")
+_NO_CONTEXT = re.compile(r"\s*/\s*\[\s*\]\s*__\s*\[\s*\]\s*$")
+
+
+def _single(term: str, where: dict[str, Any], what: str) -> str:
+    words = term.split()
+    if len(words) != 1:
+        raise EarmarkError(
+            f"{what} {term.strip()!r} is not one word",
+            **where,
+            hint="this GLM subset maps single words; split the rule or drop it",
+        )
+    return words[0]
+
+
+def _alternatives(body: str, where: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
+    """`a / b / @` -> (("a", "b"), optional=True)."""
+    words: list[str] = []
+    optional = False
+    for part in body.split("/"):
+        if part.strip() in ("", _EMPTY):
+            optional = True
+            continue
+        words.append(_single(part, where, "alternative"))
+    if not words:
+        raise EarmarkError("an alternation with no words", **where, hint="e.g. { ok / okay }")
+    return tuple(words), optional
+
+
+def _optional_word(token: str) -> str | None:
+    if len(token) > 2 and token.startswith("(") and token.endswith(")"):
+        return token[1:-1]
+    return None
+
+
+@dataclass(frozen=True)
+class Glm:
+    """Alternates (each word -> every spelling it may be) and optionally deletable words."""
+
+    name: str
+    sha256: str
+    alternates: dict[str, frozenset[str]] = field(default_factory=dict)
+    optional: frozenset[str] = frozenset()
+
+    @property
+    def component(self) -> dict[str, str]:
+        """What results record, so a score names the exact rules it used."""
+        return {"name": self.name, "sha256": self.sha256, "version": GLM_VERSION}
+
+    def slot(self, token: str) -> Slot:
+        others = self.alternates.get(token, frozenset())
+        accepts = (token, *sorted(others - {token}))
+        return Slot(accepts, optional=token in self.optional)
+
+    def widen(self, slot: Slot) -> Slot:
+        """A markup slot with every alternate of its words added."""
+        accepts = list(slot.accepts)
+        for token in slot.accepts:
+            accepts += sorted(self.alternates.get(token, frozenset()) - set(accepts))
+        optional = slot.optional or any(t in self.optional for t in slot.accepts)
+        return Slot(tuple(accepts), optional=optional)
+
+
+def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm:
+    """Read GLM rules (module docstring); errors name the line."""
+    groups: list[set[str]] = []
+    optional: set[str] = set()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split(";;", 1)[0].strip()
+        if not line:
+            continue
+        where: dict[str, Any] = {"file": source, "line": number, "field": "rule"}
+        if "=>" in line:
+            left, right = line.split("=>", 1)
+            right = _NO_CONTEXT.sub("", right)
+            if "[" in right or "__" in right:
+                raise EarmarkError(
+                    "a GLM rule with a context is not supported",
+                    **where,
+                    hint="write the rule without `/ [ left ] __ [ right ]`",
+                )
+            term = _single(left, where, "term")
+            target = right.strip()
+            if target in ("", _EMPTY):
+                optional.add(term)
+            else:
+                groups.append({term, _single(target, where, "replacement")})
+            continue
+        match = _GROUP.fullmatch(line)
+        if match:
+            words, opt = _alternatives(match.group(1), where)
+            groups.append(set(words))
+            if opt:
+                optional.update(words)
+            continue
+        word = _optional_word(line)
+        if word is not None and len(line.split()) == 1:
+            optional.add(word)
+            continue
+        raise EarmarkError(
+            f"not a GLM rule: {line!r}",
+            **where,
+            hint="expected `a => b`, `{ a / b }` or `(word)`",
+        )
+    alternates: dict[str, frozenset[str]] = {}
+    for group in groups:  # rules sharing a word join one class
+        merged = set(group)
+        for word in group:
+            merged |= alternates.get(word, frozenset())
+        for word in merged:
+            alternates[word] = frozenset(merged)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return Glm(name, digest, alternates, frozenset(optional))
+
+
+def read_glm(path: str | os.PathLike[str]) -> Glm:
+    """A GLM file from disk (UTF-8); its name and SHA-256 go into results."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise EarmarkError(f"cannot read the GLM file: {exc.strerror}", file=str(p)) from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EarmarkError("the GLM file is not UTF-8", file=str(p)) from exc
+    glm = parse_glm(text, name=p.name, source=str(p))
+    return Glm(glm.name, hashlib.sha256(data).hexdigest(), glm.alternates, glm.optional)
+
+
+def has_markup(words: list[str] | tuple[str, ...]) -> bool:
+    """Whether trn words carry sclite markup (`{`, `}` or a `(word)`)."""
+    return any("{" in w or "}" in w or _optional_word(w) is not None for w in words)
+
+
+def markup_slots(text: str, *, source: str | None = None, line: int | None = None) -> list[Slot]:
+    """sclite reference markup -> slots: `{ a / b }` alternates, `(uh)` / `{ uh / @ }`
+    optional words, every other word a slot of its own."""
+    where: dict[str, Any] = {"file": source, "line": line, "field": "text"}
+    slots: list[Slot] = []
+    at = 0
+    for match in [*_GROUP.finditer(text), None]:
+        end = match.start() if match else len(text)
+        for token in text[at:end].split():
+            if "{" in token or "}" in token:
+                raise EarmarkError(
+                    "unbalanced `{ }` in sclite markup", **where, hint="write `{ a / b }`"
+                )
+            word = _optional_word(token)
+            slots.append(Slot((word,), optional=True) if word else Slot.word(token))
+        if match is None:
+            break
+        words, opt = _alternatives(match.group(1), where)
+        slots.append(Slot(words, optional=opt))
+        at = match.end()
+    return slots
+
+
+def plain_text(slots: list[Slot]) -> str:
+    """The text a markup reference scores as outside the sclite block: each slot's
+    first spelling, optional words without their parentheses."""
+    return " ".join(s.accepts[0] for s in slots)
+
+
+__all__ = [
+    "GLM_VERSION",
+    "Glm",
+    "has_markup",
+    "markup_slots",
+    "parse_glm",
+    "plain_text",
+    "read_glm",
+]
