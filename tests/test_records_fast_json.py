@@ -26,6 +26,10 @@ AGREE = [
     '{"a": 0.1, "b": [1, {"c": 2.5e-3}], "d": null, "e": true}',
     '{"a": -0.0, "b": -0}',
     '  {"a": "caf\\u00e9 \\"q\\""}  ',
+    '{"id": "u", "slices": ["noisy", "x"], "n": 3}',  # list of str: orjson's result kept
+    '{"slices": ["a", 1e400]}',  # list with a non-str: back to json
+    '{"slices": ["a", 18446744073709551616]}',
+    '{"a": [], "b": {}}',
 ]
 
 

@@ -192,14 +192,15 @@ def json_objects(
     # orjson parses a typical record ~3x faster than `json.loads`, but it is not the same
     # parser: it refuses NaN/Infinity, 1e400 and lone surrogates (which `json` accepts) and
     # turns an integer beyond 64 bits into a float. So its result is taken only when every
-    # top-level value is a str, int, bool or None (the shapes where the two agree exactly);
-    # anything else, or anything orjson refuses, goes to `json.loads`, whose result or error
-    # is then the one reported. Same objects, same messages; only faster.
+    # top-level value is a str, int, bool or None, or a list of str (slices) -- the shapes
+    # where the two agree exactly; anything else, or anything orjson refuses, goes to
+    # `json.loads`, whose result or error is then the one reported. Same objects, same
+    # messages; only faster.
     import orjson
 
     fast_loads = orjson.loads
     fast_error = orjson.JSONDecodeError
-    plain = (str, int, bool, type(None))
+    plain = frozenset((str, int, bool, type(None)))
     for number, text in records:
         if not text.strip():
             continue
@@ -208,7 +209,9 @@ def json_objects(
         except fast_error:
             obj = None
         else:
-            if type(obj) is dict and all(type(v) in plain for v in obj.values()):
+            if type(obj) is dict and (
+                plain.issuperset(map(type, obj.values())) or _plain_values(obj, plain)
+            ):
                 yield number, obj
                 continue
         try:
@@ -224,6 +227,17 @@ def json_objects(
         if not isinstance(obj, dict):
             raise EarmarkError("expected a JSON object per line", file=name, line=number)
         yield number, obj
+
+
+def _plain_values(obj: dict[str, Any], plain: frozenset[type]) -> bool:
+    """Every value a str, int, bool, None or a list of str: where orjson and json agree."""
+    for value in obj.values():
+        if type(value) in plain:
+            continue
+        if type(value) is list and all(type(item) is str for item in value):
+            continue
+        return False
+    return True
 
 
 def finite_json(value: Any, where: str = "") -> tuple[Any, list[str]]:
