@@ -200,7 +200,7 @@ def json_objects(
 
     fast_loads = orjson.loads
     fast_error = orjson.JSONDecodeError
-    plain = frozenset((str, int, bool, type(None)))
+    plain: frozenset[type] = frozenset((str, int, bool, type(None)))
     for number, text in records:
         if not text.strip():
             continue
