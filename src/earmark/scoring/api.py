@@ -172,5 +172,9 @@ def score_predictions(
                 probes=probes,
                 markdown=render_results_markdown(results),
             )
-            write_artefacts(out_dir)  # last, over every file the score wrote
+            # last, over every file the score wrote; predictions.jsonl was hashed as written
+            written = results.get("predictions") or {}
+            write_artefacts(
+                out_dir, known={written["file"]: written["sha256"]} if written else None
+            )
         return results
