@@ -24,6 +24,7 @@ import numpy as np
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import EditTally, count_errors_array
 from earmark.metrics.hallucination import (
+    LOOP_MIN_REPEATS,
     HallucinationCounts,
     hallucination_counts,
     repetition_loop,
@@ -322,7 +323,15 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
             pending[(view, "")].append(texts)
             pending_pos[view].append(pos)
             if view == norm.primary_view:
-                group.repetition[pos] = repetition_loop(primary_tokens(pair.hypothesis))
+                tokens = primary_tokens(pair.hypothesis)
+                # A loop needs some unit LOOP_MIN_REPEATS times, so at least
+                # LOOP_MIN_REPEATS - 1 repeated units: without them `repetition_loop` is
+                # False. This set check (C speed) skips its per-token count for nearly
+                # every row (~0.3 s per 100,000 rows); the answer is the same.
+                if len(tokens) - len(set(tokens)) >= LOOP_MIN_REPEATS - 1 and repetition_loop(
+                    tokens
+                ):
+                    group.repetition[pos] = True
     for view in norm.views:
         positions = np.asarray(pending_pos[view], dtype=np.int64)
         group.available[view][positions] = True
