@@ -7,15 +7,20 @@ comment:
     ;; alternate spellings: any of them matches any other
     { ok / okay / o.k. }
     colour => color
-    ;; optionally deletable words (fillers): may be missing at no cost
+    ;; optionally deletable words (fillers), as sclite -D scores `(uh)`
     (uh)
+    ;; words the reference may simply not have (`@` is the empty alternative)
     { um / @ }
+    hmm =>
 
 `a => b` makes `a` and `b` alternates (NIST applies the rule to both texts, so either
 spelling ends up matching the other: the same effect, without rewriting text). NIST's
 context suffix `/ [ ] __ [ ]` (no context) is accepted; a rule with a real context, or a
-multi-word term, is refused with its line, since this subset cannot honour it. `@` is
-the empty alternative: `{ um / @ }` is the same as `(um)`.
+multi-word term, is refused with its line, since this subset cannot honour it.
+
+A reference word named `(uh)` may be deleted for 2 instead of 3 and then counts as
+Correct (still in # Wrd); one with an `@` alternative (or `hmm =>`) may be skipped for
+0.001 and is then not counted at all. Both are sclite's rules (`metrics.slot_alignment`).
 
 Rules act during alignment (`metrics.slot_alignment`), on the tokens of the view being
 aligned, so write them in the normalised form (`--normalizer none` keeps text as is).
@@ -84,6 +89,7 @@ class Glm:
     sha256: str
     alternates: dict[str, frozenset[str]] = field(default_factory=dict)
     optional: frozenset[str] = frozenset()
+    skippable: frozenset[str] = frozenset()
 
     @property
     def component(self) -> dict[str, str]:
@@ -93,7 +99,7 @@ class Glm:
     def slot(self, token: str) -> Slot:
         others = self.alternates.get(token, frozenset())
         accepts = (token, *sorted(others - {token}))
-        return Slot(accepts, optional=token in self.optional)
+        return Slot(accepts, optional=token in self.optional, skippable=token in self.skippable)
 
     def widen(self, slot: Slot) -> Slot:
         """A markup slot with every alternate of its words added."""
@@ -101,13 +107,15 @@ class Glm:
         for token in slot.accepts:
             accepts += sorted(self.alternates.get(token, frozenset()) - set(accepts))
         optional = slot.optional or any(t in self.optional for t in slot.accepts)
-        return Slot(tuple(accepts), optional=optional)
+        skippable = slot.skippable or any(t in self.skippable for t in slot.accepts)
+        return Slot(tuple(accepts), optional=optional, skippable=skippable)
 
 
 def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm:
     """Read GLM rules (module docstring); errors name the line."""
     groups: list[set[str]] = []
     optional: set[str] = set()
+    skippable: set[str] = set()
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split(";;", 1)[0].strip()
         if not line:
@@ -125,7 +133,7 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
             term = _single(left, where, "term")
             target = right.strip()
             if target in ("", _EMPTY):
-                optional.add(term)
+                skippable.add(term)
             else:
                 groups.append({term, _single(target, where, "replacement")})
             continue
@@ -134,7 +142,7 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
             words, opt = _alternatives(match.group(1), where)
             groups.append(set(words))
             if opt:
-                optional.update(words)
+                skippable.update(words)
             continue
         word = _optional_word(line)
         if word is not None and len(line.split()) == 1:
@@ -153,7 +161,7 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
         for word in merged:
             alternates[word] = frozenset(merged)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return Glm(name, digest, alternates, frozenset(optional))
+    return Glm(name, digest, alternates, frozenset(optional), frozenset(skippable))
 
 
 def read_glm(path: str | os.PathLike[str]) -> Glm:
@@ -168,7 +176,8 @@ def read_glm(path: str | os.PathLike[str]) -> Glm:
     except UnicodeDecodeError as exc:
         raise EarmarkError("the GLM file is not UTF-8", file=str(p)) from exc
     glm = parse_glm(text, name=p.name, source=str(p))
-    return Glm(glm.name, hashlib.sha256(data).hexdigest(), glm.alternates, glm.optional)
+    digest = hashlib.sha256(data).hexdigest()
+    return Glm(glm.name, digest, glm.alternates, glm.optional, glm.skippable)
 
 
 def has_markup(words: list[str] | tuple[str, ...]) -> bool:
@@ -177,8 +186,8 @@ def has_markup(words: list[str] | tuple[str, ...]) -> bool:
 
 
 def markup_slots(text: str, *, source: str | None = None, line: int | None = None) -> list[Slot]:
-    """sclite reference markup -> slots: `{ a / b }` alternates, `(uh)` / `{ uh / @ }`
-    optional words, every other word a slot of its own."""
+    """sclite reference markup -> slots: `{ a / b }` alternates (`{ uh / @ }` skippable),
+    `(uh)` optional words, every other word a slot of its own."""
     where: dict[str, Any] = {"file": source, "line": line, "field": "text"}
     slots: list[Slot] = []
     at = 0
@@ -194,7 +203,7 @@ def markup_slots(text: str, *, source: str | None = None, line: int | None = Non
         if match is None:
             break
         words, opt = _alternatives(match.group(1), where)
-        slots.append(Slot(words, optional=opt))
+        slots.append(Slot(words, skippable=opt))
         at = match.end()
     return slots
 

@@ -10,10 +10,10 @@ alignment; the two totals of errors differ only where sclite's weights prefer a 
 with more edits (rare: see `metrics.sclite_alignment`).
 
 Alternates and optional words (a `--glm` rules file, or sclite markup in trn
-references) are honoured here, in this block's alignment (`metrics.slot_alignment`):
-with `alignment="sclite"` at sclite's weights, as `sctk sclite -D` scores them; with
-"earmark" at unit weights (fewest edits, sclite's tie order). The block then records
-`glm` (name, SHA-256, version) and `reference_markup` (how many rows carried markup).
+references) are honoured here, in this block's alignment (`metrics.slot_alignment`),
+always at sclite's weights (an optional word's deletion costs 2 only against those),
+as `sctk sclite -D` scores them. The block then records `glm` (name, SHA-256,
+version) and `reference_markup` (how many rows carried markup).
 
 Speaker of a row: the `speaker` an stm segment or trn id gave it (`row.extra`), else
 the part of the id before its first `-` (sclite's `-i rm` rule), else the whole id.
@@ -289,8 +289,10 @@ def pra_block(u: UtteranceAlignment) -> list[str]:
         if op.kind != "equal":
             ref, hyp = ref.upper(), hyp.upper()
         width = max(len(ref), len(hyp), 1)
-        refs.append((ref or "*" * width).ljust(width))
-        hyps.append((hyp or "*" * width).ljust(width))
+        # An optional word left out (`equal` with no hypothesis) is blank, as in sclite.
+        gap = " " if op.kind == "equal" else "*"
+        refs.append((ref or gap * width).ljust(width))
+        hyps.append((hyp or gap * width).ljust(width))
         evals.append(_EVAL[op.kind].ljust(width))
     c = u.counts
     lines = [f"id: ({u.id})"]
@@ -431,9 +433,8 @@ def utterance_alignments(
         slots = reference_slots(ref_tokens, extra, glm, record["id"])
         if slots is None:
             ops, counts = align_tokens(ref_tokens, hyp_tokens, alignment)
-        else:
-            weights = (4, 3) if alignment == "sclite" else (1, 1)
-            done = align_slots(slots, hyp_tokens, substitution=weights[0], indel=weights[1])
+        else:  # sclite's weights whatever `alignment` says: see the module docstring
+            done = align_slots(slots, hyp_tokens)
             ops, counts = done.ops, done.counts
         info = tuple((key, str(extra[key])) for key in ("label", "file", "channel") if key in extra)
         out.append(
