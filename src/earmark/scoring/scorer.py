@@ -188,6 +188,10 @@ class _Group:
     #: one-language corpus is its language's block, bootstrapped once, not twice.
     blocks: dict[bytes, dict[str, Any]] = field(default_factory=dict)
     count_rows: dict[tuple[str, str], list[list[int]]] = field(default_factory=dict)
+    #: `_record_plan`'s cache (None until the first per-row record is built).
+    plan: (
+        list[tuple[str, list[tuple[str, str] | None], list[tuple[str, list[list[int]]]]]] | None
+    ) = None
     #: The view the mixed unit is counted on (None: this normaliser has no mixed unit),
     #: its per-row counts, texts (None where unavailable) and null reasons.
     mixed_view: str | None = None
@@ -198,15 +202,16 @@ class _Group:
     def view_records(self, pos: int) -> dict[str, Any]:
         """One row's `views` entry for predictions.jsonl: texts and counts per view."""
         out: dict[str, Any] = {}
-        for view in self.normalizer.views:
-            pair = self.texts[view][pos]
+        for view, texts, per_unit in self._record_plan():
+            pair = texts[pos]
             if pair is None:
                 out[view] = {"null_reason": self.reasons[view][pos]}
                 continue
             record: dict[str, Any] = {"reference": pair[0], "hypothesis": pair[1]}
-            for unit in self.normalizer.units:
-                counts = self._count_rows(view, unit)[pos]
-                record[METRIC_FOR_UNIT[unit]] = dict(zip(COUNT_KEYS, counts, strict=True))
+            for metric, count_rows in per_unit:
+                # Six keys and six counts: zip without `strict` (checked once, in
+                # `_record_plan`), as this runs twice per row of predictions.jsonl.
+                record[metric] = dict(zip(COUNT_KEYS, count_rows[pos], strict=False))
             mixed_texts = self.mixed_texts[pos] if view == self.mixed_view else None
             if mixed_texts is not None:
                 s, d, i, h = (int(x) for x in self.mixed_counts[pos])
@@ -214,6 +219,25 @@ class _Group:
                 record[MIXED_METRIC] = _counts_dict(s, d, i, h)
             out[view] = record
         return out
+
+    def _record_plan(
+        self,
+    ) -> list[tuple[str, list[tuple[str, str] | None], list[tuple[str, list[list[int]]]]]]:
+        """Per view: its texts and, per unit, (metric name, per-row counts), looked up
+        once per group rather than once per row by `view_records`."""
+        if self.plan is None:
+            plan = []
+            for view in self.normalizer.views:
+                per_unit = [
+                    (METRIC_FOR_UNIT[unit], self._count_rows(view, unit))
+                    for unit in self.normalizer.units
+                ]
+                for _, rows in per_unit:
+                    if rows and len(rows[0]) != len(COUNT_KEYS):
+                        raise AssertionError("per-row counts do not match COUNT_KEYS")
+                plan.append((view, self.texts[view], per_unit))
+            self.plan = plan
+        return self.plan
 
     def _count_rows(self, view: str, unit: str) -> list[list[int]]:
         """Per row [S, D, I, hits, ref_units, hyp_units] as ints, converted once per
@@ -247,12 +271,17 @@ class ScoreResult:
     def iter_records(self) -> Iterator[dict[str, Any]]:
         """`records` one at a time, so a writer can stream them instead of holding every
         row's record (a few KB each) at once."""
+        groups = list(self.groups.values())
+        # One group holding every row in order (one normaliser, the common case): a
+        # row's position is its index, no 100,000-entry map needed.
+        single = len(groups) == 1 and groups[0].indices == list(range(len(self.rows)))
         where: dict[int, tuple[_Group, int]] = {}
-        for group in self.groups.values():
-            for pos, idx in enumerate(group.indices):
-                where[idx] = (group, pos)
+        if not single:
+            for group in groups:
+                for pos, idx in enumerate(group.indices):
+                    where[idx] = (group, pos)
         for idx, r in enumerate(self.rows):
-            group, pos = where[idx]
+            group, pos = (groups[0], idx) if single else where[idx]
             record: dict[str, Any] = {
                 "id": r.id,
                 "language": r.language,
