@@ -352,3 +352,28 @@ def test_glm_needs_sclite_reports_and_markup_needs_plain_text(tmp_path: Path) ->
             resamples=0,
         )
     assert info.value.hint is not None and "--normalizer none" in info.value.hint
+
+
+@needs_sctk
+def test_docs_glm_example_runs_and_matches_sclite(tmp_path: Path) -> None:
+    """docs/sclite.md's GLM example runs, prints the table the page shows, and that table
+    is `sctk sclite -D`'s for the references with the GLM's alternates written in."""
+    doc = (Path(__file__).parents[2] / "docs" / "sclite.md").read_text("utf-8")
+    section = doc.split("## Alternates and optional words", 1)[1]
+    script = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0]
+    done = subprocess.run(
+        ["bash", "-euc", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+
+    def table(text: str) -> dict[str, list[str]]:
+        rows = [line.replace("|", " ").split() for line in text.splitlines()]
+        return {r[0]: r[1:] for r in rows if r and r[0] in ("spk1", "spk2", "Sum")}
+
+    assert table(done.stdout) == table(shown) != {}
+    ref = (tmp_path / "ref.trn").read_text("utf-8").replace("yes", "{ yes / yeah / yep }")
+    (tmp_path / "ref.trn").write_text(ref, "utf-8")
+    oracle = sclite_counts(tmp_path)
+    assert {k: [int(v) for v in vs[:6]] for k, vs in table(shown).items()} == {
+        ("Sum" if k == "total" else k): v for k, v in oracle.items()
+    }
