@@ -377,3 +377,42 @@ def test_docs_glm_example_runs_and_matches_sclite(tmp_path: Path) -> None:
     assert {k: [int(v) for v in vs[:6]] for k, vs in table(shown).items()} == {
         ("Sum" if k == "total" else k): v for k, v in oracle.items()
     }
+
+
+@needs_sctk
+def test_pra_lines_match_sclites_for_markup(tmp_path: Path) -> None:
+    """The .pra columns (alternates shown as matched, `(uh)` kept, a left-out optional
+    word blank) read as `sctk sclite -D -o pra` prints them."""
+    import jsonschema
+
+    from earmark.report.results import results_schema
+
+    (tmp_path / "ref.trn").write_text(REF, "utf-8")
+    (tmp_path / "hyp.trn").write_text(HYP, "utf-8")
+    results = score_predictions(
+        tmp_path / "hyp.trn",
+        refs=tmp_path / "ref.trn",
+        normalizer="none",
+        sclite_reports=True,
+        alignment="sclite",
+        resamples=0,
+        out_dir=tmp_path / "out",
+    )
+    jsonschema.validate(results, results_schema())
+    assert SCTK is not None
+    theirs = subprocess.run(
+        [SCTK, "sclite", "-r", "ref.trn", "trn", "-h", "hyp.trn", "trn", "-i", "rm", "-D"]
+        + ["-o", "pra", "stdout"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    ours = (tmp_path / "out" / "hyp.pra").read_text("utf-8")
+
+    def columns(text: str) -> list[str]:
+        keep = ("id:", "Scores:", "REF:", "HYP:", "Eval:")
+        return [line.rstrip() for line in text.splitlines() if line.startswith(keep)]
+
+    assert columns(ours) == columns(theirs)
+    assert "REF:  i said okay (uh) then (um) left" in columns(ours)
