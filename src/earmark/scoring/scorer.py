@@ -331,36 +331,53 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
     # once. Other rows are normalised directly (remembering 100k distinct pairs would
     # cost ~35 MB for nothing).
     normalised: dict[tuple[str, str], Any] = {}
+    # The per-row loop below runs 100,000 times for 100,000 rows: what it reaches for on
+    # every row (the views, their lists, the normaliser's method) is bound to locals
+    # once, the loop's own cost (~0.1 s per 100,000 rows) rather than attribute and
+    # dict look-ups per view per row. Same work, same order.
+    views = [
+        (
+            view,
+            group.reasons[view],
+            group.texts[view],
+            pending[(view, "")],
+            pending_pos[view],
+            view == norm.primary_view,
+        )
+        for view in norm.views
+    ]
+    normalize_pair = norm.normalize_pair
+    repetition = group.repetition
+    loop_needs = LOOP_MIN_REPEATS - 1
     for pos, idx in enumerate(group.indices):
         row = rows[idx]
-        key = (row.reference, row.hypothesis_text)
+        hypothesis = row.hypothesis
+        key = (row.reference, hypothesis if hypothesis is not None else "")
         if row.cluster is None:
-            pairs = norm.normalize_pair(*key)
+            pairs = normalize_pair(*key)
         else:
             pairs = normalised.get(key)
             if pairs is None:
-                pairs = normalised[key] = norm.normalize_pair(*key)
-        for view in norm.views:
+                pairs = normalised[key] = normalize_pair(*key)
+        for view, reasons, view_texts, view_pending, view_pos, primary in views:
             pair = pairs[view]
             if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
-                group.reasons[view][pos] = pair.null_reason or "view_unavailable"
+                reasons[pos] = pair.null_reason or "view_unavailable"
                 continue
             texts = (pair.reference, pair.hypothesis)
-            group.texts[view][pos] = texts
+            view_texts[pos] = texts
             # Strings go to the batch counter as is: whitespace-split for words, code
             # points for chars (the `metrics.tokens` convention), without token lists.
-            pending[(view, "")].append(texts)
-            pending_pos[view].append(pos)
-            if view == norm.primary_view:
+            view_pending.append(texts)
+            view_pos.append(pos)
+            if primary:
                 tokens = primary_tokens(pair.hypothesis)
                 # A loop needs some unit LOOP_MIN_REPEATS times, so at least
                 # LOOP_MIN_REPEATS - 1 repeated units: without them `repetition_loop` is
                 # False. This set check (C speed) skips its per-token count for nearly
                 # every row (~0.3 s per 100,000 rows); the answer is the same.
-                if len(tokens) - len(set(tokens)) >= LOOP_MIN_REPEATS - 1 and repetition_loop(
-                    tokens
-                ):
-                    group.repetition[pos] = True
+                if len(tokens) - len(set(tokens)) >= loop_needs and repetition_loop(tokens):
+                    repetition[pos] = True
     for view in norm.views:
         positions = np.asarray(pending_pos[view], dtype=np.int64)
         group.available[view][positions] = True
