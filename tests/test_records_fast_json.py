@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.records import json_objects
+from earmark.records import MAX_RECORD_BYTES_ENV, json_lines, json_objects, read_records
 
 AGREE = [
     '{"id": "a", "reference": "x y", "hypothesis": "x"}',
@@ -72,3 +74,60 @@ def test_refusals_unchanged(line: str, message: str) -> None:
 def test_blank_lines_skipped() -> None:
     got = list(json_objects([(1, ""), (2, "  "), (3, '{"a": "b"}')], "f.jsonl"))
     assert got == [(3, {"a": "b"})]
+
+
+# `json_lines(path)`: the file-level fast path, oracle `json_objects(read_records(path))`.
+
+FILE_LINES = [
+    b'\xef\xbb\xbf{"id": "bom", "reference": "a"}',  # a BOM on line 1 is dropped
+    b"",
+    b"   ",
+    b"\xc2\xa0",  # NBSP only: blank to str.strip(), so skipped
+    b'{"id": "u", "slices": ["x"], "n": 18446744073709551616}',
+    b'{"id": "v", "x": NaN, "y": 1e400}',
+    b'{"a": 1, "a": 2}\r',
+    b'{"a": "caf\xc3\xa9"}',
+    b'{"a": 0.5}',
+]
+
+
+def _write(tmp_path: Path, lines: list[bytes], newline: bytes = b"\n") -> Path:
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(newline.join(lines) + newline)
+    return path
+
+
+def _oracle(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    return list(json_objects(read_records(path), str(path)))
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+def test_json_lines_same_as_careful_reader(tmp_path: Path, newline: bytes) -> None:
+    path = _write(tmp_path, FILE_LINES, newline)
+    got = list(json_lines(path))
+    want = _oracle(path)
+    assert [n for n, _ in got] == [n for n, _ in want] == [1, 5, 6, 7, 8, 9]
+    assert all(_same(a, b) for (_, a), (_, b) in zip(got, want, strict=True))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b'{"a": 1',  # not JSON
+        b"[1]",  # not an object
+        b'{"a": "\xff"}',  # not UTF-8
+        b'{"a": "' + b"x" * 64 + b'"}',  # over the record bound set below
+        b'\xef\xbb\xbf{"a": 1}',  # a BOM after line 1 is not dropped
+    ],
+)
+def test_json_lines_errors_at_the_same_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: bytes
+) -> None:
+    monkeypatch.setenv(MAX_RECORD_BYTES_ENV, "40")
+    path = _write(tmp_path, [b'{"a": "b"}', b"", bad, b'{"a": "c"}'])
+    with pytest.raises(EarmarkError) as fast:
+        list(json_lines(path))
+    with pytest.raises(EarmarkError) as careful:
+        _oracle(path)
+    assert str(fast.value) == str(careful.value)
+    assert fast.value.line == 3

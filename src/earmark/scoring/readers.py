@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.records import json_objects, read_records
+from earmark.records import json_lines, read_records
 from earmark.scoring.rows import MISSING_HYPOTHESIS, OK, ScoringRow
 from earmark.scoring.sclite_formats import SCLITE_FORMATS, read_sclite_pair, sclite_format
 
@@ -137,9 +137,7 @@ def _nonempty(
 
 def _records(path: Path, fmt: str) -> Iterator[tuple[int, dict[str, Any]]]:
     if fmt == "jsonl":
-        return _nonempty(
-            json_objects(read_records(path), str(path)), path, "the file has no JSON lines"
-        )
+        return _nonempty(json_lines(path), path, "the file has no JSON lines")
     if fmt == "csv":
         return _nonempty(_records_delimited(path, ","), path, "nothing after the header row")
     if fmt == "tsv":
