@@ -544,7 +544,11 @@ def _compute_block(
         views[view] = metrics
     halluc = _hallucination(group, positions)
     statuses = Counter(rows[group.indices[p]].status for p in positions)
-    languages = {_policy_language(rows[group.indices[p]].language) for p in positions}
+    # Distinct languages first, then each mapped once (not `_policy_language` per row).
+    languages = {
+        _policy_language(language)
+        for language in {rows[group.indices[p]].language for p in positions}
+    }
     normalizer: dict[str, Any] = {
         "name": norm.name,
         "comparison_only": norm.comparison_only,
@@ -636,8 +640,14 @@ def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResu
             raise EarmarkError(f"duplicate utterance id {row.id!r} in scoring input", field="id")
         seen.add(key)
     by_norm: dict[str, list[int]] = defaultdict(list)
+    # The policy answers per language; a corpus has a handful, not one per row.
+    norm_of: dict[str | None, str] = {}
     for idx, row in enumerate(rows):
-        by_norm[options.policy.for_language(row.language)].append(idx)
+        language = row.language
+        name = norm_of.get(language)
+        if name is None:
+            name = norm_of[language] = options.policy.for_language(language)
+        by_norm[name].append(idx)
     groups: dict[str, _Group] = {}
     for name, indices in sorted(by_norm.items()):
         group = _Group(normalizer=get_normalizer(name), indices=indices)
