@@ -525,10 +525,17 @@ def _compute_block(
     cluster_unit: ClusterUnit,
 ) -> dict[str, Any]:
     norm = group.normalizer
+    # The block's rows once (positions as Python ints), for the per-row reads below.
+    indices = group.indices
+    block_rows = [rows[indices[p]] for p in positions.tolist()]
     cluster_keys = np.asarray(
-        [_bootstrap_key(rows[group.indices[p]], cluster_unit) for p in positions], dtype=object
+        [r.cluster_key for r in block_rows]
+        if cluster_unit == "clip"  # `_bootstrap_key` of a clip unit is the cluster key
+        else [_bootstrap_key(r, cluster_unit) for r in block_rows],
+        dtype=object,
     )
-    speakers = {speaker_of_row(rows[group.indices[p]]) for p in positions}
+    # Only `speakers - {None}` is read below: rows without `extra` name no speaker.
+    speakers = {speaker_of_row(r) for r in block_rows if r.extra}
     views: dict[str, Any] = {}
     for view in norm.views:
         avail = group.available[view][positions]
@@ -543,12 +550,9 @@ def _compute_block(
             metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_keys, options)
         views[view] = metrics
     halluc = _hallucination(group, positions)
-    statuses = Counter(rows[group.indices[p]].status for p in positions)
+    statuses = Counter([r.status for r in block_rows])
     # Distinct languages first, then each mapped once (not `_policy_language` per row).
-    languages = {
-        _policy_language(language)
-        for language in {rows[group.indices[p]].language for p in positions}
-    }
+    languages = {_policy_language(language) for language in {r.language for r in block_rows}}
     normalizer: dict[str, Any] = {
         "name": norm.name,
         "comparison_only": norm.comparison_only,
