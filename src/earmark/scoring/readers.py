@@ -347,6 +347,31 @@ def _read_lines_pair(pred_path: Path, ref_path: Path) -> ReadResult:
 def _row_from_record(
     record: dict[str, Any], path: Path, line: int, fields: FieldNames, hypothesis: str | None
 ) -> ScoringRow:
+    # The common record first: id and reference strings (the id not blank), language and
+    # cluster strings or absent, checked with four dict look-ups instead of five
+    # `_str_field` calls. Any other shape takes the checked path below, which gives the
+    # same row or the error at its line.
+    get = record.get
+    ident = get(fields.id)
+    reference = get(fields.reference)
+    language = get(fields.language)
+    cluster = get(fields.cluster)
+    if (
+        type(ident) is str
+        and type(reference) is str
+        and (language is None or type(language) is str)
+        and (cluster is None or type(cluster) is str)
+        and ident.strip()
+    ):
+        return ScoringRow(
+            id=ident,
+            reference=reference,
+            hypothesis=hypothesis,
+            language=language or None,
+            slices=_slices(record, fields.slices, path, line) if fields.slices in record else (),
+            status=OK if hypothesis is not None else MISSING_HYPOTHESIS,
+            cluster=cluster or None,
+        )
     ident = _str_field(record, fields.id, path, line, required=True)
     assert ident is not None
     if not ident.strip():
@@ -374,7 +399,9 @@ def _read_combined(path: Path, fmt: str, fields: FieldNames, arm: str | None) ->
             arms_seen.add(record_arm)
             if arm is not None and record_arm != arm:
                 continue
-        hyp = _str_field(record, fields.hypothesis, path, line, required=False)
+        hyp = record.get(fields.hypothesis)
+        if hyp is not None and type(hyp) is not str:
+            hyp = _str_field(record, fields.hypothesis, path, line, required=False)
         row = _row_from_record(record, path, line, fields, hyp)
         repeat = record.get("repeat")
         if isinstance(repeat, int) and not isinstance(repeat, bool):
