@@ -371,7 +371,7 @@ def test_run_device_and_batch_size_with_a_plan_file_are_refused(
 def test_run_device_cuda_without_a_gpu_is_one_line_before_anything_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ctranslate2 = pytest.importorskip("ctranslate2")
+    ctranslate2 = pytest.importorskip("ctranslate2", reason="needs the faster-whisper extra")
     if ctranslate2.get_cuda_device_count() > 0:
         pytest.skip("this machine has a CUDA device")
     code, out, err = run_cli(

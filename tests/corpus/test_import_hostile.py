@@ -248,7 +248,7 @@ def test_out_naming_a_directory_is_one_line(
 def test_hf_datasets_on_a_folder_that_is_not_a_dataset_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("datasets")
+    pytest.importorskip("datasets", reason="needs the datasets extra (test extra)")
     folder = tmp_path / "not-a-dataset"
     folder.mkdir()
     (folder / "readme.txt").write_text("hello", encoding="utf-8")

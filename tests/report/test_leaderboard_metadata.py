@@ -78,8 +78,8 @@ def test_records_without_metadata_say_so():
 
 
 def test_transformers_engine_records_the_exact_parameter_count(tmp_path):
-    pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("torch", reason="torch is not installed (pip install torch==2.13.0)")
+    transformers = pytest.importorskip("transformers", reason="needs the transformers extra")
     from earmark.engines import build_engine, parse_arm_spec
     from earmark.testing.tiny_torch_models import build_tiny_ctc
 
@@ -99,7 +99,7 @@ def test_transformers_engine_records_the_exact_parameter_count(tmp_path):
 
 
 def test_faster_whisper_records_architecture_and_why_no_count():
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip("faster_whisper", reason="needs the faster-whisper extra")
     from earmark.engines import build_engine, parse_arm_spec
 
     info = build_engine(parse_arm_spec("faster-whisper:bundled:tiny.en?compute_type=int8")).load()

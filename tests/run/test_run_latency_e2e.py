@@ -141,10 +141,6 @@ def test_rows_carry_end_to_end_from_the_prefetcher_timing(
     assert resources["threads_source"].startswith("plan threads")
 
 
-@pytest.mark.skipif(
-    "load_seconds" not in {f.name for f in dataclasses.fields(LoadedAudio)},
-    reason="needs LoadedAudio.load_seconds (corpus/audio.py change requested in issue 15)",
-)
 def test_real_prefetcher_timing_reaches_the_rows(
     tmp_path: Path, fake_asr: str, corpus_factory
 ) -> None:
