@@ -21,13 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from earmark.metrics.alignment import AlignedOp, Alignment, OpKind
-from earmark.metrics.counts import ErrorCounts
+from earmark.metrics.alignment import Alignment
+from earmark.metrics.slot_alignment import Slot, align_slots, counts_of
 
 #: sclite's default word-weight costs (SCTK `wwd_WORD`).
 SCLITE_COSTS = {"correct": 0, "substitution": 4, "insertion": 3, "deletion": 3}
-
-_DIAG, _DEL, _INS = 0, 1, 2
 
 
 def align_sclite(
@@ -39,57 +37,16 @@ def align_sclite(
 ) -> Alignment:
     """The alignment sclite reports for one pair (weights sub=4, ins=del=3 by default).
 
+    One dynamic program serves both this and reference slots with alternates: a plain
+    reference is a slot of one word per position (`metrics.slot_alignment`).
+
     >>> [op.kind for op in align_sclite(["a", "b"], ["b", "c"]).ops]
     ['delete', 'equal', 'insert']
     >>> align_sclite(["a", "b"], ["b", "c"]).counts
     ErrorCounts(substitutions=0, deletions=1, insertions=1, hits=1)
     """
-    n, m = len(reference), len(hypothesis)
-    cost = [[0] * (m + 1) for _ in range(n + 1)]
-    back = [[_DIAG] * (m + 1) for _ in range(n + 1)]
-    for j in range(1, m + 1):
-        cost[0][j] = cost[0][j - 1] + indel
-        back[0][j] = _INS
-    for i in range(1, n + 1):
-        cost[i][0] = cost[i - 1][0] + indel
-        back[i][0] = _DEL
-        row, above = cost[i], cost[i - 1]
-        brow = back[i]
-        ref_word = reference[i - 1]
-        for j in range(1, m + 1):
-            diag = above[j - 1] + (0 if ref_word == hypothesis[j - 1] else substitution)
-            delete = above[j] + indel
-            insert = row[j - 1] + indel
-            if diag <= delete and diag <= insert:
-                row[j], brow[j] = diag, _DIAG
-            elif delete < insert:
-                row[j], brow[j] = delete, _DEL
-            else:
-                row[j], brow[j] = insert, _INS
-    ops: list[AlignedOp] = []
-    i, j = n, m
-    while i > 0 or j > 0:
-        step = back[i][j]
-        if step == _DIAG:
-            kind: OpKind = "equal" if reference[i - 1] == hypothesis[j - 1] else "substitute"
-            ops.append(AlignedOp(kind, reference[i - 1], hypothesis[j - 1], i - 1, j - 1))
-            i, j = i - 1, j - 1
-        elif step == _DEL:
-            ops.append(AlignedOp("delete", reference[i - 1], None, i - 1, None))
-            i -= 1
-        else:
-            ops.append(AlignedOp("insert", None, hypothesis[j - 1], None, j - 1))
-            j -= 1
-    ops.reverse()
-    return Alignment(tuple(ops), counts_of(ops))
-
-
-def counts_of(ops: Sequence[AlignedOp]) -> ErrorCounts:
-    """S, D, I and hits of a column-by-column alignment."""
-    tally = {"equal": 0, "substitute": 0, "delete": 0, "insert": 0}
-    for op in ops:
-        tally[op.kind] += 1
-    return ErrorCounts(tally["substitute"], tally["delete"], tally["insert"], tally["equal"])
+    slots = [Slot.word(word) for word in reference]
+    return align_slots(slots, hypothesis, substitution=substitution, indel=indel)
 
 
 __all__ = ["SCLITE_COSTS", "align_sclite", "counts_of"]
