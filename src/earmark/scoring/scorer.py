@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from earmark.scoring.rows import ScoringRow
 from earmark.stats.protocol_bootstrap import python_random_ci
 from earmark.text import get_normalizer
 from earmark.text.base import Normalizer, published_differences
+
+if TYPE_CHECKING:
+    from earmark.scoring.glm import Glm
 
 Aggregate = Literal["micro", "macro"]
 #: The bootstrap's resampling unit: the clip (rows sharing a `cluster` key, i.e. repeats of
@@ -108,6 +111,9 @@ class ScoringOptions:
     #: than `min_speakers`, reports null figures with a `below_minimum` reason.
     min_per_slice: int | None = None
     min_speakers: int | None = None
+    #: Alternate spellings and optional words (`--glm`): word counts of every view come
+    #: from the GLM-aware alignment (`earmark.scoring.glm.Glm.count_pairs`).
+    glm: Glm | None = None
 
     def __post_init__(self) -> None:
         if self.cluster not in CLUSTER_UNITS:
@@ -161,6 +167,8 @@ class ScoringOptions:
             "bootstrap": bootstrap,
             # Only when set, so results without minimums keep the shape they always had.
             **({"minimums": self.minimums()} if self.minimums() else {}),
+            # Only with --glm, so results without one keep their shape (and bytes).
+            **({"glm": self.glm.headline_component} if self.glm is not None else {}),
         }
 
     def minimums(self) -> dict[str, int]:
@@ -316,7 +324,7 @@ def _counts_dict(s: int, d: int, i: int, h: int) -> dict[str, int]:
     }
 
 
-def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
+def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = None) -> None:
     norm = group.normalizer
     n = len(group.indices)
     pending: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
@@ -394,7 +402,10 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow]) -> None:
                     for lang in set(langs):
                         group.edits.setdefault(lang, EditTally())
                     tallies = [group.edits[lang] for lang in langs]
-                arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
+                if glm is not None and unit == "word":
+                    arr[positions] = glm.count_pairs(texts_list, tallies=tallies)
+                else:
+                    arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
             group.counts[(view, unit)] = arr
     _score_mixed(group, rows)
 
@@ -655,7 +666,7 @@ def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResu
     groups: dict[str, _Group] = {}
     for name, indices in sorted(by_norm.items()):
         group = _Group(normalizer=get_normalizer(name), indices=indices)
-        _score_group(group, rows)
+        _score_group(group, rows, options.glm)
         groups[name] = group
 
     by_language: dict[str, Any] = {}
