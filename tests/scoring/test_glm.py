@@ -330,16 +330,17 @@ def test_cli_and_api_agree_with_glm(tmp_path: Path) -> None:
     assert "(uh)" in (out / "hyp.pra").read_text("utf-8")
 
 
-def test_glm_needs_sclite_reports_and_markup_needs_plain_text(tmp_path: Path) -> None:
+def test_glm_refuses_a_protocol_and_markup_needs_plain_text(tmp_path: Path) -> None:
+    # --glm no longer needs --sclite-reports (it applies to the headline too,
+    # tests/scoring/test_glm_headline.py); a protocol's figures cannot take one.
     (tmp_path / "ref.trn").write_text("A { b / c } (s-1)\n", "utf-8")
     (tmp_path / "hyp.trn").write_text("a c (s-1)\n", "utf-8")
     (tmp_path / "en.glm").write_text("(uh)\n", "utf-8")
-    with pytest.raises(EarmarkError, match="--sclite-reports") as info:
+    with pytest.raises(EarmarkError, match="protocol") as info:
         score_predictions(
             tmp_path / "hyp.trn",
             refs=tmp_path / "ref.trn",
-            normalizer="none",
-            resamples=0,
+            protocol="blasbench-v1",
             glm=tmp_path / "en.glm",
         )
     assert info.value.field == "glm"

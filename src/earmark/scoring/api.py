@@ -64,7 +64,10 @@ def score_predictions(
     pair) and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or
     "sclite") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
     `glm`, a rules file of alternate spellings and optional words (`earmark.scoring.glm`),
-    is applied in that alignment and recorded in the block as `glm`.
+    is applied during alignment, not by rewriting text: the word counts of every view
+    (the headline WER) come from the GLM-aware alignment, and so do the sclite reports'.
+    Results record it beside the normaliser policy (`glm`: name, SHA-256, version); a
+    protocol, which fixes how its published figures are counted, refuses it.
 
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
@@ -76,11 +79,11 @@ def score_predictions(
             field="alignment",
             hint="add --sclite-reports",
         )
-    if glm is not None and not sclite_reports:
+    if glm is not None and protocol is not None:
         raise EarmarkError(
-            "--glm applies to the alignment of the sclite reports",
+            f"--glm changes the counts protocol {protocol} fixes",
             field="glm",
-            hint="add --sclite-reports",
+            hint="drop --protocol to score with a GLM (its figures then follow no protocol)",
         )
     rules = None
     if glm is not None:
@@ -125,6 +128,7 @@ def score_predictions(
             cluster=cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
             min_per_slice=min_per_slice,
             min_speakers=min_speakers,
+            glm=rules,
         )
         resamples, seed, punctuation = choice.resamples, choice.seed, choice.punctuation
         scored = score_rows(rows, options)

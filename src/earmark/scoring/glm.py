@@ -24,7 +24,11 @@ Correct (still in # Wrd); one with an `@` alternative (or `hmm =>`) may be skipp
 
 Rules act during alignment (`metrics.slot_alignment`), on the tokens of the view being
 aligned, so write them in the normalised form (`--normalizer none` keeps text as is).
-The file's name, SHA-256 and the rule version are recorded in results (`component`).
+They act on the headline too: with a GLM, the word counts of every view come from this
+alignment (`Glm.count_pairs`), at sclite's weights for every row, since the costs of an
+optional or skipped word (2, 0.001) only mean what sclite means against its 3 and 4.
+Character units are left as they are: the rules name words. The file's name, SHA-256
+and the rule version are recorded in results (`component`, `headline_component`).
 
 sclite's own reference markup in trn files, `{ a / b }` and `(uh)`, reads into the same
 slots (`markup_slots`), so both score the same way as `sctk sclite -D`.
@@ -35,15 +39,27 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from earmark.errors import EarmarkError
-from earmark.metrics.slot_alignment import Slot
+from earmark.metrics.alignment import EditTally
+from earmark.metrics.slot_alignment import Slot, align_slots
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 #: Version of the rules' meaning; bump when a file would score differently.
 GLM_VERSION = "glm-v1"
+#: How the headline applies a GLM, recorded beside its component.
+HEADLINE_SCOPE = (
+    "word units of every view, aligned against reference slots at sclite's weights "
+    "(correct 0, substitution 4, insertion and deletion 3, optional word 2, `@` 0.001; "
+    "ties: diagonal, then deletion, then insertion); character units unchanged"
+)
 
 _EMPTY = "@"
 _GROUP = re.compile(r"\{([^{}]*)\}")
@@ -96,10 +112,50 @@ class Glm:
         """What results record, so a score names the exact rules it used."""
         return {"name": self.name, "sha256": self.sha256, "version": GLM_VERSION}
 
+    @property
+    def headline_component(self) -> dict[str, str]:
+        """The component plus where the headline applies it (`ScoringOptions.to_dict`)."""
+        return {**self.component, "applies_to": HEADLINE_SCOPE}
+
     def slot(self, token: str) -> Slot:
         others = self.alternates.get(token, frozenset())
         accepts = (token, *sorted(others - {token}))
         return Slot(accepts, optional=token in self.optional, skippable=token in self.skippable)
+
+    def count_pairs(
+        self,
+        pairs: Iterable[tuple[str, str]],
+        *,
+        tallies: Sequence[EditTally | None] | None = None,
+    ) -> npt.NDArray[np.int64]:
+        """Word counts of (reference, hypothesis) texts as an n x 4 array (S, D, I, hits),
+        each reference word a slot of this GLM: what the headline counts with `--glm`.
+
+        `tallies` (one per pair, or None) record each pair's edits from the same
+        alignment, as `metrics.alignment.count_errors_array` does without a GLM.
+        """
+        import numpy as np
+
+        slot_of: dict[str, Slot] = {}
+        flat: list[int] = []
+        for k, (ref_text, hyp_text) in enumerate(pairs):
+            reference = ref_text.split()
+            if ref_text == hyp_text:  # every slot matched at cost 0: all hits
+                flat += (0, 0, 0, len(reference))
+                continue
+            slots = []
+            for token in reference:
+                slot = slot_of.get(token)
+                if slot is None:
+                    slot = slot_of[token] = self.slot(token)
+                slots.append(slot)
+            done = align_slots(slots, hyp_text.split())
+            tally = tallies[k] if tallies is not None else None
+            if tally is not None:
+                tally.add_alignment(done)
+            c = done.counts
+            flat += (c.substitutions, c.deletions, c.insertions, c.hits)
+        return np.array(flat, dtype=np.int64).reshape(-1, 4)
 
     def widen(self, slot: Slot) -> Slot:
         """A markup slot with every alternate of its words added."""
@@ -216,6 +272,7 @@ def plain_text(slots: list[Slot]) -> str:
 
 __all__ = [
     "GLM_VERSION",
+    "HEADLINE_SCOPE",
     "Glm",
     "has_markup",
     "markup_slots",
