@@ -12,8 +12,10 @@ import ipaddress
 import re
 from typing import TYPE_CHECKING, Any
 
+from earmark.report.decision_render import fmt_mib
+
 if TYPE_CHECKING:
-    from earmark.report.decision import Side
+    from earmark.report.decision_evidence import Side
 
 #: An immutable model revision: a git commit (40 hex), or a content digest `sha256:<64 hex>`
 #: (`earmark.engines.file_hashes.content_revision`). Branch or tag names can move.
@@ -138,3 +140,60 @@ def record_gates(side: Side) -> list[dict[str, Any]]:
         missing = check(side)
         out.append({"gate": name, "passed": not missing, "missing": missing})
     return out
+
+
+def checklist_gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
+    """The gates no record can settle (the weights' own terms, memory on every hardware
+    profile, packaging on every OS, ...): each with what the run did record, for a person
+    to confirm before acting on the verdict."""
+    model = challenger.run.model(challenger.arm)
+    egress = ((challenger.run.provenance or {}).get("arms") or {}).get(challenger.arm, {})
+    egress = egress.get("egress") or {}
+    rss = resources["peak_rss_bytes"]["challenger"]
+    return [
+        {
+            "gate": "weight licence",
+            "known": f"declared {model.get('licence') or 'not recorded'} (source: "
+            f"{model.get('licence_source') or 'not recorded'}); an assertion, "
+            "not a legal review — check the weights' own terms",
+        },
+        {
+            "gate": "offline provisioning",
+            "known": f"egress during the run: {_egress_summary(egress)}, "
+            f"policy {egress.get('policy') or 'not recorded'} (checked above); confirm the "
+            "product installs the weights from a provisioned cache with no download",
+        },
+        {
+            "gate": "memory",
+            "known": f"challenger peak RSS {fmt_mib(rss)} vs baseline "
+            f"{fmt_mib(resources['peak_rss_bytes']['baseline'])}; confirm on every "
+            "supported hardware profile",
+        },
+        {
+            "gate": "packaging on every OS",
+            "known": "optional extra, lazy import, installs on every "
+            "claimed OS (Linux, macOS, Windows)",
+        },
+        {"gate": "timestamps", "known": "segment/word timestamps meet the product contract"},
+        {
+            "gate": "command safety",
+            "known": "no new startup imports, downloads or egress on the default path",
+        },
+        {
+            "gate": "long-form regressions",
+            "known": "repetition/hallucination on 30-120 min recordings checked",
+        },
+    ]
+
+
+def _egress_summary(egress: dict[str, Any]) -> str:
+    """`N attempts`, or why the count is not the whole story (a process not audited)."""
+    if not egress:
+        return "not recorded"
+    attempts = f"{len(egress.get('attempts') or [])} attempts seen"
+    if egress.get("audited") is False:
+        reason = egress.get("unaudited_reason") or "not every process was audited"
+        return f"NOT AUDITED ({reason}); {attempts}"
+    if "audited" not in egress:
+        return attempts + " (the arm's own process only)"
+    return attempts

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from earmark.report.decision import Side
+    from earmark.report.decision_evidence import Side
 
 #: What a decision compares — the system itself: engine, model artifact and weight type.
 #: These may always differ (comparing two weight types is the point of many decisions);

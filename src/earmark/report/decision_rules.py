@@ -1,0 +1,299 @@
+"""Dated promotion/rejection records (seed 000): does a challenger replace the baseline?
+
+The rule, with every threshold configurable and recorded:
+
+- **Quality win**: in every scored language the challenger's primary-view error rate is
+  at least 20% lower, relative to the baseline (`min_relative_error_reduction`), and —
+  by default — the paired 95% CI of challenger − baseline lies entirely below 0.
+- **Speed or cost win**: latency (p95 per clip) or core cost (CPU seconds per audio
+  second) at least 30% lower, measured on the same host profile, *and* non-inferior
+  error in every language: the upper CI bound of challenger − baseline ≤ the margin
+  (default 0.0).
+
+The metric is the language's primary unit: CER for character-scored normalisers
+(`zh-eval-v1`), WER for word-scored ones; `metric = "cer"` uses CER everywhere (every
+normaliser has character units). The paired CI comes from `stats.paired_bootstrap` on the
+per-row counts of rows paired by (id, repeat), clips resampled together.
+
+Verdicts:
+- `reject` — in some language the challenger is significantly worse (lower CI bound of
+  challenger − baseline above the margin);
+- `promote` — a quality or a speed/cost win, the run verifiable, resource ceilings met;
+- `research only` — a win, but a side lacks model revision/hashes, corpus hash or host
+  profile, or the challenger breaks a resource ceiling (an opt-in preset, not a default);
+- `stay` — no rule met: keep the baseline; also when a side's coverage (rows with a
+  hypothesis from the engine / rows) is below `min_coverage` in some language (default:
+  every row), since a row without a hypothesis is scored as all deletions and an arm
+  that never loaded would otherwise "lose" or "win" on figures that are not results.
+
+A win is necessary, not sufficient. Three gates are checked from what the run recorded
+(`record_gates`): *licence* (the challenger's model licence and its source, the corpus
+licence and consent basis), *offline cache* (the egress audit covered the arm's whole
+process tree, refused the network and saw no attempt off this machine) and *packaging*
+(file hashes, an immutable revision that agrees with them, runtime version). A win with a
+gate failing is `blocked`, the missing items named, until a rerun records them. The rest
+(the weights' actual terms, memory on every hardware profile, packaging on every OS,
+timestamps, command safety, long-form stability) stays a checklist a person confirms.
+
+A challenger above a pre-registered error-rate ceiling of the run's plan (`[ceilings]`,
+per language or slice) is `reject`. Different data (manifest, selection, normaliser,
+language policy, rows or references) is refused outright, and so are different decoding
+settings (`settings_comparison`) unless named in `allow_setting_differences`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from earmark.errors import EarmarkError
+from earmark.report.decision_render import fmt_pct, fmt_pp_ci, fmt_shown
+
+VERDICTS = ("promote", "blocked", "stay", "research only", "reject")
+
+
+@dataclass(frozen=True)
+class DecisionRules:
+    """Thresholds of the promotion rule; every field can be set in a TOML file."""
+
+    min_relative_error_reduction: float = 0.20
+    min_latency_reduction: float = 0.30
+    min_core_cost_reduction: float = 0.30
+    non_inferiority_margin: float = 0.0
+    metric: str = "auto"
+    latency_statistic: str = "p95"
+    require_significant_improvement: bool = True
+    resamples: int = 10_000
+    seed: int = 20260926
+    level: float = 0.95
+    max_peak_rss_bytes: int | None = None
+    max_real_time_factor: float | None = None
+    max_latency_seconds: float | None = None
+    #: Share of rows (per language) that must have a hypothesis from the engine.
+    min_coverage: float = 1.0
+    #: Decoding settings allowed to differ between the sides (`settings_comparison`
+    #: keys), or `("all",)`; anything else that differs refuses the comparison.
+    allow_setting_differences: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        from earmark.report.leaderboard import check_min_coverage
+
+        check_min_coverage(self.min_coverage)
+        allowed = self.allow_setting_differences
+        if isinstance(allowed, str):
+            allowed = tuple(allowed.split(","))
+        if not isinstance(allowed, (list, tuple)) or not all(isinstance(k, str) for k in allowed):
+            raise EarmarkError(
+                "allow_setting_differences must be a list of setting names",
+                field="allow_setting_differences",
+                hint='e.g. ["beam_size", "threads"] or ["all"]',
+            )
+        allowed = tuple(sorted({k.strip() for k in allowed if k.strip()}))
+        if "all" in allowed:
+            allowed = ("all",)
+        object.__setattr__(self, "allow_setting_differences", allowed)
+        if self.metric not in ("auto", "cer", "wer"):
+            raise EarmarkError(
+                f"unknown metric {self.metric!r}", field="metric", hint="auto, cer or wer"
+            )
+        if self.latency_statistic not in ("p50", "p95"):
+            raise EarmarkError(
+                f"unknown latency statistic {self.latency_statistic!r}",
+                field="latency_statistic",
+                hint="p50 or p95",
+            )
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> DecisionRules:
+        """Read thresholds from a TOML file: top-level keys, or a `[decision]` table."""
+        try:
+            import tomllib
+        except ModuleNotFoundError:  # Python 3.10
+            try:
+                import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
+            except ModuleNotFoundError:
+                raise EarmarkError(
+                    "reading --rules needs Python 3.11 or the 'tomli' package",
+                    file=str(path),
+                    hint="pip install tomli",
+                ) from None
+        try:
+            data = tomllib.loads(Path(path).read_text("utf-8"))
+        except FileNotFoundError:
+            raise EarmarkError("rules file not found", file=str(path)) from None
+        except tomllib.TOMLDecodeError as exc:
+            raise EarmarkError(f"invalid TOML: {exc}", file=str(path)) from None
+        data = data.get("decision", data)
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                raise EarmarkError(
+                    f"unknown rule {key!r}",
+                    file=str(path),
+                    field=key,
+                    hint="known: " + ", ".join(sorted(known)),
+                )
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise EarmarkError(str(exc), file=str(path)) from None
+
+
+def evidence_reason(e: dict[str, Any]) -> str:
+    """One language's figures and which part of the rule they meet, as one sentence."""
+    if e.get("null_reason"):
+        return f"{e['language']}: {e['null_reason']}"
+    state = (
+        "quality rule met"
+        if e["quality_win"]
+        else "non-inferior"
+        if e["non_inferior"]
+        else "not shown non-inferior"
+    )
+    return (
+        f"{e['language']} {e['metric'].upper()} ({e['normalizer']}/{e['view']}): baseline "
+        f"{fmt_pct(e['baseline_rate'])} → challenger {fmt_pct(e['challenger_rate'])}, relative "
+        f"reduction {fmt_pct(e['relative_reduction'])}, paired difference "
+        f"{fmt_pp_ci(e['difference_ci95'])}; {state}"
+    )
+
+
+def verdict_and_reasons(
+    evidence: list[dict[str, Any]],
+    resources: dict[str, Any],
+    ceilings: dict[str, Any],
+    settings: dict[str, Any],
+    gates: list[dict[str, Any]],
+    b_rec: dict[str, Any],
+    c_rec: dict[str, Any],
+    rules: DecisionRules,
+) -> tuple[str, list[str]]:
+    """The verdict and its reasons, the deciding reason first, from the evidence already
+    gathered: coverage first (figures of a side that never ran are not results), then a
+    significant loss or a broken ceiling, then a win and what may hold it back."""
+    reasons: list[str] = []
+    worse = [e for e in evidence if e["significantly_worse"]]
+    quality = bool(evidence) and all(e["quality_win"] for e in evidence)
+    non_inferior = bool(evidence) and all(e["non_inferior"] for e in evidence)
+    speed = non_inferior and (resources["latency"]["met"] or resources["core_cost"]["met"])
+    for e in evidence:
+        reasons.append(evidence_reason(e))
+    over = [c for c in ceilings["checks"] if c["met"] is False]
+    for c in ceilings["checks"]:
+        if c["met"] is None:
+            reasons.append(
+                f"ceiling {c['metric'].upper()} {c['scope']} ≤ {fmt_pct(c['limit'])} not checked: "
+                + str(c.get("challenger_null_reason") or "no value")
+            )
+    allowed = [d["key"] for d in settings["differences"]]
+    if allowed:
+        reasons.append(
+            "decoding settings differ, allowed: "
+            + "; ".join(
+                f"{d['key']} {fmt_shown(d['baseline'])} → {fmt_shown(d['challenger'])}"
+                for d in settings["differences"]
+            )
+            + " — the verdict is about these changes together with the system"
+        )
+    subject_keys = {d["key"] for d in settings["subject"]}
+    if {"model", "compute_type"} <= subject_keys:
+        reasons.append(
+            "model and weight type both changed: the verdict is about the pair, "
+            "not either change alone"
+        )
+    blocked = [g for g in gates if not g["passed"]]
+    short = [
+        f"{role} {e['language']}: {e['coverage'][role]['reason']}"
+        for e in evidence
+        for role in ("baseline", "challenger")
+        if e["coverage"][role]["below_minimum"]
+    ]
+    if not resources["same_host"]:
+        reasons.append(
+            "latency and core cost not compared: the two runs' host profiles "
+            "differ or are not recorded"
+        )
+    if short:
+        verdict = "stay"
+        reasons.insert(
+            0,
+            "not judged: " + "; ".join(short) + " — a row without a hypothesis is scored as "
+            "all deletions, so these error rates are not results; keep the baseline, fix "
+            "the failed arm and rerun (or lower min_coverage knowingly)",
+        )
+    elif worse or over:
+        verdict = "reject"
+        why = []
+        if worse:
+            why.append(
+                "the challenger is significantly worse in "
+                + ", ".join(e["language"] for e in worse)
+                + f" (lower CI bound of challenger − baseline above the margin "
+                f"{rules.non_inferiority_margin:+.4f})"
+            )
+        if over:
+            why.append(
+                "the challenger is over the pre-registered ceiling: "
+                + ", ".join(
+                    f"{c['metric'].upper()} {c['scope']} {fmt_pct(c['challenger'])} > "
+                    f"{fmt_pct(c['limit'])}"
+                    for c in over
+                )
+                + f" (plan {str(ceilings['plan_sha256'])[:12]})"
+            )
+        reasons.insert(0, "; ".join(why))
+    elif quality or speed:
+        wins = []
+        if quality:
+            wins.append(
+                f"≥ {100 * rules.min_relative_error_reduction:.0f}% relative error "
+                "reduction in every language"
+            )
+        if speed:
+            met = [n for n in ("latency", "core_cost") if resources[n]["met"]]
+            wins.append(
+                " and ".join(m.replace("_", " ") for m in met) + " reduction at non-inferior error"
+            )
+        unverifiable = [
+            f"{role}: {'; '.join(rec['missing'])}"
+            for role, rec in (("baseline", b_rec), ("challenger", c_rec))
+            if not rec["verifiable"]
+        ]
+        failed = [c for c in resources["ceilings"] if not c["met"]]
+        if unverifiable:
+            verdict = "research only"
+            reasons.insert(
+                0, "a win (" + "; ".join(wins) + ") but unverifiable — " + " | ".join(unverifiable)
+            )
+        elif failed:
+            verdict = "research only"
+            reasons.insert(
+                0,
+                "a win ("
+                + "; ".join(wins)
+                + ") but the challenger breaks "
+                + ", ".join(f"{c['name']} ≤ {c['limit']}" for c in failed)
+                + ": an opt-in preset on supported hardware, not the default",
+            )
+        elif blocked:
+            verdict = "blocked"
+            reasons.insert(
+                0,
+                "a win ("
+                + "; ".join(wins)
+                + ") but blocked until the record gates pass — "
+                + " | ".join(f"{g['gate']}: {'; '.join(g['missing'])}" for g in blocked),
+            )
+        else:
+            verdict = "promote"
+            reasons.insert(
+                0,
+                "; ".join(wins) + "; verifiable; resource ceilings met; licence, offline "
+                "cache and packaging gates pass",
+            )
+    else:
+        verdict = "stay"
+        reasons.insert(0, "no promotion rule met: keep the baseline")
+    return verdict, reasons
