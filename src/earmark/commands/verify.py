@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from earmark.commands.arguments import output_path
+
+if TYPE_CHECKING:
+    from earmark.compare.verify import VerifyReport
 
 
 def register(sub: Any) -> None:
@@ -25,6 +28,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    return 0 if check(args).ok else 1
+
+
+def check(args: argparse.Namespace) -> VerifyReport:
+    """Verify, print and write as the command does, and return the report (what
+    `earmark.verify` returns to a Python caller, where the CLI has only an exit status)."""
     from earmark.compare.verify import verify_run
     from earmark.outputs import atomic_write_json
 
@@ -41,4 +50,4 @@ def run(args: argparse.Namespace) -> int:
         + ("OK" if report.ok else f"FAILED ({mismatches} mismatch(es))")
         + f" — {len(report.checks)} checks"
     )
-    return 0 if report.ok else 1
+    return report
