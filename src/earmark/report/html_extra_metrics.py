@@ -1,0 +1,89 @@
+"""The optional metrics `earmark score` adds on request: punctuation F1 and critical
+tokens (--punctuation, --critical-tokens), and timestamp accuracy (reference timings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from earmark.report.html_page import html_table, num, section
+from earmark.report.markdown import TIMESTAMP_HEADER, timestamp_rows
+from earmark.report.run_directory import RunDirectory
+
+
+def _stat_text(stat: dict[str, Any] | None) -> str:
+    if not stat or stat.get("value") is None:
+        return f"null ({(stat or {}).get('null_reason', 'not computable')})"
+    text = f"{stat['value']:.3f}"
+    if stat.get("ci95"):
+        text += f" [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
+    return text
+
+
+def render_punctuation(run: RunDirectory) -> str:
+    """Seed 001's punctuation F1 and seed 000's critical tokens, when the arm has them."""
+    punct_rows: list[list[object]] = []
+    token_rows: list[list[object]] = []
+    for arm_name in run.arm_names:
+        arm = run.arm(arm_name)
+        overall = (arm.get("punctuation") or {}).get("overall")
+        if overall:
+            for kind in ("position", "position_type"):
+                punct_rows.append(
+                    [
+                        arm_name,
+                        kind.replace("_", "+"),
+                        num(f"{overall['ref_marks']} / {overall['hyp_marks']}"),
+                        num(_stat_text(overall[kind]["precision"])),
+                        num(_stat_text(overall[kind]["recall"])),
+                        num(_stat_text(overall[kind]["f1"])),
+                    ]
+                )
+        tokens = (arm.get("critical_tokens") or {}).get("overall")
+        if tokens:
+            for category, c in tokens["categories"].items():
+                if c["ref"] or c["hyp"]:
+                    token_rows.append(
+                        [
+                            arm_name,
+                            category,
+                            num(str(c["ref"])),
+                            num(str(c["matched"])),
+                            num(str(c["lost"])),
+                            num(_stat_text(c["recall"])),
+                        ]
+                    )
+    body: list[str] = []
+    if punct_rows:
+        body.append("<h3>Punctuation F1 (boundary projection, seed 001)</h3>")
+        header = ["arm", "match", "marks ref / hyp", "precision", "recall", "F1"]
+        body.append(html_table(header, punct_rows))
+    if token_rows:
+        body.append("<h3>Critical tokens (exact, no numeral normalisation)</h3>")
+        header = ["arm", "category", "in references", "matched", "lost", "recall"]
+        body.append(html_table(header, token_rows))
+    if not body:
+        body.append(
+            '<p class="muted">Not computed for this result (earmark score --punctuation '
+            "--critical-tokens adds them).</p>"
+        )
+    return section("punctuation", "Punctuation and critical tokens", body)
+
+
+def render_timestamps(run: RunDirectory) -> str:
+    """Word and segment boundary offsets, when the manifest had reference timings."""
+    rows: list[list[object]] = []
+    for arm_name in run.arm_names:
+        for row in timestamp_rows(run.arm(arm_name).get("timestamps")):
+            rows.append([arm_name, row[0], row[1], *(num(cell) for cell in row[2:])])
+    if not rows:
+        body = [
+            '<p class="muted">No reference timings in the manifest (custom.segments or '
+            "custom.words), or no timestamps from the system.</p>"
+        ]
+    else:
+        body = [
+            "<p>Absolute boundary offsets, hypothesis − reference. Words are paired only "
+            "where recognised correctly; segments one-to-one by overlap.</p>",
+            html_table(["arm", *TIMESTAMP_HEADER], rows),
+        ]
+    return section("timestamps", "Timestamp accuracy", body)

@@ -1,0 +1,177 @@
+"""The provenance section (models, corpus, host and software, deviations) and the
+scorer self-check: what a reader needs to verify or reproduce the figures."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from earmark.report.html_page import Markup, esc, html_table, mib, section
+from earmark.report.run_directory import RunDirectory
+
+
+def render_provenance(run: RunDirectory) -> str:
+    ok, missing = run.verifiable()
+    badge = (
+        '<span class="badge ok">verifiable</span>'
+        if ok
+        else '<span class="badge bad">unverifiable</span>'
+    )
+    body: list[str] = [
+        f"<p>{badge}" + (f" — missing: {esc('; '.join(missing))}" if missing else "") + "</p>"
+    ]
+    model_rows: list[list[object]] = []
+    for arm_name in run.arm_names:
+        model = run.model(arm_name)
+        hashes = model.get("file_sha256") or {}
+        hash_html = (
+            "<details><summary>"
+            + esc(f"{len(hashes)} files")
+            + "</summary>"
+            + "<br>".join(
+                f"<code>{esc(f)}</code>: <code>{esc(h)}</code>" for f, h in hashes.items()
+            )
+            + "</details>"
+            if hashes
+            else "—"
+        )
+        model_rows.append(
+            [
+                arm_name,
+                model.get("artifact_id", "—"),
+                Markup(f"<code>{esc(model.get('revision') or '—')}</code>"),
+                Markup(hash_html),
+                f"{model.get('runtime', '—')} {model.get('runtime_version', '')}".strip(),
+                model.get("compute_type", "—"),
+                _determinism_cell(model),
+                _cpu_path_cell(model),
+                f"{model.get('licence', '—')} (source: {model.get('licence_source', '—')})",
+            ]
+        )
+    body.append("<h3>Models</h3>")
+    body.append(
+        html_table(
+            [
+                "arm",
+                "artifact",
+                "revision",
+                "file SHA-256",
+                "runtime",
+                "compute type",
+                "deterministic",
+                "CPU code path",
+                "declared licence",
+            ],
+            model_rows,
+        )
+    )
+    corpus = run.corpus
+    sel = corpus.get("selection") or {}
+    corpus_rows = [
+        ["dataset", corpus.get("dataset", "—")],
+        ["manifest SHA-256", Markup(f"<code>{esc(corpus.get('manifest_sha256') or '—')}</code>")],
+        ["manifest", corpus.get("manifest", "—")],
+        ["licence (declared)", corpus.get("licence", "—")],
+        ["consent basis", corpus.get("consent_basis", "—")],
+        [
+            "selection",
+            f"{sel.get('rule', '—')}; kept {sel.get('kept_rows', '—')} of "
+            f"{sel.get('input_rows', '—')} rows",
+        ],
+        [
+            "public",
+            "no — aggregate figures only"
+            if run.results.get("public") is False
+            else ("yes" if run.results.get("public") else "not recorded"),
+        ],
+    ]
+    if not corpus and run.results.get("inputs"):
+        corpus_rows.append(["inputs", json.dumps(run.results["inputs"], ensure_ascii=False)])
+    body.append("<h3>Corpus</h3>")
+    body.append(html_table(["field", "value"], corpus_rows))
+    host = run.host
+    prov = run.provenance or {}
+    software = prov.get("software") or {}
+    host_rows = [
+        ["OS", f"{host.get('os', '—')} {host.get('os_release', '')}".strip()],
+        ["architecture", host.get("arch", "—")],
+        ["CPU", host.get("cpu_model", "—")],
+        [
+            "cores (available / total)",
+            f"{host.get('cores_available', '—')} / {host.get('cpu_count', '—')}",
+        ],
+        ["memory", mib(host.get("memory_bytes"))],
+        ["CPU governor", host.get("cpu_governor") or "—"],
+        ["CPU flags (numeric)", " ".join(host.get("cpu_flags") or []) or "—"],
+        [
+            "earmark",
+            f"{software.get('earmark_version', run.results.get('earmark_version', '—'))}"
+            f" (commit {software.get('earmark_git_commit') or '—'})",
+        ],
+        ["Python", software.get("python", "—")],
+        ["plan SHA-256", Markup(f"<code>{esc(prov.get('plan_sha256') or '—')}</code>")],
+    ]
+    body.append("<h3>Host and software</h3>")
+    body.append(html_table(["field", "value"], host_rows))
+    packages = software.get("packages") or {}
+    if packages:
+        body.append(
+            "<details><summary>package versions</summary>"
+            + html_table(["package", "version"], sorted(packages.items()))
+            + "</details>"
+        )
+    deviations = prov.get("deviations") or []
+    if deviations:
+        body.append("<h3>Deviations recorded by the run</h3>")
+        body.append(
+            "<ul>"
+            + "".join(
+                f"<li>{esc(json.dumps(d, ensure_ascii=False, sort_keys=True))}</li>"
+                for d in deviations[:100]
+            )
+            + "</ul>"
+        )
+    return section("provenance", "Provenance", body)
+
+
+def render_probes(run: RunDirectory) -> str:
+    probes = run.results.get("probes", [])
+    passed = sum(bool(p.get("passed")) for p in probes)
+    body: list[str] = [
+        f"<p>{passed}/{len(probes)} known-good/known-bad scorer probes passed.</p>",
+        "<details><summary>probes</summary><ul>"
+        + "".join(
+            f"<li>{'✓' if p.get('passed') else '✗'} {esc(p.get('name'))}</li>" for p in probes
+        )
+        + "</ul></details>",
+    ]
+    return section("probes", "Scorer self-check", body)
+
+
+# --- page ------------------------------------------------------------------------------
+
+
+def _determinism_cell(model: dict[str, Any]) -> Markup:
+    """Yes/no with the engine's reason; an engine that does not say counts as no."""
+    note = model.get("determinism_note") or "the engine does not declare it"
+    if model.get("deterministic"):
+        return Markup(f'<span class="badge ok">yes</span> {esc(note)}')
+    return Markup(
+        f'<span class="badge bad">no</span> {esc(note)}; churn against this arm includes '
+        "sampling noise"
+    )
+
+
+def _cpu_path_cell(model: dict[str, Any]) -> str:
+    """The ISA and GEMM backends the runtime reported (CTranslate2), and what was pinned."""
+    cpu = (model.get("extra") or {}).get("cpu_runtime") or {}
+    if not cpu:
+        return "—"
+    parts = [f"ISA {cpu.get('isa') or '?'}"]
+    if cpu.get("sgemm_backend"):
+        parts.append(f"SGEMM {cpu['sgemm_backend']}")
+    if cpu.get("gemm_s8_backend"):
+        parts.append(f"GEMM_S8 {cpu['gemm_s8_backend']}")
+    pinned = cpu.get("pinned") or {}
+    parts.append("pinned: " + (", ".join(f"{k}={v}" for k, v in pinned.items()) or "no"))
+    return "; ".join(parts)
