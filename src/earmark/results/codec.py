@@ -1,0 +1,402 @@
+"""How a typed result object becomes JSON and back, byte for byte.
+
+Every object in `earmark.results` is a frozen, keyword-only dataclass whose fields carry
+a `json_key(...)` spec: the JSON key and the codec of its value. A field without a
+default is required (missing is an error naming its JSON path); a field defaulting to
+None is optional, and is written only when it holds a value or the file it came from
+had the key (so a key that was `null` stays `null` and an absent key stays absent).
+
+Keys no field declares go to `extra`, and the order the keys came in is kept in
+`key_order`, so `from_json(text).to_json() == text` holds for every file earmark writes,
+including sections a newer earmark adds. Objects built in code (no `key_order`) are
+written in the order the fields are declared, which is the producers' order.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Generic, TypeVar, Union
+
+from earmark.errors import EarmarkError
+
+#: A JSON value as `json.loads` returns it. (`Union`: a runtime `|` cannot take the
+#: quoted self-reference.)
+JSONValue = Union[  # noqa: UP007
+    None, bool, int, float, str, list["JSONValue"], dict[str, "JSONValue"]
+]
+#: A JSON object (read-only view of one).
+JSONObject = Mapping[str, JSONValue]
+
+T = TypeVar("T")
+R = TypeVar("R", bound="Record")
+
+_SPEC = "earmark.results.json"
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_HINT = "the file does not match its schema; rewrite it with the earmark command that made it"
+
+
+def json_path(parent: str, key: str | int) -> str:
+    """`arms["tiny.en-int8"].by_language.en` style paths: dotted where the key is a plain
+    name, quoted where it holds dots or other characters, `[3]` for list items."""
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    if _PLAIN_KEY.match(key):
+        return f"{parent}.{key}" if parent else key
+    return f"{parent}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def malformed(path: str, message: str, hint: str = _HINT) -> EarmarkError:
+    """The one error a bad file gives: what was wrong, at which JSON path."""
+    return EarmarkError(message, field=path or "(top level)", hint=hint)
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+class Codec(Generic[T]):
+    """Checks and converts one JSON value at a path; writes it back unchanged."""
+
+    what = "a value"
+
+    def decode(self, value: object, path: str) -> T:
+        raise NotImplementedError
+
+    def encode(self, value: T) -> JSONValue:
+        raise NotImplementedError
+
+    def _wrong(self, value: object, path: str) -> EarmarkError:
+        return malformed(path, f"expected {self.what}, found {_kind(value)}")
+
+
+class _Str(Codec[str]):
+    what = "a string"
+
+    def decode(self, value: object, path: str) -> str:
+        if not isinstance(value, str):
+            raise self._wrong(value, path)
+        return value
+
+    def encode(self, value: str) -> JSONValue:
+        return value
+
+
+class _Int(Codec[int]):
+    what = "an integer"
+
+    def decode(self, value: object, path: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._wrong(value, path)
+        return value
+
+    def encode(self, value: int) -> JSONValue:
+        return value
+
+
+class _Number(Codec[float]):
+    """A number kept as parsed: an int stays an int, so `0` is not rewritten as `0.0`."""
+
+    what = "a number"
+
+    def decode(self, value: object, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self._wrong(value, path)
+        return value
+
+    def encode(self, value: float) -> JSONValue:
+        return value
+
+
+class _Bool(Codec[bool]):
+    what = "true or false"
+
+    def decode(self, value: object, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self._wrong(value, path)
+        return value
+
+    def encode(self, value: bool) -> JSONValue:
+        return value
+
+
+class _Any(Codec[JSONValue]):
+    """Any JSON value (an open-ended section), copied so the object stays frozen."""
+
+    def decode(self, value: object, path: str) -> JSONValue:
+        return copy.deepcopy(value)  # type: ignore[return-value]
+
+    def encode(self, value: JSONValue) -> JSONValue:
+        return copy.deepcopy(value)
+
+
+class _Object(Codec[JSONObject]):
+    """A JSON object whose inside is open-ended (engine extras, free-form diagnostics)."""
+
+    what = "an object"
+
+    def decode(self, value: object, path: str) -> JSONObject:
+        if not isinstance(value, dict):
+            raise self._wrong(value, path)
+        out: dict[str, JSONValue] = copy.deepcopy(value)
+        return out
+
+    def encode(self, value: JSONObject) -> JSONValue:
+        return copy.deepcopy(dict(value))
+
+
+class Nullable(Codec[T | None]):
+    """`null` or the inner codec's value (for keys the writer sets to null)."""
+
+    def __init__(self, inner: Codec[T]) -> None:
+        self.inner = inner
+        self.what = f"{inner.what} or null"
+
+    def decode(self, value: object, path: str) -> T | None:
+        if value is None:
+            return None
+        try:
+            return self.inner.decode(value, path)
+        except EarmarkError:
+            raise self._wrong(value, path) from None
+
+    def encode(self, value: T | None) -> JSONValue:
+        return None if value is None else self.inner.encode(value)
+
+
+class MapOf(Codec[Mapping[str, T]]):
+    """A JSON object whose keys are names (arms, languages, views) and values one type."""
+
+    what = "an object"
+
+    def __init__(self, inner: Codec[T]) -> None:
+        self.inner = inner
+
+    def decode(self, value: object, path: str) -> Mapping[str, T]:
+        if not isinstance(value, dict):
+            raise self._wrong(value, path)
+        return {k: self.inner.decode(v, json_path(path, k)) for k, v in value.items()}
+
+    def encode(self, value: Mapping[str, T]) -> JSONValue:
+        return {k: self.inner.encode(v) for k, v in value.items()}
+
+
+class TupleOf(Codec[tuple[T, ...]]):
+    """A JSON list, held as a tuple so the object stays immutable."""
+
+    what = "a list"
+
+    def __init__(self, inner: Codec[T]) -> None:
+        self.inner = inner
+
+    def decode(self, value: object, path: str) -> tuple[T, ...]:
+        if not isinstance(value, list):
+            raise self._wrong(value, path)
+        return tuple(self.inner.decode(v, json_path(path, i)) for i, v in enumerate(value))
+
+    def encode(self, value: tuple[T, ...]) -> JSONValue:
+        return [self.inner.encode(v) for v in value]
+
+
+class _Interval(Codec[tuple[float, float]]):
+    """A confidence interval: `[low, high]`."""
+
+    what = "a [low, high] pair of numbers"
+
+    def decode(self, value: object, path: str) -> tuple[float, float]:
+        if not isinstance(value, list) or len(value) != 2:
+            raise self._wrong(value, path)
+        low = NUMBER.decode(value[0], json_path(path, 0))
+        high = NUMBER.decode(value[1], json_path(path, 1))
+        return (low, high)
+
+    def encode(self, value: tuple[float, float]) -> JSONValue:
+        return [value[0], value[1]]
+
+
+class Nested(Codec[R]):
+    """A JSON object read as one of the typed records."""
+
+    what = "an object"
+
+    def __init__(self, cls: type[R] | Callable[[], type[R]]) -> None:
+        # A function returning the class serves a record that nests itself (a scope's
+        # `by_slice` holds scopes), whose class does not exist yet when its fields do.
+        self._cls = cls
+
+    def decode(self, value: object, path: str) -> R:
+        cls: type[R] = self._cls if isinstance(self._cls, type) else self._cls()
+        return cls.from_dict(value, path)
+
+    def encode(self, value: R) -> JSONValue:
+        return value.to_dict()
+
+
+class Via(Codec[T]):
+    """A value read and written by its own functions (a shape that is not a record)."""
+
+    what = "an object"
+
+    def __init__(
+        self, decode: Callable[[object, str], T], encode: Callable[[T], Mapping[str, JSONValue]]
+    ) -> None:
+        self._decode = decode
+        self._encode = encode
+
+    def decode(self, value: object, path: str) -> T:
+        return self._decode(value, path)
+
+    def encode(self, value: T) -> JSONValue:
+        return dict(self._encode(value))
+
+
+STR: Codec[str] = _Str()
+INT: Codec[int] = _Int()
+NUMBER: Codec[float] = _Number()
+BOOL: Codec[bool] = _Bool()
+ANY: Codec[JSONValue] = _Any()
+OBJECT: Codec[JSONObject] = _Object()
+INTERVAL: Codec[tuple[float, float]] = _Interval()
+
+
+@dataclass(frozen=True)
+class _KeySpec:
+    key: str | None
+    codec: Codec[Any]
+
+
+def json_key(codec: Codec[Any], key: str | None = None) -> dict[str, Any]:
+    """A field's metadata: its codec and, when it differs from the field name, its key."""
+    return {_SPEC: _KeySpec(key, codec)}
+
+
+def _specs(cls: type[Record]) -> list[tuple[dataclasses.Field[Any], str, Codec[Any], bool]]:
+    cached: list[tuple[dataclasses.Field[Any], str, Codec[Any], bool]] | None = cls.__dict__.get(
+        "_earmark_specs"
+    )
+    if cached is not None:
+        return cached
+    out = []
+    for f in fields(cls):
+        spec = f.metadata.get(_SPEC)
+        if spec is None:
+            continue
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        out.append((f, spec.key or f.name, spec.codec, required))
+    cls._earmark_specs = out  # type: ignore[attr-defined]
+    return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """Base of every typed result: generic `from_dict`/`to_dict` driven by field specs.
+
+    `extra` holds keys this version of earmark does not model (kept, in place, on
+    writing); `key_order` is the order the keys were read in (empty for objects built in
+    code). Neither takes part in equality: two records are equal when their figures are.
+    """
+
+    extra: JSONObject = field(default_factory=dict, compare=False, repr=False)
+    key_order: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls: type[R], data: object, path: str = "") -> R:
+        """Read and check `data` (as `json.loads` gives it); errors name the JSON path."""
+        if not isinstance(data, dict):
+            raise malformed(path, f"expected an object, found {_kind(data)}")
+        values: dict[str, Any] = {}
+        known: set[str] = set()
+        for f, key, codec, required in _specs(cls):
+            known.add(key)
+            if key in data:
+                values[f.name] = codec.decode(data[key], json_path(path, key))
+            elif required:
+                raise malformed(json_path(path, key), "required key is missing")
+        extra = {k: copy.deepcopy(v) for k, v in data.items() if k not in known}
+        record = cls(**values, extra=extra, key_order=tuple(data))
+        record._check(path)
+        return record
+
+    def _check(self, path: str) -> None:
+        """Checks beyond the types (a schema id); subclasses raise `malformed(...)`."""
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """The JSON object, keys in the order read (or declared), absent keys absent."""
+        out: dict[str, JSONValue] = {}
+        for f, key, codec, required in _specs(type(self)):
+            value = getattr(self, f.name)
+            if required or value is not None or key in self.key_order:
+                out[key] = None if value is None else codec.encode(value)
+        for key, value in self.extra.items():
+            out[key] = copy.deepcopy(value)
+        if self.key_order:
+            rank = {k: i for i, k in enumerate(self.key_order)}
+            last = len(rank)
+            out = dict(sorted(out.items(), key=lambda item: rank.get(item[0], last)))
+        return out
+
+    def to_json(self) -> str:
+        """The text earmark writes: two-space indent, UTF-8 as is, a final newline."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls: type[R], text: str, *, file: str | None = None) -> R:
+        """Parse and check a JSON text; `file` names it in errors."""
+        data = parse_json(text, file=file)
+        try:
+            return cls.from_dict(data)
+        except EarmarkError as exc:
+            if file is not None and exc.file is None:
+                exc.file = file
+            raise
+
+
+def parse_json(text: str, *, file: str | None = None) -> object:
+    """`json.loads` with earmark's error: the file, the line and what was wrong."""
+    try:
+        data: object = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EarmarkError(
+            f"invalid JSON: {exc.msg}",
+            file=file,
+            line=exc.lineno,
+            hint="a write was interrupted or the file was edited; rerun the command that wrote it",
+        ) from None
+    return data
+
+
+def check_schema(path: str, found: str, expected: str) -> None:
+    """Refuse a file of another schema (or version) before reading its figures."""
+    if found != expected:
+        raise malformed(
+            json_path(path, "schema"),
+            f"unsupported schema {found!r} (this reader knows {expected!r})",
+            hint="read it with the earmark version that wrote it",
+        )
+
+
+def lookup(mapping: Mapping[str, T], name: str, what: str, path: Callable[[], str]) -> T:
+    """`mapping[name]`, or an EarmarkError listing the names there are."""
+    try:
+        return mapping[name]
+    except KeyError:
+        known = ", ".join(mapping) or "none"
+        raise EarmarkError(
+            f"no {what} {name!r}", field=path(), hint=f"{what}s here: {known}"
+        ) from None

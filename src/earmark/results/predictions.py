@@ -1,0 +1,124 @@
+"""One line of `predictions.jsonl`: a row's texts, status, views and per-view counts.
+
+A row keeps what the engine returned (raw text, timings, engine extras) beside what the
+scorer made of it (each view's normalised texts and S/D/I/hits), so any figure in
+`results.json` can be recomputed from these rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from earmark.results.codec import (
+    ANY,
+    BOOL,
+    INT,
+    NUMBER,
+    OBJECT,
+    STR,
+    JSONObject,
+    JSONValue,
+    MapOf,
+    Nested,
+    Nullable,
+    Record,
+    TupleOf,
+    json_key,
+    parse_json,
+)
+
+if TYPE_CHECKING:
+    from earmark.metrics.counts import ErrorCounts
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnitCounts(Record):
+    """One row's counts in one unit; `ref_units`/`hyp_units` follow from the four."""
+
+    substitutions: int = field(metadata=json_key(INT))
+    deletions: int = field(metadata=json_key(INT))
+    insertions: int = field(metadata=json_key(INT))
+    hits: int = field(metadata=json_key(INT))
+    ref_units: int = field(metadata=json_key(INT))
+    hyp_units: int = field(metadata=json_key(INT))
+
+    @property
+    def counts(self) -> ErrorCounts:
+        from earmark.metrics.counts import ErrorCounts
+
+        return ErrorCounts(self.substitutions, self.deletions, self.insertions, self.hits)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PredictionView(Record):
+    """A row in one view: its texts and counts, or why the view is unavailable."""
+
+    reference: str | None = field(default=None, metadata=json_key(STR))
+    hypothesis: str | None = field(default=None, metadata=json_key(STR))
+    null_reason: str | None = field(default=None, metadata=json_key(STR))
+    wer: UnitCounts | None = field(default=None, metadata=json_key(Nested(UnitCounts)))
+    cer: UnitCounts | None = field(default=None, metadata=json_key(Nested(UnitCounts)))
+    mixed_reference: str | None = field(default=None, metadata=json_key(STR))
+    mixed_hypothesis: str | None = field(default=None, metadata=json_key(STR))
+    mixed_er: UnitCounts | None = field(default=None, metadata=json_key(Nested(UnitCounts)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PredictionRow(Record):
+    """One row of predictions.jsonl (`earmark score` writes the scoring half, `earmark
+    run` adds the engine's: arm, timings, engine extras, language handling)."""
+
+    id: str = field(metadata=json_key(STR))
+    reference: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    #: None: the engine gave no hypothesis (scored as all deletions).
+    hypothesis: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    language: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    slices: tuple[str, ...] | None = field(default=None, metadata=json_key(TupleOf(STR)))
+    status: str | None = field(default=None, metadata=json_key(STR))
+    normalizer: str | None = field(default=None, metadata=json_key(STR))
+    views: Mapping[str, PredictionView] | None = field(
+        default=None, metadata=json_key(MapOf(Nested(PredictionView)))
+    )
+    arm: str | None = field(default=None, metadata=json_key(STR))
+    repeat: int | None = field(default=None, metadata=json_key(INT))
+    audio_seconds: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    decode_seconds: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    end_to_end_seconds: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    audio_sha256: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    cache_key: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    model_fingerprint: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    language_requested: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    language_used: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    language_mismatch: bool | None = field(default=None, metadata=json_key(Nullable(BOOL)))
+    #: Engine-specific figures (log-probabilities, temperatures, ...).
+    engine: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    #: `[start, end, text]` segments as the engine returned them.
+    segments: JSONValue = field(default=None, metadata=json_key(ANY))
+
+    def view(self, name: str) -> PredictionView | None:
+        return None if self.views is None else self.views.get(name)
+
+    def to_json(self) -> str:
+        """One line as the checked-in runs hold it: keys sorted, UTF-8 as is, no newline.
+
+        (The current writer uses orjson, whose bytes are the same up to spacing.)"""
+        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_line(
+        cls, line: str, *, file: str | None = None, number: int | None = None
+    ) -> PredictionRow:
+        """One JSONL line; errors name the file and line."""
+        from earmark.errors import EarmarkError
+
+        try:
+            return cls.from_dict(parse_json(line, file=file))
+        except EarmarkError as exc:
+            if exc.file is None:
+                exc.file = file
+            if exc.line is None:
+                exc.line = number
+            raise

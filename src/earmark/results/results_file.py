@@ -1,0 +1,106 @@
+"""`results.json` (schema `earmark.results/1`) as one typed, frozen object.
+
+Every results file has an `arms` mapping (one entry for `earmark score`, one per arm for
+`earmark run`), the scorer's self-check record and, for a run, references to the plan,
+the provenance record and the predictions file the figures were computed from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from earmark.results.arm import ArmResult
+from earmark.results.codec import (
+    ANY,
+    BOOL,
+    INT,
+    OBJECT,
+    STR,
+    JSONObject,
+    JSONValue,
+    MapOf,
+    Nested,
+    Record,
+    TupleOf,
+    check_schema,
+    json_key,
+    json_path,
+    lookup,
+)
+
+RESULTS_SCHEMA = "earmark.results/1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Probe(Record):
+    """One scorer self-check (known-good and known-bad pairs) and what it observed."""
+
+    name: str = field(metadata=json_key(STR))
+    passed: bool = field(metadata=json_key(BOOL))
+    expected: JSONValue = field(metadata=json_key(ANY))
+    observed: JSONValue = field(metadata=json_key(ANY))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PredictionsRef(Record):
+    """The predictions.jsonl the figures were computed from, named by its SHA-256."""
+
+    file: str = field(metadata=json_key(STR))
+    sha256: str = field(metadata=json_key(STR))
+    bytes: int | None = field(default=None, metadata=json_key(INT))
+    rows: int | None = field(default=None, metadata=json_key(INT))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProvenanceRef(Record):
+    """Where the run's provenance record is and whether it is complete enough to verify."""
+
+    file: str = field(metadata=json_key(STR))
+    verifiable: bool | None = field(default=None, metadata=json_key(BOOL))
+    missing: tuple[str, ...] | None = field(default=None, metadata=json_key(TupleOf(STR)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Results(Record):
+    """The whole `results.json`.
+
+    >>> r = Results.from_path("tests/report/data/example-run/results.json")  # doctest: +SKIP
+    >>> r.arm("tiny.en-int8").view("en", "normalized").wer.value  # doctest: +SKIP
+    0.12280701754385964
+    """
+
+    schema: str = field(metadata=json_key(STR))
+    earmark_version: str = field(metadata=json_key(STR))
+    created: str = field(metadata=json_key(STR))
+    arms: Mapping[str, ArmResult] = field(metadata=json_key(MapOf(Nested(ArmResult))))
+    probes: tuple[Probe, ...] = field(metadata=json_key(TupleOf(Nested(Probe))))
+    #: `earmark score`: the files read and their format.
+    inputs: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    #: `earmark run`: cross-arm harness diagnostics.
+    diagnostics: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    corpus: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    plan: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    provenance: ProvenanceRef | None = field(default=None, metadata=json_key(Nested(ProvenanceRef)))
+    public: bool | None = field(default=None, metadata=json_key(BOOL))
+    failures: tuple[JSONObject, ...] | None = field(
+        default=None, metadata=json_key(TupleOf(OBJECT))
+    )
+    predictions: PredictionsRef | None = field(
+        default=None, metadata=json_key(Nested(PredictionsRef))
+    )
+
+    def _check(self, path: str) -> None:
+        check_schema(path, self.schema, RESULTS_SCHEMA)
+
+    @property
+    def arm_names(self) -> tuple[str, ...]:
+        return tuple(self.arms)
+
+    def arm(self, name: str | None = None) -> ArmResult:
+        """One arm by name; without a name, the only arm (an error when there are more)."""
+        if name is None:
+            if len(self.arms) == 1:
+                return next(iter(self.arms.values()))
+            return lookup(self.arms, "", "arm", lambda: "arms")
+        return lookup(self.arms, name, "arm", lambda: json_path("arms", name))
