@@ -148,9 +148,6 @@ def render_probes(run: RunDirectory) -> str:
     return section("probes", "Scorer self-check", body)
 
 
-# --- page ------------------------------------------------------------------------------
-
-
 def _determinism_cell(model: dict[str, Any]) -> Markup:
     """Yes/no with the engine's reason; an engine that does not say counts as no."""
     note = model.get("determinism_note") or "the engine does not declare it"
