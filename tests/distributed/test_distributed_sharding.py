@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from earmark.corpus.model import Utterance
-from earmark.distributed.arm_server import ArmServer
-from earmark.distributed.sharding import ShardQueue, WorkItem, make_shards
 from earmark.engines.spec import parse_arm_spec
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.run.plan import RunPlan
+from earmark.run.ray_arm_server import ArmServer
+from earmark.run.sharding import ShardQueue, WorkItem, make_shards
 
 
 def _items(n: int) -> list[WorkItem]:
@@ -89,7 +89,7 @@ def test_actor_reports_a_load_error_as_data(tmp_path: Path, monkeypatch) -> None
     assert info["error"]["module"] == "faster_whisper"
     assert server.transcribe_shard(make_shards(_items(1), 1)[0])["rows"] == []
 
-    from earmark.distributed.ray_executor import _raise_load_error
+    from earmark.run.ray_executor import _raise_load_error
 
     with pytest.raises(MissingExtraError) as caught:
         _raise_load_error(plan.arms[0], info["error"])

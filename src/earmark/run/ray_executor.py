@@ -3,9 +3,10 @@
 Each arm is served by a few Ray actors that load the model once in their constructor
 (`ArmServer`). The driver cuts the clips still to do into small shards, hands the next
 shard to whichever actor is free, and appends the rows each shard returns to the same
-crash-safe store a local run uses — the driver is the store's only writer. Rows are
-built by the same code (`_row`, `cache_key`, `model_fingerprint`), so a run interrupted
-on Ray resumes locally and the other way round, with no lost or duplicate row.
+crash-safe store a local run uses — the driver is the store's only writer. Each actor
+runs the local executor's loop (`arm_loop.ArmLoop`) and the driver counts rows with the
+same `ArmTally`, so a run interrupted on Ray resumes locally and the other way round,
+with no lost or duplicate row.
 
 A worker that dies mid-shard loses no clip: every clip of its shard is retried alone on
 another actor, up to `max_retries` times, and then recorded with the reason code
@@ -21,7 +22,7 @@ import logging
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,16 +33,22 @@ from earmark.engines.extras import require
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.outputs import atomic_write_json
-from earmark.run.arm_environment import arm_environment
-from earmark.run.arm_worker import _http_hosts, _progress, _row, _threads, cache_key
+from earmark.run.arm_environment import arm_environment, with_plan_threads
+from earmark.run.arm_loop import (
+    ArmTally,
+    Row,
+    RowSink,
+    WorkItem,
+    cache_key,
+    http_hosts,
+    prediction_row,
+    work_items,
+)
 from earmark.run.egress import EgressGuard, merge_tree_summaries
 from earmark.run.plan import RunPlan
-from earmark.run.resources import ArmResources
-from earmark.run.store import PredictionStore, RowKey
-
-from .sharding import WORKER_LOST, ShardQueue, WorkItem, make_shards
-
-RowCallback = Callable[[dict[str, Any]], None]
+from earmark.run.progress import ClipProgress
+from earmark.run.sharding import WORKER_LOST, ShardQueue, make_shards
+from earmark.run.store import PredictionStore
 
 #: How long the driver waits for the first actor to load its model before giving up.
 DEFAULT_STARTUP_TIMEOUT_S = 600.0
@@ -130,7 +137,7 @@ def run_arm_on_ray(
     shard_size: int = 8,
     num_cpus: float = 1.0,
     num_gpus: float = 0.0,
-    on_row: RowCallback | None = None,
+    on_row: RowSink | None = None,
     startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
 ) -> dict[str, Any]:
     """Transcribe every clip of `spec` not already finished, on Ray actors.
@@ -150,7 +157,6 @@ def run_arm_on_ray(
     if shard_size < 1:
         raise EarmarkError("shard_size must be at least 1", field="shard_size")
     from earmark.engines.registry import validate_arm
-    from earmark.run.arm_environment import arm_environment
 
     validate_arm(spec)  # a bad setting fails here, before any cluster work
     with ray_cluster(address, quiet=quiet) as ray:
@@ -246,18 +252,18 @@ def _drive(
     retry_failed: bool,
     shard_size: int,
     actor_options: dict[str, Any],
-    on_row: RowCallback | None,
+    on_row: RowSink | None,
     startup_timeout_s: float,
     address: str | None,
 ) -> dict[str, Any]:
-    from .arm_server import ArmServer
+    from earmark.run.ray_arm_server import ArmServer
 
     lost_errors = _lost_errors(ray)
     shard_size = max(shard_size, plan.batch_size)  # an engine batch never spans two shards
     arm_dir = out_dir / "arms" / spec.name
     arm_dir.mkdir(parents=True, exist_ok=True)
     store = PredictionStore(out_dir / "predictions.jsonl")
-    existing: dict[RowKey, dict[str, Any]] = store.latest()
+    existing = store.latest()
     wall_start = time.perf_counter()
     fleet = _Fleet(ray, ray.remote(ArmServer), plan, spec, actor_options)
     wanted = max(1, min(num_actors, math.ceil(len(utterances) / shard_size)))
@@ -268,9 +274,7 @@ def _drive(
         pending[ref] = ("describe", index)
     egress_attempts: list[dict[str, Any]] = []
     trees: dict[int, dict[str, Any] | None] = {}
-    decode_times: list[float] = []
-    audio_seconds = 0.0
-    done = failed = skipped = 0
+    tally = ArmTally()
     workers_lost = 0
     load_deaths = 0
     queue = ShardQueue([], max_retries)
@@ -282,39 +286,23 @@ def _drive(
         workers_lost += sum(1 for r in fleet.records if r.lost)  # died while loading
         atomic_write_json(arm_dir / "model.json", first["model"])
 
-        def finished_keys(utt: Utterance) -> dict[int, str]:
-            keys: dict[int, str] = {}
-            for r in range(plan.repeats):
-                prev = existing.get((spec.name, utt.id, r))
-                if prev is not None and (prev.get("status") == "ok" or not retry_failed):
-                    keys[r] = str(prev.get("cache_key"))
-            return keys
-
-        items: list[WorkItem] = []
-        for utt in utterances:
-            keys = finished_keys(utt)
-            if utt.sha256 is not None and all(
-                keys.get(r) == cache_key(fingerprint, utt, utt.sha256, r)
-                for r in range(plan.repeats)
-            ):
-                skipped += plan.repeats
-                continue
-            items.append(WorkItem(utt, keys))
+        items, tally.skipped = work_items(
+            existing,
+            spec.name,
+            utterances,
+            repeats=plan.repeats,
+            retry_failed=retry_failed,
+            fingerprint=fingerprint,
+        )
         queue = ShardQueue(make_shards(items, shard_size), max_retries)
 
-        def append(row: dict[str, Any]) -> None:
-            nonlocal done, failed, audio_seconds
+        def append(row: Row) -> None:
             store.append(row)
-            if row["status"] == "ok":
-                decode_times.append(float(row["decode_seconds"]))
-                audio_seconds += float(row["audio_seconds"] or 0.0)
-                done += 1
-            else:
-                failed += 1
+            tally.add(row)
             if on_row is not None:
                 on_row(row)
 
-        with _progress(spec.name, len(items), quiet) as advance:
+        with ClipProgress(spec.name, len(items), quiet) as advance:
             while len(queue) or any(v[0] == "shard" for v in pending.values()):
                 while fleet.idle and len(queue):
                     index = fleet.idle.popleft()
@@ -370,7 +358,7 @@ def _drive(
                 record.rows += len(result["rows"])
                 record.cpu_seconds += float(result["cpu_seconds"])
                 record.peak_rss_bytes = result["peak_rss_bytes"]
-                skipped += int(result["skipped"])
+                tally.skipped += int(result["skipped"])
                 egress_attempts.extend(result["egress_attempts"])
                 trees[result["actor"]] = result.get("egress_tree")
                 for row in result["rows"]:
@@ -383,7 +371,7 @@ def _drive(
         # Idle actors release their engine (temporary folders); busy ones are killed.
         fleet.close_all(set(fleet.idle))
     started = [r for r in fleet.records if r.load_seconds is not None]
-    resources = ArmResources(
+    resources = tally.resources(
         load_seconds=max((r.load_seconds or 0.0 for r in started), default=None),
         rss_after_load_bytes=max(
             (r.rss_after_load_bytes for r in started if r.rss_after_load_bytes is not None),
@@ -392,29 +380,25 @@ def _drive(
         peak_rss_bytes=max(
             (r.peak_rss_bytes for r in started if r.peak_rss_bytes is not None), default=None
         ),
-        cpu_seconds=sum(r.cpu_seconds for r in started) if decode_times else None,
+        cpu_seconds=sum(r.cpu_seconds for r in started),
         wall_seconds=time.perf_counter() - wall_start,
-        audio_seconds=audio_seconds,
-        decode_seconds=decode_times,
         model_size_bytes=(first.get("model") or {}).get("size_bytes"),
-        threads=_threads(spec),
-        clips_timed=len(decode_times),
-    ).to_dict()
-    resources["session"] = {"transcribed": done, "skipped_finished": skipped, "failed": failed}
+        # The actors' spec: the plan's thread count is part of it, as in a local arm.
+        spec=with_plan_threads(spec, plan.threads),
+        plan=plan,
+    )
     resources["environment"] = arm_environment(plan)
     resources["executor"] = _executor_record(
         fleet.records, address, shard_size, max_retries, actor_options, workers_lost, queue
     )
     atomic_write_json(arm_dir / "resources.json", resources)
-    egress = EgressGuard.for_hosts(_http_hosts(spec), allow_all=plan.allow_network).record()
+    egress = EgressGuard.for_hosts(http_hosts(spec), allow_all=plan.allow_network).record()
     egress.update(merge_tree_summaries(trees.values()))
     egress["attempts"] = egress_attempts
     egress["refused"] = sum(1 for a in egress_attempts if not a["allowed"])
     atomic_write_json(arm_dir / "egress.json", egress)
     return {
-        "transcribed": done,
-        "skipped": skipped,
-        "failed": failed,
+        **tally.summary(),
         "workers_lost": workers_lost,
         "retried_clips": queue.retried_clips,
         "actors": len(fleet.records),
@@ -470,7 +454,7 @@ def _note_describe(record: _ActorRecord, info: dict[str, Any]) -> None:
 
 def _lost_rows(
     spec: ArmSpec, item: WorkItem, fingerprint: str, repeats: int, record: _ActorRecord
-) -> list[dict[str, Any]]:
+) -> list[Row]:
     """`worker_lost` rows for a clip given up (repeats already finished stay as they are).
 
     The driver never read the audio, so the manifest's hash stands in, as it does for a
@@ -484,7 +468,9 @@ def _lost_rows(
             continue
         detail = f"the Ray worker serving this clip died on every attempt; last: {record.lost}"
         rows.append(
-            _row(spec, utt, r, key, fingerprint, utt.sha256, None, None, WORKER_LOST, detail)
+            prediction_row(
+                spec, utt, r, key, fingerprint, utt.sha256, None, None, WORKER_LOST, detail
+            )
         )
     return rows
 

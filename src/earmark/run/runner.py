@@ -326,8 +326,8 @@ def _run_arms_on_ray(
     plan: RunPlan, utterances: list[Utterance], out: Path, options: RunOptions
 ) -> dict[str, int]:
     """Every arm on Ray actors (one Ray session for all arms); same store, same rows."""
-    from earmark.distributed import ray_cluster, run_arm_on_ray
     from earmark.errors import MissingExtraError
+    from earmark.run.ray_executor import ray_cluster, run_arm_on_ray
 
     arm_exit: dict[str, int] = {}
     with ray_cluster(options.ray_address, quiet=options.quiet):

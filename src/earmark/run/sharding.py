@@ -13,26 +13,15 @@ Pure bookkeeping: no Ray, no I/O, so it is tested without a cluster.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from earmark.corpus.model import Utterance
+from earmark.run.arm_loop import WorkItem
+
+__all__ = ["WORKER_LOST", "Shard", "ShardQueue", "WorkItem", "make_shards"]
 
 #: Reason code of a row whose clip was lost with its worker more often than allowed.
 WORKER_LOST = "worker_lost"
-
-
-@dataclass(frozen=True)
-class WorkItem:
-    """One clip for an actor, with the cache keys (per repeat) that count as finished.
-
-    The driver knows which rows exist, the actor knows the audio's hash; the actor skips a
-    repeat when the key it computes equals `finished_keys[repeat]`, exactly as
-    `run_arm` does in one process.
-    """
-
-    utterance: Utterance
-    finished_keys: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
