@@ -7,7 +7,8 @@ punctuation, critical tokens, no provenance) and a two-arm run with a real compa
 and hand-written blocks for branches no bundled run reaches (timestamps, resources, flags,
 a language mismatch; `data/html-golden/make_inputs.py` builds it), once as is and once
 as a private corpus. Nothing on the page depends on the clock: `created` is read from
-results.json, and the title is fixed by the folder name.
+results.json, and the title is fixed by the folder name. The pages are stored as
+`CASE.html.golden`: data, not source, for tools that count lines of code.
 
 After an intended change to the page: `python tests/report/test_report_html_golden.py`
 rewrites the goldens; review the diff before committing it.
@@ -55,13 +56,13 @@ def render_case(case: str, workdir: Path) -> bytes:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_page_is_byte_identical_to_its_golden(case: str, tmp_path: Path) -> None:
-    expected = (GOLDEN / f"{case}.html").read_bytes()
+    expected = (GOLDEN / f"{case}.html.golden").read_bytes()
     assert render_case(case, tmp_path) == expected
 
 
 def test_goldens_reach_every_section_branch() -> None:
     """The goldens are only worth their bytes if they exercise the optional parts."""
-    rich = (GOLDEN / "rich.html").read_text("utf-8")
+    rich = (GOLDEN / "rich.html.golden").read_text("utf-8")
     for text in (
         "Churn: rows whose text differs",
         "Unpaired rows",
@@ -86,9 +87,9 @@ def test_goldens_reach_every_section_branch() -> None:
         "challenger (column) − reference (row)",
     ):
         assert text in rich, text
-    private = (GOLDEN / "rich-private.html").read_text("utf-8")
+    private = (GOLDEN / "rich-private.html.golden").read_text("utf-8")
     assert 'id="not-public"' in private and "words withheld" in private
-    assert 'id="unverifiable"' in (GOLDEN / "score.html").read_text("utf-8")
+    assert 'id="unverifiable"' in (GOLDEN / "score.html.golden").read_text("utf-8")
 
 
 if __name__ == "__main__":  # rewrite the goldens from the current code
@@ -96,5 +97,5 @@ if __name__ == "__main__":  # rewrite the goldens from the current code
 
     with tempfile.TemporaryDirectory() as tmp:
         for name in CASES:
-            (GOLDEN / f"{name}.html").write_bytes(render_case(name, Path(tmp)))
-            print(f"wrote {GOLDEN / f'{name}.html'}", file=sys.stderr)
+            (GOLDEN / f"{name}.html.golden").write_bytes(render_case(name, Path(tmp)))
+            print(f"wrote {GOLDEN / f'{name}.html.golden'}", file=sys.stderr)
