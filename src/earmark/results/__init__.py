@@ -22,7 +22,24 @@ from earmark.results.arm import (
     ScopeResources,
 )
 from earmark.results.codec import JSONObject, JSONValue, Record
+from earmark.results.comparison import (
+    COMPARE_SCHEMA,
+    CompareMetric,
+    Comparison,
+    ComparisonArm,
+    ComparisonScope,
+    ExactMatch,
+    PairedDifference,
+)
+from earmark.results.decision import (
+    DECISION_SCHEMA,
+    Decision,
+    DecisionSide,
+    LanguageEvidence,
+    RateSummary,
+)
 from earmark.results.estimate import Estimate
+from earmark.results.io import read_comparison, read_decision, read_predictions, read_results
 from earmark.results.metric import MetricResult, ViewResult
 from earmark.results.predictions import PredictionRow, PredictionView, UnitCounts
 from earmark.results.results_file import (
@@ -35,25 +52,37 @@ from earmark.results.results_file import (
 from earmark.results.scope import Hallucination, NormalizerInfo, ScopeResult
 
 __all__ = [
+    "COMPARE_SCHEMA",
+    "DECISION_SCHEMA",
     "RESULTS_SCHEMA",
     "ArmResult",
     "ArmSpec",
     "BootstrapSettings",
+    "CompareMetric",
+    "Comparison",
+    "ComparisonArm",
+    "ComparisonScope",
     "Coverage",
+    "Decision",
+    "DecisionSide",
     "Estimate",
+    "ExactMatch",
     "Exclusion",
     "Hallucination",
     "JSONObject",
     "JSONValue",
+    "LanguageEvidence",
     "MetricResult",
     "ModelInfo",
     "NormalizerInfo",
     "NormalizerPolicy",
+    "PairedDifference",
     "PredictionRow",
     "PredictionView",
     "PredictionsRef",
     "Probe",
     "ProvenanceRef",
+    "RateSummary",
     "Record",
     "Resources",
     "Results",
@@ -62,4 +91,8 @@ __all__ = [
     "ScopeResult",
     "UnitCounts",
     "ViewResult",
+    "read_comparison",
+    "read_decision",
+    "read_predictions",
+    "read_results",
 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -365,6 +366,19 @@ class Record:
             if file is not None and exc.file is None:
                 exc.file = file
             raise
+
+    @classmethod
+    def from_path(cls: type[R], path: str | os.PathLike[str]) -> R:
+        """Read from a file (`earmark.results.io`: strict, errors name the file)."""
+        from earmark.results.io import read_record
+
+        return read_record(cls, path)
+
+    def to_path(self, path: str | os.PathLike[str]) -> str:
+        """Write `to_json()` atomically; returns the file's SHA-256."""
+        from earmark.results.io import write_record
+
+        return write_record(self, path)
 
 
 def parse_json(text: str, *, file: str | None = None) -> object:

@@ -1,0 +1,184 @@
+"""`compare.json` (schema `earmark.compare/1`): arms on the rows they share.
+
+Per arm: exact-match rate against the reference arm (churn), WER/CER against the
+reference arm and against the human reference, overall, per language and per slice.
+Per challenger: paired differences with their interval and tests (Holm-adjusted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from earmark.errors import EarmarkError
+from earmark.results.arm import BootstrapSettings, NormalizerPolicy
+from earmark.results.codec import (
+    ANY,
+    INT,
+    INTERVAL,
+    NUMBER,
+    OBJECT,
+    STR,
+    JSONObject,
+    JSONValue,
+    MapOf,
+    Nested,
+    Nullable,
+    Record,
+    TupleOf,
+    check_schema,
+    json_key,
+    json_path,
+    lookup,
+)
+from earmark.results.estimate import Estimate
+
+COMPARE_SCHEMA = "earmark.compare/1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareMetric(Record):
+    """A rate in compare.json: a results-style metric, or a null with its reason (the
+    counts are then absent, so they are optional here)."""
+
+    value: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    ci: tuple[float, float] | None = field(metadata=json_key(Nullable(INTERVAL), "ci95"))
+    substitutions: int | None = field(default=None, metadata=json_key(INT))
+    deletions: int | None = field(default=None, metadata=json_key(INT))
+    insertions: int | None = field(default=None, metadata=json_key(INT))
+    hits: int | None = field(default=None, metadata=json_key(INT))
+    ref_units: int | None = field(default=None, metadata=json_key(INT))
+    hyp_units: int | None = field(default=None, metadata=json_key(INT))
+    aggregate: str | None = field(default=None, metadata=json_key(STR))
+    n_scored: int | None = field(default=None, metadata=json_key(INT))
+    n_unavailable: int | None = field(default=None, metadata=json_key(INT))
+    null_reason: str | None = field(default=None, metadata=json_key(STR))
+
+    def estimate(self, *, level: float = 0.95, method: str = "percentile") -> Estimate:
+        return Estimate(self.value, self.ci, level, method, self.null_reason)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExactMatch(Record):
+    """Share of rows whose hypothesis equals the reference arm's (1 - churn)."""
+
+    value: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    ci: tuple[float, float] | None = field(metadata=json_key(Nullable(INTERVAL), "ci95"))
+    matches: int | None = field(default=None, metadata=json_key(INT))
+    n: int | None = field(default=None, metadata=json_key(INT))
+    null_reason: str | None = field(default=None, metadata=json_key(STR))
+
+
+_METRICS = MapOf(Nested(CompareMetric))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonScope(Record):
+    """One arm's figures on one language or slice."""
+
+    exact_match_vs_reference: ExactMatch = field(metadata=json_key(Nested(ExactMatch)))
+    vs_reference_arm: Mapping[str, CompareMetric] = field(metadata=json_key(_METRICS))
+    vs_human: Mapping[str, CompareMetric] = field(metadata=json_key(_METRICS))
+    n: int = field(metadata=json_key(INT))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonArm(Record):
+    """`arms.<name>` of compare.json: overall figures, then per language and slice."""
+
+    source: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    exact_match_vs_reference: ExactMatch = field(metadata=json_key(Nested(ExactMatch)))
+    vs_reference_arm: Mapping[str, CompareMetric] = field(metadata=json_key(_METRICS))
+    vs_human: Mapping[str, CompareMetric] = field(metadata=json_key(_METRICS))
+    by_language: Mapping[str, ComparisonScope] = field(
+        metadata=json_key(MapOf(Nested(ComparisonScope)))
+    )
+    by_slice: Mapping[str, ComparisonScope] = field(
+        metadata=json_key(MapOf(Nested(ComparisonScope)))
+    )
+    differs_from_reference: tuple[str, ...] = field(metadata=json_key(TupleOf(STR)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairedDifference(Record):
+    """Challenger minus reference arm on the rows both scored: one metric, one scope
+    (`language` None: all rows), with the paired interval and tests."""
+
+    reference: str = field(metadata=json_key(STR))
+    challenger: str = field(metadata=json_key(STR))
+    language: str | None = field(metadata=json_key(Nullable(STR)))
+    metric: str = field(metadata=json_key(STR))
+    view: str | None = field(metadata=json_key(Nullable(STR)))
+    normalizer: str | None = field(metadata=json_key(Nullable(STR)))
+    reference_value: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    challenger_value: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    difference: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    ci: tuple[float, float] | None = field(metadata=json_key(Nullable(INTERVAL), "ci95"))
+    share_challenger_better: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    share_tied: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    sign_test_p: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    wilcoxon_p: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    mcnemar_p: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    mapsswe_p: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    null_reason: str | None = field(default=None, metadata=json_key(STR))
+    n: int | None = field(default=None, metadata=json_key(INT))
+    #: The tests' workings (units, tallies, methods): open-ended.
+    tests: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    p_holm: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    holm_family_size: int | None = field(default=None, metadata=json_key(INT))
+    sign_test_p_holm: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    mcnemar_p_holm: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    mapsswe_p_holm: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comparison(Record):
+    """The whole `compare.json`."""
+
+    schema: str = field(metadata=json_key(STR))
+    protocol: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    earmark_version: str = field(metadata=json_key(STR))
+    created: str = field(metadata=json_key(STR))
+    reference_arm: str = field(metadata=json_key(STR))
+    normalizer_policy: NormalizerPolicy = field(metadata=json_key(Nested(NormalizerPolicy)))
+    aggregate: str = field(metadata=json_key(STR))
+    bootstrap: BootstrapSettings = field(metadata=json_key(Nested(BootstrapSettings)))
+    n_shared: int = field(metadata=json_key(INT))
+    n_clusters: int | None = field(default=None, metadata=json_key(INT))
+    arms_order: tuple[str, ...] | None = field(default=None, metadata=json_key(TupleOf(STR)))
+    #: Rows some arm lacks (left out of every figure), as compare listed them.
+    unpaired: tuple[JSONValue, ...] | None = field(default=None, metadata=json_key(TupleOf(ANY)))
+    arms: Mapping[str, ComparisonArm] = field(metadata=json_key(MapOf(Nested(ComparisonArm))))
+    pairs: tuple[PairedDifference, ...] = field(
+        metadata=json_key(TupleOf(Nested(PairedDifference)))
+    )
+    #: Harness-artefact diagnostics per arm (insertion, truncation, script mismatch...).
+    diagnostics: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    determinism: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+
+    def _check(self, path: str) -> None:
+        check_schema(path, self.schema, COMPARE_SCHEMA)
+
+    def arm(self, name: str) -> ComparisonArm:
+        return lookup(self.arms, name, "arm", lambda: json_path("arms", name))
+
+    def pair(self, challenger: str, metric: str, language: str | None = None) -> PairedDifference:
+        """The paired difference of one challenger, metric and scope (None: all rows)."""
+        for p in self.pairs:
+            if (p.challenger, p.metric, p.language) == (challenger, metric, language):
+                return p
+        known = sorted(
+            {f"{p.challenger} {p.metric} {p.language or 'all rows'}" for p in self.pairs}
+        )
+        raise EarmarkError(
+            f"no paired difference for {challenger} {metric} on {language or 'all rows'}",
+            field="pairs",
+            hint="pairs here: " + (", ".join(known) or "none"),
+        )
+
+    def difference(self, challenger: str, metric: str, language: str | None = None) -> Estimate:
+        """The paired difference as an `Estimate` at this comparison's bootstrap level."""
+        p = self.pair(challenger, metric, language)
+        return Estimate(
+            p.difference, p.ci, self.bootstrap.level, self.bootstrap.method, p.null_reason
+        )
