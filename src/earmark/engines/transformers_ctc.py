@@ -133,7 +133,7 @@ class TransformersCtcEngine(LocalModelEngine[CtcOptions, ModelSource]):
             deterministic=deterministic,
             determinism_note=note,
             extra={
-                **runtime_extra(torch, self.options.torch),
+                **runtime_extra(torch, self.options.torch, model),
                 "model_class": type(model).__name__,
                 "architecture": getattr(model.config, "model_type", None),
                 **torch_parameters(model),

@@ -58,11 +58,40 @@ def parameter_dtype(model: Any) -> str:
     return counts.most_common(1)[0][0] if counts else "unknown"
 
 
-def runtime_extra(torch: Any, options: TorchOptions) -> dict[str, Any]:
+def parameter_device(model: Any) -> str:
+    """The device the parameters actually sit on (`cpu`, `cuda:0`), read back like the dtype."""
+    devices = sorted({str(parameter.device) for parameter in model.parameters()})
+    return ",".join(devices) if devices else "unknown"
+
+
+def accelerator_record(torch: Any, options: TorchOptions) -> dict[str, Any]:
+    """Which GPU, CUDA and cuDNN a `device=cuda` arm ran on: a GPU figure means little
+    without them. Empty for CPU arms, so CPU records stay as they were."""
+    if options.device != "cuda":
+        return {}
+    index = torch.cuda.current_device()
+    backends = getattr(torch, "backends", None)
+    cudnn = getattr(backends, "cudnn", None)
+    return {
+        "cuda_device_name": torch.cuda.get_device_name(index),
+        "cuda_capability": ".".join(str(n) for n in torch.cuda.get_device_capability(index)),
+        "cuda_runtime_version": getattr(torch.version, "cuda", None),
+        "cudnn_version": cudnn.version() if cudnn is not None else None,
+        # TF32 changes the last bits of every product, so it can change a near-tie's text.
+        "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
+        "tf32_cudnn": bool(getattr(cudnn, "allow_tf32", False)),
+    }
+
+
+def runtime_extra(torch: Any, options: TorchOptions, model: Any = None) -> dict[str, Any]:
+    """What the torch runtime was, as loaded. `device_loaded` is read back from the model's
+    parameters (absent when no model is given), beside the requested `device`."""
     return {
         "torch_version": getattr(torch, "__version__", None),
         "compute_type_requested": options.compute_type,
         "device": options.device,
+        **({"device_loaded": parameter_device(model)} if model is not None else {}),
+        **accelerator_record(torch, options),
         "threads": torch.get_num_threads(),
         "safetensors_version": package_version("safetensors"),
         "tokenizers_version": package_version("tokenizers"),

@@ -176,7 +176,7 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
             deterministic=deterministic,
             determinism_note=note,
             extra={
-                **runtime_extra(torch, self.options.torch),
+                **runtime_extra(torch, self.options.torch, model),
                 "model_class": type(model).__name__,
                 "architecture": getattr(model.config, "model_type", None),
                 **torch_parameters(model),
