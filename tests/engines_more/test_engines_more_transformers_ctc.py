@@ -126,9 +126,13 @@ def test_settings_and_paths_are_checked_before_loading(tiny_ctc: Path, tmp_path:
         validate_arm(parse_arm_spec(f"transformers-ctc:{tmp_path}/missing"))
     with pytest.raises(EarmarkError, match="unknown setting"):
         validate_arm(parse_arm_spec(f"transformers-ctc:{tiny_ctc}?beam_size=2"))
-    with pytest.raises(EarmarkError, match="needs a pinned revision"):
-        validate_arm(parse_arm_spec("transformers-ctc:facebook/mms-1b-all?download=true"))
-    # A pinned download validates without touching the network (it is not fetched here).
+    # An authorised download validates without touching the network: a moving ref (none
+    # given: main) is resolved to a commit only when the files are fetched.
+    validate_arm(parse_arm_spec("transformers-ctc:facebook/mms-1b-all?download=true"))
+    with pytest.raises(EarmarkError, match="not a commit hash"):
+        validate_arm(
+            parse_arm_spec("transformers-ctc:facebook/mms-1b-all?download=true&resolved_revision=x")
+        )
     validate_arm(parse_arm_spec("transformers-ctc:facebook/mms-1b-all?download=true&revision=abc"))
     empty = tmp_path / "empty"
     empty.mkdir()
