@@ -281,7 +281,7 @@ def read_plan_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A plan file's TOML, its top-level keys checked; every problem names the file."""
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text("utf-8"))
+        data: dict[str, Any] = tomllib.loads(p.read_text("utf-8"))
     except FileNotFoundError:
         raise EarmarkError("plan file not found", file=str(p)) from None
     except UnicodeDecodeError:
@@ -380,7 +380,11 @@ def freeze_plan(path: str | os.PathLike[str]) -> FrozenPlan:
     p = Path(path)
     data = read_plan_toml(p)
     if "manifest" in data or "arms" in data or "postprocess" not in data:
-        load_plan(p, resolve_data=False)
+        from earmark.engines.model_source import refuse_moving_refs
+
+        # A moving hub ref (revision=main) would make the frozen plan mean whatever the
+        # branch holds on the day it runs: refused, with the commit to record.
+        refuse_moving_refs(load_plan(p, resolve_data=False).arms, look_up=True, file=str(p))
     from earmark.postprocess.plan import plan_postprocess, record_prompt_sha256
 
     added = None
@@ -427,4 +431,10 @@ def check_frozen(path: str | os.PathLike[str], expected: str) -> str:
             file=str(path),
             hint="a frozen plan must not change; freeze a new plan and record the deviation",
         )
+    arms = read_plan_toml(path).get("arms")
+    if isinstance(arms, list):
+        from earmark.engines.model_source import refuse_moving_refs
+
+        specs = [ArmSpec.from_mapping(a, file=str(path)) for a in arms if isinstance(a, dict)]
+        refuse_moving_refs(specs, look_up=False, file=str(path))
     return digest

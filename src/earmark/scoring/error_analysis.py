@@ -46,7 +46,8 @@ def _worst_candidates(
     if where.size > k:
         kth = np.partition(errors, where.size - k)[where.size - k]
         where = where[errors >= kth]
-    return where.tolist()
+    picked: list[int] = where.tolist()
+    return picked
 
 
 def error_analysis_section(result: ScoreResult, *, top: int = 10, worst: int = 5) -> dict[str, Any]:

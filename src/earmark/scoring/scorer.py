@@ -47,6 +47,7 @@ from earmark.text.base import Normalizer, published_differences
 
 if TYPE_CHECKING:
     from earmark.scoring.glm import Glm
+    from earmark.text.base import ViewPair
 
 Aggregate = Literal["micro", "macro"]
 #: The bootstrap's resampling unit: the clip (rows sharing a `cluster` key, i.e. repeats of
@@ -338,7 +339,7 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = No
     # Repeats of a clip (rows sharing a cluster) repeat pairs: normalise each such pair
     # once. Other rows are normalised directly (remembering 100k distinct pairs would
     # cost ~35 MB for nothing).
-    normalised: dict[tuple[str, str], Any] = {}
+    normalised: dict[tuple[str, str], dict[str, ViewPair]] = {}
     # The per-row loop below runs 100,000 times for 100,000 rows: what it reaches for on
     # every row (the views, their lists, the normaliser's method) is bound to locals
     # once, the loop's own cost (~0.1 s per 100,000 rows) rather than attribute and
@@ -364,9 +365,10 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = No
         if row.cluster is None:
             pairs = normalize_pair(*key)
         else:
-            pairs = normalised.get(key)
-            if pairs is None:
-                pairs = normalised[key] = normalize_pair(*key)
+            cached = normalised.get(key)
+            if cached is None:
+                cached = normalised[key] = normalize_pair(*key)
+            pairs = cached
         for view, reasons, view_texts, view_pending, view_pos, primary in views:
             pair = pairs[view]
             if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
@@ -393,7 +395,7 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = No
             arr = np.zeros((n, 4), dtype=np.int64)
             texts_list = pending.get((view, ""))
             if texts_list:
-                units = "words" if unit == "word" else "given"
+                units: Literal["given", "words"] = "words" if unit == "word" else "given"
                 tallies = None
                 if view == norm.primary_view and unit == norm.units[0]:
                     langs = [

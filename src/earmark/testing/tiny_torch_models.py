@@ -83,7 +83,7 @@ def build_tiny_whisper_hf(folder: Path) -> Path:
         WhisperFeatureExtractor,
         WhisperForConditionalGeneration,
         WhisperProcessor,
-        WhisperTokenizerFast,
+        WhisperTokenizer,
     )
 
     from earmark.testing.tiny_whisper import _layout
@@ -94,7 +94,7 @@ def build_tiny_whisper_hf(folder: Path) -> Path:
     source = folder / "source-tokenizer.json"
     source.write_text(layout.tokenizer_json, encoding="utf-8")
     eot = ids["<|endoftext|>"]
-    tokenizer = WhisperTokenizerFast(
+    tokenizer = WhisperTokenizer(
         tokenizer_file=str(source),
         unk_token="<|endoftext|>",
         bos_token="<|endoftext|>",
