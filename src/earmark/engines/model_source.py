@@ -224,6 +224,33 @@ def moving_hub_ref(arm: ArmSpec) -> str | None:
     return requested
 
 
+def refuse_moving_refs(arms: Sequence[ArmSpec], *, look_up: bool, file: str | None = None) -> None:
+    """Refuse arms that would follow a moving hub ref (`moving_hub_ref`): a frozen plan
+    must name the commit its results came from. With `look_up` (freezing, whose arms
+    authorised the hub with download=true) the hint gives the commit the ref points to
+    now, ready to paste."""
+    for arm in arms:
+        ref = moving_hub_ref(arm)
+        if ref is None:
+            continue
+        commit = None
+        if look_up:
+            try:
+                commit = resolve_hub_revision(arm.model, ref)
+            except EarmarkError:
+                commit = None  # the refusal below still says what to add
+        raise EarmarkError(
+            f"arm '{arm.name}': revision={ref} of {arm.model} is a moving ref and the plan "
+            "records no commit" + (f" (it points to {commit} now)" if commit else ""),
+            file=file,
+            field="arms",
+            hint=f'add resolved_revision = "{commit}" to the arm\'s settings and freeze again'
+            if commit
+            else 'add resolved_revision = "<commit>" (the commit the ref points to) to the '
+            "arm's settings, or pin revision=<commit>",
+        )
+
+
 def pin_hub_revision(arm: ArmSpec) -> ArmSpec:
     """The arm with the commit its moving ref resolves to now recorded as
     `resolved_revision` (the arm as is when it has nothing to resolve)."""
