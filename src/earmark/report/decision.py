@@ -9,7 +9,6 @@ evidence (`decision_evidence`), applies the rule and writes `decision-DATE.{md,j
 from __future__ import annotations
 
 import os
-from dataclasses import asdict
 from datetime import date as Date
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,18 +16,15 @@ from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text
-from earmark.report.decision_evidence import (
-    Side,
-    ceiling_evidence,
-    data_differences,
-    language_evidence,
-    resource_evidence,
-    side_record,
+from earmark.report.decision_evidence import Side, gather_evidence
+from earmark.report.decision_render import (
+    SCHEMA_ID,
+    decision_record,
+    fmt_shown,
+    render_decision_markdown,
 )
-from earmark.report.decision_gates import checklist_gates, record_gates
-from earmark.report.decision_render import fmt_shown, render_decision_markdown
-from earmark.report.decision_rules import VERDICTS, DecisionRules, verdict_and_reasons
-from earmark.report.decision_settings import settings_comparison
+from earmark.report.decision_rules import VERDICTS, DecisionRules, judge
+from earmark.report.decision_settings import compare_settings, data_differences
 from earmark.report.run_directory import RunDirectory, load_run
 
 __all__ = [
@@ -41,8 +37,6 @@ __all__ = [
     "render_decision_markdown",
     "write_decision",
 ]
-
-SCHEMA_ID = "earmark.decision/1"
 
 
 def parse_run_arm(text: str) -> tuple[str, str | None]:
@@ -82,53 +76,21 @@ def decide(
             hint="run both arms on the same manifest, selection, normaliser and language "
             "policy (e.g. as arms of one `earmark run`)",
         )
-    settings = settings_comparison(baseline, challenger, rules.allow_setting_differences)
-    refused = [d for d in settings["differences"] if not d["allowed"]]
-    if refused:
+    settings = compare_settings(baseline, challenger, rules.allow_setting_differences)
+    if settings.refused:
         raise EarmarkError(
             "baseline and challenger decoded with different settings: "
             + "; ".join(
-                f"{d['key']}: baseline {fmt_shown(d['baseline'])}, "
-                f"challenger {fmt_shown(d['challenger'])}"
-                for d in refused
+                f"{d.key}: baseline {fmt_shown(d.baseline)}, challenger {fmt_shown(d.challenger)}"
+                for d in settings.refused
             ),
             hint="hold them constant, or name those under test: --allow-setting-differences "
-            + ",".join(d["key"] for d in refused)
+            + ",".join(d.key for d in settings.refused)
             + " (or all); the record lists them",
         )
-    ceilings = ceiling_evidence(baseline, challenger)
-    gates = record_gates(challenger)
-    languages = sorted(baseline.summary.get("by_language", {}))
-    evidence = [language_evidence(baseline, challenger, lang, rules) for lang in languages]
-    resources = resource_evidence(baseline, challenger, rules)
-    b_rec, c_rec = side_record(baseline), side_record(challenger)
-    verdict, reasons = verdict_and_reasons(
-        evidence, resources, ceilings, settings, gates, b_rec, c_rec, rules
-    )
-    when = on or datetime.now(timezone.utc).date()
-    return {
-        "schema": SCHEMA_ID,
-        "date": when.isoformat(),
-        "verdict": verdict,
-        "reasons": reasons,
-        "baseline": b_rec,
-        "challenger": c_rec,
-        "corpus": {
-            "dataset": baseline.run.corpus.get("dataset"),
-            "manifest_sha256": baseline.run.manifest_sha256,
-            "selection": (baseline.run.corpus.get("selection") or {}).get("rule"),
-            "references_sha256": None
-            if baseline.run.manifest_sha256
-            else baseline.run.references_sha256(),
-        },
-        "rules": asdict(rules),
-        "evidence": evidence,
-        "resources": resources,
-        "settings": settings,
-        "ceilings": ceilings,
-        "record_gates": gates,
-        "gates": checklist_gates(challenger, resources),
-    }
+    evidence = gather_evidence(baseline, challenger, rules, settings)
+    judgement = judge(evidence, rules)
+    return decision_record(evidence, judgement, rules, on or datetime.now(timezone.utc).date())
 
 
 def write_decision(

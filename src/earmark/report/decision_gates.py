@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from earmark.report.decision_render import fmt_mib
 
 if TYPE_CHECKING:
-    from earmark.report.decision_evidence import Side
+    from earmark.report.decision_evidence import ResourceEvidence, Side
 
 #: An immutable model revision: a git commit (40 hex), or a content digest `sha256:<64 hex>`
 #: (`earmark.engines.file_hashes.content_revision`). Branch or tag names can move.
@@ -127,29 +128,39 @@ def packaging_gate(side: Side) -> list[str]:
     return missing
 
 
-def record_gates(side: Side) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class RecordGate:
+    """One gate checked from the records: passed, or the items missing for it."""
+
+    gate: str
+    missing: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.missing
+
+    def to_json(self) -> dict[str, Any]:
+        return {"gate": self.gate, "passed": self.passed, "missing": list(self.missing)}
+
+
+def record_gates(side: Side) -> tuple[RecordGate, ...]:
     """Seed 000's licence, offline-cache and packaging gates, checked from the records of
-    the side to be promoted: `{gate, passed, missing}`."""
-    gates = (
-        ("licence", licence_gate),
-        ("offline cache", offline_cache_gate),
-        ("packaging", packaging_gate),
+    the side to be promoted."""
+    return (
+        RecordGate("licence", tuple(licence_gate(side))),
+        RecordGate("offline cache", tuple(offline_cache_gate(side))),
+        RecordGate("packaging", tuple(packaging_gate(side))),
     )
-    out = []
-    for name, check in gates:
-        missing = check(side)
-        out.append({"gate": name, "passed": not missing, "missing": missing})
-    return out
 
 
-def checklist_gates(challenger: Side, resources: dict[str, Any]) -> list[dict[str, str]]:
+def checklist_gates(challenger: Side, resources: ResourceEvidence) -> list[dict[str, str]]:
     """The gates no record can settle (the weights' own terms, memory on every hardware
     profile, packaging on every OS, ...): each with what the run did record, for a person
     to confirm before acting on the verdict."""
     model = challenger.run.model(challenger.arm)
     egress = ((challenger.run.provenance or {}).get("arms") or {}).get(challenger.arm, {})
     egress = egress.get("egress") or {}
-    rss = resources["peak_rss_bytes"]["challenger"]
+    rss = resources.peak_rss_bytes.challenger
     return [
         {
             "gate": "weight licence",
@@ -166,7 +177,7 @@ def checklist_gates(challenger: Side, resources: dict[str, Any]) -> list[dict[st
         {
             "gate": "memory",
             "known": f"challenger peak RSS {fmt_mib(rss)} vs baseline "
-            f"{fmt_mib(resources['peak_rss_bytes']['baseline'])}; confirm on every "
+            f"{fmt_mib(resources.peak_rss_bytes.baseline)}; confirm on every "
             "supported hardware profile",
         },
         {

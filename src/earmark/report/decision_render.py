@@ -7,7 +7,21 @@ it, so the Markdown a person reads can never say something the JSON does not.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import date as Date
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from earmark.report.decision_evidence import DecisionEvidence, LanguageEvidence
+    from earmark.report.decision_rules import (
+        DecisionRules,
+        Judgement,
+        LanguageJudgement,
+        ResourceJudgement,
+    )
+
+SCHEMA_ID = "earmark.decision/1"
 
 
 def fmt_pct(value: float | None) -> str:
@@ -15,7 +29,7 @@ def fmt_pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.2f}%"
 
 
-def fmt_pp_ci(ci: list[float] | None, point: float | None = None) -> str:
+def fmt_pp_ci(ci: Sequence[float] | None, point: float | None = None) -> str:
     """A difference of rates (and its CI) in signed percentage points:
     `-4.55 pp [-5.91, -2.95]`."""
     head = "" if point is None else f"{100 * point:+.2f} pp "
@@ -30,6 +44,91 @@ def fmt_shown(value: str | None) -> str:
 def fmt_mib(value: Any) -> str:
     """Bytes in MiB, or `not recorded`."""
     return "not recorded" if value is None else f"{value / 2**20:.0f} MiB"
+
+
+def decision_record(
+    evidence: DecisionEvidence, judgement: Judgement, rules: DecisionRules, when: Date
+) -> dict[str, Any]:
+    """The decision record as JSON (`earmark.decision/1`): the verdict and reasons first,
+    then every figure and check they rest on, so the record can be audited on its own."""
+    return {
+        "schema": SCHEMA_ID,
+        "date": when.isoformat(),
+        "verdict": judgement.verdict,
+        "reasons": list(judgement.reasons),
+        "baseline": evidence.baseline.to_json(),
+        "challenger": evidence.challenger.to_json(),
+        "corpus": dict(evidence.corpus),
+        "rules": asdict(rules),
+        "evidence": [
+            _language_json(e, j)
+            for e, j in zip(evidence.languages, judgement.languages, strict=True)
+        ],
+        "resources": _resources_json(evidence, judgement.resources),
+        "settings": evidence.settings.to_json(),
+        "ceilings": evidence.ceilings.to_json(),
+        "record_gates": [g.to_json() for g in evidence.record_gates],
+        "gates": [dict(g) for g in evidence.checklist],
+    }
+
+
+def _language_json(e: LanguageEvidence, j: LanguageJudgement) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "language": e.language,
+        "normalizer": e.normalizer,
+        "view": e.view,
+        "metric": e.metric,
+        "n_paired": e.n_paired,
+        "n_skipped": e.n_skipped,
+        "baseline": None if e.baseline is None else dict(e.baseline),
+        "challenger": None if e.challenger is None else dict(e.challenger),
+        "baseline_rate": e.baseline_rate,
+        "challenger_rate": e.challenger_rate,
+        "relative_reduction": e.relative_reduction,
+        "difference": e.difference,
+        "difference_ci95": None if e.difference_ci is None else list(e.difference_ci),
+        "share_challenger_better": e.share_challenger_better,
+        "quality_win": j.quality_win,
+        "non_inferior": j.non_inferior,
+        "significantly_worse": j.significantly_worse,
+    }
+    if e.null_reason:
+        out["null_reason"] = e.null_reason
+    out["coverage"] = {
+        "baseline": e.baseline_coverage.to_json(),
+        "challenger": e.challenger_coverage.to_json(),
+    }
+    return out
+
+
+def _resources_json(evidence: DecisionEvidence, j: ResourceJudgement) -> dict[str, Any]:
+    r = evidence.resources
+    return {
+        "same_host": r.same_host,
+        "baseline_host": dict(r.baseline_host),
+        "challenger_host": dict(r.challenger_host),
+        "latency": {
+            "statistic": r.latency_statistic,
+            "baseline": r.latency.baseline,
+            "challenger": r.latency.challenger,
+            "reduction": r.latency.reduction,
+            "met": j.latency_met,
+        },
+        "core_cost": {
+            "baseline": r.core_cost.baseline,
+            "challenger": r.core_cost.challenger,
+            "reduction": r.core_cost.reduction,
+            "met": j.core_cost_met,
+        },
+        "peak_rss_bytes": {
+            "baseline": r.peak_rss_bytes.baseline,
+            "challenger": r.peak_rss_bytes.challenger,
+        },
+        "ceilings": [
+            {"name": c.name, "limit": c.limit, "challenger": c.challenger, "met": c.met}
+            for c in j.ceilings
+        ],
+    }
 
 
 def render_decision_markdown(record: dict[str, Any]) -> str:

@@ -46,10 +46,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from earmark.errors import EarmarkError
 from earmark.report.decision_render import fmt_pct, fmt_pp_ci, fmt_shown
+
+if TYPE_CHECKING:
+    from earmark.report.decision_evidence import (
+        DecisionEvidence,
+        LanguageEvidence,
+        ResourceEvidence,
+    )
 
 VERDICTS = ("promote", "blocked", "stay", "research only", "reject")
 
@@ -141,76 +148,152 @@ class DecisionRules:
             raise EarmarkError(str(exc), file=str(path)) from None
 
 
-def evidence_reason(e: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class LanguageJudgement:
+    """Which parts of the rule one language's paired figures meet."""
+
+    quality_win: bool
+    non_inferior: bool
+    significantly_worse: bool
+
+
+def judge_language(e: LanguageEvidence, rules: DecisionRules) -> LanguageJudgement:
+    """Quality: the relative reduction reaches the threshold and (by default) the paired CI
+    of challenger − baseline lies below 0. Non-inferior: its upper bound is within the
+    margin. Significantly worse: its lower bound is above the margin."""
+    low, high = e.difference_ci or (None, None)
+    rel = e.relative_reduction
+    margin = rules.non_inferiority_margin
+    improvement_ok = rel is not None and rel >= rules.min_relative_error_reduction - 1e-12
+    significant_ok = high is not None and high < 0
+    return LanguageJudgement(
+        quality_win=bool(
+            improvement_ok and (significant_ok or not rules.require_significant_improvement)
+        ),
+        non_inferior=high is not None and high <= margin,
+        significantly_worse=low is not None and low > margin,
+    )
+
+
+@dataclass(frozen=True)
+class ResourceCeiling:
+    """An opt-in resource ceiling of the rules against the challenger's figure."""
+
+    name: str
+    limit: float
+    challenger: float | None
+
+    @property
+    def met(self) -> bool:
+        return self.challenger is not None and self.challenger <= self.limit
+
+
+@dataclass(frozen=True)
+class ResourceJudgement:
+    """Whether latency or core cost fell far enough (only on the same host), and the
+    resource ceilings the rules set."""
+
+    latency_met: bool
+    core_cost_met: bool
+    ceilings: tuple[ResourceCeiling, ...]
+
+
+def judge_resources(r: ResourceEvidence, rules: DecisionRules) -> ResourceJudgement:
+    """Speed and cost thresholds, applied only when the host profiles match."""
+
+    def met(reduction: float | None, threshold: float) -> bool:
+        return bool(r.same_host and reduction is not None and reduction >= threshold - 1e-12)
+
+    limits = (
+        ("peak RSS bytes", rules.max_peak_rss_bytes, r.peak_rss_bytes.challenger),
+        ("real-time factor", rules.max_real_time_factor, r.challenger_real_time_factor),
+        (f"latency {r.latency_statistic} seconds", rules.max_latency_seconds, r.latency.challenger),
+    )
+    return ResourceJudgement(
+        latency_met=met(r.latency.reduction, rules.min_latency_reduction),
+        core_cost_met=met(r.core_cost.reduction, rules.min_core_cost_reduction),
+        ceilings=tuple(
+            ResourceCeiling(name, limit, value)
+            for name, limit, value in limits
+            if limit is not None
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict, its reasons (the deciding one first) and the per-part judgements."""
+
+    verdict: str
+    reasons: tuple[str, ...]
+    languages: tuple[LanguageJudgement, ...]
+    resources: ResourceJudgement
+
+
+def evidence_reason(e: LanguageEvidence, j: LanguageJudgement) -> str:
     """One language's figures and which part of the rule they meet, as one sentence."""
-    if e.get("null_reason"):
-        return f"{e['language']}: {e['null_reason']}"
+    if e.null_reason:
+        return f"{e.language}: {e.null_reason}"
     state = (
         "quality rule met"
-        if e["quality_win"]
+        if j.quality_win
         else "non-inferior"
-        if e["non_inferior"]
+        if j.non_inferior
         else "not shown non-inferior"
     )
     return (
-        f"{e['language']} {e['metric'].upper()} ({e['normalizer']}/{e['view']}): baseline "
-        f"{fmt_pct(e['baseline_rate'])} → challenger {fmt_pct(e['challenger_rate'])}, relative "
-        f"reduction {fmt_pct(e['relative_reduction'])}, paired difference "
-        f"{fmt_pp_ci(e['difference_ci95'])}; {state}"
+        f"{e.language} {e.metric.upper()} ({e.normalizer}/{e.view}): baseline "
+        f"{fmt_pct(e.baseline_rate)} → challenger {fmt_pct(e.challenger_rate)}, relative "
+        f"reduction {fmt_pct(e.relative_reduction)}, paired difference "
+        f"{fmt_pp_ci(e.difference_ci)}; {state}"
     )
 
 
-def verdict_and_reasons(
-    evidence: list[dict[str, Any]],
-    resources: dict[str, Any],
-    ceilings: dict[str, Any],
-    settings: dict[str, Any],
-    gates: list[dict[str, Any]],
-    b_rec: dict[str, Any],
-    c_rec: dict[str, Any],
-    rules: DecisionRules,
-) -> tuple[str, list[str]]:
-    """The verdict and its reasons, the deciding reason first, from the evidence already
-    gathered: coverage first (figures of a side that never ran are not results), then a
-    significant loss or a broken ceiling, then a win and what may hold it back."""
-    reasons: list[str] = []
-    worse = [e for e in evidence if e["significantly_worse"]]
-    quality = bool(evidence) and all(e["quality_win"] for e in evidence)
-    non_inferior = bool(evidence) and all(e["non_inferior"] for e in evidence)
-    speed = non_inferior and (resources["latency"]["met"] or resources["core_cost"]["met"])
-    for e in evidence:
-        reasons.append(evidence_reason(e))
-    over = [c for c in ceilings["checks"] if c["met"] is False]
-    for c in ceilings["checks"]:
-        if c["met"] is None:
+def judge(evidence: DecisionEvidence, rules: DecisionRules) -> Judgement:
+    """The verdict and its reasons from the evidence gathered: coverage first (figures of a
+    side that never ran are not results), then a significant loss or a broken ceiling,
+    then a win and what may hold it back (verifiability, resource ceilings, record gates)."""
+    languages = tuple(judge_language(e, rules) for e in evidence.languages)
+    resources = judge_resources(evidence.resources, rules)
+    judged = list(zip(evidence.languages, languages, strict=True))
+    reasons = [evidence_reason(e, j) for e, j in judged]
+    worse = [e for e, j in judged if j.significantly_worse]
+    quality = bool(judged) and all(j.quality_win for j in languages)
+    non_inferior = bool(judged) and all(j.non_inferior for j in languages)
+    speed = non_inferior and (resources.latency_met or resources.core_cost_met)
+    ceilings = evidence.ceilings
+    over = [c for c in ceilings.checks if c.met is False]
+    for c in ceilings.checks:
+        if c.met is None:
             reasons.append(
-                f"ceiling {c['metric'].upper()} {c['scope']} ≤ {fmt_pct(c['limit'])} not checked: "
-                + str(c.get("challenger_null_reason") or "no value")
+                f"ceiling {c.metric.upper()} {c.scope} ≤ {fmt_pct(c.limit)} not checked: "
+                + str(c.challenger_null_reason or "no value")
             )
-    allowed = [d["key"] for d in settings["differences"]]
-    if allowed:
+    settings = evidence.settings
+    if settings.differences:
         reasons.append(
             "decoding settings differ, allowed: "
             + "; ".join(
-                f"{d['key']} {fmt_shown(d['baseline'])} → {fmt_shown(d['challenger'])}"
-                for d in settings["differences"]
+                f"{d.key} {fmt_shown(d.baseline)} → {fmt_shown(d.challenger)}"
+                for d in settings.differences
             )
             + " — the verdict is about these changes together with the system"
         )
-    subject_keys = {d["key"] for d in settings["subject"]}
-    if {"model", "compute_type"} <= subject_keys:
+    if {"model", "compute_type"} <= {d.key for d in settings.subject}:
         reasons.append(
             "model and weight type both changed: the verdict is about the pair, "
             "not either change alone"
         )
-    blocked = [g for g in gates if not g["passed"]]
     short = [
-        f"{role} {e['language']}: {e['coverage'][role]['reason']}"
-        for e in evidence
-        for role in ("baseline", "challenger")
-        if e["coverage"][role]["below_minimum"]
+        f"{role} {e.language}: {coverage.reason}"
+        for e in evidence.languages
+        for role, coverage in (
+            ("baseline", e.baseline_coverage),
+            ("challenger", e.challenger_coverage),
+        )
+        if coverage.below_minimum
     ]
-    if not resources["same_host"]:
+    if not evidence.resources.same_host:
         reasons.append(
             "latency and core cost not compared: the two runs' host profiles "
             "differ or are not recorded"
@@ -229,7 +312,7 @@ def verdict_and_reasons(
         if worse:
             why.append(
                 "the challenger is significantly worse in "
-                + ", ".join(e["language"] for e in worse)
+                + ", ".join(e.language for e in worse)
                 + f" (lower CI bound of challenger − baseline above the margin "
                 f"{rules.non_inferiority_margin:+.4f})"
             )
@@ -237,63 +320,71 @@ def verdict_and_reasons(
             why.append(
                 "the challenger is over the pre-registered ceiling: "
                 + ", ".join(
-                    f"{c['metric'].upper()} {c['scope']} {fmt_pct(c['challenger'])} > "
-                    f"{fmt_pct(c['limit'])}"
+                    f"{c.metric.upper()} {c.scope} {fmt_pct(c.challenger)} > {fmt_pct(c.limit)}"
                     for c in over
                 )
-                + f" (plan {str(ceilings['plan_sha256'])[:12]})"
+                + f" (plan {str(ceilings.plan_sha256)[:12]})"
             )
         reasons.insert(0, "; ".join(why))
     elif quality or speed:
-        wins = []
-        if quality:
-            wins.append(
-                f"≥ {100 * rules.min_relative_error_reduction:.0f}% relative error "
-                "reduction in every language"
-            )
-        if speed:
-            met = [n for n in ("latency", "core_cost") if resources[n]["met"]]
-            wins.append(
-                " and ".join(m.replace("_", " ") for m in met) + " reduction at non-inferior error"
-            )
-        unverifiable = [
-            f"{role}: {'; '.join(rec['missing'])}"
-            for role, rec in (("baseline", b_rec), ("challenger", c_rec))
-            if not rec["verifiable"]
-        ]
-        failed = [c for c in resources["ceilings"] if not c["met"]]
-        if unverifiable:
-            verdict = "research only"
-            reasons.insert(
-                0, "a win (" + "; ".join(wins) + ") but unverifiable — " + " | ".join(unverifiable)
-            )
-        elif failed:
-            verdict = "research only"
-            reasons.insert(
-                0,
-                "a win ("
-                + "; ".join(wins)
-                + ") but the challenger breaks "
-                + ", ".join(f"{c['name']} ≤ {c['limit']}" for c in failed)
-                + ": an opt-in preset on supported hardware, not the default",
-            )
-        elif blocked:
-            verdict = "blocked"
-            reasons.insert(
-                0,
-                "a win ("
-                + "; ".join(wins)
-                + ") but blocked until the record gates pass — "
-                + " | ".join(f"{g['gate']}: {'; '.join(g['missing'])}" for g in blocked),
-            )
-        else:
-            verdict = "promote"
-            reasons.insert(
-                0,
-                "; ".join(wins) + "; verifiable; resource ceilings met; licence, offline "
-                "cache and packaging gates pass",
-            )
+        verdict, first = _win(evidence, resources, rules, quality=quality, speed=speed)
+        reasons.insert(0, first)
     else:
         verdict = "stay"
         reasons.insert(0, "no promotion rule met: keep the baseline")
-    return verdict, reasons
+    return Judgement(verdict, tuple(reasons), languages, resources)
+
+
+def _win(
+    evidence: DecisionEvidence,
+    resources: ResourceJudgement,
+    rules: DecisionRules,
+    *,
+    quality: bool,
+    speed: bool,
+) -> tuple[str, str]:
+    """A win is necessary, not sufficient: the verdict of one, and the reason that says
+    what holds it back (an unverifiable side, a broken resource ceiling, a record gate)."""
+    wins = []
+    if quality:
+        wins.append(
+            f"≥ {100 * rules.min_relative_error_reduction:.0f}% relative error "
+            "reduction in every language"
+        )
+    if speed:
+        met = [
+            name
+            for name, ok in (
+                ("latency", resources.latency_met),
+                ("core cost", resources.core_cost_met),
+            )
+            if ok
+        ]
+        wins.append(" and ".join(met) + " reduction at non-inferior error")
+    won = "a win (" + "; ".join(wins) + ")"
+    unverifiable = [
+        f"{role}: {'; '.join(side.missing)}"
+        for role, side in (("baseline", evidence.baseline), ("challenger", evidence.challenger))
+        if not side.verifiable
+    ]
+    failed = [c for c in resources.ceilings if not c.met]
+    blocked = [g for g in evidence.record_gates if not g.passed]
+    if unverifiable:
+        return "research only", won + " but unverifiable — " + " | ".join(unverifiable)
+    if failed:
+        return "research only", (
+            won
+            + " but the challenger breaks "
+            + ", ".join(f"{c.name} ≤ {c.limit}" for c in failed)
+            + ": an opt-in preset on supported hardware, not the default"
+        )
+    if blocked:
+        return "blocked", (
+            won
+            + " but blocked until the record gates pass — "
+            + " | ".join(f"{g.gate}: {'; '.join(g.missing)}" for g in blocked)
+        )
+    return "promote", (
+        "; ".join(wins) + "; verifiable; resource ceilings met; licence, offline "
+        "cache and packaging gates pass"
+    )

@@ -1,15 +1,22 @@
-"""Which decoding settings of two runs' arms differ, for `earmark decide` (seed 000).
+"""Whether two runs' arms are comparable, for `earmark decide` (seed 000): the same data,
+and which decoding settings differ.
 
 Seed 000 holds the decode settings, the model-device profile and threads constant
 between the models it compares: a beam of 5 against greedy decoding, or 4 threads
 against 1, is a second change under test that the verdict would silently credit to the
-model. `settings_comparison` lists every difference; `decide` refuses those not allowed.
+model. `compare_settings` lists every difference; `decide` refuses those not allowed.
+Different data (manifest, selection, normaliser, language policy, rows or references,
+`data_differences`) is refused outright: no setting makes those comparable.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from earmark.report.run_directory import row_key
 
 if TYPE_CHECKING:
     from earmark.report.decision_evidence import Side
@@ -101,9 +108,61 @@ def decode_settings(side: Side) -> dict[str, dict[str, str]]:
     return out
 
 
-def settings_comparison(
+@dataclass(frozen=True)
+class SettingDifference:
+    """One setting that differs: each side's canonical value and where it was read."""
+
+    key: str
+    baseline: str | None
+    challenger: str | None
+    baseline_source: str | None
+    challenger_source: str | None
+    #: Named in `allow_setting_differences`; None for the subject and not-comparable ones.
+    allowed: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "key": self.key,
+            "baseline": self.baseline,
+            "challenger": self.challenger,
+            "baseline_source": self.baseline_source,
+            "challenger_source": self.challenger_source,
+        }
+        if self.allowed is not None:
+            out["allowed"] = self.allowed
+        return out
+
+
+@dataclass(frozen=True)
+class SettingsComparison:
+    """The settings of both sides, and how those that differ are treated."""
+
+    subject: tuple[SettingDifference, ...]
+    differences: tuple[SettingDifference, ...]
+    not_comparable: tuple[SettingDifference, ...]
+    allowed: tuple[str, ...]
+    baseline: Mapping[str, str]
+    challenger: Mapping[str, str]
+
+    @property
+    def refused(self) -> tuple[SettingDifference, ...]:
+        """Differences not allowed: they refuse the comparison."""
+        return tuple(d for d in self.differences if not d.allowed)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "subject": [d.to_json() for d in self.subject],
+            "differences": [d.to_json() for d in self.differences],
+            "not_comparable": [d.to_json() for d in self.not_comparable],
+            "allowed": list(self.allowed),
+            "baseline": dict(self.baseline),
+            "challenger": dict(self.challenger),
+        }
+
+
+def compare_settings(
     baseline: Side, challenger: Side, allowed: tuple[str, ...] = ()
-) -> dict[str, Any]:
+) -> SettingsComparison:
     """Which decoding settings differ between the sides, and which of those may.
 
     The subject (`SUBJECT_SETTINGS`) may always differ. Any other setting recorded on both
@@ -120,25 +179,69 @@ def settings_comparison(
         c_value = c.get(key, {}).get("value")
         if b_value == c_value:
             continue
-        entry: dict[str, Any] = {
-            "key": key,
-            "baseline": b_value,
-            "challenger": c_value,
-            "baseline_source": b.get(key, {}).get("source"),
-            "challenger_source": c.get(key, {}).get("source"),
-        }
+        b_source, c_source = b.get(key, {}).get("source"), c.get(key, {}).get("source")
+        entry = SettingDifference(key, b_value, c_value, b_source, c_source)
         if key in SUBJECT_SETTINGS:
             subject.append(entry)
         elif (b_value is None or c_value is None) and not same_engine:
             not_comparable.append(entry)
         else:
-            entry["allowed"] = "all" in allowed or key in allowed
-            differences.append(entry)
-    return {
-        "subject": subject,
-        "differences": differences,
-        "not_comparable": not_comparable,
-        "allowed": list(allowed),
-        "baseline": {k: v["value"] for k, v in b.items()},
-        "challenger": {k: v["value"] for k, v in c.items()},
-    }
+            allow = "all" in allowed or key in allowed
+            differences.append(SettingDifference(key, b_value, c_value, b_source, c_source, allow))
+    return SettingsComparison(
+        subject=tuple(subject),
+        differences=tuple(differences),
+        not_comparable=tuple(not_comparable),
+        allowed=tuple(allowed),
+        baseline={k: v["value"] for k, v in b.items()},
+        challenger={k: v["value"] for k, v in c.items()},
+    )
+
+
+def settings_comparison(
+    baseline: Side, challenger: Side, allowed: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """`compare_settings` as the decision record writes it (JSON-ready)."""
+    return compare_settings(baseline, challenger, allowed).to_json()
+
+
+def data_differences(baseline: Side, challenger: Side) -> list[str]:
+    """Everything that makes the two sides not the same data; empty when they are."""
+    diffs = []
+    b_sha, c_sha = baseline.run.manifest_sha256, challenger.run.manifest_sha256
+    if b_sha != c_sha:
+        diffs.append(
+            f"manifest sha256: baseline {b_sha or 'not recorded'}, "
+            f"challenger {c_sha or 'not recorded'}"
+        )
+    b_sel = baseline.run.corpus.get("selection") or {}
+    c_sel = challenger.run.corpus.get("selection") or {}
+    for key in ("rule", "parameters"):
+        if b_sel.get(key) != c_sel.get(key):
+            diffs.append(
+                f"selection {key}: baseline {b_sel.get(key)!r}, challenger {c_sel.get(key)!r}"
+            )
+    for key in ("normalizer_policy", "aggregate"):
+        b, c = baseline.summary.get(key), challenger.summary.get(key)
+        if b != c:
+            diffs.append(f"{key.replace('_', ' ')}: baseline {b!r}, challenger {c!r}")
+    b_lang, c_lang = baseline.language_policy(), challenger.language_policy()
+    if b_lang != c_lang:
+        diffs.append(f"decode language policy: baseline {b_lang!r}, challenger {c_lang!r}")
+    b_rows = {row_key(r): r for r in baseline.run.arm_rows(baseline.arm)}
+    c_rows = {row_key(r): r for r in challenger.run.arm_rows(challenger.arm)}
+    only_b = sorted(set(b_rows) - set(c_rows))
+    only_c = sorted(set(c_rows) - set(b_rows))
+    for side, keys in (("baseline", only_b), ("challenger", only_c)):
+        if keys:
+            shown = ", ".join(f"{i}#{r}" for i, r in keys[:5])
+            diffs.append(f"{len(keys)} rows only in the {side} (e.g. {shown})")
+    changed = [
+        k
+        for k in sorted(set(b_rows) & set(c_rows))
+        if b_rows[k].get("reference") != c_rows[k].get("reference")
+    ]
+    if changed:
+        shown = ", ".join(f"{i}#{r}" for i, r in changed[:5])
+        diffs.append(f"{len(changed)} rows have different references (e.g. {shown})")
+    return diffs
