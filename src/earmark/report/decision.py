@@ -16,14 +16,14 @@ from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text
-from earmark.report.decision_evidence import Side, gather_evidence
+from earmark.report.decision_evidence import DecisionEvidence, Side, gather_evidence
 from earmark.report.decision_render import (
     SCHEMA_ID,
     decision_record,
     fmt_shown,
     render_decision_markdown,
 )
-from earmark.report.decision_rules import VERDICTS, DecisionRules, judge
+from earmark.report.decision_rules import VERDICTS, DecisionRules, Judgement, judge
 from earmark.report.decision_settings import compare_settings, data_differences
 from earmark.report.run_directory import RunDirectory, load_run
 
@@ -69,6 +69,13 @@ def decide(
 ) -> dict[str, Any]:
     """The decision record (a JSON-ready dict). Raises `EarmarkError` on different data
     and on decoding settings that differ without being allowed."""
+    return decision_record(*_decision(baseline, challenger, rules, on=on))
+
+
+def _decision(
+    baseline: Side, challenger: Side, rules: DecisionRules, *, on: Date | None = None
+) -> tuple[DecisionEvidence, Judgement, DecisionRules, Date]:
+    """Refuse unlike sides, gather the evidence and apply the rule."""
     diffs = data_differences(baseline, challenger)
     if diffs:
         raise EarmarkError(
@@ -90,7 +97,7 @@ def decide(
         )
     evidence = gather_evidence(baseline, challenger, rules, settings)
     judgement = judge(evidence, rules)
-    return decision_record(evidence, judgement, rules, on or datetime.now(timezone.utc).date())
+    return evidence, judgement, rules, on or datetime.now(timezone.utc).date()
 
 
 def write_decision(
@@ -111,7 +118,8 @@ def write_decision(
     c_side = Side(c_run, _pick_arm(c_run, c_arm, "challenger"))
     if b_side.run is c_side.run and b_side.arm == c_side.arm:
         raise EarmarkError("baseline and challenger are the same arm of the same run")
-    record = decide(b_side, c_side, rules or DecisionRules(), on=on)
+    decision = _decision(b_side, c_side, rules or DecisionRules(), on=on)
+    record = decision_record(*decision)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = f"decision-{record['date']}"
@@ -120,6 +128,6 @@ def write_decision(
         n += 1
         stem = f"decision-{record['date']}-{n}"
     md_path, json_path = out / f"{stem}.md", out / f"{stem}.json"
-    atomic_write_text(md_path, render_decision_markdown(record))
+    atomic_write_text(md_path, render_decision_markdown(*decision))
     atomic_write_json(json_path, record)
     return record, md_path, json_path

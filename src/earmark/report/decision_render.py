@@ -7,19 +7,27 @@ it, so the Markdown a person reads can never say something the JSON does not.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import date as Date
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from earmark.report.decision_evidence import DecisionEvidence, LanguageEvidence
+    from earmark.report.decision_ceilings import Ceilings
+    from earmark.report.decision_evidence import (
+        Coverage,
+        DecisionEvidence,
+        LanguageEvidence,
+        ResourceEvidence,
+        SideRecord,
+    )
     from earmark.report.decision_rules import (
         DecisionRules,
         Judgement,
         LanguageJudgement,
         ResourceJudgement,
     )
+    from earmark.report.decision_settings import SettingsComparison
 
 SCHEMA_ID = "earmark.decision/1"
 
@@ -131,39 +139,41 @@ def _resources_json(evidence: DecisionEvidence, j: ResourceJudgement) -> dict[st
     }
 
 
-def render_decision_markdown(record: dict[str, Any]) -> str:
+def render_decision_markdown(
+    evidence: DecisionEvidence, judgement: Judgement, rules: DecisionRules, when: Date
+) -> str:
     """The record as the Markdown a person reads: verdict and reasons first, then the
     figures behind them, provenance, the rules applied and the gates to confirm."""
     from earmark.report.markdown import md_code, md_table, md_text
 
-    b, c = record["baseline"], record["challenger"]
+    b, c = evidence.baseline, evidence.challenger
     lines = [
-        f"# Decision record {md_text(record['date'])}: {md_code(c['arm'])} vs baseline "
-        f"{md_code(b['arm'])}",
+        f"# Decision record {md_text(when.isoformat())}: {md_code(c.arm)} vs baseline "
+        f"{md_code(b.arm)}",
         "",
-        f"**Verdict: {md_text(record['verdict'])}**",
+        f"**Verdict: {md_text(judgement.verdict)}**",
         "",
         "## Reasons",
         "",
-        *[f"- {md_text(r)}" for r in record["reasons"]],
+        *[f"- {md_text(r)}" for r in judgement.reasons],
         "",
         "## Error rates (primary view, paired rows)",
         "",
     ]
-    evidence = [
+    rows = [
         [
-            e["language"],
-            f"{e['metric'].upper()} {e['normalizer']}/{e['view']}",
-            str(e["n_paired"]),
-            _fmt_coverage(e.get("coverage")),
-            _fmt_metric(e["baseline"]),
-            _fmt_metric(e["challenger"]),
-            fmt_pct(e["relative_reduction"]),
-            fmt_pp_ci(e["difference_ci95"], e["difference"]),
-            "yes" if e["non_inferior"] else "no",
-            "met" if e["quality_win"] else "no",
+            e.language,
+            f"{e.metric.upper()} {e.normalizer}/{e.view}",
+            str(e.n_paired),
+            _fmt_coverage(e.baseline_coverage, e.challenger_coverage),
+            _fmt_metric(e.baseline),
+            _fmt_metric(e.challenger),
+            fmt_pct(e.relative_reduction),
+            fmt_pp_ci(e.difference_ci, e.difference),
+            "yes" if j.non_inferior else "no",
+            "met" if j.quality_win else "no",
         ]
-        for e in record["evidence"]
+        for e, j in zip(evidence.languages, judgement.languages, strict=True)
     ]
     header = [
         "language",
@@ -177,55 +187,11 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         "non-inferior",
         "quality rule",
     ]
-    lines.append(md_table(header, evidence))
-    res = record["resources"]
-    lat, core = res["latency"], res["core_cost"]
-    speed = [
-        [
-            f"latency {lat['statistic']} (s)",
-            _num(lat["baseline"]),
-            _num(lat["challenger"]),
-            fmt_pct(lat["reduction"]),
-            f"≥ {100 * record['rules']['min_latency_reduction']:.0f}%",
-            "yes" if lat["met"] else "no",
-        ],
-        [
-            "CPU s per audio s",
-            _num(core["baseline"]),
-            _num(core["challenger"]),
-            fmt_pct(core["reduction"]),
-            f"≥ {100 * record['rules']['min_core_cost_reduction']:.0f}%",
-            "yes" if core["met"] else "no",
-        ],
-        [
-            "peak RSS",
-            fmt_mib(res["peak_rss_bytes"]["baseline"]),
-            fmt_mib(res["peak_rss_bytes"]["challenger"]),
-            "",
-            "",
-            "",
-        ],
-    ]
-    speed += [
-        [
-            f"ceiling: {ceiling['name']}",
-            "",
-            _num(ceiling["challenger"]),
-            "",
-            f"≤ {ceiling['limit']}",
-            "yes" if ceiling["met"] else "no",
-        ]
-        for ceiling in res["ceilings"]
-    ]
-    lines += [
-        "",
-        "## Speed and cost" + ("" if res["same_host"] else " (not comparable: hosts differ)"),
-        "",
-        md_table(["measure", "baseline", "challenger", "reduction", "threshold", "met"], speed),
-    ]
-    lines += _ceilings_markdown(record.get("ceilings"))
-    lines += _settings_markdown(record.get("settings"))
-    corpus = record["corpus"]
+    lines.append(md_table(header, rows))
+    lines += _speed_markdown(evidence.resources, judgement.resources, rules)
+    lines += _ceilings_markdown(evidence.ceilings)
+    lines += _settings_markdown(evidence.settings)
+    corpus = evidence.corpus
     lines += [
         "",
         "## Provenance",
@@ -235,90 +201,141 @@ def render_decision_markdown(record: dict[str, Any]) -> str:
         f"{md_text(corpus['selection'] or 'not recorded')}",
     ]
     for role, side in (("Baseline", b), ("Challenger", c)):
-        model = side["model"]
-        host = side["host"] or {}
-        lines.append(
-            f"- {role} {md_code(side['arm'])} ({md_text(side['run'])}): "
-            f"{md_text(model.get('artifact_id') or '—')}, "
-            f"revision {md_code(model.get('revision') or 'NOT RECORDED')}, "
-            f"{len(model.get('file_sha256') or {})} file hashes; host "
-            + md_text(
-                f"{host.get('os', '?')}/{host.get('arch', '?')}, {host.get('cpu_model') or '?'}, "
-                f"{host.get('cores_available', '?')} cores"
-            )
-            + "; "
-            + (
-                "verifiable"
-                if side["verifiable"]
-                else "**unverifiable**: " + md_text("; ".join(side["missing"]))
-            )
-        )
-    rules = record["rules"]
+        lines.append(f"- {role} {md_code(side.arm)} ({md_text(side.run)}): " + _side_line(side))
     lines += [
         "",
         "## Rules applied",
         "",
-        *[f"- {md_code(k)} = {md_text(json.dumps(v))}" for k, v in rules.items()],
+        *[f"- {md_code(k)} = {md_text(json.dumps(v))}" for k, v in asdict(rules).items()],
         "",
         "## Record gates (checked from the challenger's records)",
         "",
         *[
-            f"- [{'x' if g['passed'] else ' '}] **{md_text(g['gate'])}** — "
-            + ("passes" if g["passed"] else "BLOCKED: " + md_text("; ".join(g["missing"])))
-            for g in record.get("record_gates") or []
+            f"- [{'x' if g.passed else ' '}] **{md_text(g.gate)}** — "
+            + ("passes" if g.passed else "BLOCKED: " + md_text("; ".join(g.missing)))
+            for g in evidence.record_gates
         ],
         "",
         "## Non-metric gates (a person confirms each before acting on the verdict)",
         "",
-        *[f"- [ ] **{md_text(g['gate'])}** — {md_text(g['known'])}" for g in record["gates"]],
+        *[f"- [ ] **{md_text(g['gate'])}** — {md_text(g['known'])}" for g in evidence.checklist],
         "",
     ]
     return "\n".join(lines)
 
 
-def _ceilings_markdown(ceilings: dict[str, Any] | None) -> list[str]:
+def _side_line(side: SideRecord) -> str:
+    """Model, revision, hashes and host of one side, and whether it can be verified."""
+    from earmark.report.markdown import md_code, md_text
+
+    model = side.model
+    host = side.host or {}
+    return (
+        f"{md_text(model['artifact_id'] or '—')}, "
+        f"revision {md_code(model['revision'] or 'NOT RECORDED')}, "
+        f"{len(model['file_sha256'] or {})} file hashes; host "
+        + md_text(
+            f"{host.get('os', '?')}/{host.get('arch', '?')}, {host.get('cpu_model') or '?'}, "
+            f"{host.get('cores_available', '?')} cores"
+        )
+        + "; "
+        + (
+            "verifiable"
+            if side.verifiable
+            else "**unverifiable**: " + md_text("; ".join(side.missing))
+        )
+    )
+
+
+def _speed_markdown(r: ResourceEvidence, j: ResourceJudgement, rules: DecisionRules) -> list[str]:
+    from earmark.report.markdown import md_table
+
+    speed = [
+        [
+            f"latency {r.latency_statistic} (s)",
+            _num(r.latency.baseline),
+            _num(r.latency.challenger),
+            fmt_pct(r.latency.reduction),
+            f"≥ {100 * rules.min_latency_reduction:.0f}%",
+            "yes" if j.latency_met else "no",
+        ],
+        [
+            "CPU s per audio s",
+            _num(r.core_cost.baseline),
+            _num(r.core_cost.challenger),
+            fmt_pct(r.core_cost.reduction),
+            f"≥ {100 * rules.min_core_cost_reduction:.0f}%",
+            "yes" if j.core_cost_met else "no",
+        ],
+        [
+            "peak RSS",
+            fmt_mib(r.peak_rss_bytes.baseline),
+            fmt_mib(r.peak_rss_bytes.challenger),
+            "",
+            "",
+            "",
+        ],
+    ]
+    speed += [
+        [
+            f"ceiling: {ceiling.name}",
+            "",
+            _num(ceiling.challenger),
+            "",
+            f"≤ {ceiling.limit}",
+            "yes" if ceiling.met else "no",
+        ]
+        for ceiling in j.ceilings
+    ]
+    return [
+        "",
+        "## Speed and cost" + ("" if r.same_host else " (not comparable: hosts differ)"),
+        "",
+        md_table(["measure", "baseline", "challenger", "reduction", "threshold", "met"], speed),
+    ]
+
+
+def _ceilings_markdown(ceilings: Ceilings) -> list[str]:
     from earmark.report.markdown import md_code, md_table
 
-    if not ceilings or not ceilings.get("checks"):
+    if not ceilings.checks:
         return []
     rows = [
         [
-            f"{c['metric'].upper()} {c['scope']} ({c.get('view') or '—'})",
-            fmt_pct(c["baseline"]),
-            fmt_pct(c["challenger"]),
-            f"≤ {fmt_pct(c['limit'])}",
-            {True: "yes", False: "NO", None: "not checked"}[c["met"]],
+            f"{c.metric.upper()} {c.scope} ({c.view or '—'})",
+            fmt_pct(c.baseline),
+            fmt_pct(c.challenger),
+            f"≤ {fmt_pct(c.limit)}",
+            {True: "yes", False: "NO", None: "not checked"}[c.met],
         ]
-        for c in ceilings["checks"]
+        for c in ceilings.checks
     ]
     return [
         "",
         "## Pre-registered error-rate ceilings (plan "
-        + md_code(str(ceilings.get("plan_sha256") or "—")[:12])
+        + md_code(str(ceilings.plan_sha256 or "—")[:12])
         + ")",
         "",
         md_table(["rate", "baseline", "challenger", "ceiling", "challenger met"], rows),
     ]
 
 
-def _settings_markdown(settings: dict[str, Any] | None) -> list[str]:
+def _settings_markdown(settings: SettingsComparison) -> list[str]:
     from earmark.report.markdown import md_table, md_text
 
-    if not settings:
-        return []
     rows = [
-        [d["key"], fmt_shown(d["baseline"]), fmt_shown(d["challenger"]), kind]
+        [d.key, fmt_shown(d.baseline), fmt_shown(d.challenger), kind]
         for kind, group in (
-            ("the change under test", settings["subject"]),
-            ("differs, allowed", settings["differences"]),
-            ("not comparable (engines differ)", settings["not_comparable"]),
+            ("the change under test", settings.subject),
+            ("differs, allowed", settings.differences),
+            ("not comparable (engines differ)", settings.not_comparable),
         )
         for d in group
     ]
     same = sorted(
         k
-        for k, v in settings["baseline"].items()
-        if settings["challenger"].get(k) == v and k not in ("backend", "model")
+        for k, v in settings.baseline.items()
+        if settings.challenger.get(k) == v and k not in ("backend", "model")
     )
     lines = ["", "## Decoding settings", ""]
     if rows:
@@ -326,27 +343,23 @@ def _settings_markdown(settings: dict[str, Any] | None) -> list[str]:
         lines.append("")
     lines.append(
         "Equal on both sides: "
-        + (md_text(", ".join(f"{k} = {settings['baseline'][k]}" for k in same)) or "—")
+        + (md_text(", ".join(f"{k} = {settings.baseline[k]}" for k in same)) or "—")
     )
     return lines
 
 
-def _fmt_coverage(coverage: dict[str, Any] | None) -> str:
-    if not coverage:
-        return "—"
-    parts = []
-    for role in ("baseline", "challenger"):
-        c = coverage[role]
-        mark = " ⚠" if c["below_minimum"] else ""
-        parts.append(f"{c['with_hypothesis']}/{c['rows']}{mark}")
-    return " / ".join(parts)
+def _fmt_coverage(baseline: Coverage, challenger: Coverage) -> str:
+    return " / ".join(
+        f"{c.with_hypothesis}/{c.rows}{' ⚠' if c.below_minimum else ''}"
+        for c in (baseline, challenger)
+    )
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _fmt_metric(metric: dict[str, Any] | None) -> str:
+def _fmt_metric(metric: Mapping[str, Any] | None) -> str:
     from earmark.report.markdown import fmt_rate
 
-    return fmt_rate(metric) if metric else "—"
+    return fmt_rate(dict(metric)) if metric else "—"
