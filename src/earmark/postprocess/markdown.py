@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from earmark.report.markdown import md_code, md_text
+from earmark.markdown_cells import md_code, md_text
 
 
 def _pct(stat: dict[str, Any]) -> str:

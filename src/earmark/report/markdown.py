@@ -1,113 +1,17 @@
 """`results.md`: the figures a person reads first, every number traceable to results.json.
 
-Also the Markdown escaping every `.md` earmark writes goes through (`md_text`, `md_code`,
-`md_fence`, `md_table`): ids, transcripts, arm and corpus names come from files anyone can
-write, and a renderer that allows HTML (markdown-it, many wikis) would run them as markup.
+The Markdown escaping every `.md` goes through lives in `earmark.markdown_cells` (re-exported
+here for the renderers that import it from this module).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-#: Every line break a Markdown renderer (or `str.splitlines`) might honour; inside one
-#: cell, list item or heading a break would end the block and start a new one.
-_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-#: Escaped wherever they stand: HTML's three specials become entities (a backslash is not
-#: enough for older renderers), Markdown's code, emphasis, strike and cell syntax get `\`.
-_ALWAYS = {
-    "&": "&amp;",
-    "<": "&lt;",
-    ">": "&gt;",
-    "\\": "\\\\",
-    "`": "\\`",
-    "*": "\\*",
-    "~": "\\~",
-    "|": "\\|",
-}
-#: Block syntax that only counts at the start of a line: an ATX heading, a bullet, an
-#: ordered-list number, a thematic break of dashes.
-_BLOCK_START = re.compile(
-    r"^()(?:(#)(?=#{0,5}(?:\s|$))|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|(-)(?=(?:\s*-){2,}\s*$))"
-)
-#: A heading's optional closing sequence: ` ##` at the end would be eaten.
-_CLOSING_HASHES = re.compile(r"(\s)(#+\s*)$")
+from earmark.markdown_cells import fmt_rate, md_code, md_fence, md_table, md_text
 
-
-def md_text(value: object) -> str:
-    """`value` as Markdown that renders to exactly its text (line breaks become spaces, the
-    ends are trimmed: leading spaces would start a code block, and `** x**` is no bold).
-
-    Safe in a table cell, a list item, a heading or running text. `[` stays readable
-    (`[9.1, 17.5]`): a `]` that could close a link (`](`, `][`, `]:`) is escaped instead,
-    so no link, image or reference definition can form. `_` between two letters or digits
-    stays (it cannot start emphasis there), so ids like `utt_001` read as written.
-    """
-    text = _LINE_BREAK.sub(" ", str(value)).strip()
-    out: list[str] = []
-    last = len(text) - 1
-    for i, ch in enumerate(text):
-        if ch in _ALWAYS:
-            out.append(_ALWAYS[ch])
-        elif ch == "_":
-            intraword = 0 < i < last and text[i - 1].isalnum() and text[i + 1].isalnum()
-            out.append("_" if intraword else "\\_")
-        elif ch == "]" and text[i + 1 : i + 2] in ("(", "[", ":"):
-            out.append("\\]")
-        else:
-            out.append(ch)
-    escaped = "".join(out)
-    escaped = _BLOCK_START.sub(_escape_block_start, escaped, count=1)
-    return _CLOSING_HASHES.sub(r"\1\\\2", escaped, count=1)
-
-
-def _escape_block_start(match: re.Match[str]) -> str:
-    lead, hashes, bullet, number, delimiter, dash = match.groups()
-    if number is not None:
-        return f"{lead}{number}\\{delimiter}"
-    return f"{lead}\\{hashes or bullet or dash}"
-
-
-def md_code(value: object) -> str:
-    """`value` as a code span shown verbatim (a longer backtick fence than any run inside).
-
-    Not for table cells: GFM splits a cell at `|` even inside a code span."""
-    text = _LINE_BREAK.sub(" ", str(value))
-    if not text:
-        return "` `"
-    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
-    # The renderer drops one space from each end when both ends are spaces (not all of it).
-    pad = " " if text.strip(" ") and (text[0] in " `" or text[-1] in " `") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def md_fence(text: str) -> list[str]:
-    """A fenced code block holding `text` verbatim, fenced longer than any backtick run in it."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    fence = "`" * max(3, max(map(len, re.findall("`+", text)), default=0) + 1)
-    return [fence, *lines, fence]
-
-
-def md_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
-    """A GFM table; every header and body cell is plain text, escaped with `md_text`."""
-    lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def fmt_rate(metric: dict[str, Any] | None) -> str:
-    """`13.2% [9.1, 17.5]`, or `null (reason)` — never an invented number."""
-    if metric is None:
-        return "—"
-    value = metric.get("value")
-    if value is None:
-        return f"null ({metric.get('null_reason', 'not computable')})"
-    text = f"{100 * value:.2f}%"
-    ci = metric.get("ci95")
-    if ci:
-        text += f" [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
-    return text
+__all__ = ["fmt_rate", "md_code", "md_fence", "md_table", "md_text"]
 
 
 def _sdi(metric: dict[str, Any] | None) -> str:
