@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from earmark.metrics.streaming import StreamTrace
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,9 @@ class Hypothesis:
     #: all deletions under this reason code.
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The partial results and their timings when the arm streamed this clip
+    #: (`streaming=true`); None for an engine or arm that does not stream.
+    stream: StreamTrace | None = None
 
 
 @runtime_checkable

@@ -6,6 +6,12 @@ decoder without one mean Whisper, a single `model.onnx` means Paraformer unless
 `model_type=` says `nemo_ctc`, `wenet_ctc` or `sense_voice`. The weight type is the file
 variant: `compute_type=int8` loads the `*.int8.onnx` files, `float32` the plain ones, so a
 weight-type sweep compares the two exports of one model. Only the files loaded are hashed.
+
+Streaming exports look like offline ones on disk, so they are named, never detected:
+`model_type=online_transducer`, `online_paraformer`, `online_nemo_ctc` or
+`online_zipformer2_ctc` loads sherpa-onnx's online recogniser
+(`earmark.engines.sherpa_onnx_online`), which can record partial results
+(`streaming=true`, docs/streaming.md).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from earmark.engines.model_source import (
 from earmark.engines.registry import ONNX_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
+from earmark.engines.streaming import StreamingOptions, read_streaming, refuse_streaming
 from earmark.errors import EarmarkError
 
 BACKEND = "sherpa-onnx"
@@ -45,7 +52,16 @@ MODEL_TYPES = (
     "nemo_ctc",
     "wenet_ctc",
     "sense_voice",
+    "online_transducer",
+    "online_paraformer",
+    "online_nemo_ctc",
+    "online_zipformer2_ctc",
 )
+#: Streaming exports, decoded by sherpa-onnx's OnlineRecognizer.
+ONLINE_MODEL_TYPES = tuple(t for t in MODEL_TYPES if t.startswith("online_"))
+#: Zeros fed after the audio before `input_finished`, as sherpa-onnx's own streaming
+#: examples do, so a model with right context decodes the last words.
+DEFAULT_TAIL_PADDING_MS = 660
 #: Which files each model type needs, by role.
 _ROLES = {
     "transducer": ("encoder", "decoder", "joiner"),
@@ -54,6 +70,10 @@ _ROLES = {
     "nemo_ctc": ("model",),
     "wenet_ctc": ("model",),
     "sense_voice": ("model",),
+    "online_transducer": ("encoder", "decoder", "joiner"),
+    "online_paraformer": ("encoder", "decoder"),
+    "online_nemo_ctc": ("model",),
+    "online_zipformer2_ctc": ("model",),
 }
 
 
@@ -64,18 +84,31 @@ class SherpaOptions:
     threads: int
     decoding_method: str
     language_policy: str
+    #: Online models only (`model_type=online_*`): partials, chunking and tail padding.
+    streaming: StreamingOptions = StreamingOptions()
+    tail_padding_seconds: float = 0.0
 
 
 def read_options(arm: ArmSpec) -> tuple[SherpaOptions, ModelSource]:
     reader = SettingsReader(arm)
+    model_type = reader.choice("model_type", MODEL_TYPES, "auto")
+    streaming = StreamingOptions()
+    tail_padding = 0.0
+    if model_type in ONLINE_MODEL_TYPES:
+        streaming = read_streaming(reader)
+        tail_padding = reader.number("tail_padding_ms", DEFAULT_TAIL_PADDING_MS, 0.0) / 1000
+    else:
+        refuse_streaming(reader, "an offline model; a streaming export needs model_type=online_*")
     options = SherpaOptions(
-        model_type=reader.choice("model_type", MODEL_TYPES, "auto"),
+        model_type=model_type,
         compute_type=read_weight_type(reader, ONNX_WEIGHT_TYPES, None),
         threads=reader.integer("threads", 1, minimum=1),
         decoding_method=reader.choice(
             "decoding_method", ("greedy_search", "modified_beam_search"), "greedy_search"
         ),
         language_policy=reader.choice("language_policy", ("forced", "detect"), "forced"),
+        streaming=streaming,
+        tail_padding_seconds=tail_padding,
     )
     source = resolve_source(arm, reader, what="sherpa-onnx model folder")
     reader.finish()
@@ -148,6 +181,17 @@ class SherpaOnnxEngine(LocalModelEngine[SherpaOptions, ModelSource]):
     @classmethod
     def require_runtime(cls) -> None:
         require("sherpa_onnx", FEATURE, EXTRA)
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> LocalModelEngine[SherpaOptions, ModelSource]:
+        """An online model type gets the online recogniser's engine."""
+        options, source = cls.check_spec(arm)
+        cls.require_runtime()
+        if options.model_type in ONLINE_MODEL_TYPES:
+            from earmark.engines.sherpa_onnx_online import SherpaOnnxOnlineEngine
+
+            return SherpaOnnxOnlineEngine(arm, options, source)
+        return cls(arm, options, source)
 
     def load(self) -> ModelInfo:
         self._start_load()
@@ -298,6 +342,13 @@ def token_segments(
 REQUIRED_METADATA = {
     "paraformer": ("vocab_size", "lfr_window_size", "lfr_window_shift", "neg_mean", "inv_stddev"),
     "nemo_ctc": ("vocab_size", "subsampling_factor"),
+    "online_nemo_ctc": (
+        "window_size",
+        "chunk_shift",
+        "subsampling_factor",
+        "vocab_size",
+        *(f"cache_last_{name}_dim{i}" for name in ("channel", "time") for i in (1, 2, 3)),
+    ),
 }
 
 

@@ -15,6 +15,11 @@ false` whatever the program says in its hello (a digest it reports is recorded a
 claim, not checked). Determinism is the arm's `deterministic=` or the hello's, never
 assumed. The program is started by `subprocess.Popen` inside the arm's egress guard, so
 the process-tree audit follows it and what it starts.
+
+Streaming (`streaming=true`, docs/streaming.md): the request carries `stream` (chunk size,
+real-time pacing), the program feeds itself the clip in chunks and sends `partial` lines
+before its answer; earmark times each line as it arrives. A program must declare
+`"streaming": true` in its hello's capabilities for such an arm to load.
 """
 
 from __future__ import annotations
@@ -33,12 +38,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
-from earmark.engines.clip_audio import SAMPLE_RATE, wav_bytes
+from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k, wav_bytes
 from earmark.engines.file_hashes import (
     content_revision,
     declared_model,
@@ -47,6 +52,7 @@ from earmark.engines.file_hashes import (
 )
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
+from earmark.engines.streaming import StreamingOptions, StreamRecorder, read_streaming
 from earmark.errors import EarmarkError
 
 BACKEND = "stdio"
@@ -77,6 +83,8 @@ class StdioOptions:
     deterministic: bool | None
     #: Sent in every request's `settings` (from the `set_*` arm settings).
     forwarded: tuple[tuple[str, str], ...]
+    #: With `enabled`, each request asks for partial lines (`stream`).
+    streaming: StreamingOptions = StreamingOptions()
 
     def named_files(self) -> list[Path]:
         """Existing regular files the template names besides the executable."""
@@ -98,6 +106,7 @@ def read_options(arm: ArmSpec) -> StdioOptions:
         for key in sorted(arm.settings_dict)
         if key.startswith(FORWARD_PREFIX) and len(key) > len(FORWARD_PREFIX)
     )
+    streaming = read_streaming(reader)
     reader.finish(known=("set_<name> (sent to the program in each request's settings)",))
     model = declared_model(model_text, reader.error, "program")
     try:
@@ -134,6 +143,7 @@ def read_options(arm: ArmSpec) -> StdioOptions:
         model=model,
         deterministic=deterministic,
         forwarded=forwarded,
+        streaming=streaming,
     )
 
 
@@ -300,6 +310,26 @@ def check_hello(message: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
+def hello_streams(hello: dict[str, Any]) -> bool:
+    """Whether the hello declares `capabilities.streaming: true`."""
+    capabilities = hello.get("capabilities")
+    return isinstance(capabilities, dict) and capabilities.get("streaming") is True
+
+
+def read_partial(message: dict[str, Any]) -> tuple[str, float, bool]:
+    """(text, audio seconds fed, input finished) of a `partial` line."""
+    text = message.get("partial")
+    audio = message.get("audio_seconds")
+    finished = message.get("input_finished", False)
+    if not isinstance(text, str):
+        raise ProtocolError("a partial line whose partial is not a string")
+    if isinstance(audio, bool) or not isinstance(audio, (int, float)) or audio < 0:
+        raise ProtocolError("a partial line without a non-negative audio_seconds")
+    if not isinstance(finished, bool):
+        raise ProtocolError("a partial line whose input_finished is not true or false")
+    return text, float(audio), finished
+
+
 def read_segments(value: Any) -> tuple[Segment, ...]:
     if value is None:
         return ()
@@ -327,6 +357,7 @@ class StdioEngine:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.starts = 0
         self.restarts = 0
+        self.streaming = options.streaming
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> StdioOptions:
@@ -345,6 +376,15 @@ class StdioEngine:
         started = time.perf_counter()
         self._process, self._hello = self._start()
         load_seconds = time.perf_counter() - started
+        if self.streaming.enabled and not hello_streams(self._hello):
+            self.close()
+            self._hello = None
+            raise EarmarkError(
+                f"arm '{self.name}': streaming=true, but the stdio program does not stream",
+                field="streaming",
+                hint='a program that sends partial lines declares "capabilities": '
+                '{"streaming": true} in its hello (docs/stdio_protocol.md, Streaming)',
+            )
         self._tmp = tempfile.TemporaryDirectory(prefix="earmark-stdio-")
         return self._model_info(hashes, size, load_seconds + hash_seconds)
 
@@ -358,6 +398,7 @@ class StdioEngine:
             "max_restarts": options.max_restarts,
             "audio_input": options.audio_input,
             "settings_sent": dict(options.forwarded),
+            "streaming": options.streaming.to_json(),
             "hello": hello,
             "executable": str(options.executable),
             "template_files": [str(p) for p in options.named_files()],
@@ -496,7 +537,38 @@ class StdioEngine:
             seed=clip.seed,
             settings=dict(self.options.forwarded),
         )
+        if self.streaming.enabled:
+            request["stream"] = {
+                "chunk_seconds": self.streaming.chunk_seconds,
+                "realtime": self.streaming.realtime,
+            }
         return request
+
+    def transcribe_stream(self, clip: Clip, language: str | None) -> Hypothesis:
+        """One clip; with `streaming=true` its partial lines are recorded."""
+        if self._hello is None or self._tmp is None:
+            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
+        return self._one(clip, language)
+
+    def _answer(
+        self, process: StdioProcess, clip: Clip, recorder: StreamRecorder | None
+    ) -> dict[str, Any]:
+        """The final answer to a request, partial lines before it recorded (or skipped
+        when the arm does not stream); `timeout` covers the whole exchange."""
+        deadline = time.monotonic() + self.options.timeout
+        while True:
+            response = process.receive(max(0.0, deadline - time.monotonic()))
+            if response.get("id") != clip.id:
+                raise ProtocolError(
+                    f"answer for id {response.get('id')!r} to a request for {clip.id!r}"
+                )
+            if "partial" not in response:
+                return response
+            text, audio, finished = read_partial(response)
+            if recorder is not None:
+                arrived = recorder.partial(audio, text)
+                if finished:
+                    recorder.input_finished(arrived)
 
     def _one(self, clip: Clip, language: str | None) -> Hypothesis:
         assert self._tmp is not None
@@ -506,14 +578,16 @@ class StdioEngine:
             return self._failed(clip, language, started, "stdio_crashed", {"detail": why_not})
         restarted = self.restarts
         request = self._request(clip, language, Path(self._tmp.name))
+        recorder = None
+        if self.streaming.enabled:
+            recorder = StreamRecorder(self.streaming, len(mono_16k(clip)) / SAMPLE_RATE)
         try:
             process.send(request)
-            response = process.receive(self.options.timeout)
-            if response.get("id") != clip.id:
-                raise ProtocolError(
-                    f"answer for id {response.get('id')!r} to a request for {clip.id!r}"
-                )
-            return self._hypothesis(clip, language, started, response, restarted)
+            response = self._answer(process, clip, recorder)
+            hypothesis = self._hypothesis(clip, language, started, response, restarted)
+            if recorder is not None and hypothesis.error is None:
+                hypothesis = replace(hypothesis, stream=recorder.final(hypothesis.text))
+            return hypothesis
         except TimeoutError:
             self._drop(process)
             detail: dict[str, Any] = {

@@ -5,6 +5,8 @@ exchange in one page: a hello line, one JSON request per line on stdin, one JSON
 per line on stdout, exit on `shutdown` or when stdin closes. Its text is a function of
 the audio samples alone (three words picked by the SHA-256 of the 16-bit PCM), so a test
 can compute the expected text independently and see that the audio arrived intact.
+A request with `stream` gets partial lines first (the final's words revealed chunk by
+chunk), so the streaming path can be checked against hand-computed figures.
 
 Standard library only, and no `earmark` import: any interpreter runs it.
 
@@ -21,6 +23,7 @@ import os
 import sys
 import time
 import wave
+from collections.abc import Iterator
 from typing import Any
 
 PROTOCOL = 1
@@ -65,6 +68,10 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--echo-request", action="store_true",
                         help="answer with the request (audio left out) as the text")  # fmt: skip
     parser.add_argument("--no-hello", action="store_true", help="never say hello")
+    parser.add_argument("--no-streaming", action="store_true",
+                        help="do not declare streaming in the hello")  # fmt: skip
+    parser.add_argument("--revise-partials", action="store_true",
+                        help="show a wrong last word in partials, corrected later")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -79,7 +86,11 @@ def hello(args: argparse.Namespace) -> dict[str, Any]:
         "protocol": PROTOCOL,
         "name": "stdio-echo-asr",
         "version": "1.0",
-        "capabilities": {"audio": ["path", "pcm_s16le_base64"], "segments": True},
+        "capabilities": {
+            "audio": ["path", "pcm_s16le_base64"],
+            "segments": True,
+            "streaming": not args.no_streaming,
+        },
     }
     if args.model:
         with open(args.model, "rb") as handle:
@@ -124,6 +135,36 @@ def answer(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+WRONG_WORD = "omega"
+
+
+def partials(
+    request: dict[str, Any], final: dict[str, Any], args: argparse.Namespace
+) -> Iterator[dict[str, Any]]:
+    """The partial lines of a streamed request: after chunk k of n, the first k/n of the
+    final's words (rounded down); with `--revise-partials` the last word shown while the
+    text is incomplete is `omega`, which a later line corrects."""
+    stream = request.get("stream")
+    if not isinstance(stream, dict) or "text" not in final:
+        return
+    words = final["text"].split()
+    seconds = float(final["segments"][0]["end"])
+    chunk = float(stream["chunk_seconds"])
+    count = max(1, -(-round(seconds * 1e6) // round(chunk * 1e6)))  # ceil, in microseconds
+    for k in range(1, count + 1):
+        if stream.get("realtime"):
+            time.sleep(min(chunk, seconds - (k - 1) * chunk))
+        shown = words[: len(words) * k // count]
+        if args.revise_partials and 0 < len(shown) < len(words):
+            shown = [*shown[:-1], WRONG_WORD]
+        yield {
+            "id": request["id"],
+            "partial": " ".join(shown),
+            "audio_seconds": min(k * chunk, seconds),
+            "input_finished": k == count,
+        }
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     if args.starts_dir:
@@ -145,7 +186,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.banner:
             print(f"decoding {request.get('id')}", flush=True)
-        _send(answer(request, args))
+        final = answer(request, args)
+        for line in partials(request, final, args):
+            _send(line)
+        _send(final)
 
 
 if __name__ == "__main__":

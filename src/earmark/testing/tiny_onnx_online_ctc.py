@@ -1,0 +1,120 @@
+"""A tiny random-weight streaming NeMo CTC model for sherpa-onnx's online recogniser.
+
+The streaming path must run through the real online recogniser (incremental fbank,
+chunked onnxruntime calls carrying cache states, greedy CTC across chunks) without a
+download. sherpa-onnx's `OnlineNeMoCtcModel` calls the graph once per chunk of
+`window_size` feature frames with five inputs, in this order: `audio_signal` (N, 80,
+window_size) float, `length` (N,) int64, and the cache-aware encoder's states
+`cache_last_channel` (N, d1, d2, d3) float, `cache_last_time` (N, d1, d2, d3) float,
+`cache_last_channel_len` (N,) int64. It takes back log-probabilities (N, T', vocab), the
+encoded lengths (ignored) and the three next states, and reads the metadata keys
+`window_size`, `chunk_shift`, `subsampling_factor`, `vocab_size` (without the blank) and
+`cache_last_{channel,time}_dim{1,2,3}`, each without a default (a missing one ends the
+process). The graph is the offline tiny model's (`tiny_onnx_ctc`): strided Slice (the
+subsampling) -> MatMul + Add with seeded random weights -> LogSoftmax, states passed
+through unchanged. Needs the `onnx` package (imported here only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, SUBSAMPLING, TOKENS
+
+#: Feature frames (10 ms each) per model call; the chunk shift is the same (no overlap).
+WINDOW_FRAMES = 8
+#: Shapes of the pass-through cache states (dims 1..3; the batch is dim 0).
+CACHE_CHANNEL = (1, 2, 4)
+CACHE_TIME = (1, 4, 2)
+
+
+def build_tiny_online_nemo_ctc(
+    out_dir: str | Path, *, seed: int = 0, blank_bias: float = -1.0
+) -> Path:
+    """Write `model.onnx` and `tokens.txt` into `out_dir`; returns the folder.
+
+    `blank_bias` is added to the blank's logit (negative: the random model says more).
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    vocab = len(TOKENS)
+    rng = np.random.default_rng(seed)
+    weight = (rng.standard_normal((FEATURE_DIM, vocab)) * 0.5).astype(np.float32)
+    bias = np.zeros(vocab, dtype=np.float32)
+    bias[TOKENS.index("<blk>")] = blank_bias
+
+    def ints(name: str, values: list[int]) -> onnx.TensorProto:
+        return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+    initialisers = [
+        numpy_helper.from_array(weight, "proj.weight"),
+        numpy_helper.from_array(bias, "proj.bias"),
+        ints("slice.starts", [0]),
+        ints("slice.ends", [np.iinfo(np.int64).max]),
+        ints("slice.axes", [1]),
+        ints("slice.steps", [SUBSAMPLING]),
+    ]
+    nodes = [
+        helper.make_node("Transpose", ["audio_signal"], ["frames"], perm=[0, 2, 1]),
+        helper.make_node(
+            "Slice",
+            ["frames", "slice.starts", "slice.ends", "slice.axes", "slice.steps"],
+            ["subsampled"],
+        ),
+        helper.make_node("MatMul", ["subsampled", "proj.weight"], ["projected"]),
+        helper.make_node("Add", ["projected", "proj.bias"], ["logits"]),
+        helper.make_node("LogSoftmax", ["logits"], ["logprobs"], axis=-1),
+        helper.make_node("Identity", ["length"], ["encoded_lengths"]),
+        *(
+            helper.make_node("Identity", [name], [f"{name}_next"])
+            for name in ("cache_last_channel", "cache_last_time", "cache_last_channel_len")
+        ),
+    ]
+    value = helper.make_tensor_value_info
+    states_in = [
+        value("cache_last_channel", TensorProto.FLOAT, ["N", *CACHE_CHANNEL]),
+        value("cache_last_time", TensorProto.FLOAT, ["N", *CACHE_TIME]),
+        value("cache_last_channel_len", TensorProto.INT64, ["N"]),
+    ]
+    states_out = [
+        value(f"{v.name}_next", v.type.tensor_type.elem_type, ["N", *dims])
+        for v, dims in zip(states_in, (CACHE_CHANNEL, CACHE_TIME, ()), strict=True)
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny_online_nemo_ctc",
+        [
+            value("audio_signal", TensorProto.FLOAT, ["N", FEATURE_DIM, "T"]),
+            value("length", TensorProto.INT64, ["N"]),
+            *states_in,
+        ],
+        [
+            value("logprobs", TensorProto.FLOAT, ["N", "T_out", vocab]),
+            value("encoded_lengths", TensorProto.INT64, ["N"]),
+            *states_out,
+        ],
+        initialisers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8  # readable by every onnxruntime that sherpa-onnx 1.x/2.x bundles
+    metadata = {
+        "vocab_size": str(vocab - 1),  # NeMo counts the vocabulary without the blank
+        "window_size": str(WINDOW_FRAMES),
+        "chunk_shift": str(WINDOW_FRAMES),
+        "subsampling_factor": str(SUBSAMPLING),
+        **{f"cache_last_channel_dim{i}": str(d) for i, d in enumerate(CACHE_CHANNEL, 1)},
+        **{f"cache_last_time_dim{i}": str(d) for i, d in enumerate(CACHE_TIME, 1)},
+        "model_type": "EncDecCTCModelBPE",
+        "comment": "earmark tiny random-weight streaming test model",
+    }
+    helper.set_model_props(model, metadata)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out / "model.onnx"))
+    lines = [f"{token} {i}" for i, token in enumerate(TOKENS)]
+    (out / "tokens.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
