@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, ClassVar, Generic, TypeVar, Union
 
 from earmark.errors import EarmarkError
 
@@ -315,12 +315,17 @@ class Record:
 
     extra: JSONObject = field(default_factory=dict, compare=False, repr=False)
     key_order: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: A file's schema id (`earmark.results/1`): checked before any other key, so a file
+    #: of another kind or version says so instead of naming a key it lacks.
+    SCHEMA_ID: ClassVar[str | None] = None
 
     @classmethod
     def from_dict(cls: type[R], data: object, path: str = "") -> R:
         """Read and check `data` (as `json.loads` gives it); errors name the JSON path."""
         if not isinstance(data, dict):
             raise malformed(path, f"expected an object, found {_kind(data)}")
+        if cls.SCHEMA_ID is not None:
+            check_schema(path, data.get("schema"), cls.SCHEMA_ID)
         values: dict[str, Any] = {}
         known: set[str] = set()
         for f, key, codec, required in _specs(cls):
@@ -395,7 +400,7 @@ def parse_json(text: str, *, file: str | None = None) -> object:
     return data
 
 
-def check_schema(path: str, found: str, expected: str) -> None:
+def check_schema(path: str, found: object, expected: str) -> None:
     """Refuse a file of another schema (or version) before reading its figures."""
     if found != expected:
         raise malformed(

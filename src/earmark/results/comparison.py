@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from earmark.errors import EarmarkError
 from earmark.results.arm import BootstrapSettings, NormalizerPolicy
@@ -26,7 +27,6 @@ from earmark.results.codec import (
     Nullable,
     Record,
     TupleOf,
-    check_schema,
     json_key,
     json_path,
     lookup,
@@ -135,6 +135,8 @@ class PairedDifference(Record):
 class Comparison(Record):
     """The whole `compare.json`."""
 
+    SCHEMA_ID: ClassVar[str | None] = COMPARE_SCHEMA
+
     schema: str = field(metadata=json_key(STR))
     protocol: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     earmark_version: str = field(metadata=json_key(STR))
@@ -155,9 +157,6 @@ class Comparison(Record):
     #: Harness-artefact diagnostics per arm (insertion, truncation, script mismatch...).
     diagnostics: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     determinism: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
-
-    def _check(self, path: str) -> None:
-        check_schema(path, self.schema, COMPARE_SCHEMA)
 
     def arm(self, name: str) -> ComparisonArm:
         return lookup(self.arms, name, "arm", lambda: json_path("arms", name))

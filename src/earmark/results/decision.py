@@ -8,6 +8,7 @@ evidence per language, resources, settings, ceilings and the gates left to a per
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from earmark.results.codec import (
     ANY,
@@ -23,7 +24,6 @@ from earmark.results.codec import (
     Nullable,
     Record,
     TupleOf,
-    check_schema,
     json_key,
     lookup,
     malformed,
@@ -100,6 +100,8 @@ class LanguageEvidence(Record):
 class Decision(Record):
     """The whole decision record."""
 
+    SCHEMA_ID: ClassVar[str | None] = DECISION_SCHEMA
+
     schema: str = field(metadata=json_key(STR))
     date: str = field(metadata=json_key(STR))
     verdict: str = field(metadata=json_key(STR))
@@ -122,7 +124,6 @@ class Decision(Record):
     gates: tuple[JSONObject, ...] | None = field(default=None, metadata=json_key(TupleOf(OBJECT)))
 
     def _check(self, path: str) -> None:
-        check_schema(path, self.schema, DECISION_SCHEMA)
         if self.verdict not in VERDICTS:
             raise malformed(
                 "verdict", f"unknown verdict {self.verdict!r}", hint="one of " + ", ".join(VERDICTS)

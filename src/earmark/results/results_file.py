@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from earmark.results.arm import ArmResult
 from earmark.results.codec import (
@@ -23,7 +24,6 @@ from earmark.results.codec import (
     Nested,
     Record,
     TupleOf,
-    check_schema,
     json_key,
     json_path,
     lookup,
@@ -70,6 +70,8 @@ class Results(Record):
     0.12280701754385964
     """
 
+    SCHEMA_ID: ClassVar[str | None] = RESULTS_SCHEMA
+
     schema: str = field(metadata=json_key(STR))
     earmark_version: str = field(metadata=json_key(STR))
     created: str = field(metadata=json_key(STR))
@@ -89,9 +91,6 @@ class Results(Record):
     predictions: PredictionsRef | None = field(
         default=None, metadata=json_key(Nested(PredictionsRef))
     )
-
-    def _check(self, path: str) -> None:
-        check_schema(path, self.schema, RESULTS_SCHEMA)
 
     @property
     def arm_names(self) -> tuple[str, ...]:
