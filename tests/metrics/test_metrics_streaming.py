@@ -210,3 +210,9 @@ def test_docstring_example() -> None:
 
     result = doctest.testmod(module, raise_on_error=False)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_worked_example_of_docs_streaming_md() -> None:
+    t = trace(["", "the", "the cat", "the cat is", "the hat sat"], "the hat sat down")
+    assert stream_figures(t).revised_units == 2  # "cat", "is": one rewrite
+    assert stream_figures(t, churn="against_final").revised_units == 3  # "cat" twice, "is"
