@@ -34,21 +34,63 @@ def _wer(data: dict) -> dict:
 @pytest.mark.parametrize(
     ("edit", "field", "says"),
     [
-        (lambda d: _wer(d).__setitem__("ci95", [0.1]), f"{WER}.ci95", "expected a [low, high] pair of numbers or null, found a list"),
+        (
+            lambda d: _wer(d).__setitem__("ci95", [0.1]),
+            f"{WER}.ci95",
+            "expected a [low, high] pair of numbers or null, found a list",
+        ),
         (lambda d: _wer(d).__setitem__("ci95", [0.1, "x"]), f"{WER}.ci95", "found a list"),
-        (lambda d: _wer(d).__setitem__("hits", 1.5), f"{WER}.hits", "expected an integer, found a number"),
-        (lambda d: _wer(d).__setitem__("substitutions", True), f"{WER}.substitutions", "expected an integer, found a boolean"),
+        (
+            lambda d: _wer(d).__setitem__("hits", 1.5),
+            f"{WER}.hits",
+            "expected an integer, found a number",
+        ),
+        (
+            lambda d: _wer(d).__setitem__("substitutions", True),
+            f"{WER}.substitutions",
+            "expected an integer, found a boolean",
+        ),
         (lambda d: _wer(d).pop("deletions"), f"{WER}.deletions", "required key is missing"),
-        (lambda d: _wer(d).__setitem__("aggregate", "mean"), f"{WER}.aggregate", "expected micro or macro"),
-        (lambda d: _wer(d).__setitem__("null_reason", None), f"{WER}.null_reason", "expected a string, found null"),
-        (lambda d: d["arms"][ARM]["by_language"].__setitem__("en", []), f'arms["{ARM}"].by_language.en', "expected an object, found a list"),
-        (lambda d: d["arms"][ARM]["bootstrap"].__setitem__("level", 95), f'arms["{ARM}"].bootstrap.level', "between 0 and 1"),
-        (lambda d: d["arms"][ARM]["coverage"]["not_ok"].append({"id": "x"}), f'arms["{ARM}"].coverage.not_ok[0].status', "required key is missing"),
-        (lambda d: d["probes"][2].__setitem__("passed", "yes"), "probes[2].passed", "expected true or false, found a string"),
-        (lambda d: d.__setitem__("schema", "earmark.results/2"), "schema", "unsupported schema 'earmark.results/2'"),
+        (
+            lambda d: _wer(d).__setitem__("aggregate", "mean"),
+            f"{WER}.aggregate",
+            "expected micro or macro",
+        ),
+        (
+            lambda d: _wer(d).__setitem__("null_reason", None),
+            f"{WER}.null_reason",
+            "expected a string, found null",
+        ),
+        (
+            lambda d: d["arms"][ARM]["by_language"].__setitem__("en", []),
+            f'arms["{ARM}"].by_language.en',
+            "expected an object, found a list",
+        ),
+        (
+            lambda d: d["arms"][ARM]["bootstrap"].__setitem__("level", 95),
+            f'arms["{ARM}"].bootstrap.level',
+            "between 0 and 1",
+        ),
+        (
+            lambda d: d["arms"][ARM]["coverage"]["not_ok"].append({"id": "x"}),
+            f'arms["{ARM}"].coverage.not_ok[0].status',
+            "required key is missing",
+        ),
+        (
+            lambda d: d["probes"][2].__setitem__("passed", "yes"),
+            "probes[2].passed",
+            "expected true or false, found a string",
+        ),
+        (
+            lambda d: d.__setitem__("schema", "earmark.results/2"),
+            "schema",
+            "unsupported schema 'earmark.results/2'",
+        ),
     ],
 )
-def test_malformed_results_name_the_json_path(edit: Callable[[dict], None], field: str, says: str) -> None:
+def test_malformed_results_name_the_json_path(
+    edit: Callable[[dict], None], field: str, says: str
+) -> None:
     with pytest.raises(EarmarkError) as caught:
         Results.from_json(_broken(edit), file="results.json")
     error = caught.value
@@ -107,7 +149,9 @@ def test_a_written_file_reads_back(tmp_path: Path) -> None:
     results = Results.from_path(RUN)
     digest = results.to_path(tmp_path / "results.json")
     assert len(digest) == 64
-    assert (tmp_path / "results.json").read_text("utf-8") == (RUN / "results.json").read_text("utf-8")
+    assert (tmp_path / "results.json").read_text("utf-8") == (RUN / "results.json").read_text(
+        "utf-8"
+    )
     assert Results.from_path(tmp_path) == results
     row = PredictionRow.from_line((RUN / "predictions.jsonl").read_text("utf-8").splitlines()[0])
     assert row.view("normalized") is not None and row.view("nope") is None
@@ -118,14 +162,30 @@ def test_import_is_light_and_pure() -> None:
     imports only the standard library, earmark.errors, earmark.metrics (counts) and
     earmark.outputs (atomic writes, in `io`)."""
     probe = "import sys, earmark.results; print(' '.join(sorted(sys.modules)))"
-    mods = set(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split())
+    mods = set(
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
     assert not {"numpy", "torch", "transformers", "ctranslate2", "ray", "pandas"} & mods
-    assert not {m for m in mods if m.startswith("earmark.") and m.split(".")[1] not in ("results", "errors")}
+    assert not {
+        m for m in mods if m.startswith("earmark.") and m.split(".")[1] not in ("results", "errors")
+    }
     allowed = {"earmark.errors", "earmark.metrics.counts", "earmark.outputs"}
     stdlib = set(sys.stdlib_module_names)
     for path in PACKAGE.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             for name in names:
-                ok = name.split(".")[0] in stdlib or name.startswith("earmark.results") or name in allowed
+                ok = (
+                    name.split(".")[0] in stdlib
+                    or name.startswith("earmark.results")
+                    or name in allowed
+                )
                 assert ok, f"{path.name} imports {name}"

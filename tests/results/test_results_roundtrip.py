@@ -36,19 +36,64 @@ EXAMPLES = [TESTS / "report/data/example-run", TESTS / "compare/data/example-run
 #: Eight rows: zh (four CER views and the mixed unit, a slice), en (one row without a
 #: hypothesis), ga (hyphenated t- prefix).
 ROWS = [
-    {"id": "zh-1", "reference": "我爱北京天安门。", "hypothesis": "我爱南京天安门", "language": "zh", "slices": ["zh", "numbers"]},
-    {"id": "zh-2", "reference": "今天是2024年5月3日，下雨。", "hypothesis": "今天是二零二四年五月三日下雨", "language": "zh"},
-    {"id": "zh-3", "reference": "我用iPhone打电话", "hypothesis": "我用爱疯打电话", "language": "zh"},
-    {"id": "en-1", "reference": "Hello there, General Kenobi.", "hypothesis": "hello there general kenobi", "language": "en"},
-    {"id": "en-2", "reference": "It costs $25 on May 3rd.", "hypothesis": "it cost twenty five dollars on may third", "language": "en"},
+    {
+        "id": "zh-1",
+        "reference": "我爱北京天安门。",
+        "hypothesis": "我爱南京天安门",
+        "language": "zh",
+        "slices": ["zh", "numbers"],
+    },
+    {
+        "id": "zh-2",
+        "reference": "今天是2024年5月3日，下雨。",
+        "hypothesis": "今天是二零二四年五月三日下雨",
+        "language": "zh",
+    },
+    {
+        "id": "zh-3",
+        "reference": "我用iPhone打电话",
+        "hypothesis": "我用爱疯打电话",
+        "language": "zh",
+    },
+    {
+        "id": "en-1",
+        "reference": "Hello there, General Kenobi.",
+        "hypothesis": "hello there general kenobi",
+        "language": "en",
+    },
+    {
+        "id": "en-2",
+        "reference": "It costs $25 on May 3rd.",
+        "hypothesis": "it cost twenty five dollars on may third",
+        "language": "en",
+    },
     {"id": "en-3", "reference": "Call me at 5 pm.", "hypothesis": None, "language": "en"},
-    {"id": "ga-1", "reference": "Tá an t-uisce fuar.", "hypothesis": "ta an tuisce fuar", "language": "ga"},
-    {"id": "ga-2", "reference": "Dia dhuit, a chara.", "hypothesis": "dia duit a chara", "language": "ga"},
+    {
+        "id": "ga-1",
+        "reference": "Tá an t-uisce fuar.",
+        "hypothesis": "ta an tuisce fuar",
+        "language": "ga",
+    },
+    {
+        "id": "ga-2",
+        "reference": "Dia dhuit, a chara.",
+        "hypothesis": "dia duit a chara",
+        "language": "ga",
+    },
 ]
 
 SCORE_FLAGS = {
     "sections": ["--bootstrap", "50", "--punctuation", "--critical-tokens", "--sclite-reports"],
-    "minimums": ["--bootstrap", "0", "--min-per-slice", "3", "--cluster", "speaker", "--min-speakers", "2"],
+    "minimums": [
+        "--bootstrap",
+        "0",
+        "--min-per-slice",
+        "3",
+        "--cluster",
+        "speaker",
+        "--min-speakers",
+        "2",
+    ],
     "macro": ["--bootstrap", "20", "--aggregate", "macro"],
 }
 
@@ -88,7 +133,22 @@ def test_checked_in_results_round_trip(run: Path) -> None:
 def compared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("compare")
     specs = [f"A={EXAMPLES[0]}", f"B={EXAMPLES[1]}"]
-    assert main(["compare", *specs, "--normalizer", "auto", "--bootstrap", "50", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                *specs,
+                "--normalizer",
+                "auto",
+                "--bootstrap",
+                "50",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return out / "compare.json"
 
 
@@ -143,7 +203,9 @@ def test_score_sections_are_present(predictions_file: Path, tmp_path: Path) -> N
     assert dict(arm.extra) == {}
 
 
-def test_minimums_null_the_figures_and_keep_the_counts(predictions_file: Path, tmp_path: Path) -> None:
+def test_minimums_null_the_figures_and_keep_the_counts(
+    predictions_file: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     args = ["score", str(predictions_file), "--normalizer", "auto", "--out", str(out), "--quiet"]
     assert main([*args, *SCORE_FLAGS["minimums"]]) == 0
@@ -162,7 +224,9 @@ def test_speaker_blocks_round_trip() -> None:
     """`by_speaker` comes from rows that carry a speaker (stm/trn input): scored here
     through the scorer and `build_results`, as `earmark score` does."""
     rows = [
-        ScoringRow("a1", "one two three four", "one two three for", "en", ("x",), extra={"speaker": "a"}),
+        ScoringRow(
+            "a1", "one two three four", "one two three for", "en", ("x",), extra={"speaker": "a"}
+        ),
         ScoringRow("b1", "five six", "five six", "en", ("x",), extra={"speaker": "b"}),
         ScoringRow("c1", "seven eight", "", "en", ("y",), extra={"speaker": "c"}),
     ]

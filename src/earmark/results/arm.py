@@ -54,7 +54,10 @@ class BootstrapSettings(Record):
     #: Set by a published protocol: its random generator and quantile rule.
     generator: str | None = field(default=None, metadata=json_key(STR))
     quantile_rule: str | None = field(default=None, metadata=json_key(STR))
+    #: compare.json: how every interval is seeded, and (with a protocol) which generator
+    #: draws the paired and exact-match intervals.
     seeding: str | None = field(default=None, metadata=json_key(STR))
+    paired_and_exact_match: str | None = field(default=None, metadata=json_key(STR))
 
     def _check(self, path: str) -> None:
         if not 0 < self.level < 1:
@@ -107,6 +110,11 @@ class ModelInfo(Record):
     size_bytes: int | None = field(default=None, metadata=json_key(Nullable(INT)))
     languages: JSONValue = field(default=None, metadata=json_key(ANY))
     english_only: bool | None = field(default=None, metadata=json_key(Nullable(BOOL)))
+    deterministic: bool | None = field(default=None, metadata=json_key(Nullable(BOOL)))
+    determinism_note: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+    #: The engine's own figures (runtime versions, device, decode options): the JSON key
+    #: is `extra`, kept apart from this record's own `extra` (keys it does not model).
+    engine_extra: JSONObject | None = field(default=None, metadata=json_key(OBJECT, "extra"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,6 +146,8 @@ class Resources(Record):
     clips_timed: int | None = field(default=None, metadata=json_key(Nullable(INT)))
     #: What each figure means, in words.
     definitions: Mapping[str, str] | None = field(default=None, metadata=json_key(MapOf(STR)))
+    #: This session's row counts (transcribed, skipped as already finished, failed).
+    session: Mapping[str, int] | None = field(default=None, metadata=json_key(MapOf(INT)))
 
 
 @dataclass(frozen=True, kw_only=True)

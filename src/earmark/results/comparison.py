@@ -52,7 +52,16 @@ class CompareMetric(Record):
     aggregate: str | None = field(default=None, metadata=json_key(STR))
     n_scored: int | None = field(default=None, metadata=json_key(INT))
     n_unavailable: int | None = field(default=None, metadata=json_key(INT))
+    unavailable_reasons: Mapping[str, int] | None = field(
+        default=None, metadata=json_key(MapOf(INT))
+    )
+    median_per_utterance: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    median_per_utterance_n: int | None = field(default=None, metadata=json_key(INT))
+    median_per_utterance_null_reason: str | None = field(default=None, metadata=json_key(STR))
     null_reason: str | None = field(default=None, metadata=json_key(STR))
+    mer: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    wil: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    ser: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
 
     def estimate(self, *, level: float = 0.95, method: str = "percentile") -> Estimate:
         return Estimate(self.value, self.ci, level, method, self.null_reason)
