@@ -4,6 +4,7 @@ workers, and resume across executors."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +255,63 @@ def test_local_run_killed_then_finished_on_ray(
     assert len(rows(out)) == 12
     finish(plan, out)
     assert rows(out) == clean
+
+
+#: The two row fields that measure time when decode_seconds comes from a file.
+LATENCY = re.compile(rb'"(audio_load_seconds|end_to_end_seconds)": ?(null|[-0-9.eE+]+)')
+
+
+def test_demo_corpus_rows_are_byte_identical_to_local(tmp_path: Path, ray_session: Any) -> None:
+    """The bundled demo corpus through a precomputed engine holding the golden demo
+    hypotheses (fixed decode times): after finish_run, predictions.jsonl is the same file
+    on both executors but for the two latencies, and resources.json counts alike."""
+    from earmark.corpus.demo import demo_audio_root, demo_manifest_path
+    from earmark.corpus.manifest import read_manifest
+
+    golden = json.loads(
+        (Path(__file__).parents[1] / "run" / "data" / "demo-golden.json").read_text("utf-8")
+    )["hypotheses"]
+    hyps = tmp_path / "hyps.jsonl"
+    hyps.write_text(
+        "".join(
+            json.dumps({"id": i, "hypothesis": t, "decode_seconds": 0.25}) + "\n"
+            for i, t in sorted(golden.items())
+        ),
+        "utf-8",
+    )
+    plan = RunPlan(
+        manifest=str(demo_manifest_path()),
+        audio_root=str(demo_audio_root()),
+        arms=(parse_arm_spec(f"precomputed:{hyps}?name=golden"),),
+        normalizer="none",
+        bootstrap=200,
+        repeats=2,
+        batch_size=3,
+    )
+    summary = on_ray(plan, tmp_path / "ray", shard_size=5, num_actors=2)
+    assert summary["transcribed"] == 62 and summary["failed"] == 0
+    local(plan, tmp_path / "local")
+    finish(plan, tmp_path / "ray")
+    finish(plan, tmp_path / "local")
+    files = [
+        LATENCY.sub(rb'"\1": 0', (tmp_path / d / "predictions.jsonl").read_bytes())
+        for d in ("ray", "local")
+    ]
+    assert files[0] == files[1]
+    assert files[0].count(b'_seconds": 0') == 2 * 62  # both latencies, every row, masked
+    ids = [u.id for u in read_manifest(demo_manifest_path())]
+    got = [json.loads(x) for x in files[0].splitlines()]
+    assert [(r["id"], r["repeat"]) for r in got] == [(i, k) for i in ids for k in range(2)]
+    assert {r["id"]: r["hypothesis"] for r in got} == golden
+    both = [
+        json.loads((tmp_path / d / "arms/golden/resources.json").read_text())
+        for d in ("ray", "local")
+    ]
+    for key in ("session", "clips_timed", "decode_seconds_total", "audio_seconds", "threads"):
+        assert both[0][key] == both[1][key], key
+    assert both[0]["decode_seconds_total"] == pytest.approx(62 * 0.25)
+    # Ray's end-to-end figures pool every actor's rows, as a local arm's do.
+    assert both[0]["clips_timed_end_to_end"] == both[1]["clips_timed_end_to_end"] == 62
 
 
 TINY = "faster-whisper:bundled:tiny.en?compute_type=int8&beam_size=1&temperature=0&name=tiny"
