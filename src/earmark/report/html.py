@@ -33,6 +33,7 @@ from earmark.report.html_examples import (
 )
 from earmark.report.html_extra_metrics import render_punctuation, render_timestamps
 from earmark.report.html_figures import render_headline, render_languages, render_normalisation
+from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_latency import render_latency
 from earmark.report.html_page import CSP, STYLE, Markup, esc, html_table, section
 from earmark.report.html_provenance import render_probes, render_provenance
@@ -75,9 +76,10 @@ def render_html_report(
     run: RunDirectory, *, title: str = "earmark report", worst_k: int = 5
 ) -> str:
     """The complete page as one string (UTF-8 when written)."""
-    results = run.results
+    page = ReportInputs.of(run)
+    results = page.results
     banners = []
-    if results.get("public") is False:
+    if results.public is False:
         banners.append(
             '<div class="banner private" id="not-public">Not public. The corpus sidecar does '
             "not permit redistribution of audio and transcripts: share aggregate figures only, "
@@ -92,8 +94,8 @@ def render_html_report(
     corpus = run.corpus
     subtitle = (
         f"{esc(corpus.get('dataset') or 'scored predictions')} · "
-        f"{esc(len(results['arms']))} arm(s) · created {esc(results.get('created', '—'))} · "
-        f"earmark {esc(results.get('earmark_version', '—'))}"
+        f"{esc(len(results.arms))} arm(s) · created {esc(results.created)} · "
+        f"earmark {esc(results.earmark_version)}"
     )
     nav = "".join(f'<a href="#{s}">{esc(s)}</a>' for s in SECTIONS)
     # Sidecar `redistribute_transcripts: false`: figures only, no text from predictions.
@@ -103,18 +105,20 @@ def render_html_report(
         "(redistribute_transcripts: false); figures only.</p>"
     )
     sections = [
-        render_headline(run),
-        render_languages(run),
-        render_errors(run),
-        render_latency(run),
-        render_comparison(run),
-        section("diagnostics", "Diagnostics", [withheld]) if private else render_diagnostics(run),
-        render_punctuation(run),
-        render_timestamps(run),
-        section("worst", "Worst utterances", [withheld]) if private else render_worst(run, worst_k),
-        render_normalisation(run),
-        render_provenance(run),
-        render_probes(run),
+        render_headline(page),
+        render_languages(page),
+        render_errors(page),
+        render_latency(page),
+        render_comparison(page),
+        section("diagnostics", "Diagnostics", [withheld]) if private else render_diagnostics(page),
+        render_punctuation(page),
+        render_timestamps(page),
+        section("worst", "Worst utterances", [withheld])
+        if private
+        else render_worst(page, worst_k),
+        render_normalisation(page),
+        render_provenance(page),
+        render_probes(page),
     ]
     return (
         "<!DOCTYPE html>\n"
@@ -143,10 +147,10 @@ def write_html_report(
     """Read a run directory and write its report (default `RUN_DIR/report.html`)."""
     run = load_run(run_dir, compare=compare)
     target = Path(out) if out is not None else run.path / "report.html"
-    page = render_html_report(
+    html = render_html_report(
         run, title=title or f"earmark report: {run.path.name}", worst_k=worst_k
     )
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(target, page)
+    atomic_write_text(target, html)
     add_to_listing(run.path, target)  # inside the run folder: artefacts.sha256 names it
     return target

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_page import Markup, chart, esc, html_table, num, p_value, pct, section
 from earmark.report.markdown import fmt_rate
 from earmark.report.plots import MatrixCell, comparison_matrix
-from earmark.report.run_directory import RunDirectory
 
 
-def render_comparison(run: RunDirectory) -> str:
-    cmp = run.compare
+def render_comparison(page: ReportInputs) -> str:
+    cmp = page.run.compare
     if not cmp:
         return section(
             "comparison",

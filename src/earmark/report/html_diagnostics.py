@@ -4,43 +4,42 @@ no-speech clips and of language mismatches, the run's flags and compare.json's."
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from earmark.report.html_examples import examples_table, transcript
+from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_page import Markup, esc, html_table, num, pct, section
-from earmark.report.run_directory import RunDirectory, base_language
+from earmark.report.run_directory import base_language
 
 
-def render_diagnostics(run: RunDirectory, examples: int = 10) -> str:
+def render_diagnostics(page: ReportInputs, examples: int = 10) -> str:
     rows: list[list[object]] = []
     mismatch_examples: list[dict[str, Any]] = []
     no_speech_examples: list[dict[str, Any]] = []
-    for arm_name in run.arm_names:
-        arm = run.arm(arm_name)
-        arm_rows = run.arm_rows(arm_name)
-        for lang, block in arm.get("by_language", {}).items():
-            h = block.get("hallucination") or {}
+    for arm_name, arm in page.results.arms.items():
+        arm_rows = page.arm_rows(arm_name)
+        for lang, block in arm.by_language.items():
+            h = block.hallucination
             lang_rows = [r for r in arm_rows if base_language(r.get("language")) == lang]
             mismatches = [r for r in lang_rows if r.get("language_mismatch")]
             mismatch_examples += mismatches
-            primary = block.get("primary_view", "")
             for r in lang_rows:
-                view = (r.get("views") or {}).get(primary) or {}
+                view = (r.get("views") or {}).get(block.primary_view) or {}
                 if view.get("reference") == "" and view.get("hypothesis"):
                     no_speech_examples.append(r)
-            rate = h.get("no_speech_output_rate")
+            rate = h.no_speech_output_rate
             rows.append(
                 [
                     arm_name,
                     lang,
                     num(
-                        f"{h.get('no_speech_with_output', 0)}/{h.get('no_speech_rows', 0)}"
+                        f"{h.no_speech_with_output}/{h.no_speech_rows}"
                         + (f" ({100 * rate:.0f}%)" if rate is not None else "")
                     ),
-                    num(str(h.get("empty_outputs", 0))),
-                    num(str(h.get("repetition_loops", 0))),
-                    num(str(h.get("runaway_outputs", 0))),
+                    num(str(h.empty_outputs)),
+                    num(str(h.repetition_loops)),
+                    num(str(h.runaway_outputs)),
                     num(f"{len(mismatches)}/{len(lang_rows)}" if lang_rows else "—"),
                 ]
             )
@@ -80,37 +79,11 @@ def render_diagnostics(run: RunDirectory, examples: int = 10) -> str:
         )
         if len(mismatch_examples) > examples:
             body.append(f'<p class="muted">… and {len(mismatch_examples) - examples} more.</p>')
-    flagged = run.results.get("diagnostics") or {}
+    flagged: Mapping[str, Any] = page.results.diagnostics or {}
     if flagged:
         body.append("<h3>Flags</h3>")
-        flag_rows: list[list[object]] = []
-        for name, diag in flagged.items():
-            for kind in ("insertion", "truncation", "script_mismatch", "empty_outputs"):
-                block = diag.get(kind) or {}
-                reasons: list[str] = []
-                for sub in (block.get("by_normalizer") or {}).values():
-                    reasons += sub.get("reasons") or []
-                reasons += block.get("reasons") or []
-                flag_rows.append(
-                    [
-                        name,
-                        kind.replace("_", " "),
-                        _flag_badge(block.get("flagged")),
-                        _list(reasons),
-                    ]
-                )
-            flips = diag.get("normalizer_ranking_flip") or {}
-            if flips.get("flagged"):
-                flag_rows.append(
-                    [
-                        name,
-                        "normaliser changes ranking",
-                        _flag_badge(True),
-                        _list([_flip_text(name, f) for f in flips.get("flips") or []]),
-                    ]
-                )
-        body.append(html_table(["arm", "diagnostic", "status", "why"], flag_rows))
-    extra = (run.compare or {}).get("diagnostics") or {}
+        body.append(html_table(["arm", "diagnostic", "status", "why"], _flag_rows(flagged)))
+    extra = (page.run.compare or {}).get("diagnostics") or {}
     if extra:
         body.append("<h3>Diagnostics from compare.json</h3>")
         body.append(
@@ -132,6 +105,33 @@ def render_diagnostics(run: RunDirectory, examples: int = 10) -> str:
                 f"{esc(json.dumps(diag, ensure_ascii=False, indent=2))}</pre></details>"
             )
     return section("diagnostics", "Diagnostics: hallucination and language", body)
+
+
+def _flag_rows(flagged: Mapping[str, Any]) -> list[list[object]]:
+    """One row per arm and harness check of results.json's `diagnostics`, with the
+    reasons each normaliser gave, and a row when the normaliser flips a ranking."""
+    rows: list[list[object]] = []
+    for name, diag in flagged.items():
+        for kind in ("insertion", "truncation", "script_mismatch", "empty_outputs"):
+            check = diag.get(kind) or {}
+            reasons: list[str] = []
+            for sub in (check.get("by_normalizer") or {}).values():
+                reasons += sub.get("reasons") or []
+            reasons += check.get("reasons") or []
+            rows.append(
+                [name, kind.replace("_", " "), _flag_badge(check.get("flagged")), _list(reasons)]
+            )
+        flips = diag.get("normalizer_ranking_flip") or {}
+        if flips.get("flagged"):
+            rows.append(
+                [
+                    name,
+                    "normaliser changes ranking",
+                    _flag_badge(True),
+                    _list([_flip_text(name, f) for f in flips.get("flips") or []]),
+                ]
+            )
+    return rows
 
 
 def _flag_badge(flagged: object) -> Markup:

@@ -3,8 +3,10 @@ confusion pairs for arms scored with --sclite-reports."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from earmark.report.html_inputs import ReportInputs, primary_metric, primary_view
 from earmark.report.html_page import (
     Markup,
     Num,
@@ -12,28 +14,26 @@ from earmark.report.html_page import (
     esc,
     html_table,
     num,
-    primary_figures,
     section,
     short,
 )
 from earmark.report.plots import ErrorSplit, stacked_error_bars
-from earmark.report.run_directory import RunDirectory, primary_metric_name
 
 
-def render_errors(run: RunDirectory) -> str:
+def render_errors(page: ReportInputs) -> str:
     splits = []
-    for arm_name, lang, block in run.blocks():
-        name = primary_metric_name(block)
-        metric = primary_figures(block).get(name)
-        if not metric:
+    for arm_name, lang, block in page.blocks():
+        name = primary_metric(block)
+        metric = primary_view(block).metrics.get(name)
+        if metric is None:
             continue
         splits.append(
             ErrorSplit(
                 label=f"{arm_name} · {lang} ({name.upper()})",
-                substitutions=int(metric["substitutions"]),
-                deletions=int(metric["deletions"]),
-                insertions=int(metric["insertions"]),
-                ref_units=int(metric["ref_units"]),
+                substitutions=metric.substitutions,
+                deletions=metric.deletions,
+                insertions=metric.insertions,
+                ref_units=metric.ref_units,
             )
         )
     body: list[str] = [
@@ -48,7 +48,7 @@ def render_errors(run: RunDirectory) -> str:
         ),
         '<p class="muted">A bar longer than 100% means the system inserted more units '
         "than the reference holds (insertion-driven hallucination).</p>",
-        *_sclite_tables(run),
+        *_sclite_tables(page),
     ]
     return section("errors", "Error types", body)
 
@@ -62,13 +62,13 @@ def _count_pct(part: int, whole: int) -> Num:
     return num(f"{part} ({100 * part / whole:.1f}%)" if whole else str(part))
 
 
-def sclite_speaker_rows(section: dict[str, Any]) -> list[list[object]]:
+def sclite_speaker_rows(sclite: Mapping[str, Any]) -> list[list[object]]:
     """The `.sys` table of an arm's `sclite` block: each speaker, then the total, as
     counts with sclite's percentages (of # Wrd; S.Err of # Snt)."""
     rows: list[list[object]] = []
-    for line in [*section.get("speakers", []), section["total"]]:
+    for line in [*sclite.get("speakers", []), sclite["total"]]:
         words, sentences = int(line["words"]), int(line["sentences"])
-        label = "Sum/Avg" if line is section["total"] else line["speaker"]
+        label = "Sum/Avg" if line is sclite["total"] else line["speaker"]
         rows.append(
             [
                 label,
@@ -84,31 +84,31 @@ def sclite_speaker_rows(section: dict[str, Any]) -> list[list[object]]:
     return rows
 
 
-def _sclite_tables(run: RunDirectory) -> list[str]:
+def _sclite_tables(page: ReportInputs) -> list[str]:
     """Per-speaker tables and confusion pairs of arms scored with --sclite-reports.
 
     Nothing when no arm has the block (the page is then as before). Confusion pairs are
     transcript words, so a corpus that forbids sharing transcripts shows only counts."""
-    private = run.corpus.get("redistribute_transcripts") is False
+    private = page.run.corpus.get("redistribute_transcripts") is False
     body: list[str] = []
-    for arm_name in run.arm_names:
-        section = run.arm(arm_name).get("sclite")
-        if not section or "total" not in section:
+    for arm_name, arm in page.results.arms.items():
+        sclite: Mapping[str, Any] | None = arm.sclite
+        if not sclite or "total" not in sclite:
             continue
-        notes = [f"alignment: {section.get('alignment', '—')}"]
-        glm = section.get("glm")
+        notes = [f"alignment: {sclite.get('alignment', '—')}"]
+        glm = sclite.get("glm")
         if glm:
             notes.append(
                 f"GLM {glm.get('name')} ({glm.get('version')}, sha256 {short(glm.get('sha256'))})"
             )
-        if section.get("reference_markup"):
-            notes.append(f"{section['reference_markup']} reference(s) with sclite markup")
+        if sclite.get("reference_markup"):
+            notes.append(f"{sclite['reference_markup']} reference(s) with sclite markup")
         body.append(
             f'<h3 id="sclite-{esc(arm_name)}">{esc(arm_name)}: sclite summary by speaker</h3>'
         )
         body.append(f'<p class="muted">{esc("; ".join(notes))}</p>')
-        body.append(html_table(SCLITE_HEADER, sclite_speaker_rows(section), cls="sclite"))
-        pairs = section.get("confusion_pairs", [])
+        body.append(html_table(SCLITE_HEADER, sclite_speaker_rows(sclite), cls="sclite"))
+        pairs = sclite.get("confusion_pairs", [])
         total = sum(int(p["count"]) for p in pairs)
         summary = f"{esc(arm_name)}: {len(pairs)} confusion pair(s), {total} substitution(s)"
         if private:

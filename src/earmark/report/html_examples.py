@@ -9,8 +9,9 @@ from typing import Any
 from earmark.metrics.alignment import align
 from earmark.metrics.analysis import worst_utterances
 from earmark.metrics.counts import ErrorCounts
+from earmark.report.html_inputs import ReportInputs, primary_metric
 from earmark.report.html_page import Markup, esc, html_table, lang_attr, pct, section
-from earmark.report.run_directory import RunDirectory, base_language, primary_metric_name
+from earmark.report.run_directory import base_language
 
 #: Characters of a transcript shown before the rest folds into an expander: one runaway
 #: hypothesis must not fill the screen.
@@ -78,7 +79,7 @@ def alignment_html(reference: str, hypothesis: str, unit: str, language: str | N
     )
 
 
-def render_worst(run: RunDirectory, k: int) -> str:
+def render_worst(page: ReportInputs, k: int) -> str:
     body: list[str] = [
         '<p class="legend">Top line reference, bottom line hypothesis (normalised, primary '
         'view): <span class="al-equal">match</span><span class="al-substitute">substitution'
@@ -86,13 +87,13 @@ def render_worst(run: RunDirectory, k: int) -> str:
         '</span> <span class="gap">*</span> gap.</p>'
     ]
     found = False
-    for arm_name, lang, block in run.blocks():
-        metric_name = primary_metric_name(block)
+    for arm_name, lang, block in page.blocks():
+        metric_name = primary_metric(block)
         unit = "word" if metric_name == "wer" else "char"
-        view_name = block.get("primary_view", "")
+        view_name = block.primary_view
         candidates: list[tuple[str, ErrorCounts]] = []
         by_key: dict[str, dict[str, Any]] = {}
-        for row in run.arm_rows(arm_name):
+        for row in page.arm_rows(arm_name):
             if base_language(row.get("language")) != lang:
                 continue
             view = (row.get("views") or {}).get(view_name) or {}
@@ -117,7 +118,7 @@ def render_worst(run: RunDirectory, k: int) -> str:
         body.append(
             f"<h3>{esc(arm_name)} · {esc(lang)} — {esc(len(worst))} worst by "
             f"{esc(metric_name.upper())}"
-            f" errors ({esc(block['normalizer']['name'])} / {esc(view_name)})</h3>"
+            f" errors ({esc(block.normalizer.name)} / {esc(view_name)})</h3>"
         )
         items = []
         for key, ec in worst:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_page import html_table, num, section
 from earmark.report.markdown import TIMESTAMP_HEADER, timestamp_rows
-from earmark.report.run_directory import RunDirectory
 
 
 def _stat_text(stat: dict[str, Any] | None) -> str:
@@ -19,13 +19,12 @@ def _stat_text(stat: dict[str, Any] | None) -> str:
     return text
 
 
-def render_punctuation(run: RunDirectory) -> str:
+def render_punctuation(page: ReportInputs) -> str:
     """Seed 001's punctuation F1 and seed 000's critical tokens, when the arm has them."""
     punct_rows: list[list[object]] = []
     token_rows: list[list[object]] = []
-    for arm_name in run.arm_names:
-        arm = run.arm(arm_name)
-        overall = (arm.get("punctuation") or {}).get("overall")
+    for arm_name, arm in page.results.arms.items():
+        overall: Any = (arm.punctuation or {}).get("overall")
         if overall:
             for kind in ("position", "position_type"):
                 punct_rows.append(
@@ -38,7 +37,7 @@ def render_punctuation(run: RunDirectory) -> str:
                         num(_stat_text(overall[kind]["f1"])),
                     ]
                 )
-        tokens = (arm.get("critical_tokens") or {}).get("overall")
+        tokens: Any = (arm.critical_tokens or {}).get("overall")
         if tokens:
             for category, c in tokens["categories"].items():
                 if c["ref"] or c["hyp"]:
@@ -69,11 +68,11 @@ def render_punctuation(run: RunDirectory) -> str:
     return section("punctuation", "Punctuation and critical tokens", body)
 
 
-def render_timestamps(run: RunDirectory) -> str:
+def render_timestamps(page: ReportInputs) -> str:
     """Word and segment boundary offsets, when the manifest had reference timings."""
     rows: list[list[object]] = []
-    for arm_name in run.arm_names:
-        for row in timestamp_rows(run.arm(arm_name).get("timestamps")):
+    for arm_name, arm in page.results.arms.items():
+        for row in timestamp_rows(dict(arm.timestamps or {})):
             rows.append([arm_name, row[0], row[1], *(num(cell) for cell in row[2:])])
     if not rows:
         body = [

@@ -3,16 +3,21 @@ and the per-arm and per-language resource tables from results.json."""
 
 from __future__ import annotations
 
+from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_page import Markup, chart, html_table, mib, num, seconds, section
 from earmark.report.plots import Distribution, latency_plot
-from earmark.report.run_directory import RunDirectory, base_language
+from earmark.report.run_directory import base_language
 
 
-def render_latency(run: RunDirectory) -> str:
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def render_latency(page: ReportInputs) -> str:
     dists = []
-    for arm_name in run.arm_names:
+    for arm_name in page.results.arm_names:
         by_lang: dict[str, list[float]] = {}
-        for row in run.arm_rows(arm_name):
+        for row in page.arm_rows(arm_name):
             if row.get("status", "ok") != "ok" or row.get("decode_seconds") is None:
                 continue
             lang = base_language(row.get("language")) or "und"
@@ -26,36 +31,30 @@ def render_latency(run: RunDirectory) -> str:
         body.append("<p>No per-clip timings in predictions.jsonl (e.g. a `score` run).</p>")
     lang_rows: list[list[object]] = []
     arm_rows: list[list[object]] = []
-    for arm_name, arm in run.results["arms"].items():
-        for lang, res in (arm.get("resources_by_language") or {}).items():
+    for arm_name, arm in page.results.arms.items():
+        for lang, scope in (arm.resources_by_language or {}).items():
             lang_rows.append(
                 [
                     arm_name,
                     lang,
-                    num(str(res.get("clips", "—"))),
-                    num(seconds(res.get("latency_p50_seconds"))),
-                    num(seconds(res.get("latency_p95_seconds"))),
-                    num(
-                        "—"
-                        if res.get("real_time_factor") is None
-                        else f"{res['real_time_factor']:.3f}"
-                    ),
+                    num(str(scope.clips)),
+                    num(seconds(scope.latency_p50_seconds)),
+                    num(seconds(scope.latency_p95_seconds)),
+                    num(_ratio(scope.real_time_factor)),
                 ]
             )
-        res = arm.get("resources") or {}
-        if res:
-            cps = res.get("cpu_seconds_per_audio_second")
-            rtf = res.get("real_time_factor")
+        res = arm.resources
+        if res is not None:
             arm_rows.append(
                 [
                     arm_name,
-                    num(seconds(res.get("load_seconds"))),
-                    num(seconds(res.get("latency_p50_seconds"))),
-                    num(seconds(res.get("latency_p95_seconds"))),
-                    num("—" if rtf is None else f"{rtf:.3f}"),
-                    num("—" if cps is None else f"{cps:.3f}"),
-                    num(mib(res.get("peak_rss_bytes"))),
-                    num(str(res.get("threads") if res.get("threads") is not None else "—")),
+                    num(seconds(res.load_seconds)),
+                    num(seconds(res.latency_p50_seconds)),
+                    num(seconds(res.latency_p95_seconds)),
+                    num(_ratio(res.real_time_factor)),
+                    num(_ratio(res.cpu_seconds_per_audio_second)),
+                    num(mib(res.peak_rss_bytes)),
+                    num("—" if res.threads is None else str(res.threads)),
                 ]
             )
     if arm_rows:

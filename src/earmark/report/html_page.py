@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Any
 
 #: The page may load nothing: no script, no font, no image but inline data.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -145,22 +144,8 @@ def mib(value: float | None) -> str:
     return "—" if value is None else f"{value / 2**20:.0f} MiB"
 
 
-def sdi(metric: dict[str, Any] | None) -> str:
-    if not metric:
-        return "—"
-    return (
-        f"{metric['substitutions']}/{metric['deletions']}/{metric['insertions']}"
-        f" of {metric['ref_units']}"
-    )
-
-
 def section(section_id: str, title: str, body: Sequence[str]) -> str:
     return f'<section id="{section_id}"><h2>{esc(title)}</h2>\n' + "\n".join(body) + "\n</section>"
-
-
-def primary_figures(block: dict[str, Any]) -> dict[str, Any]:
-    views: dict[str, Any] = block.get("views", {})
-    return dict(views.get(block.get("primary_view", ""), {}))
 
 
 def p_value(value: float | None) -> str:

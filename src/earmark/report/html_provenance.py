@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_page import Markup, esc, html_table, mib, section
-from earmark.report.run_directory import RunDirectory
 
 
-def render_provenance(run: RunDirectory) -> str:
+def render_provenance(page: ReportInputs) -> str:
+    run, results = page.run, page.results
     ok, missing = run.verifiable()
     badge = (
         '<span class="badge ok">verifiable</span>'
@@ -81,12 +82,12 @@ def render_provenance(run: RunDirectory) -> str:
         [
             "public",
             "no — aggregate figures only"
-            if run.results.get("public") is False
-            else ("yes" if run.results.get("public") else "not recorded"),
+            if results.public is False
+            else ("yes" if results.public else "not recorded"),
         ],
     ]
-    if not corpus and run.results.get("inputs"):
-        corpus_rows.append(["inputs", json.dumps(run.results["inputs"], ensure_ascii=False)])
+    if not corpus and results.inputs:
+        corpus_rows.append(["inputs", json.dumps(dict(results.inputs), ensure_ascii=False)])
     body.append("<h3>Corpus</h3>")
     body.append(html_table(["field", "value"], corpus_rows))
     host = run.host
@@ -105,7 +106,7 @@ def render_provenance(run: RunDirectory) -> str:
         ["CPU flags (numeric)", " ".join(host.get("cpu_flags") or []) or "—"],
         [
             "earmark",
-            f"{software.get('earmark_version', run.results.get('earmark_version', '—'))}"
+            f"{software.get('earmark_version', results.earmark_version)}"
             f" (commit {software.get('earmark_git_commit') or '—'})",
         ],
         ["Python", software.get("python", "—")],
@@ -134,15 +135,13 @@ def render_provenance(run: RunDirectory) -> str:
     return section("provenance", "Provenance", body)
 
 
-def render_probes(run: RunDirectory) -> str:
-    probes = run.results.get("probes", [])
-    passed = sum(bool(p.get("passed")) for p in probes)
+def render_probes(page: ReportInputs) -> str:
+    probes = page.results.probes
+    passed = sum(p.passed for p in probes)
     body: list[str] = [
         f"<p>{passed}/{len(probes)} known-good/known-bad scorer probes passed.</p>",
         "<details><summary>probes</summary><ul>"
-        + "".join(
-            f"<li>{'✓' if p.get('passed') else '✗'} {esc(p.get('name'))}</li>" for p in probes
-        )
+        + "".join(f"<li>{'✓' if p.passed else '✗'} {esc(p.name)}</li>" for p in probes)
         + "</ul></details>",
     ]
     return section("probes", "Scorer self-check", body)

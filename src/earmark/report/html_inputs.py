@@ -1,0 +1,71 @@
+"""What the page is rendered from: results.json typed once, beside the run's other files.
+
+Section renderers read figures from `earmark.results` objects (`Results`, `ArmResult`,
+`ScopeResult`, `ViewResult`, `MetricResult`) instead of walking nested dictionaries.
+Prediction rows, provenance.json and compare.json are still read as the run directory
+holds them: typing 100k rows costs more than the whole page today, and the other two have
+no typed model yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from earmark.report.run_directory import RunDirectory
+from earmark.results import MetricResult, Results, ScopeResult, ViewResult
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """One run, its results typed (`results`) and its raw files (`run`)."""
+
+    run: RunDirectory
+    results: Results
+
+    @classmethod
+    def of(cls, run: RunDirectory) -> ReportInputs:
+        return cls(run, Results.from_dict(run.results))
+
+    def blocks(self) -> Iterator[tuple[str, str, ScopeResult]]:
+        """(arm, language, block) for every per-language block, in file order."""
+        for arm_name, arm in self.results.arms.items():
+            for lang, block in arm.by_language.items():
+                yield arm_name, lang, block
+
+    def arm_rows(self, arm: str) -> list[dict[str, Any]]:
+        """The arm's prediction rows, as predictions.jsonl holds them."""
+        return self.run.arm_rows(arm)
+
+
+def primary_metric(block: ScopeResult) -> str:
+    """`wer` when the normaliser scores words first, `cer` for character-scored languages
+    (as `run_directory.primary_metric_name` decides for a block read as a dict)."""
+    units = block.normalizer.units or ("word",)
+    return "wer" if units[0] == "word" else "cer"
+
+
+def primary_view(block: ScopeResult) -> ViewResult:
+    """The metrics of the block's primary view."""
+    return block.view()
+
+
+def rate(metric: MetricResult | None) -> str:
+    """`13.20% [9.10, 17.50]`, or `null (reason)`: the digits `markdown.fmt_rate` gives
+    results.md for the same figure, so the page and the file agree."""
+    if metric is None:
+        return "—"
+    if metric.value is None:
+        return f"null ({metric.null_reason or 'not computable'})"
+    text = f"{100 * metric.value:.2f}%"
+    if metric.ci:
+        text += f" [{100 * metric.ci[0]:.2f}, {100 * metric.ci[1]:.2f}]"
+    return text
+
+
+def sdi(metric: MetricResult | None) -> str:
+    """`S/D/I of N_ref` of a metric's summed counts."""
+    if metric is None:
+        return "—"
+    return f"{metric.substitutions}/{metric.deletions}/{metric.insertions} of {metric.ref_units}"
