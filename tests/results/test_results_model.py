@@ -237,3 +237,24 @@ def test_comparison_accessors(tmp_path: Path) -> None:
     human = comparison.arm("B").by_language["en"].vs_human["wer"]
     assert human.value == pytest.approx(14 / 114)
     assert comparison.arm("A").exact_match_vs_reference.value == 1.0
+
+
+def test_the_documented_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/results_model.md's Python blocks run as written (from the repository root)."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs/results_model.md").read_text("utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks
+    monkeypatch.chdir(root)
+    for block in blocks:
+        exec(compile(block, "docs/results_model.md", "exec"), {})
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import earmark.results.estimate
+
+    assert doctest.testmod(earmark.results.estimate).failed == 0

@@ -310,10 +310,10 @@ class Record:
 
     `extra` holds keys this version of earmark does not model (kept, in place, on
     writing); `key_order` is the order the keys were read in (empty for objects built in
-    code). Neither takes part in equality: two records are equal when their figures are.
+    code). Order takes no part in equality: two records are equal when their content is.
     """
 
-    extra: JSONObject = field(default_factory=dict, compare=False, repr=False)
+    extra: JSONObject = field(default_factory=dict, repr=False)
     key_order: tuple[str, ...] = field(default=(), compare=False, repr=False)
     #: A file's schema id (`earmark.results/1`): checked before any other key, so a file
     #: of another kind or version says so instead of naming a key it lacks.
