@@ -16,7 +16,7 @@ from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text
-from earmark.report.decision_evidence import DecisionEvidence, Side, gather_evidence
+from earmark.report.decision_evidence import DecisionEvidence, gather_evidence
 from earmark.report.decision_render import (
     SCHEMA_ID,
     decision_record,
@@ -24,7 +24,8 @@ from earmark.report.decision_render import (
     render_decision_markdown,
 )
 from earmark.report.decision_rules import VERDICTS, DecisionRules, Judgement, judge
-from earmark.report.decision_settings import compare_settings, data_differences
+from earmark.report.decision_settings import compare_settings
+from earmark.report.decision_sides import Side, data_differences
 from earmark.report.run_directory import RunDirectory, load_run
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from earmark.errors import EarmarkError
 
 if TYPE_CHECKING:
-    from earmark.report.decision_evidence import Side
+    from earmark.report.decision_sides import Side
 
 
 @dataclass(frozen=True)
@@ -105,18 +105,18 @@ def _scope_rate(
     side: Side, metric: str, language: str, slice_name: str | None
 ) -> tuple[float | None, str | None, str | None]:
     """(rate, view, why it is None) of one language or one of its slices, primary view."""
-    block = (side.summary.get("by_language") or {}).get(language)
-    if block is None:
+    scope = side.result.by_language.get(language)
+    if scope is None:
         return None, None, f"language {language} not scored in this run"
     if slice_name is not None:
-        block = (block.get("by_slice") or {}).get(slice_name)
-        if block is None:
+        scope = (scope.by_slice or {}).get(slice_name)
+        if scope is None:
             return None, None, f"slice {slice_name} of {language} not scored in this run"
-    view = block.get("primary_view")
-    figures = ((block.get("views") or {}).get(view) or {}).get(metric)
-    if not figures:
+    view = scope.primary_view
+    found = scope.views.get(view)
+    figures = None if found is None else found.metrics.get(metric)
+    if figures is None:
         return None, view, f"no {metric.upper()} in the {view} view of {language}"
-    value = figures.get("value")
-    if value is None:
-        return None, view, str(figures.get("null_reason") or "no value")
-    return float(value), view, None
+    if figures.value is None:
+        return None, view, str(figures.null_reason or "no value")
+    return float(figures.value), view, None

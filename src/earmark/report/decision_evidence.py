@@ -16,68 +16,16 @@ from earmark.errors import EarmarkError
 from earmark.report.decision_ceilings import Ceilings, ceiling_evidence
 from earmark.report.decision_gates import RecordGate, checklist_gates, record_gates
 from earmark.report.decision_settings import SettingsComparison
-from earmark.report.run_directory import (
-    RunDirectory,
-    base_language,
-    primary_metric_name,
-    row_key,
-)
+from earmark.report.decision_sides import Side, SideRecord, row_key, side_record
+from earmark.report.run_directory import base_language
+from earmark.results import MetricResult, PredictionRow, Resources
 
 if TYPE_CHECKING:
     from earmark.report.decision_rules import DecisionRules
+    from earmark.results import NormalizerInfo, UnitCounts
 
 #: Host fields that must match before latency or CPU cost can be compared.
 HOST_FIELDS = ("os", "arch", "cpu_model", "cores_available", "memory_bytes")
-#: What the record keeps of each side's rate in a language (the rest is in results.json).
-_RATE_KEYS = (
-    "value",
-    "ci95",
-    "substitutions",
-    "deletions",
-    "insertions",
-    "ref_units",
-    "n_scored",
-    "null_reason",
-)
-_MODEL_KEYS = (
-    "artifact_id",
-    "revision",
-    "file_sha256",
-    "licence",
-    "licence_source",
-    "runtime",
-    "runtime_version",
-    "compute_type",
-)
-
-
-@dataclass(frozen=True)
-class Side:
-    """A run and one of its arms."""
-
-    run: RunDirectory
-    arm: str
-
-    @property
-    def summary(self) -> dict[str, Any]:
-        return self.run.arm(self.arm)
-
-    @property
-    def resources(self) -> dict[str, Any]:
-        return dict(self.summary.get("resources") or {})
-
-    def language_policy(self) -> dict[str, Any]:
-        spec = self.summary.get("spec") or {}
-        settings = spec.get("settings") or {}
-        extra = self.run.model(self.arm).get("extra") or {}
-        return {
-            "language_policy": extra.get("language_policy") or settings.get("language_policy"),
-            "language": settings.get("language"),
-            "task": settings.get("task"),
-        }
-
-    def label(self) -> str:
-        return f"{self.run.path}:{self.arm}"
 
 
 @dataclass(frozen=True)
@@ -170,31 +118,6 @@ class ResourceEvidence:
 
 
 @dataclass(frozen=True)
-class SideRecord:
-    """What the record says of one side: its model, spec, host and whether a reader can
-    verify what ran (model revision and hashes, corpus hash, host profile)."""
-
-    run: str
-    arm: str
-    model: Mapping[str, Any]
-    spec: Mapping[str, Any] | None
-    host: Mapping[str, Any] | None
-    verifiable: bool
-    missing: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "arm": self.arm,
-            "model": dict(self.model),
-            "spec": self.spec,
-            "host": self.host,
-            "verifiable": self.verifiable,
-            "missing": list(self.missing),
-        }
-
-
-@dataclass(frozen=True)
 class DecisionEvidence:
     """Everything the rule reads, gathered once from the two runs, and what the record
     says beside it (the corpus, the checklist a person confirms)."""
@@ -217,7 +140,7 @@ def gather_evidence(
     plan's ceilings and the challenger's record gates (`settings` already compared)."""
     ceilings = ceiling_evidence(baseline, challenger)
     gates = record_gates(challenger)
-    languages = sorted(baseline.summary.get("by_language", {}))
+    languages = sorted(baseline.result.by_language)
     evidence = tuple(language_evidence(baseline, challenger, lang, rules) for lang in languages)
     resources = resource_evidence(baseline, challenger, rules.latency_statistic)
     run = baseline.run
@@ -239,15 +162,23 @@ def gather_evidence(
     )
 
 
-def _metric_of(block: dict[str, Any], metric: str) -> str:
-    """The metric a language is judged on: its primary unit (`auto`), or the one asked
-    for where the normaliser has that unit (a character-scored language has no WER)."""
+def _metric_of(normalizer: NormalizerInfo, metric: str) -> str:
+    """The metric a language is judged on: its primary unit (`auto`: `wer` when the
+    normaliser scores words first, else `cer`), or the one asked for where the normaliser
+    has that unit (a character-scored language has no WER)."""
     if metric == "auto":
-        return primary_metric_name(block)
-    units = block.get("normalizer", {}).get("units") or []
-    if metric == "wer" and "word" not in units:
+        return "wer" if (normalizer.units or ("word",))[0] == "word" else "cer"
+    if metric == "wer" and "word" not in normalizer.units:
         return "cer"
     return metric
+
+
+def _counts(row: PredictionRow | None, view: str, metric: str) -> UnitCounts | None:
+    """One row's counts of `metric` in `view`; None where the row or view has none."""
+    found = None if row is None else row.view(view)
+    if found is None:
+        return None
+    return {"wer": found.wer, "cer": found.cer, "mixed_er": found.mixed_er}.get(metric)
 
 
 def language_evidence(
@@ -257,36 +188,31 @@ def language_evidence(
     difference and its CI, and each side's coverage."""
     from earmark.stats import paired_bootstrap
 
-    block_b = baseline.summary["by_language"][language]
-    block_c = challenger.summary["by_language"][language]
-    metric = _metric_of(block_b, rules.metric)
-    view = block_b["primary_view"]
-    c_rows = {
-        row_key(r): r
-        for r in challenger.run.arm_rows(challenger.arm)
-        if base_language(r.get("language")) == language
-    }
+    scope_b = baseline.result.language(language)
+    scope_c = challenger.result.language(language)
+    metric = _metric_of(scope_b.normalizer, rules.metric)
+    view = scope_b.primary_view
+    c_rows = {row_key(r): r for r in challenger.rows if base_language(r.language) == language}
     errors_b, errors_c, ref_units, clusters = [], [], [], []
     skipped = 0
-    for r in baseline.run.arm_rows(baseline.arm):
-        if base_language(r.get("language")) != language:
+    for r in baseline.rows:
+        if base_language(r.language) != language:
             continue
         key = row_key(r)
-        cb = ((r.get("views") or {}).get(view) or {}).get(metric)
-        cc = ((c_rows.get(key, {}).get("views") or {}).get(view) or {}).get(metric)
-        if not cb or not cc:
+        cb, cc = _counts(r, view, metric), _counts(c_rows.get(key), view, metric)
+        if cb is None or cc is None:
             skipped += 1
             continue
-        ref_b = cb["substitutions"] + cb["deletions"] + cb["hits"]
-        ref_c = cc["substitutions"] + cc["deletions"] + cc["hits"]
+        ref_b = cb.substitutions + cb.deletions + cb.hits
+        ref_c = cc.substitutions + cc.deletions + cc.hits
         if ref_b != ref_c:
             raise EarmarkError(
                 f"row {key[0]}#{key[1]} has {ref_b} reference units in the baseline and "
                 f"{ref_c} in the challenger",
                 hint="both must be scored with the same normaliser version",
             )
-        errors_b.append(cb["substitutions"] + cb["deletions"] + cb["insertions"])
-        errors_c.append(cc["substitutions"] + cc["deletions"] + cc["insertions"])
+        errors_b.append(cb.substitutions + cb.deletions + cb.insertions)
+        errors_c.append(cc.substitutions + cc.deletions + cc.insertions)
         ref_units.append(ref_b)
         clusters.append(key[0])
     paired = None
@@ -302,13 +228,13 @@ def language_evidence(
         )
     return LanguageEvidence(
         language=language,
-        normalizer=block_b["normalizer"]["name"],
+        normalizer=scope_b.normalizer.name,
         view=view,
         metric=metric,
         n_paired=len(ref_units),
         n_skipped=skipped,
-        baseline=_rate_summary(block_b["views"][view].get(metric)),
-        challenger=_rate_summary(block_c["views"][view].get(metric)),
+        baseline=_rate_summary(scope_b.views[view].metrics.get(metric)),
+        challenger=_rate_summary(scope_c.views[view].metrics.get(metric)),
         baseline_rate=paired.rate_a if paired else None,
         challenger_rate=paired.rate_b if paired else None,
         difference=paired.difference if paired else None,
@@ -337,10 +263,23 @@ def side_coverage(side: Side, language: str, minimum: float) -> Coverage:
     return Coverage(rows, covered, not_ok, below, reason)
 
 
-def _rate_summary(metric: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not metric:
+def _rate_summary(metric: MetricResult | None) -> dict[str, Any] | None:
+    """What the record keeps of a side's own rate in a language (the rest is in its
+    results.json): the rate, its CI and the counts behind it."""
+    if metric is None:
         return None
-    return {k: metric[k] for k in _RATE_KEYS if k in metric}
+    out: dict[str, Any] = {
+        "value": metric.value,
+        "ci95": None if metric.ci is None else list(metric.ci),
+        "substitutions": metric.substitutions,
+        "deletions": metric.deletions,
+        "insertions": metric.insertions,
+        "ref_units": metric.ref_units,
+        "n_scored": metric.n_scored,
+    }
+    if metric.null_reason is not None:
+        out["null_reason"] = metric.null_reason
+    return out
 
 
 def resource_evidence(baseline: Side, challenger: Side, statistic: str) -> ResourceEvidence:
@@ -348,34 +287,18 @@ def resource_evidence(baseline: Side, challenger: Side, statistic: str) -> Resou
     and whether their host profiles match."""
     b_host = {k: baseline.run.host.get(k) for k in HOST_FIELDS}
     c_host = {k: challenger.run.host.get(k) for k in HOST_FIELDS}
-    key = f"latency_{statistic}_seconds"
     rb, rc = baseline.resources, challenger.resources
 
-    def measure(name: str) -> Measure:
-        return Measure(rb.get(name), rc.get(name))
+    def latency(r: Resources) -> float | None:
+        return r.latency_p95_seconds if statistic == "p95" else r.latency_p50_seconds
 
     return ResourceEvidence(
         same_host=bool(baseline.run.host) and b_host == c_host,
         baseline_host=b_host,
         challenger_host=c_host,
         latency_statistic=statistic,
-        latency=measure(key),
-        core_cost=measure("cpu_seconds_per_audio_second"),
-        peak_rss_bytes=measure("peak_rss_bytes"),
-        challenger_real_time_factor=rc.get("real_time_factor"),
-    )
-
-
-def side_record(side: Side) -> SideRecord:
-    """What the record says of one side: its model, spec, host and whether it is verifiable."""
-    model = side.run.model(side.arm)
-    ok, missing = side.run.verifiable(side.arm)
-    return SideRecord(
-        run=str(side.run.path),
-        arm=side.arm,
-        model={k: model.get(k) for k in _MODEL_KEYS},
-        spec=side.summary.get("spec"),
-        host=side.run.host or None,
-        verifiable=ok,
-        missing=tuple(missing),
+        latency=Measure(latency(rb), latency(rc)),
+        core_cost=Measure(rb.cpu_seconds_per_audio_second, rc.cpu_seconds_per_audio_second),
+        peak_rss_bytes=Measure(rb.peak_rss_bytes, rc.peak_rss_bytes),
+        challenger_real_time_factor=rc.real_time_factor,
     )

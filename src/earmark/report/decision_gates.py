@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from earmark.report.decision_render import fmt_mib
 
 if TYPE_CHECKING:
-    from earmark.report.decision_evidence import ResourceEvidence, Side
+    from earmark.report.decision_evidence import ResourceEvidence
+    from earmark.report.decision_sides import Side
 
 #: An immutable model revision: a git commit (40 hex), or a content digest `sha256:<64 hex>`
 #: (`earmark.engines.file_hashes.content_revision`). Branch or tag names can move.

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
         DecisionEvidence,
         LanguageEvidence,
         ResourceEvidence,
-        SideRecord,
     )
     from earmark.report.decision_rules import (
         DecisionRules,
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
         ResourceJudgement,
     )
     from earmark.report.decision_settings import SettingsComparison
+    from earmark.report.decision_sides import SideRecord
 
 SCHEMA_ID = "earmark.decision/1"
 

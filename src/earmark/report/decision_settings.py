@@ -1,12 +1,9 @@
-"""Whether two runs' arms are comparable, for `earmark decide` (seed 000): the same data,
-and which decoding settings differ.
+"""Which decoding settings of two runs' arms differ, for `earmark decide` (seed 000).
 
 Seed 000 holds the decode settings, the model-device profile and threads constant
 between the models it compares: a beam of 5 against greedy decoding, or 4 threads
 against 1, is a second change under test that the verdict would silently credit to the
 model. `compare_settings` lists every difference; `decide` refuses those not allowed.
-Different data (manifest, selection, normaliser, language policy, rows or references,
-`data_differences`) is refused outright: no setting makes those comparable.
 """
 
 from __future__ import annotations
@@ -16,10 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from earmark.report.run_directory import row_key
-
 if TYPE_CHECKING:
-    from earmark.report.decision_evidence import Side
+    from earmark.report.decision_sides import Side
 
 #: What a decision compares — the system itself: engine, model artifact and weight type.
 #: These may always differ (comparing two weight types is the point of many decisions);
@@ -97,7 +92,7 @@ def decode_settings(side: Side) -> dict[str, dict[str, str]]:
     for key in DECODE_SETTINGS:
         put(key, extra.get(key), "model.json extra")
         put(key, declared.get(key), "arm settings")
-    put("threads", side.resources.get("threads"), "resources.json")
+    put("threads", side.resources.threads, "resources.json")
     for key in ("cpu_threads", "threads"):
         put("threads", extra.get(key), "model.json extra")
         put("threads", declared.get(key), "arm settings")
@@ -203,45 +198,3 @@ def settings_comparison(
 ) -> dict[str, Any]:
     """`compare_settings` as the decision record writes it (JSON-ready)."""
     return compare_settings(baseline, challenger, allowed).to_json()
-
-
-def data_differences(baseline: Side, challenger: Side) -> list[str]:
-    """Everything that makes the two sides not the same data; empty when they are."""
-    diffs = []
-    b_sha, c_sha = baseline.run.manifest_sha256, challenger.run.manifest_sha256
-    if b_sha != c_sha:
-        diffs.append(
-            f"manifest sha256: baseline {b_sha or 'not recorded'}, "
-            f"challenger {c_sha or 'not recorded'}"
-        )
-    b_sel = baseline.run.corpus.get("selection") or {}
-    c_sel = challenger.run.corpus.get("selection") or {}
-    for key in ("rule", "parameters"):
-        if b_sel.get(key) != c_sel.get(key):
-            diffs.append(
-                f"selection {key}: baseline {b_sel.get(key)!r}, challenger {c_sel.get(key)!r}"
-            )
-    for key in ("normalizer_policy", "aggregate"):
-        b, c = baseline.summary.get(key), challenger.summary.get(key)
-        if b != c:
-            diffs.append(f"{key.replace('_', ' ')}: baseline {b!r}, challenger {c!r}")
-    b_lang, c_lang = baseline.language_policy(), challenger.language_policy()
-    if b_lang != c_lang:
-        diffs.append(f"decode language policy: baseline {b_lang!r}, challenger {c_lang!r}")
-    b_rows = {row_key(r): r for r in baseline.run.arm_rows(baseline.arm)}
-    c_rows = {row_key(r): r for r in challenger.run.arm_rows(challenger.arm)}
-    only_b = sorted(set(b_rows) - set(c_rows))
-    only_c = sorted(set(c_rows) - set(b_rows))
-    for side, keys in (("baseline", only_b), ("challenger", only_c)):
-        if keys:
-            shown = ", ".join(f"{i}#{r}" for i, r in keys[:5])
-            diffs.append(f"{len(keys)} rows only in the {side} (e.g. {shown})")
-    changed = [
-        k
-        for k in sorted(set(b_rows) & set(c_rows))
-        if b_rows[k].get("reference") != c_rows[k].get("reference")
-    ]
-    if changed:
-        shown = ", ".join(f"{i}#{r}" for i, r in changed[:5])
-        diffs.append(f"{len(changed)} rows have different references (e.g. {shown})")
-    return diffs
