@@ -39,7 +39,11 @@ def _wer(data: dict) -> dict:
             f"{WER}.ci95",
             "expected a [low, high] pair of numbers or null, found a list",
         ),
-        (lambda d: _wer(d).__setitem__("ci95", [0.1, "x"]), f"{WER}.ci95", "found a list"),
+        (
+            lambda d: _wer(d).__setitem__("ci95", [0.1, "x"]),
+            f"{WER}.ci95[1]",
+            "expected a number, found a string",
+        ),
         (
             lambda d: _wer(d).__setitem__("hits", 1.5),
             f"{WER}.hits",
@@ -75,6 +79,13 @@ def _wer(data: dict) -> dict:
             lambda d: d["arms"][ARM]["coverage"]["not_ok"].append({"id": "x"}),
             f'arms["{ARM}"].coverage.not_ok[0].status',
             "required key is missing",
+        ),
+        (  # inside a value that may be null: the inner error, at its own path
+            lambda d: d["arms"][ARM].__setitem__(
+                "overall", {**d["arms"][ARM]["by_language"]["ga"], "n_utterances": "8"}
+            ),
+            f'arms["{ARM}"].overall.n_utterances',
+            "expected an integer, found a string",
         ),
         (
             lambda d: d["probes"][2].__setitem__("passed", "yes"),

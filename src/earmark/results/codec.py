@@ -174,7 +174,9 @@ class Nullable(Codec[T | None]):
             return None
         try:
             return self.inner.decode(value, path)
-        except EarmarkError:
+        except EarmarkError as exc:
+            if exc.field != path:  # deeper inside the value: that error says more
+                raise
             raise self._wrong(value, path) from None
 
     def encode(self, value: T | None) -> JSONValue:
