@@ -217,6 +217,21 @@ def test_golden_records_cover_every_verdict() -> None:
     assert verdicts == {"promote", "blocked", "stay", "research only", "reject"}
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_records_read_as_the_typed_decision(name: str) -> None:
+    """Every record `decide` writes is what `earmark.results.Decision` reads and writes
+    back, byte for byte, with the paired difference as an Estimate at the rules' level."""
+    from earmark.results import Decision
+
+    text = (GOLDEN / f"{name}.json").read_text("utf-8")
+    decision = Decision.from_json(text)
+    assert decision.to_json() == text
+    first = decision.evidence[0]
+    estimate = decision.difference(first.language)
+    assert estimate.value == first.difference and estimate.ci == first.difference_ci
+    assert estimate.level == 0.95
+
+
 def test_refusals_are_the_golden_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Different data and unlike decoding settings are refused in one line, unchanged."""
     base = make_run(tmp_path / "a", {"base": ArmData(zh_rows(BASE))}, resamples=50)
