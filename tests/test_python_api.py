@@ -25,6 +25,7 @@ import earmark
 from cli_process import earmark as earmark_cli
 from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
+from earmark.results import Estimate, MetricResult
 
 REFS = ["a b c", "hello world", "the cat"]
 HYPS = ["a x c", "hello", "the cat sat"]
@@ -45,6 +46,7 @@ def test_three_pairs_by_hand() -> None:
     assert s.cer == 11 / 23 == earmark.cer(REFS, HYPS)
     assert (s.headline, s.view, s.normalizer, s.n_utterances) == ("wer", "raw", "none", 3)
     assert s.ci is None and s.bootstrap == 0
+    assert all(isinstance(m, MetricResult) for m in s.metrics.values())
 
 
 def test_single_strings_and_one_element_lists_agree() -> None:
@@ -77,6 +79,7 @@ def test_normalisers_apply_to_both_sides() -> None:
 def test_bootstrap_interval_is_the_seeded_percentile_interval() -> None:
     s = earmark.score(REFS, HYPS, bootstrap=1000)
     assert s.ci == s.metrics["wer"].ci == (1 / 3, 0.5)
+    assert s.estimate == Estimate(3 / 7, (1 / 3, 0.5), 0.95, "percentile")
     assert s.metrics["cer"].ci is not None
     assert (s.bootstrap, s.seed, s.level) == (1000, 20260926, 0.95)
     assert earmark.score(REFS, HYPS, bootstrap=1000, seed=7).seed == 7
@@ -85,16 +88,17 @@ def test_bootstrap_interval_is_the_seeded_percentile_interval() -> None:
 def test_to_dict_is_plain_json() -> None:
     d = earmark.score(REFS, HYPS, bootstrap=1000).to_dict()
     assert json.loads(json.dumps(d)) == d
-    assert d["metrics"]["wer"] == {
+    wer = d["metrics"]["wer"]  # results.json's shape of a metric
+    assert {k: wer[k] for k in ("value", "ci95", "substitutions", "deletions", "insertions")} == {
         "value": 3 / 7,
-        "ci": [1 / 3, 0.5],
+        "ci95": [1 / 3, 0.5],
         "substitutions": 1,
         "deletions": 1,
         "insertions": 1,
-        "hits": 5,
-        "ref_units": 7,
-        "hyp_units": 7,
     }
+    assert (wer["hits"], wer["ref_units"], wer["hyp_units"], wer["n_scored"]) == (5, 7, 7, 3)
+    # MER = E / (E + H) = 3/8; every sentence has an error; per-utterance 1/3, 1/2, 1/2
+    assert (wer["mer"], wer["ser"], wer["median_per_utterance"]) == (3 / 8, 1.0, 0.5)
     assert d["bootstrap"] == {"resamples": 1000, "seed": 20260926, "level": 0.95}
 
 
@@ -224,6 +228,7 @@ def test_equals_earmark_score_on_the_same_pairs(case: str, tmp_path: Path) -> No
         assert estimate.value == theirs["value"]
         assert estimate.ci is not None and list(estimate.ci) == theirs["ci95"]
         assert estimate.counts.as_dict() == {k: theirs[k] for k in estimate.counts.as_dict()}
+        assert ours.to_dict()["metrics"][name] == theirs  # every key, exactly
 
 
 # --- documentation, laziness, speed --------------------------------------------------

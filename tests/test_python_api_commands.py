@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +139,7 @@ def test_argv_is_what_the_command_line_would_be() -> None:
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The demo corpus's first 8 clips run with two precomputed arms, by `earmark.run`
     and by `earmark run`."""
     root = tmp_path_factory.mktemp("demo")
@@ -156,7 +155,7 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         )
     )
     arms = [f"precomputed:{exact}?name=exact", f"precomputed:{cut}?name=cut"]
-    api = earmark.run(
+    results = earmark.run(
         manifest=DEMO,
         arm=arms,
         first=8,
@@ -168,7 +167,8 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     argv = ["run", "--manifest", str(DEMO), "--arm", arms[0], "--arm", arms[1], "--first", "8"]
     argv += ["--bootstrap", "300", "--isolation", "inline", "--out", str(root / "cli"), "--quiet"]
     assert main(argv) == 0
-    return {"root": root, "api": api, "cli": root / "cli"}
+    assert results.arm_names == ("exact", "cut")
+    return {"root": root, "api": root / "api", "cli": root / "cli", "results": results}
 
 
 def _figures(results: dict[str, Any]) -> dict[str, Any]:
@@ -183,8 +183,15 @@ def _json(path: Path) -> Any:
     return json.loads(path.read_text("utf-8"))
 
 
-def test_run_equals_the_cli(demo_run: dict[str, Path]) -> None:
-    assert demo_run["api"] == demo_run["root"] / "api"
+def test_run_equals_the_cli(demo_run: dict[str, Any]) -> None:
+    typed = demo_run["results"]
+    assert typed.to_json() == (demo_run["api"] / "results.json").read_text("utf-8")
+    assert (
+        typed.arm("cut").view("en", "normalized").wer.value
+        == _json(demo_run["api"] / "results.json")["arms"]["cut"]["by_language"]["en"]["views"][
+            "normalized"
+        ]["wer"]["value"]
+    )
     api, cli = _json(demo_run["api"] / "results.json"), _json(demo_run["cli"] / "results.json")
     assert _figures(api) == _figures(cli)
     exact, cut = (api["arms"][a]["overall"] for a in ("exact", "cut"))
@@ -196,12 +203,14 @@ def test_run_equals_the_cli(demo_run: dict[str, Path]) -> None:
     assert api["plan"] == cli["plan"]
 
 
-def test_score_file_equals_the_cli(demo_run: dict[str, Path], tmp_path: Path) -> None:
+def test_score_file_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
     predictions = demo_run["api"] / "predictions.jsonl"
-    out = earmark.score_file(
+    results = earmark.score_file(
         predictions, out=tmp_path / "api", normalizer="auto", arm="cut", bootstrap=300, quiet=True
     )
-    assert out == tmp_path / "api"
+    out = tmp_path / "api"
+    assert results.to_json() == (out / "results.json").read_text("utf-8")
+    assert results.arm_names == ("cut",)
     argv = ["score", str(predictions), "--normalizer", "auto", "--arm", "cut"]
     assert main([*argv, "--bootstrap", "300", "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     api, cli = _json(out / "results.json"), _json(tmp_path / "cli" / "results.json")
@@ -213,7 +222,7 @@ def test_score_file_equals_the_cli(demo_run: dict[str, Path], tmp_path: Path) ->
     ).read_bytes()
 
 
-def test_verify_returns_the_report(demo_run: dict[str, Path], tmp_path: Path) -> None:
+def test_verify_returns_the_report(demo_run: dict[str, Any], tmp_path: Path) -> None:
     report = earmark.verify(demo_run["api"], quiet=True, json=tmp_path / "v.json")
     assert report.ok and report.checks
     assert _json(tmp_path / "v.json") == report.to_dict()
@@ -232,11 +241,12 @@ def test_verify_returns_the_report(demo_run: dict[str, Path], tmp_path: Path) ->
     assert any(c.status == "mismatch" for c in report.checks)
 
 
-def test_compare_equals_the_cli(demo_run: dict[str, Path], tmp_path: Path) -> None:
-    path = earmark.compare(
+def test_compare_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
+    comparison = earmark.compare(
         [demo_run["api"]], out=tmp_path / "api", normalizer="auto", bootstrap=300, quiet=True
     )
-    assert path == tmp_path / "api" / "compare.json"
+    path = tmp_path / "api" / "compare.json"
+    assert not isinstance(comparison, Path) and comparison.to_json() == path.read_text("utf-8")
     argv = ["compare", str(demo_run["api"]), "--normalizer", "auto", "--bootstrap", "300"]
     assert main([*argv, "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     api, cli = _json(path), _json(tmp_path / "cli" / "compare.json")
@@ -246,22 +256,24 @@ def test_compare_equals_the_cli(demo_run: dict[str, Path], tmp_path: Path) -> No
     assert api["reference_arm"] == "exact" and api["arms_order"] == ["exact", "cut"]
 
 
-def test_decide_equals_the_cli(demo_run: dict[str, Path], tmp_path: Path) -> None:
+def test_decide_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
     run = demo_run["api"]
     sides = {"baseline": f"{run}#exact", "challenger": f"{run}#cut"}
-    first = earmark.decide(**sides, out=tmp_path / "api", quiet=True)
+    decision = earmark.decide(**sides, out=tmp_path / "api", quiet=True)
     again = earmark.decide(**sides, out=tmp_path / "api", quiet=True)
-    assert re.fullmatch(r"decision-\d{4}-\d{2}-\d{2}\.json", first.name)
-    assert again.name == first.name.replace(".json", "-2.json")
+    first = tmp_path / "api" / f"decision-{decision.date}.json"
+    assert decision.to_json() == first.read_text("utf-8")
+    assert again == decision
+    assert (tmp_path / "api" / f"decision-{decision.date}-2.json").is_file()
     assert first.with_suffix(".md").is_file()
     argv = ["decide", "--baseline", sides["baseline"], "--challenger", sides["challenger"]]
     assert main([*argv, "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     (cli,) = (tmp_path / "cli").glob("decision-*.json")
     assert _json(first) == _json(cli)
-    assert _json(first)["verdict"] in {"stay", "reject", "blocked", "research only", "promote"}
+    assert decision.verdict == _json(cli)["verdict"]
 
 
-def test_leaderboard_equals_the_cli(demo_run: dict[str, Path], tmp_path: Path) -> None:
+def test_leaderboard_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
     out = earmark.leaderboard([demo_run["api"]], out=tmp_path / "api", quiet=True)
     assert out == tmp_path / "api"
     assert (
@@ -276,7 +288,7 @@ def test_leaderboard_equals_the_cli(demo_run: dict[str, Path], tmp_path: Path) -
 
 
 def test_report_equals_the_cli(
-    demo_run: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    demo_run: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = earmark.report(demo_run["api"], out=tmp_path / "api.html", worst=2)
     assert path == tmp_path / "api.html"

@@ -25,7 +25,6 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     # Static types of the lazy names (run, compare and report are also subpackages).
     from earmark.front_door.pairs import CorpusScore as CorpusScore
-    from earmark.front_door.pairs import RateEstimate as RateEstimate
     from earmark.front_door.pairs import cer as cer
     from earmark.front_door.pairs import score as score
     from earmark.front_door.pairs import wer as wer
@@ -40,7 +39,6 @@ _LAZY = {
     "cer": "earmark.front_door.pairs",
     "score": "earmark.front_door.pairs",
     "CorpusScore": "earmark.front_door.pairs",
-    "RateEstimate": "earmark.front_door.pairs",
     "score_file": "earmark.front_door.subcommands",
     "run": "earmark.front_door.subcommands",
     "compare": "earmark.front_door.subcommands",

@@ -15,6 +15,7 @@ from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
+from earmark.results import Estimate, MetricResult
 
 #: `earmark score`'s defaults (`earmark.scoring.protocols.resolve` without a protocol).
 DEFAULT_BOOTSTRAP = 10_000
@@ -25,32 +26,13 @@ _METRIC_OF_UNIT = {"word": "wer", "char": "cer"}
 
 
 @dataclass(frozen=True)
-class RateEstimate:
-    """One error rate of the corpus: summed counts, their rate, and its bootstrap interval.
-
-    `value` is None when there is no reference unit to divide by; `ci` is None when no
-    bootstrap was drawn (`bootstrap=0`) or the value is None.
-    """
-
-    value: float | None
-    ci: tuple[float, float] | None
-    counts: ErrorCounts
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "ci": None if self.ci is None else list(self.ci),
-            **self.counts.as_dict(),
-        }
-
-
-@dataclass(frozen=True)
 class CorpusScore:
     """What `earmark.score` returns: the corpus's rates in the normaliser's primary view.
 
     Rates are micro (summed errors over summed reference units), never a mean of
     per-utterance rates; `headline` names the metric results.json leads with (`cer` for
-    normalisers that count characters first, such as zh-eval-v1).
+    normalisers that count characters first, such as zh-eval-v1). Each metric is the
+    typed `earmark.results.MetricResult` that results.json holds for it.
     """
 
     normalizer: str
@@ -60,7 +42,7 @@ class CorpusScore:
     bootstrap: int
     seed: int
     level: float
-    metrics: Mapping[str, RateEstimate]
+    metrics: Mapping[str, MetricResult]
 
     @property
     def wer(self) -> float | None:
@@ -78,6 +60,11 @@ class CorpusScore:
         return self.metrics[self.headline].ci
 
     @property
+    def estimate(self) -> Estimate:
+        """The headline metric's value and interval with the interval's level and method."""
+        return self.metrics[self.headline].estimate(level=self.level)
+
+    @property
     def counts(self) -> ErrorCounts:
         """The headline metric's summed substitutions, deletions, insertions and hits."""
         return self.metrics[self.headline].counts
@@ -87,7 +74,7 @@ class CorpusScore:
         return None if estimate is None else estimate.value
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready data (lists for intervals), in a stable key order."""
+        """Plain JSON-ready data; each metric in results.json's own shape (`ci95`)."""
         return {
             "normalizer": self.normalizer,
             "view": self.view,
@@ -112,7 +99,8 @@ def score(
     `references` and `hypotheses` are one string each or equally long lists of strings.
     `normalizer` is any `earmark score --normalizer` value (a name such as en-v1, `auto`,
     or `LANG=NAME,...`); `language` is every pair's language (it chooses the normaliser
-    under `auto`); `bootstrap` resamples (0: no intervals) with `seed`.
+    under `auto`); `bootstrap` resamples (0: no intervals) with `seed`. Pair i is the
+    utterance with id `str(i)`, counting from 1, as in a JSONL file scored by the CLI.
 
     >>> s = score(["a b c", "hello world", "the cat"], ["a x c", "hello", "the cat sat"],
     ...           bootstrap=1000)
@@ -122,6 +110,8 @@ def score(
     ErrorCounts(substitutions=1, deletions=1, insertions=1, hits=5)
     >>> round(s.cer, 4)
     0.4783
+    >>> s.estimate.high, s.estimate.level, s.estimate.method
+    (0.5, 0.95, 'percentile')
     """
     from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
 
@@ -144,16 +134,7 @@ def score(
     view = block["primary_view"]
     figures = block["views"][view]
     metrics = {
-        name: RateEstimate(
-            value=figures[name]["value"],
-            ci=_interval(figures[name]["ci95"]),
-            counts=ErrorCounts(
-                substitutions=figures[name]["substitutions"],
-                deletions=figures[name]["deletions"],
-                insertions=figures[name]["insertions"],
-                hits=figures[name]["hits"],
-            ),
-        )
+        name: MetricResult.from_dict(figures[name], f"overall.views.{view}.{name}")
         for name in _RATE_METRICS
         if isinstance(figures.get(name), dict)
     }
@@ -263,10 +244,3 @@ def _texts(value: str | Sequence[str], name: str) -> list[str]:
                 "every reference unit as deleted)",
             )
     return texts
-
-
-def _interval(value: object) -> tuple[float, float] | None:
-    if value is None:
-        return None
-    assert isinstance(value, list) and len(value) == 2
-    return (float(value[0]), float(value[1]))

@@ -24,6 +24,7 @@ from earmark.errors import EarmarkError
 
 if TYPE_CHECKING:
     from earmark.compare.verify import VerifyReport
+    from earmark.results import Comparison, Decision, Results
 
 #: A path argument: a string or anything `os.fspath` takes.
 PathArg = str | os.PathLike[str]
@@ -79,7 +80,7 @@ def command_argv(parser: argparse.ArgumentParser, arguments: Mapping[str, object
             (text,) = _strings(value, many=False)
             options.append(f"{flag}={text}")
     unknown = sorted(set(arguments) - known)
-    if unknown:  # pragma: no cover - the functions below pass only their parameters
+    if unknown:  # a local name of the calling function: a bug here, not the user's
         raise EarmarkError(f"unknown argument(s) {', '.join(unknown)}")
     return options + (["--", *positionals] if positionals else [])
 
@@ -134,13 +135,16 @@ def score_file(
     cluster: str | None = None,
     min_per_slice: int | None = None,
     min_speakers: int | None = None,
-) -> Path:
+) -> Results:
     """`earmark score PREDICTIONS --out OUT ...`: score a file of saved hypotheses.
 
-    Returns the output folder, holding results.json, predictions.jsonl and results.md.
+    Returns the results.json written into OUT (beside predictions.jsonl and results.md),
+    typed: `.arm().view(language, view).wer` is an `Estimate`.
     """
     args, _ = invoke("score", dict(locals()))
-    return Path(args.out)
+    from earmark.results import read_results
+
+    return read_results(Path(args.out) / "results.json")
 
 
 def run(
@@ -178,10 +182,11 @@ def run(
     cluster: str | None = None,
     min_per_slice: int | None = None,
     min_speakers: int | None = None,
-) -> Path:
+) -> Results:
     """`earmark run --plan PLAN | --manifest MANIFEST --arm SPEC ... --out OUT`.
 
-    Returns the run folder. A run that wrote its files but whose figures are not a result
+    Returns the run's results.json, typed (the folder also holds predictions.jsonl,
+    provenance.json and results.md). A run that wrote its files but whose figures are not a result
     (an arm that did not finish, or produced no hypothesis), exit 1 on the command line,
     raises an `EarmarkError` naming why; its files are kept for the rerun that resumes it.
     """
@@ -197,7 +202,9 @@ def run(
             failure_message(results) or f"earmark run exited with status {status}",
             file=str(folder / "results.json"),
         )
-    return folder
+    from earmark.results import read_results
+
+    return read_results(folder / "results.json")
 
 
 def compare(
@@ -213,13 +220,18 @@ def compare(
     gap: tuple[PathArg, PathArg] | None = None,
     arm: str | None = None,
     quiet: bool = False,
-) -> Path:
+) -> Comparison | Path:
     """`earmark compare ARM ... --out OUT` (or `--gap RUN_A RUN_B`).
 
-    Returns the file written: OUT/compare.json, or OUT/gap.json with `gap`.
+    Returns OUT/compare.json as a typed `Comparison`; with `gap`, the path of the
+    OUT/gap.json written (the results model has no type for it yet).
     """
     args, _ = invoke("compare", dict(locals()))
-    return Path(args.out) / ("gap.json" if args.gap else "compare.json")
+    if args.gap:
+        return Path(args.out) / "gap.json"
+    from earmark.results import read_comparison
+
+    return read_comparison(Path(args.out) / "compare.json")
 
 
 def verify(run_dir: PathArg, *, json: PathArg | None = None, quiet: bool = False) -> VerifyReport:
@@ -244,18 +256,21 @@ def decide(
     min_coverage: float | None = None,
     allow_setting_differences: str | None = None,
     quiet: bool = False,
-) -> Path:
+) -> Decision:
     """`earmark decide --baseline RUN[#ARM] --challenger RUN[#ARM] --out OUT`.
 
-    Returns the decision record written (OUT/decision-DATE.json, or DATE-N when that
-    day's record already exists; the Markdown lies beside it).
+    Returns the decision record written, typed (`.verdict`, `.reasons`, `.evidence`):
+    OUT/decision-DATE.json, or decision-DATE-N.json when that day's record already
+    exists, with its Markdown beside it.
     """
     arguments = dict(locals())
+    from earmark.results import read_decision
+
     folder = Path(out)
     before = set(folder.glob("decision-*.json")) if folder.is_dir() else set()
     invoke("decide", arguments)
     (written,) = set(folder.glob("decision-*.json")) - before
-    return written
+    return read_decision(written)
 
 
 def report(
