@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from earmark.report.run_directory import RunDirectory
-from earmark.results import MetricResult, Results, ScopeResult, ViewResult
+from earmark.results import MetricResult, ModelInfo, Results, ScopeResult, ViewResult
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,12 @@ class ReportInputs:
         for arm_name, arm in self.results.arms.items():
             for lang, block in arm.by_language.items():
                 yield arm_name, lang, block
+
+    def model(self, arm: str) -> ModelInfo:
+        """The arm's model record: results.json's, else provenance.json's (empty when
+        neither recorded one, as for `earmark score`)."""
+        model = self.results.arm(arm).model
+        return model if model is not None else ModelInfo.from_dict(self.run.model(arm))
 
     def arm_rows(self, arm: str) -> list[dict[str, Any]]:
         """The arm's prediction rows, as predictions.jsonl holds them."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_page import Markup, esc, html_table, mib, section
+from earmark.results import ModelInfo
 
 
 def render_provenance(page: ReportInputs) -> str:
@@ -22,9 +23,9 @@ def render_provenance(page: ReportInputs) -> str:
         f"<p>{badge}" + (f" — missing: {esc('; '.join(missing))}" if missing else "") + "</p>"
     ]
     model_rows: list[list[object]] = []
-    for arm_name in run.arm_names:
-        model = run.model(arm_name)
-        hashes = model.get("file_sha256") or {}
+    for arm_name in results.arm_names:
+        model = page.model(arm_name)
+        hashes = model.file_sha256 or {}
         hash_html = (
             "<details><summary>"
             + esc(f"{len(hashes)} files")
@@ -39,14 +40,14 @@ def render_provenance(page: ReportInputs) -> str:
         model_rows.append(
             [
                 arm_name,
-                model.get("artifact_id", "—"),
-                Markup(f"<code>{esc(model.get('revision') or '—')}</code>"),
+                model.artifact_id or "—",
+                Markup(f"<code>{esc(model.revision or '—')}</code>"),
                 Markup(hash_html),
-                f"{model.get('runtime', '—')} {model.get('runtime_version', '')}".strip(),
-                model.get("compute_type", "—"),
+                f"{model.runtime or '—'} {model.runtime_version or ''}".strip(),
+                model.compute_type or "—",
                 _determinism_cell(model),
                 _cpu_path_cell(model),
-                f"{model.get('licence', '—')} (source: {model.get('licence_source', '—')})",
+                f"{model.licence or '—'} (source: {model.licence_source or '—'})",
             ]
         )
     body.append("<h3>Models</h3>")
@@ -147,10 +148,10 @@ def render_probes(page: ReportInputs) -> str:
     return section("probes", "Scorer self-check", body)
 
 
-def _determinism_cell(model: dict[str, Any]) -> Markup:
+def _determinism_cell(model: ModelInfo) -> Markup:
     """Yes/no with the engine's reason; an engine that does not say counts as no."""
-    note = model.get("determinism_note") or "the engine does not declare it"
-    if model.get("deterministic"):
+    note = model.determinism_note or "the engine does not declare it"
+    if model.deterministic:
         return Markup(f'<span class="badge ok">yes</span> {esc(note)}')
     return Markup(
         f'<span class="badge bad">no</span> {esc(note)}; churn against this arm includes '
@@ -158,9 +159,9 @@ def _determinism_cell(model: dict[str, Any]) -> Markup:
     )
 
 
-def _cpu_path_cell(model: dict[str, Any]) -> str:
+def _cpu_path_cell(model: ModelInfo) -> str:
     """The ISA and GEMM backends the runtime reported (CTranslate2), and what was pinned."""
-    cpu = (model.get("extra") or {}).get("cpu_runtime") or {}
+    cpu: Any = (model.engine_extra or {}).get("cpu_runtime") or {}
     if not cpu:
         return "—"
     parts = [f"ISA {cpu.get('isa') or '?'}"]
