@@ -4,11 +4,12 @@ One file a person can open offline or attach to an issue: no script, no CDN, no 
 no external image (charts are inline SVG from `earmark.report.plots`), and a strict
 Content-Security-Policy so that even a transcript that slipped through escaping could not
 run or fetch anything. Every piece of user text (transcripts, ids, arm names) is escaped
-with `html.escape`; the only unescaped strings are the `Markup` this module builds itself.
+with `html.escape`; the only unescaped strings are the `Markup` the renderers build.
 
-Every figure is read from results.json (formatted by `markdown.fmt_rate`, so the page and
-results.md show the same digits); only the latency plot, the diagnostics examples and the
-worst-utterance alignments are built from predictions.jsonl rows.
+Every figure is read from results.json, typed once (`html_inputs.ReportInputs`) and
+formatted as `markdown.fmt_rate` formats it, so the page and results.md show the same
+digits; only the latency plot, the diagnostics examples and the worst-utterance
+alignments are built from predictions.jsonl rows.
 
 This module assembles the page; each section has its own renderer (`html_figures`,
 `html_errors`, `html_latency`, `html_compare`, `html_diagnostics`, `html_extra_metrics`,

@@ -3,8 +3,9 @@
 Section renderers read figures from `earmark.results` objects (`Results`, `ArmResult`,
 `ScopeResult`, `ViewResult`, `MetricResult`) instead of walking nested dictionaries.
 Prediction rows, provenance.json and compare.json are still read as the run directory
-holds them: typing 100k rows costs more than the whole page today, and the other two have
-no typed model yet.
+holds them: typing every row (`PredictionRow.from_dict`) costs about 20 times the whole
+page on a 100k-row run, provenance.json has no typed model, and compare.json is read
+as-is because a partial one (hand-written in tests) still renders.
 """
 
 from __future__ import annotations
