@@ -304,3 +304,32 @@ def test_run_compare_report_are_functions_and_still_packages() -> None:
         assert inspect.signature(function) == inspect.signature(getattr(subcommands, name))
     assert earmark.run.runner is runner and earmark.report.html is html
     assert sorted(earmark.__all__) == sorted(dir(earmark))
+
+
+#: The README's "Python quick start" (kept here until README.md carries it; its docs test
+#: then runs it there): each commented line's value is exactly its comment's first part.
+QUICK_START = """\
+import earmark
+
+refs = ["the cat sat on the mat", "hello world"]
+hyps = ["the cat sat on a mat", "hello"]
+earmark.wer(refs, hyps)  # 0.25: 1 substitution + 1 deletion of 8 words
+earmark.cer(refs, hyps)  # 0.2727272727272727: 9 character edits of 33
+s = earmark.score(refs, hyps, bootstrap=1000)  # what `earmark score` writes, typed
+s.wer, s.ci  # (0.25, (0.16666666666666666, 0.5)): micro WER, 95% bootstrap CI
+s.counts  # ErrorCounts(substitutions=1, deletions=1, insertions=0, hits=6)
+earmark.wer("It is 5 pm.", "it is five pm", normalizer="en-v1")  # 0.0
+"""
+
+
+def test_quick_start_numbers_are_exact() -> None:
+    namespace: dict[str, object] = {}
+    checked = 0
+    for line in QUICK_START.splitlines():
+        code, _, comment = line.partition("  # ")
+        if comment and not code.lstrip().startswith(("s =", "import")):
+            assert repr(eval(code, namespace)) == comment.split(": ")[0], line
+            checked += 1
+        else:
+            exec(code, namespace)
+    assert checked == 5
