@@ -8,6 +8,7 @@ a GLM.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
@@ -137,7 +138,13 @@ def test_cli_equals_api_and_no_sclite_reports_needed(tmp_path: Path) -> None:
     cli = json.loads((out / "results.json").read_text("utf-8"))["arms"]["hyp"]
     api = score(tmp_path, glm=glm)
     assert cli["overall"] == api["overall"]
-    assert cli["glm"] == api["glm"]
+    # The output folder keeps the rules byte for byte, named in results, so the folder
+    # alone can re-derive its figures.
+    assert cli["glm"] == {**api["glm"], "file": "rules.glm"}
+    copy = (out / "rules.glm").read_bytes()
+    assert copy == glm.read_bytes()
+    assert hashlib.sha256(copy).hexdigest() == cli["glm"]["sha256"]
+    assert "rules.glm" in (out / "artefacts.sha256").read_text("utf-8")
 
 
 def test_without_a_glm_results_are_unchanged(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
-from earmark.outputs import lock_output_folder
+from earmark.outputs import atomic_write_bytes, lock_output_folder
 from earmark.report.markdown import render_results_markdown
 from earmark.report.results import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
@@ -23,6 +23,9 @@ from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.protocols import resolve
 from earmark.scoring.readers import FieldNames, read_pairs
 from earmark.scoring.scorer import Aggregate, ScoringOptions, _collector_paused, score_rows
+
+#: Where `score --glm ... --out DIR` keeps a copy of the rules file.
+GLM_COPY = "rules.glm"
 
 
 def score_predictions(
@@ -168,6 +171,11 @@ def score_predictions(
                 "formats_read": read.formats,
             },
         )
+        if out_dir is not None and rules is not None:
+            # The rules beside the figures they shaped (byte for byte: the recorded
+            # SHA-256 is this file's), so the folder alone re-derives them.
+            atomic_write_bytes(Path(out_dir) / GLM_COPY, [rules.text.encode("utf-8")])
+            results["arms"][name]["glm"]["file"] = GLM_COPY
         if out_dir is not None:
             write_results(
                 out_dir,

@@ -106,6 +106,9 @@ class Glm:
     alternates: dict[str, frozenset[str]] = field(default_factory=dict)
     optional: frozenset[str] = frozenset()
     skippable: frozenset[str] = frozenset()
+    #: The rules as read (UTF-8 of exactly the hashed bytes), so an output folder can keep
+    #: a copy that `earmark verify` re-derives its figures from.
+    text: str = field(default="", repr=False, compare=False)
 
     @property
     def component(self) -> dict[str, str]:
@@ -217,7 +220,7 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
         for word in merged:
             alternates[word] = frozenset(merged)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return Glm(name, digest, alternates, frozenset(optional), frozenset(skippable))
+    return Glm(name, digest, alternates, frozenset(optional), frozenset(skippable), text)
 
 
 def read_glm(path: str | os.PathLike[str]) -> Glm:
@@ -233,7 +236,7 @@ def read_glm(path: str | os.PathLike[str]) -> Glm:
         raise EarmarkError("the GLM file is not UTF-8", file=str(p)) from exc
     glm = parse_glm(text, name=p.name, source=str(p))
     digest = hashlib.sha256(data).hexdigest()
-    return Glm(glm.name, digest, glm.alternates, glm.optional, glm.skippable)
+    return Glm(glm.name, digest, glm.alternates, glm.optional, glm.skippable, text)
 
 
 def has_markup(words: list[str] | tuple[str, ...]) -> bool:
