@@ -58,7 +58,7 @@ def _wer(data: dict) -> dict:
         (
             lambda d: _wer(d).__setitem__("aggregate", "mean"),
             f"{WER}.aggregate",
-            "expected micro or macro",
+            "expected one of micro, macro, found 'mean'",
         ),
         (
             lambda d: _wer(d).__setitem__("null_reason", None),
@@ -128,6 +128,12 @@ def test_other_files_check_their_schema() -> None:
         Comparison.from_json((RUN / "results.json").read_text("utf-8"))
     with pytest.raises(EarmarkError, match="required key is missing"):
         Decision.from_json('{"schema": "earmark.decision/1"}')
+    golden = RUN.parent / "decision-golden/blocked.json"
+    data = json.loads(golden.read_text("utf-8"))
+    data["verdict"] = "ship it"
+    with pytest.raises(EarmarkError, match="expected one of promote, blocked, stay") as caught:
+        Decision.from_json(json.dumps(data))
+    assert caught.value.field == "verdict"
 
 
 def test_missing_file_and_bad_predictions_line(tmp_path: Path) -> None:

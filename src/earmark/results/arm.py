@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from earmark.results.codec import (
+    AGGREGATE,
     ANY,
     BOOL,
     INT,
@@ -188,7 +189,7 @@ class ArmResult(Record):
     #: The published protocol the figures follow, when one was named.
     protocol: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     normalizer_policy: NormalizerPolicy = field(metadata=json_key(Nested(NormalizerPolicy)))
-    aggregate: str = field(metadata=json_key(STR))
+    aggregate: str = field(metadata=json_key(AGGREGATE))
     bootstrap: BootstrapSettings = field(metadata=json_key(Nested(BootstrapSettings)))
     #: Pre-registered minimums (`min_per_slice`, `min_speakers`) when set.
     minimums: Mapping[str, int] | None = field(default=None, metadata=json_key(MapOf(INT)))
@@ -216,12 +217,6 @@ class ArmResult(Record):
     )
     arm_exit_code: int | None = field(default=None, metadata=json_key(Nullable(INT)))
     failure: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
-
-    def _check(self, path: str) -> None:
-        if self.aggregate not in ("micro", "macro"):
-            raise malformed(
-                f"{path}.aggregate", f"expected micro or macro, found {self.aggregate!r}"
-            )
 
     @property
     def languages(self) -> tuple[str, ...]:

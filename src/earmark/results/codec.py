@@ -99,6 +99,24 @@ class _Str(Codec[str]):
         return value
 
 
+class OneOf(Codec[str]):
+    """A string from a closed set (`micro`/`macro`, a verdict)."""
+
+    def __init__(self, *choices: str) -> None:
+        self.choices = choices
+        self.what = "one of " + ", ".join(choices)
+
+    def decode(self, value: object, path: str) -> str:
+        if value not in self.choices:
+            found = repr(value) if isinstance(value, str) else _kind(value)
+            raise malformed(path, f"expected {self.what}, found {found}")
+        assert isinstance(value, str)
+        return value
+
+    def encode(self, value: str) -> JSONValue:
+        return value
+
+
 class _Int(Codec[int]):
     what = "an integer"
 
@@ -276,6 +294,8 @@ BOOL: Codec[bool] = _Bool()
 ANY: Codec[JSONValue] = _Any()
 OBJECT: Codec[JSONObject] = _Object()
 INTERVAL: Codec[tuple[float, float]] = _Interval()
+#: How a rate sums its rows: micro (summed counts) or macro (mean of per-row rates).
+AGGREGATE: Codec[str] = OneOf("micro", "macro")
 
 
 @dataclass(frozen=True)

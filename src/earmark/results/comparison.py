@@ -14,6 +14,7 @@ from typing import ClassVar
 from earmark.errors import EarmarkError
 from earmark.results.arm import BootstrapSettings, NormalizerPolicy
 from earmark.results.codec import (
+    AGGREGATE,
     ANY,
     INT,
     INTERVAL,
@@ -49,7 +50,7 @@ class CompareMetric(Record):
     hits: int | None = field(default=None, metadata=json_key(INT))
     ref_units: int | None = field(default=None, metadata=json_key(INT))
     hyp_units: int | None = field(default=None, metadata=json_key(INT))
-    aggregate: str | None = field(default=None, metadata=json_key(STR))
+    aggregate: str | None = field(default=None, metadata=json_key(AGGREGATE))
     n_scored: int | None = field(default=None, metadata=json_key(INT))
     n_unavailable: int | None = field(default=None, metadata=json_key(INT))
     unavailable_reasons: Mapping[str, int] | None = field(
@@ -152,7 +153,7 @@ class Comparison(Record):
     created: str = field(metadata=json_key(STR))
     reference_arm: str = field(metadata=json_key(STR))
     normalizer_policy: NormalizerPolicy = field(metadata=json_key(Nested(NormalizerPolicy)))
-    aggregate: str = field(metadata=json_key(STR))
+    aggregate: str = field(metadata=json_key(AGGREGATE))
     bootstrap: BootstrapSettings = field(metadata=json_key(Nested(BootstrapSettings)))
     n_shared: int = field(metadata=json_key(INT))
     n_clusters: int | None = field(default=None, metadata=json_key(INT))

@@ -22,11 +22,11 @@ from earmark.results.codec import (
     JSONValue,
     Nested,
     Nullable,
+    OneOf,
     Record,
     TupleOf,
     json_key,
     lookup,
-    malformed,
 )
 from earmark.results.estimate import Estimate
 
@@ -104,7 +104,7 @@ class Decision(Record):
 
     schema: str = field(metadata=json_key(STR))
     date: str = field(metadata=json_key(STR))
-    verdict: str = field(metadata=json_key(STR))
+    verdict: str = field(metadata=json_key(OneOf(*VERDICTS)))
     reasons: tuple[str, ...] = field(metadata=json_key(TupleOf(STR)))
     baseline: DecisionSide = field(metadata=json_key(Nested(DecisionSide)))
     challenger: DecisionSide = field(metadata=json_key(Nested(DecisionSide)))
@@ -122,12 +122,6 @@ class Decision(Record):
         default=None, metadata=json_key(TupleOf(OBJECT))
     )
     gates: tuple[JSONObject, ...] | None = field(default=None, metadata=json_key(TupleOf(OBJECT)))
-
-    def _check(self, path: str) -> None:
-        if self.verdict not in VERDICTS:
-            raise malformed(
-                "verdict", f"unknown verdict {self.verdict!r}", hint="one of " + ", ".join(VERDICTS)
-            )
 
     def language(self, language: str) -> LanguageEvidence:
         """The evidence of one language."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from earmark.errors import EarmarkError
 from earmark.results.codec import (
+    AGGREGATE,
     INT,
     INTERVAL,
     NUMBER,
@@ -24,7 +25,6 @@ from earmark.results.codec import (
     Record,
     Via,
     json_key,
-    malformed,
 )
 from earmark.results.estimate import Estimate
 
@@ -48,7 +48,7 @@ class MetricResult(Record):
     hits: int = field(metadata=json_key(INT))
     ref_units: int = field(metadata=json_key(INT))
     hyp_units: int = field(metadata=json_key(INT))
-    aggregate: str = field(metadata=json_key(STR))
+    aggregate: str = field(metadata=json_key(AGGREGATE))
     n_scored: int = field(metadata=json_key(INT))
     n_unavailable: int | None = field(default=None, metadata=json_key(INT))
     unavailable_reasons: Mapping[str, int] | None = field(
@@ -61,12 +61,6 @@ class MetricResult(Record):
     mer: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     wil: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     ser: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
-
-    def _check(self, path: str) -> None:
-        if self.aggregate not in ("micro", "macro"):
-            raise malformed(
-                f"{path}.aggregate", f"expected micro or macro, found {self.aggregate!r}"
-            )
 
     @property
     def counts(self) -> ErrorCounts:
