@@ -304,3 +304,26 @@ def _drop_created(value: Any) -> Any:
     if isinstance(value, list):
         return [_drop_created(v) for v in value]
     return value
+
+
+def test_multispeaker_equals_the_cli(tmp_path: Path) -> None:
+    pytest.importorskip("meeteval", reason="needs earmark[multi-speaker] (meeteval)")
+    refs, hyps = tmp_path / "ref.stm", tmp_path / "hyp.stm"
+    refs.write_text("rec1 1 A 0.0 1.0 a b c\nrec1 1 B 1.0 2.0 d e\n", "utf-8")
+    # speakers renamed (X, Y): cpWER pairs A-X, B-Y and counts one substitution of 5 words
+    hyps.write_text("rec1 1 X 0.0 1.0 a b c\nrec1 1 Y 1.0 2.0 d f\n", "utf-8")
+    path = earmark.multispeaker(
+        refs, hyps, normalizer="none", metric=["cpwer", "orcwer"], bootstrap=0, out=tmp_path / "a"
+    )
+    assert path == tmp_path / "a" / "multispeaker.json"
+    argv = ["multispeaker", str(refs), str(hyps), "--normalizer", "none", "--metric", "cpwer"]
+    argv += ["--metric", "orcwer", "--bootstrap", "0", "--out", str(tmp_path / "c"), "--quiet"]
+    assert main(argv) == 0
+    assert _json(path) == _json(tmp_path / "c" / "multispeaker.json")
+    total = _json(path)["metrics"]["cpwer"]["total"]
+    assert (total["errors"], total["length"], total["substitutions"], total["rate"]) == (
+        1,
+        5,
+        1,
+        0.2,
+    )

@@ -2,7 +2,8 @@
 
 The front door: `earmark.wer`, `earmark.cer` and `earmark.score` score lists of strings;
 `earmark.score_file`, `earmark.run`, `earmark.compare`, `earmark.verify`,
-`earmark.decide`, `earmark.report` and `earmark.leaderboard` mirror the subcommands.
+`earmark.decide`, `earmark.report`, `earmark.leaderboard` and `earmark.multispeaker`
+mirror the subcommands of the same names (`score_file` is `earmark score`).
 
 >>> import earmark
 >>> earmark.wer(["a b c", "hello world"], ["a x c", "hello"])
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from earmark.front_door.pairs import wer as wer
     from earmark.front_door.subcommands import decide as decide
     from earmark.front_door.subcommands import leaderboard as leaderboard
+    from earmark.front_door.subcommands import multispeaker as multispeaker
     from earmark.front_door.subcommands import score_file as score_file
     from earmark.front_door.subcommands import verify as verify
 
@@ -46,6 +48,7 @@ _LAZY = {
     "decide": "earmark.front_door.subcommands",
     "report": "earmark.front_door.subcommands",
     "leaderboard": "earmark.front_door.subcommands",
+    "multispeaker": "earmark.front_door.subcommands",
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -302,6 +302,29 @@ def leaderboard(
     return Path(args.out)
 
 
+def multispeaker(
+    references: PathArg,
+    hypotheses: PathArg,
+    *,
+    normalizer: str,
+    out: PathArg,
+    metric: Sequence[str] = (),
+    collar: float | None = None,
+    format: str | None = None,
+    bootstrap: int = 10_000,
+    seed: int | None = None,
+    exclude_unmatched: bool = False,
+    quiet: bool = False,
+) -> Path:
+    """`earmark multispeaker REFERENCES HYPOTHESES --normalizer NAME --out OUT`: cpWER
+    (and ORC-WER, tcpWER, DI-cpWER with `metric`) of whole recordings via meeteval.
+
+    Returns OUT/multispeaker.json (the results model has no type for it yet).
+    """
+    args, _ = invoke("multispeaker", dict(locals()))
+    return Path(args.out) / "multispeaker.json"
+
+
 #: The function of each subcommand that has one (the signature test walks this).
 FUNCTIONS = {
     "score": score_file,
@@ -311,4 +334,5 @@ FUNCTIONS = {
     "decide": decide,
     "report": report,
     "leaderboard": leaderboard,
+    "multispeaker": multispeaker,
 }
