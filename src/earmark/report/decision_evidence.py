@@ -16,13 +16,12 @@ from earmark.errors import EarmarkError
 from earmark.report.decision_ceilings import Ceilings, ceiling_evidence
 from earmark.report.decision_gates import RecordGate, checklist_gates, record_gates
 from earmark.report.decision_settings import SettingsComparison
-from earmark.report.decision_sides import Side, SideRecord, row_key, side_record
-from earmark.report.run_directory import base_language
-from earmark.results import MetricResult, PredictionRow, Resources
+from earmark.report.decision_sides import Side, SideRecord, side_record
+from earmark.results import MetricResult, Resources
 
 if TYPE_CHECKING:
     from earmark.report.decision_rules import DecisionRules
-    from earmark.results import NormalizerInfo, UnitCounts
+    from earmark.results import NormalizerInfo
 
 #: Host fields that must match before latency or CPU cost can be compared.
 HOST_FIELDS = ("os", "arch", "cpu_model", "cores_available", "memory_bytes")
@@ -173,14 +172,6 @@ def _metric_of(normalizer: NormalizerInfo, metric: str) -> str:
     return metric
 
 
-def _counts(row: PredictionRow | None, view: str, metric: str) -> UnitCounts | None:
-    """One row's counts of `metric` in `view`; None where the row or view has none."""
-    found = None if row is None else row.view(view)
-    if found is None:
-        return None
-    return {"wer": found.wer, "cer": found.cer, "mixed_er": found.mixed_er}.get(metric)
-
-
 def language_evidence(
     baseline: Side, challenger: Side, language: str, rules: DecisionRules
 ) -> LanguageEvidence:
@@ -192,29 +183,28 @@ def language_evidence(
     scope_c = challenger.result.language(language)
     metric = _metric_of(scope_b.normalizer, rules.metric)
     view = scope_b.primary_view
-    c_rows = {row_key(r): r for r in challenger.rows if base_language(r.language) == language}
+    c_rows = {r.key: r for r in challenger.rows if r.language == language}
     errors_b, errors_c, ref_units, clusters = [], [], [], []
     skipped = 0
     for r in baseline.rows:
-        if base_language(r.language) != language:
+        if r.language != language:
             continue
-        key = row_key(r)
-        cb, cc = _counts(r, view, metric), _counts(c_rows.get(key), view, metric)
+        other = c_rows.get(r.key)
+        cb = r.counts(view, metric)
+        cc = None if other is None else other.counts(view, metric)
         if cb is None or cc is None:
             skipped += 1
             continue
-        ref_b = cb.substitutions + cb.deletions + cb.hits
-        ref_c = cc.substitutions + cc.deletions + cc.hits
-        if ref_b != ref_c:
+        if cb.ref_units != cc.ref_units:
             raise EarmarkError(
-                f"row {key[0]}#{key[1]} has {ref_b} reference units in the baseline and "
-                f"{ref_c} in the challenger",
+                f"row {r.key[0]}#{r.key[1]} has {cb.ref_units} reference units in the "
+                f"baseline and {cc.ref_units} in the challenger",
                 hint="both must be scored with the same normaliser version",
             )
-        errors_b.append(cb.substitutions + cb.deletions + cb.insertions)
-        errors_c.append(cc.substitutions + cc.deletions + cc.insertions)
-        ref_units.append(ref_b)
-        clusters.append(key[0])
+        errors_b.append(cb.errors)
+        errors_c.append(cc.errors)
+        ref_units.append(cb.ref_units)
+        clusters.append(r.key[0])
     paired = None
     if ref_units and sum(ref_units) > 0:
         paired = paired_bootstrap(
