@@ -302,6 +302,7 @@ def test_run_compare_report_are_functions_and_still_packages() -> None:
         function = getattr(earmark, name)
         assert callable(function)
         assert inspect.signature(function) == inspect.signature(getattr(subcommands, name))
+        assert inspect.getdoc(function) == inspect.getdoc(getattr(subcommands, name))
     assert earmark.run.runner is runner and earmark.report.html is html
     assert sorted(earmark.__all__) == sorted(dir(earmark))
 

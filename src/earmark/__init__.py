@@ -68,10 +68,10 @@ def __dir__() -> list[str]:
 
 
 class _CommandAndPackage:
-    """`earmark.run`, `earmark.compare` and `earmark.report` are subcommand functions and
-    also the names of subpackages. Called, this is the function; any other attribute is
-    the subpackage's, so `import earmark.run.runner as runner` and patching
-    `"earmark.report.html.X"` keep working."""
+    # `earmark.run`, `earmark.compare` and `earmark.report` are subcommand functions and
+    # also the names of subpackages. Called, this is the function (whose docstring and
+    # signature it shows); any other attribute is the subpackage's, so
+    # `import earmark.run.runner as runner` and patching "earmark.report.html.X" work.
 
     __slots__ = ("_name",)
     _name: str
@@ -91,6 +91,11 @@ class _CommandAndPackage:
     @property
     def __name__(self) -> str:
         return self._name
+
+    @property
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        doc: str | None = self.__wrapped__.__doc__
+        return doc
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # `inspect` probing dunders: not the package's
