@@ -87,6 +87,9 @@ def test_goldens_reach_every_section_branch() -> None:
         "challenger (column) − reference (row)",
     ):
         assert text in rich, text
+    # The hostile texts in the inputs (a hypothesis, a dataset name, a deviation) are escaped.
+    assert "<img" not in rich and "&lt;img src=x onerror=" in rich
+    assert "golden &lt;corpus&gt;" in rich and "<i>x</i>" not in rich
     private = (GOLDEN / "rich-private.html.golden").read_text("utf-8")
     assert 'id="not-public"' in private and "words withheld" in private
     assert 'id="unverifiable"' in (GOLDEN / "score.html.golden").read_text("utf-8")
