@@ -12,6 +12,8 @@ from dataclasses import asdict
 from datetime import date as Date
 from typing import TYPE_CHECKING, Any
 
+from earmark.results import DECISION_SCHEMA
+
 if TYPE_CHECKING:
     from earmark.report.decision_ceilings import Ceilings
     from earmark.report.decision_evidence import (
@@ -29,7 +31,8 @@ if TYPE_CHECKING:
     from earmark.report.decision_settings import SettingsComparison
     from earmark.report.decision_sides import SideRecord
 
-SCHEMA_ID = "earmark.decision/1"
+#: The record's schema id, the one `earmark.results.Decision` reads.
+SCHEMA_ID = DECISION_SCHEMA
 
 
 def fmt_pct(value: float | None) -> str:

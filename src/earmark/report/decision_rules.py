@@ -1,4 +1,7 @@
-"""Dated promotion/rejection records (seed 000): does a challenger replace the baseline?
+"""The promotion rule of `earmark decide` (seed 000): does a challenger replace the baseline?
+
+It reads only the typed evidence of `decision_evidence` (no run, no dictionary), so every
+threshold and the order the verdicts take precedence are pinned by hand-built cases.
 
 The rule, with every threshold configurable and recorded:
 
@@ -50,6 +53,7 @@ from typing import TYPE_CHECKING
 
 from earmark.errors import EarmarkError
 from earmark.report.decision_render import fmt_pct, fmt_pp_ci, fmt_shown
+from earmark.results.decision import VERDICTS as DECISION_VERDICTS
 
 if TYPE_CHECKING:
     from earmark.report.decision_evidence import (
@@ -58,7 +62,8 @@ if TYPE_CHECKING:
         ResourceEvidence,
     )
 
-VERDICTS = ("promote", "blocked", "stay", "research only", "reject")
+#: The verdicts, as the typed decision record (`earmark.results.Decision`) accepts them.
+VERDICTS = DECISION_VERDICTS
 
 
 @dataclass(frozen=True)
