@@ -258,3 +258,29 @@ def test_doctests() -> None:
     import earmark.results.estimate
 
     assert doctest.testmod(earmark.results.estimate).failed == 0
+
+
+def test_decision_figures_are_typed() -> None:
+    from earmark.results import Decision
+
+    path = RUN.parent / "decision-golden/research-only-memory.json"
+    raw = json.loads(path.read_text("utf-8"))
+    decision = Decision.from_path(path)
+    assert decision.verdict == raw["verdict"] == "research only"
+    resources = decision.resources
+    assert resources is not None and resources.latency is not None
+    assert resources.latency.statistic == "p95"
+    assert resources.latency.challenger == raw["resources"]["latency"]["challenger"]
+    assert (
+        resources.peak_rss_bytes is not None and resources.peak_rss_bytes.challenger == 3221225472
+    )
+    assert resources.ceilings is not None
+    assert [(c.name, c.met) for c in resources.ceilings] == [
+        (c["name"], c["met"]) for c in raw["resources"]["ceilings"]
+    ]
+    first = decision.evidence[0]
+    assert first.coverage is not None and first.coverage.baseline.share == 1.0
+    assert decision.rules is not None and decision.rules.level == 0.95
+    estimate = decision.difference(first.language)
+    assert (estimate.value, estimate.ci) == (first.difference, first.difference_ci)
+    assert estimate.level == 0.95

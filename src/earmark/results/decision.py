@@ -7,6 +7,7 @@ evidence per language, resources, settings, ceilings and the gates left to a per
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -20,6 +21,7 @@ from earmark.results.codec import (
     STR,
     JSONObject,
     JSONValue,
+    MapOf,
     Nested,
     Nullable,
     OneOf,
@@ -64,6 +66,25 @@ class RateSummary(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SideCoverage(Record):
+    """Rows of one side in one language with a hypothesis from the engine, and whether
+    they reach the minimum share (below it the language is not judged)."""
+
+    rows: int = field(metadata=json_key(INT))
+    with_hypothesis: int = field(metadata=json_key(INT))
+    share: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    not_ok: Mapping[str, int] | None = field(default=None, metadata=json_key(MapOf(INT)))
+    below_minimum: bool | None = field(default=None, metadata=json_key(BOOL))
+    reason: str | None = field(default=None, metadata=json_key(Nullable(STR)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvidenceCoverage(Record):
+    baseline: SideCoverage = field(metadata=json_key(Nested(SideCoverage)))
+    challenger: SideCoverage = field(metadata=json_key(Nested(SideCoverage)))
+
+
+@dataclass(frozen=True, kw_only=True)
 class LanguageEvidence(Record):
     """Paired figures of one language: both rates on the rows both sides scored, the
     relative reduction, the paired difference and its interval, and the rule's tests."""
@@ -93,7 +114,74 @@ class LanguageEvidence(Record):
     significantly_worse: bool | None = field(default=None, metadata=json_key(Nullable(BOOL)))
     null_reason: str | None = field(default=None, metadata=json_key(Nullable(STR)))
     #: Each side's share of rows with a hypothesis, and whether it meets the minimum.
-    coverage: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    coverage: EvidenceCoverage | None = field(
+        default=None, metadata=json_key(Nested(EvidenceCoverage))
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResourceComparison(Record):
+    """One resource figure of both sides (latency: at `statistic`, p50 or p95), the
+    challenger's relative reduction and whether it meets the rule's minimum."""
+
+    statistic: str | None = field(default=None, metadata=json_key(STR))
+    baseline: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    challenger: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    reduction: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    met: bool | None = field(default=None, metadata=json_key(Nullable(BOOL)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class CeilingCheck(Record):
+    """A plan ceiling (peak RSS, real-time factor, latency) and the challenger's figure."""
+
+    name: str = field(metadata=json_key(STR))
+    limit: float = field(metadata=json_key(NUMBER))
+    challenger: float | None = field(metadata=json_key(Nullable(NUMBER)))
+    met: bool | None = field(metadata=json_key(Nullable(BOOL)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecisionResources(Record):
+    """Latency, core cost (CPU seconds per audio second) and peak memory of both sides,
+    and whether their host profiles match (a speed-up across hosts proves nothing)."""
+
+    same_host: bool | None = field(default=None, metadata=json_key(Nullable(BOOL)))
+    baseline_host: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    challenger_host: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    latency: ResourceComparison | None = field(
+        default=None, metadata=json_key(Nested(ResourceComparison))
+    )
+    core_cost: ResourceComparison | None = field(
+        default=None, metadata=json_key(Nested(ResourceComparison))
+    )
+    peak_rss_bytes: ResourceComparison | None = field(
+        default=None, metadata=json_key(Nested(ResourceComparison))
+    )
+    ceilings: tuple[CeilingCheck, ...] | None = field(
+        default=None, metadata=json_key(TupleOf(Nested(CeilingCheck)))
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RulesApplied(Record):
+    """The thresholds the verdict applied, as written in the record."""
+
+    min_relative_error_reduction: float = field(metadata=json_key(NUMBER))
+    min_latency_reduction: float | None = field(default=None, metadata=json_key(NUMBER))
+    min_core_cost_reduction: float | None = field(default=None, metadata=json_key(NUMBER))
+    non_inferiority_margin: float | None = field(default=None, metadata=json_key(NUMBER))
+    metric: str | None = field(default=None, metadata=json_key(STR))
+    latency_statistic: str | None = field(default=None, metadata=json_key(STR))
+    require_significant_improvement: bool | None = field(default=None, metadata=json_key(BOOL))
+    resamples: int | None = field(default=None, metadata=json_key(INT))
+    seed: int | None = field(default=None, metadata=json_key(INT))
+    level: float | None = field(default=None, metadata=json_key(NUMBER))
+    max_peak_rss_bytes: int | None = field(default=None, metadata=json_key(Nullable(INT)))
+    max_real_time_factor: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    max_latency_seconds: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    min_coverage: float | None = field(default=None, metadata=json_key(NUMBER))
+    allow_setting_differences: JSONValue = field(default=None, metadata=json_key(ANY))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,13 +197,13 @@ class Decision(Record):
     baseline: DecisionSide = field(metadata=json_key(Nested(DecisionSide)))
     challenger: DecisionSide = field(metadata=json_key(Nested(DecisionSide)))
     corpus: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
-    #: The thresholds the verdict applied (`DecisionRules`, as written).
-    rules: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    rules: RulesApplied | None = field(default=None, metadata=json_key(Nested(RulesApplied)))
     evidence: tuple[LanguageEvidence, ...] = field(
         metadata=json_key(TupleOf(Nested(LanguageEvidence)))
     )
-    #: Latency, core cost and peak memory of both sides and whether the hosts match.
-    resources: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    resources: DecisionResources | None = field(
+        default=None, metadata=json_key(Nested(DecisionResources))
+    )
     settings: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     ceilings: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     record_gates: tuple[JSONObject, ...] | None = field(
@@ -132,9 +220,8 @@ class Decision(Record):
         """The paired difference (challenger - baseline) of one language, as an Estimate
         at the rules' level."""
         e = self.language(language)
-        rule_level = (self.rules or {}).get("level")
         if level is None:
-            level = rule_level if isinstance(rule_level, float) else 0.95
+            level = self.rules.level if self.rules and self.rules.level is not None else 0.95
         return Estimate(
             e.difference, e.difference_ci, level, "percentile (paired bootstrap)", e.null_reason
         )
