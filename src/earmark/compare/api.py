@@ -7,10 +7,11 @@ compared; every other row is listed in `unpaired` with its arm and a reason.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -20,25 +21,26 @@ from numpy.typing import NDArray
 
 from earmark import __version__
 from earmark.compare.churn import exact_match_block, exact_matches
-from earmark.compare.counting import (
+from earmark.compare.diagnostics import ArmRows, diagnose_arm, dominant_script, ranking_flips
+from earmark.compare.loading import ArmData, RowKey, load_arm_specs
+from earmark.compare.paired import apply_holm, paired_comparison, row_letters
+from earmark.compare.parallel import default_jobs, fork_map
+from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_json, atomic_write_text
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.protocols import Protocol, resolve
+from earmark.scoring.row_counts import (
     METRIC_FOR_UNIT,
-    BootstrapSettings,
-    PairCounter,
+    PRIMARY,
+    UNIT_FOR_METRIC,
+    PairTable,
     RowCounts,
     count_rows,
     null_metric,
     scope_metrics,
 )
-from earmark.compare.diagnostics import ArmRows, diagnose_arm, dominant_script, ranking_flips
-from earmark.compare.loading import ArmData, RowKey, load_arm_specs
-from earmark.compare.paired import apply_holm, paired_comparison, row_letters
-from earmark.compare.parallel import STATE, default_jobs, fork_map
-from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_json, atomic_write_text
-from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.protocols import Protocol, resolve
-from earmark.stats import DEFAULT_SEED
 from earmark.stats.protocol_bootstrap import python_random_ci
+from earmark.stats.settings import BootstrapSettings
 
 SCHEMA_ID = "earmark.compare/1"
 Aggregate = Literal["micro", "macro"]
@@ -51,15 +53,17 @@ class CompareOptions:
     normalizer: str
     reference: str | None = None
     aggregate: Aggregate = "micro"
-    resamples: int = 10_000
-    seed: int = DEFAULT_SEED
-    level: float = 0.95
+    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
     #: A published protocol (`--protocol`): with the python-random generator it draws the
     #: per-arm intervals; paired and exact-match intervals stay earmark's (PCG64).
     protocol: Protocol | None = None
+    #: Transitional: `run.runner.run_diagnostics` still asks for `resamples=0`; given, it
+    #: replaces `bootstrap.resamples`. To go once the runner passes `bootstrap=`.
+    resamples: InitVar[int | None] = None
 
-    def settings(self) -> BootstrapSettings:
-        return BootstrapSettings(self.resamples, self.seed, self.level, self.aggregate)
+    def __post_init__(self, resamples: int | None) -> None:
+        if resamples is not None:
+            object.__setattr__(self, "bootstrap", replace(self.bootstrap, resamples=resamples))
 
     @property
     def python_random(self) -> bool:
@@ -162,7 +166,7 @@ def compare_arms(
             hint="arms: " + ", ".join(arms),
         )
     policy = NormalizerPolicy.parse(options.normalizer)
-    settings = options.settings()
+    bootstrap = options.bootstrap
     aligned = align_arms(arms, reference)
     n = len(aligned.keys)
     ref_arm = arms[reference]
@@ -180,18 +184,20 @@ def compare_arms(
     ref_hyp_texts = [h if h is not None else "" for h in ref_hyps]
     by_lang, by_slice = _scopes(languages, slices)
 
-    counter = PairCounter(policy)
+    table = PairTable(policy)
     vs_human: dict[str, RowCounts] = {}
     vs_ref: dict[str, RowCounts] = {}
     hyps: dict[str, list[str | None]] = {}
     for name, arm in arms.items():
         hyps[name] = _take(arm.hypotheses, aligned.positions[name])
-        vs_human[name] = count_rows(counter, human, hyps[name], languages)
-        vs_ref[name] = count_rows(counter, ref_hyp_texts, hyps[name], languages, with_raw=False)
+        vs_human[name] = count_rows(table, human, hyps[name], languages)
+        vs_ref[name] = count_rows(table, ref_hyp_texts, hyps[name], languages, kinds=(PRIMARY,))
     for rows in (*vs_human.values(), *vs_ref.values()):
-        rows.available()  # fill the cache once, before any worker forks
+        # Fill the caches once, before any worker forks (each would fill its own copy).
+        rows.available()
+        rows.available(unit="mixed")
 
-    state = _ArmState(
+    inputs = _CompareInputs(
         reference=reference,
         arms=arms,
         aligned=aligned,
@@ -203,20 +209,17 @@ def compare_arms(
         ref_scripts=[dominant_script(t) for t in human],
         by_lang=by_lang,
         by_slice=by_slice,
-        counter=counter,
+        table=table,
         vs_human=vs_human,
         vs_ref=vs_ref,
         hyps=hyps,
-        settings=settings,
+        bootstrap=bootstrap,
+        aggregate=options.aggregate,
     )
     tasks = [("arm", name) for name in arms] + [
         ("pairs", name) for name in arms if name != reference
     ]
-    STATE["compare"] = state
-    try:
-        done = fork_map(_work, tasks, jobs)
-    finally:
-        STATE.pop("compare", None)
+    done = fork_map(functools.partial(_work, inputs), tasks, jobs)
     arms_out: dict[str, Any] = {}
     diagnostics: dict[str, Any] = {}
     pair_lists: dict[str, list[dict[str, Any]]] = {}
@@ -227,7 +230,7 @@ def compare_arms(
             pair_lists[name] = value
     if options.python_random:
         for name in arms:
-            _protocol_intervals(arms_out[name], vs_human[name], vs_ref[name], state)
+            _protocol_intervals(arms_out[name], vs_human[name], vs_ref[name], inputs)
     flips = ranking_flips(vs_human, options.aggregate)
     for name, block in flips.items():
         diagnostics[name]["normalizer_ranking_flip"] = block
@@ -260,7 +263,7 @@ def compare_arms(
         "normalizer_policy": policy.to_dict(),
         "aggregate": options.aggregate,
         "bootstrap": {
-            **settings.to_dict(),
+            **bootstrap.to_dict(),
             "method": "percentile",
             "unit": "clip (rows sharing an utterance id are resampled together)",
             "seeding": "every interval re-seeds numpy PCG64 with this seed",
@@ -308,9 +311,10 @@ def arm_determinism(arms: Mapping[str, ArmData]) -> dict[str, Any]:
     }
 
 
-@dataclass
-class _ArmState:
-    """Everything the per-arm and per-pair work reads (shared with forked workers)."""
+@dataclass(frozen=True)
+class _CompareInputs:
+    """Everything the per-arm and per-pair work reads: handed to each task as its first
+    argument (forked workers inherit it; nothing is pickled on the way in)."""
 
     reference: str
     arms: Mapping[str, ArmData]
@@ -323,47 +327,43 @@ class _ArmState:
     ref_scripts: list[str | None]
     by_lang: dict[str, NDArray[np.int64]]
     by_slice: dict[str, NDArray[np.int64]]
-    counter: PairCounter
+    table: PairTable
     vs_human: dict[str, RowCounts]
     vs_ref: dict[str, RowCounts]
     hyps: dict[str, list[str | None]]
-    settings: BootstrapSettings
+    bootstrap: BootstrapSettings
+    aggregate: str
+
+    def everything(self) -> NDArray[np.int64]:
+        """Positions of every shared row (the overall scope)."""
+        return np.arange(len(self.labels), dtype=np.int64)
 
 
-def _work(task: tuple[str, str]) -> Any:
+def _work(inputs: _CompareInputs, task: tuple[str, str]) -> Any:
     kind, name = task
-    state: _ArmState = STATE["compare"]
     if kind == "arm":
-        return _arm_figures(state, name)
-    return _pairs(
-        state.reference,
-        name,
-        state.vs_human,
-        state.by_lang,
-        np.arange(len(state.labels), dtype=np.int64),
-        state.clusters,
-        state.counter,
-        state.settings,
-    )
+        return _arm_figures(inputs, name)
+    return _pairs(inputs, name)
 
 
 def _protocol_intervals(
-    block: dict[str, Any], vs_human: RowCounts, vs_ref: RowCounts, state: _ArmState
+    block: dict[str, Any], vs_human: RowCounts, vs_ref: RowCounts, inputs: _CompareInputs
 ) -> None:
-    """Replace the per-arm WER/CER intervals (overall, by language, by slice) with the
-    protocol's python-random ones (`earmark.stats.protocol_bootstrap`), in place."""
-    p = state.settings
-    scopes = [(block, np.arange(len(state.labels), dtype=np.int64))]
-    scopes += [(block["by_language"][k], v) for k, v in state.by_lang.items()]
-    scopes += [(block["by_slice"][k], v) for k, v in state.by_slice.items()]
+    """Replace the per-arm intervals (overall, by language, by slice) with the protocol's
+    python-random ones (`earmark.stats.protocol_bootstrap`), in place."""
+    p = inputs.bootstrap
+    scopes = [(block, inputs.everything())]
+    scopes += [(block["by_language"][k], v) for k, v in inputs.by_lang.items()]
+    scopes += [(block["by_slice"][k], v) for k, v in inputs.by_slice.items()]
     for scope, positions in scopes:
         for key, rows in (("vs_human", vs_human), ("vs_reference_arm", vs_ref)):
-            kept = positions[rows.available()[positions]]
             for metric, figure in scope[key].items():
                 if figure.get("value") is None or p.resamples == 0:
                     continue
-                counts = rows.counts("word" if metric == "wer" else "char")[kept]
-                clusters = None if state.clusters is None else state.clusters[kept].tolist()
+                unit = UNIT_FOR_METRIC[metric]
+                kept = positions[rows.available(unit=unit)[positions]]
+                counts = rows.counts(unit)[kept]
+                clusters = None if inputs.clusters is None else inputs.clusters[kept].tolist()
                 ci = python_random_ci(
                     (counts[:, 0] + counts[:, 1] + counts[:, 2]).tolist(),
                     (counts[:, 0] + counts[:, 1] + counts[:, 3]).tolist(),
@@ -375,61 +375,61 @@ def _protocol_intervals(
                 figure["ci95"] = None if ci is None else [ci.low, ci.high]
 
 
-def _arm_figures(state: _ArmState, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _arm_figures(inputs: _CompareInputs, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """One arm's compare.json block and its diagnostics."""
-    settings, clusters = state.settings, state.clusters
-    matches = exact_matches(state.hyps[name], state.ref_hyps)
+    bootstrap, clusters, aggregate = inputs.bootstrap, inputs.clusters, inputs.aggregate
+    matches = exact_matches(inputs.hyps[name], inputs.ref_hyps)
 
     def scope_block(positions: NDArray[np.int64]) -> dict[str, Any]:
         return {
             "exact_match_vs_reference": exact_match_block(
-                matches[positions], _sub(clusters, positions), settings
+                matches[positions], _sub(clusters, positions), bootstrap
             ),
-            "vs_reference_arm": scope_metrics(state.vs_ref[name], positions, clusters, settings),
-            "vs_human": scope_metrics(state.vs_human[name], positions, clusters, settings),
+            "vs_reference_arm": scope_metrics(
+                inputs.vs_ref[name], positions, clusters, bootstrap, aggregate
+            ),
+            "vs_human": scope_metrics(
+                inputs.vs_human[name], positions, clusters, bootstrap, aggregate
+            ),
             "n": int(positions.size),
         }
 
-    overall = scope_block(np.arange(len(state.labels), dtype=np.int64))
+    overall = scope_block(inputs.everything())
     block = {
-        "source": state.arms[name].source,
+        "source": inputs.arms[name].source,
         "exact_match_vs_reference": overall["exact_match_vs_reference"],
         "vs_reference_arm": overall["vs_reference_arm"],
         "vs_human": overall["vs_human"],
-        "by_language": {k: scope_block(v) for k, v in state.by_lang.items()},
-        "by_slice": {k: scope_block(v) for k, v in state.by_slice.items()},
-        "differs_from_reference": [state.labels[p] for p in np.flatnonzero(~matches).tolist()],
+        "by_language": {k: scope_block(v) for k, v in inputs.by_lang.items()},
+        "by_slice": {k: scope_block(v) for k, v in inputs.by_slice.items()},
+        "differs_from_reference": [inputs.labels[p] for p in np.flatnonzero(~matches).tolist()],
     }
-    pos = state.aligned.positions[name]
-    arm = state.arms[name]
+    pos = inputs.aligned.positions[name]
+    arm = inputs.arms[name]
     diagnostics = diagnose_arm(
         ArmRows(
-            ids=state.labels,
-            references=state.human,
-            hypotheses=state.hyps[name],
-            languages=state.languages,
+            ids=inputs.labels,
+            references=inputs.human,
+            hypotheses=inputs.hyps[name],
+            languages=inputs.languages,
             audio_seconds=_take(arm.audio_seconds, pos),
             language_mismatch=_take(arm.language_mismatch, pos),
-            vs_human=state.vs_human[name],
+            vs_human=inputs.vs_human[name],
         ),
-        state.ref_scripts,
+        inputs.ref_scripts,
     )
     return block, diagnostics
 
 
-def _pairs(
-    reference: str,
-    challenger: str,
-    vs_human: Mapping[str, RowCounts],
-    by_lang: Mapping[str, NDArray[np.int64]],
-    everything: NDArray[np.int64],
-    clusters: NDArray[np.int64] | None,
-    counter: PairCounter,
-    settings: BootstrapSettings,
-) -> list[dict[str, Any]]:
+def _pairs(inputs: _CompareInputs, challenger: str) -> list[dict[str, Any]]:
     """Paired figures of one challenger vs the reference arm: overall, then per language."""
-    ref_rows = vs_human[reference]
-    scopes: list[tuple[str | None, NDArray[np.int64]]] = [(None, everything), *by_lang.items()]
+    reference, table, clusters = inputs.reference, inputs.table, inputs.clusters
+    ref_rows = inputs.vs_human[reference]
+    challenger_rows = inputs.vs_human[challenger]
+    scopes: list[tuple[str | None, NDArray[np.int64]]] = [
+        (None, inputs.everything()),
+        *inputs.by_lang.items(),
+    ]
     out: list[dict[str, Any]] = []
     for language, positions in scopes:
         names = sorted({ref_rows.normalizers[p] for p in positions.tolist()})
@@ -453,14 +453,13 @@ def _pairs(
                 )
             continue
         name = names[0]
-        norm = counter.normalizer(name)
-        challenger_rows = vs_human[challenger]
+        norm = table.normalizer(name)
         available = ref_rows.available()[positions] & challenger_rows.available()[positions]
         kept = positions[available]
         for unit in norm.units:
             letters = None
             if clusters is None:  # MAPSSWE takes one hypothesis per utterance
-                texts = (counter.primary_reference, counter.primary_hypothesis)
+                texts = (table.primary_reference, table.primary_hypothesis)
                 letters = (
                     row_letters(*texts, ref_rows.entries[kept], unit),
                     row_letters(*texts, challenger_rows.entries[kept], unit),
@@ -469,7 +468,8 @@ def _pairs(
                 ref_rows.counts(unit)[kept],
                 challenger_rows.counts(unit)[kept],
                 _sub(clusters, kept),
-                settings,
+                inputs.bootstrap,
+                inputs.aggregate,
                 letters,
             )
             out.append(
@@ -531,7 +531,7 @@ def compare(
     """Load arms from specs (see `earmark.compare.loading`), compare, optionally write.
 
     `protocol` fixes normaliser, aggregation, resamples and seed (settings given with it
-    must agree); without one: micro, 10,000 resamples, seed 20260926, `normalizer`
+    must agree); without one: micro, 10,000 resamples, seed `DEFAULT_SEED`, `normalizer`
     required. `jobs` (default: the cores available) only changes the speed, never a
     number."""
     choice = resolve(
@@ -554,8 +554,7 @@ def compare(
         normalizer=choice.normalizer,
         reference=reference,
         aggregate=choice.aggregate,
-        resamples=choice.resamples,
-        seed=choice.seed,
+        bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
         protocol=choice.protocol,
     )
     result = compare_arms(arms, options, jobs=jobs)

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from earmark.compare.counting import BootstrapSettings
 from earmark.stats import bootstrap_ratio
+from earmark.stats.settings import BootstrapSettings
 
 
 def exact_matches(
@@ -36,7 +36,7 @@ def exact_matches(
 def exact_match_block(
     matches: NDArray[np.bool_],
     clusters: NDArray[np.int64] | None,
-    settings: BootstrapSettings,
+    bootstrap: BootstrapSettings,
 ) -> dict[str, Any]:
     """{"value", "ci95", "matches", "n"} with a clip-bootstrap CI of k/n."""
     n = int(matches.size)
@@ -44,14 +44,14 @@ def exact_match_block(
     if n == 0:
         return {"value": None, "ci95": None, "matches": 0, "n": 0, "null_reason": "no rows"}
     out: dict[str, Any] = {"value": k / n, "ci95": None, "matches": k, "n": n}
-    if settings.resamples > 0:
+    if bootstrap.resamples > 0:
         ci = bootstrap_ratio(
             matches.astype(np.int64),
             np.ones(n, dtype=np.int64),
             clusters=clusters,
-            resamples=settings.resamples,
-            seed=settings.seed,
-            level=settings.level,
+            resamples=bootstrap.resamples,
+            seed=bootstrap.seed,
+            level=bootstrap.level,
         )
         if ci.low is not None and ci.high is not None:
             out["ci95"] = [float(ci.low), float(ci.high)]

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from earmark.compare.counting import METRIC_FOR_UNIT, PairCounter, RowCounts
 from earmark.metrics.hallucination import repetition_loop
+from earmark.scoring.row_counts import METRIC_FOR_UNIT, PairTable, RowCounts
 
 #: Insertion-driven: I / N_ref at or above this (BlasBench's Whisper rows: 0.20 to 4.91).
 INSERTION_RATE_THRESHOLD = 0.20
@@ -150,16 +150,16 @@ class ArmRows:
 class _LoopCache:
     """Repetition-loop flag per counted pair (shared by arms that produced the same text)."""
 
-    def __init__(self, counter: PairCounter) -> None:
-        self.counter = counter
+    def __init__(self, table: PairTable) -> None:
+        self.table = table
         self.flags: dict[int, bool] = {}
-        self.word_unit = {n: counter.units(n)[0] == "word" for n in set(counter.normalizer_of)}
+        self.word_unit = {n: table.units(n)[0] == "word" for n in set(table.normalizer_of)}
 
     def flag(self, entry: int) -> bool:
         found = self.flags.get(entry)
         if found is None:
-            text = self.counter.primary_hypothesis[entry]
-            name = self.counter.normalizer_of[entry]
+            text = self.table.primary_hypothesis[entry]
+            name = self.table.normalizer_of[entry]
             tokens: Sequence[str] = text.split() if self.word_unit[name] else text
             # A loop repeats some token at least 4 times: cheap test before the scan.
             found = (
@@ -179,7 +179,7 @@ def _share(k: int, n: int) -> float | None:
 def _insertion(
     rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _LoopCache
 ) -> dict[str, Any]:
-    unit = rows.vs_human.counter.units(name)[0]
+    unit = rows.vs_human.table.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     s, d, i, h = (int(x) for x in counts.sum(axis=0))
     ref_units = s + d + h
@@ -224,7 +224,7 @@ def _insertion(
 
 
 def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict[str, Any]:
-    unit = rows.vs_human.counter.units(name)[0]
+    unit = rows.vs_human.table.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     seconds = [rows.audio_seconds[p] for p in positions.tolist()]
     ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
@@ -323,7 +323,7 @@ def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, Any]:
 def _empty(rows: ArmRows) -> dict[str, Any]:
     counts = np.zeros((len(rows.ids), 4), dtype=np.int64)
     for name in sorted(set(rows.vs_human.normalizers)):
-        unit = rows.vs_human.counter.units(name)[0]
+        unit = rows.vs_human.table.units(name)[0]
         mask = np.asarray([n == name for n in rows.vs_human.normalizers], dtype=bool)
         counts[mask] = rows.vs_human.counts(unit)[mask]
     ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
@@ -345,7 +345,7 @@ def _empty(rows: ArmRows) -> dict[str, Any]:
 
 def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, Any]:
     """Every single-arm diagnostic for one arm's aligned rows (vs the human reference)."""
-    loops = _LoopCache(rows.vs_human.counter)
+    loops = _LoopCache(rows.vs_human.table)
     groups: dict[str, list[int]] = {}
     for pos, name in enumerate(rows.vs_human.normalizers):
         groups.setdefault(name, []).append(pos)
@@ -372,7 +372,7 @@ def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, 
 
 
 def _group_rate(rows: RowCounts, name: str, kind: str, aggregate: str) -> float | None:
-    unit = rows.counter.units(name)[0]
+    unit = rows.table.units(name)[0]
     mask = np.asarray([n == name for n in rows.normalizers], dtype=bool)
     mask &= rows.available(kind)
     counts = rows.counts(unit, kind)[mask]
@@ -399,11 +399,11 @@ def ranking_flips(vs_human: Mapping[str, RowCounts], aggregate: str = "micro") -
     out: dict[str, Any] = {arm: {"flagged": False, "flips": []} for arm in names}
     if not names:
         return out
-    counter = next(iter(vs_human.values())).counter
+    table = next(iter(vs_human.values())).table
     normalizers = sorted({n for rows in vs_human.values() for n in rows.normalizers})
     rates: dict[str, dict[str, dict[str, float | None]]] = {}
     for name in normalizers:
-        norm = counter.normalizer(name)
+        norm = table.normalizer(name)
         rates[name] = {
             arm: {
                 "raw": _group_rate(rows, name, "raw", aggregate),
@@ -413,7 +413,7 @@ def ranking_flips(vs_human: Mapping[str, RowCounts], aggregate: str = "micro") -
         }
         for arm in names:
             out[arm].setdefault("by_normalizer", {})[name] = {
-                "metric": METRIC_FOR_UNIT[counter.units(name)[0]],
+                "metric": METRIC_FOR_UNIT[table.units(name)[0]],
                 "primary_view": norm.primary_view,
                 "raw": rates[name][arm]["raw"],
                 "normalized": rates[name][arm]["normalized"],

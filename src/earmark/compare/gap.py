@@ -22,19 +22,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from earmark import __version__
-from earmark.compare.counting import (
-    METRIC_FOR_UNIT,
-    BootstrapSettings,
-    PairCounter,
-    count_rows,
-    scope_metrics,
-)
 from earmark.compare.loading import ArmData, load_arms
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.stats import DEFAULT_SEED, utterance_rates
+from earmark.scoring.row_counts import METRIC_FOR_UNIT, PairTable, count_rows, scope_metrics
+from earmark.stats import utterance_rates
 from earmark.stats.resampling import cluster_index, cluster_totals, resample_totals
+from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 SCHEMA_ID = "earmark.compare.gap/1"
 
@@ -50,16 +45,20 @@ def _pick_arm(spec: str, arm: str | None) -> ArmData:
 
 
 def _replicate_rates(
-    counts: NDArray[np.int64], clusters: NDArray[np.int64], settings: BootstrapSettings, seed: int
+    counts: NDArray[np.int64],
+    clusters: NDArray[np.int64],
+    aggregate: str,
+    resamples: int,
+    seed: int,
 ) -> NDArray[np.float64]:
     errors = (counts[:, 0] + counts[:, 1] + counts[:, 2]).astype(np.float64)
     ref = (counts[:, 0] + counts[:, 1] + counts[:, 3]).astype(np.float64)
-    if settings.aggregate == "macro":
+    if aggregate == "macro":
         columns = np.stack([utterance_rates(errors, ref), np.ones_like(ref)], axis=1)
     else:
         columns = np.stack([errors, ref], axis=1)
     index, n_clusters = cluster_index(clusters, len(columns))
-    totals = resample_totals(cluster_totals(columns, index, n_clusters), settings.resamples, seed)
+    totals = resample_totals(cluster_totals(columns, index, n_clusters), resamples, seed)
     with np.errstate(divide="ignore", invalid="ignore"):
         rates: NDArray[np.float64] = np.where(totals[:, 1] > 0, totals[:, 0] / totals[:, 1], np.nan)
     return rates
@@ -77,12 +76,12 @@ def corpus_gap(
 ) -> dict[str, Any]:
     """gap.json's content: each corpus's figures and the B - A difference with its CI."""
     policy = NormalizerPolicy.parse(normalizer)
-    settings = BootstrapSettings(resamples, seed, level, aggregate)
-    counter = PairCounter(policy)
+    bootstrap = BootstrapSettings(resamples, seed, level)
+    table = PairTable(policy)
     sides: dict[str, dict[str, Any]] = {}
     counted = {}
     for label, arm in (("a", corpus_a), ("b", corpus_b)):
-        rows = count_rows(counter, arm.references, arm.hypotheses, arm.languages)
+        rows = count_rows(table, arm.references, arm.hypotheses, arm.languages)
         seen: dict[str, int] = {}
         clusters = np.fromiter(
             (seen.setdefault(c, len(seen)) for c in arm.clusters),
@@ -96,7 +95,7 @@ def corpus_gap(
             "arm": arm.name,
             "n": len(arm),
             "normalizers": sorted(set(rows.normalizers)),
-            **scope_metrics(rows, everything, clusters, settings),
+            **scope_metrics(rows, everything, clusters, bootstrap, aggregate),
         }
     names_a, names_b = sides["a"]["normalizers"], sides["b"]["normalizers"]
     gaps: dict[str, Any] = {}
@@ -122,7 +121,7 @@ def corpus_gap(
                     ok = rows.available()
                     reps.append(
                         _replicate_rates(
-                            rows.counts(unit)[ok], clusters[ok], settings, seed + offset
+                            rows.counts(unit)[ok], clusters[ok], aggregate, resamples, seed + offset
                         )
                     )
                 diff = reps[1] - reps[0]
@@ -134,7 +133,7 @@ def corpus_gap(
                 entry["dropped_resamples"] = int(diff.size - kept.size)
         entry["metric"] = metric
         gaps[metric] = entry
-    units = sorted({METRIC_FOR_UNIT[u] for n in names_a for u in counter.units(n)})
+    units = sorted({METRIC_FOR_UNIT[u] for n in names_a for u in table.units(n)})
     return {
         "schema": SCHEMA_ID,
         "earmark_version": __version__,

@@ -23,7 +23,6 @@ import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz.distance import Levenshtein
 
-from earmark.compare.counting import BootstrapSettings, IntArray
 from earmark.stats import (
     holm_adjust,
     paired_bootstrap,
@@ -32,6 +31,9 @@ from earmark.stats import (
     wilcoxon_signed_rank,
 )
 from earmark.stats.paired_tests import mapsswe_test, mcnemar_test
+from earmark.stats.settings import BootstrapSettings
+
+IntArray = NDArray[np.int64]
 
 #: (reference, hypothesis) -> aligned evaluation letters C/S/D/I, per unit.
 _LETTERS = {"equal": "C", "replace": "S", "delete": "D"}
@@ -58,7 +60,7 @@ def row_letters(
     references: Sequence[str], hypotheses: Sequence[str], entries: IntArray, unit: str
 ) -> list[str]:
     """`evaluation_letters` of each row, given per-entry normalised texts (a
-    `PairCounter`'s primary view) and each row's entry; each entry is aligned once."""
+    `PairTable`'s primary view) and each row's entry; each entry is aligned once."""
     seen: dict[int, str] = {}
     out = []
     for entry in entries.tolist():
@@ -80,7 +82,8 @@ def paired_comparison(
     reference_counts: IntArray,
     challenger_counts: IntArray,
     clusters: NDArray[np.int64] | None,
-    settings: BootstrapSettings,
+    bootstrap: BootstrapSettings,
+    aggregate: str,
     letters: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Difference, CI, win share and paired tests for one metric on aligned rows.
@@ -112,22 +115,22 @@ def paired_comparison(
     if errors_a.size == 0:
         out["null_reason"] = "no shared rows"
         return out
-    a = _rate(errors_a, ref_units, settings.aggregate)
-    b = _rate(errors_b, ref_units, settings.aggregate)
+    a = _rate(errors_a, ref_units, aggregate)
+    b = _rate(errors_b, ref_units, aggregate)
     if a is None or b is None:
         out["null_reason"] = "no reference units (every reference is empty)"
         return out
     out.update(reference_value=a, challenger_value=b, difference=b - a)
-    if settings.resamples > 0:
+    if bootstrap.resamples > 0:
         boot = paired_bootstrap(
             errors_a,
             errors_b,
             ref_units,
             clusters=clusters,
-            resamples=settings.resamples,
-            seed=settings.seed,
-            level=settings.level,
-            aggregate="macro" if settings.aggregate == "macro" else "micro",
+            resamples=bootstrap.resamples,
+            seed=bootstrap.seed,
+            level=bootstrap.level,
+            aggregate="macro" if aggregate == "macro" else "micro",
         )
         if boot.low is not None and boot.high is not None:
             out["ci95"] = [float(boot.low), float(boot.high)]

@@ -2,21 +2,24 @@
 
 Every bootstrap seeds its own generator with the recorded seed, so which process computes
 a figure never changes it; a test checks `jobs=1` and `jobs=2` give identical output.
-Workers are forked, so they read the parent's already-counted tables without copying
-them; where `fork` is unavailable (Windows) everything runs in this process.
+Workers are forked and run the function they are given, inputs bound to it included
+(`functools.partial(work, inputs)`): a forked child inherits it as it is, so the parent's
+already-counted tables reach the workers without being pickled or stored anywhere global.
+Only task indices go in and results come back through pipes. Where `fork` is unavailable
+(Windows) everything runs in this process.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import traceback
 from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-#: What forked workers read: set by the caller right before `fork_map`, cleared after.
-STATE: dict[str, Any] = {}
+I = TypeVar("I")  # noqa: E741 - the item type, beside T the result type
 
 
 def default_jobs() -> int:
@@ -27,10 +30,67 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def fork_map(func: Callable[[Any], T], items: Sequence[Any], jobs: int) -> list[T]:
-    """`[func(x) for x in items]`, spread over up to `jobs` forked processes, in order."""
+def _serve(
+    func: Callable[[Any], Any], items: Sequence[Any], todo: Any, results: Connection
+) -> None:
+    """A worker: take task indices until told to stop; send (index, ok, value) back."""
+    try:
+        while (index := todo.get()) is not None:
+            try:
+                results.send((index, True, func(items[index])))
+            except Exception as exc:  # handed to the parent, which re-raises it
+                try:
+                    results.send((index, False, exc))
+                except Exception:  # an exception that does not pickle: its traceback
+                    results.send((index, False, RuntimeError(traceback.format_exc())))
+    finally:
+        results.close()
+
+
+def fork_map(func: Callable[[I], T], items: Sequence[I], jobs: int) -> list[T]:
+    """`[func(x) for x in items]`, spread over up to `jobs` forked processes, in order.
+
+    A task that raises re-raises here (the first one in item order); a worker that dies
+    without answering is an error too, never a missing result."""
     if jobs <= 1 or len(items) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [func(item) for item in items]
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(min(jobs, len(items))) as pool:
-        return pool.map(func, items, chunksize=1)
+    n_workers = min(jobs, len(items))
+    todo = ctx.SimpleQueue()
+    for index in range(len(items)):
+        todo.put(index)
+    for _ in range(n_workers):
+        todo.put(None)
+    readers: dict[Connection, Any] = {}
+    for _ in range(n_workers):
+        receive, send = ctx.Pipe(duplex=False)
+        worker = ctx.Process(target=_serve, args=(func, items, todo, send), daemon=True)
+        worker.start()
+        send.close()
+        readers[receive] = worker
+    answers: dict[int, tuple[bool, Any]] = {}
+    try:
+        while readers:
+            for conn in wait(list(readers)):
+                assert isinstance(conn, Connection)
+                try:
+                    index, ok, value = conn.recv()
+                except EOFError:  # the worker is done (or died): its pipe closed
+                    readers.pop(conn).join()
+                    conn.close()
+                    continue
+                answers[index] = (ok, value)
+    finally:
+        for conn, worker in readers.items():
+            worker.terminate()
+            worker.join()
+            conn.close()
+    out: list[T] = []
+    for index in range(len(items)):
+        if index not in answers:
+            raise RuntimeError(f"a worker process died before returning task {index}")
+        ok, value = answers[index]
+        if not ok:
+            raise value
+        out.append(value)
+    return out

@@ -1,0 +1,332 @@
+"""Per-row error counts of many row sets under one normaliser policy, each pair counted once.
+
+`score_rows` counts one corpus. A comparison of a dozen arms asks for the same pairs over
+and over: arms that agree produce the same (reference, hypothesis) pair, and the
+reference arm's text is the reference of every "vs reference arm" figure. `PairTable`
+keys each pair by (normaliser, reference, hypothesis), normalises and counts it once, and
+`count_rows` hands back a `RowCounts`: per row, an index into the table.
+
+The counting is score's own, step for step: the policy picks the normaliser by language,
+`Normalizer.normalize_pair` renders both sides, `metrics.alignment.count_errors_array`
+counts each of the normaliser's units on a view (words split on whitespace, characters
+as code points), and the mixed unit (CJK characters + other words) is rendered by
+`policy.mixed_unit` from the raw texts and tokenised by `metrics.tokens.mixed`. A test
+pins every per-row count to `score_rows`' records, and `scope_metrics` builds the
+results-schema metric objects with `scoring.metric.metric_object`, so a compare figure
+and a results.json figure over the same rows are the same numbers, key for key.
+
+Only the view kinds asked for are counted: `primary` (each normaliser's primary view, the
+headline) and `raw` (for the ranking-flip diagnostic).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from earmark.metrics.alignment import count_errors_array
+from earmark.metrics.tokens import mixed
+from earmark.scoring.metric import metric_object
+from earmark.scoring.policy import MixedPair, NormalizerPolicy, mixed_unit
+from earmark.stats.settings import BootstrapSettings
+from earmark.text import get_normalizer
+from earmark.text.base import Normalizer, ViewPair
+
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+#: The view kinds a table can count: each normaliser's primary view, and its raw view.
+PRIMARY = "primary"
+RAW = "raw"
+VIEW_KINDS = (PRIMARY, RAW)
+#: The mixed unit's name beside `word` and `char` (counted where the normaliser has one).
+MIXED = "mixed"
+#: Each unit's metric key in a metric block, as `score` writes them (`mixed_er` is not
+#: `mer`: that key already means the match error rate inside every metric object).
+METRIC_FOR_UNIT = {"word": "wer", "char": "cer", MIXED: "mixed_er"}
+UNIT_FOR_METRIC = {metric: unit for unit, metric in METRIC_FOR_UNIT.items()}
+_UNITS = ("word", "char", MIXED)
+
+
+def _texts(pair: ViewPair) -> tuple[str, str] | str:
+    """A rendered view pair's (reference, hypothesis), or why it cannot be counted."""
+    if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
+        return pair.null_reason or "view_unavailable"
+    return pair.reference, pair.hypothesis
+
+
+@dataclass
+class PairTable:
+    """A growing table of distinct (normaliser, reference, hypothesis) pairs and their counts.
+
+    Per (view kind, unit) a table of S, D, I, hits per entry; an entry whose view is
+    unavailable (OpenCC missing, a kind not asked for) has zero counts and its reason in
+    `reason(entry, kind, unit)`.
+    """
+
+    policy: NormalizerPolicy
+    #: Per entry: the normaliser's name.
+    normalizer_of: list[str] = field(default_factory=list)
+    #: Per entry: the primary view's texts ("" where unavailable), for the diagnostics.
+    primary_reference: list[str] = field(default_factory=list)
+    primary_hypothesis: list[str] = field(default_factory=list)
+    _index: dict[tuple[str, str, str, tuple[str, ...]], int] = field(default_factory=dict)
+    #: Per (kind, "view" or "mixed"), per entry: "" when countable, else why not.
+    _reasons: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    _tables: dict[tuple[str, str], list[IntArray]] = field(default_factory=dict)
+    _flat: dict[tuple[str, str], IntArray] = field(default_factory=dict)
+    _pending: dict[tuple[str, str, str], list[tuple[Any, Any]]] = field(default_factory=dict)
+    _pending_at: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    _by_language: dict[str | None, str] = field(default_factory=dict)
+    _normalizers: dict[str, Normalizer] = field(default_factory=dict)
+    _mixed: dict[str, tuple[str, MixedPair] | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for kind in VIEW_KINDS:
+            self._reasons[(kind, "view")] = []
+            self._reasons[(kind, MIXED)] = []
+
+    def normalizer_name(self, language: str | None) -> str:
+        """The policy's normaliser for `language` (asked once per distinct language)."""
+        name = self._by_language.get(language)
+        if name is None:
+            name = self._by_language[language] = self.policy.for_language(language)
+        return name
+
+    def normalizer(self, name: str) -> Normalizer:
+        norm = self._normalizers.get(name)
+        if norm is None:
+            norm = self._normalizers[name] = get_normalizer(name)
+            self._mixed[name] = mixed_unit(norm)
+        return norm
+
+    def units(self, name: str) -> tuple[str, ...]:
+        """The normaliser's own units (`word`, `char`), headline first."""
+        return tuple(self.normalizer(name).units)
+
+    def view(self, name: str, kind: str) -> str:
+        """The view a kind names for this normaliser (`primary` -> its primary view)."""
+        return self.normalizer(name).primary_view if kind == PRIMARY else kind
+
+    def has_mixed(self, name: str, kind: str = PRIMARY) -> bool:
+        """Does this normaliser count the mixed unit on the view `kind` names?"""
+        self.normalizer(name)
+        spec = self._mixed[name]
+        return spec is not None and spec[0] == self.view(name, kind)
+
+    def index_rows(
+        self,
+        references: Sequence[str],
+        hypotheses: Sequence[str],
+        languages: Sequence[str | None],
+        kinds: tuple[str, ...] = VIEW_KINDS,
+    ) -> IntArray:
+        """Table entry of each row's pair, counting pairs not seen yet (normalise and align
+        once). Entries counted for other `kinds` are kept apart."""
+        out = np.empty(len(references), dtype=np.int64)
+        index = self._index
+        names = [self.normalizer_name(lang) for lang in languages]
+        for pos, (ref, hyp, name) in enumerate(zip(references, hypotheses, names, strict=True)):
+            key = (name, ref, hyp, kinds)
+            found = index.get(key)
+            if found is None:
+                found = index[key] = self._add(name, ref, hyp, kinds)
+            out[pos] = found
+        self._flush()
+        return out
+
+    def _queue(self, kind: str, unit: str, name: str, entry: int, pair: tuple[Any, Any]) -> None:
+        key = (kind, unit, name)
+        self._pending.setdefault(key, []).append(pair)
+        self._pending_at.setdefault(key, []).append(entry)
+
+    def _add(self, name: str, ref: str, hyp: str, kinds: tuple[str, ...]) -> int:
+        norm = self.normalizer(name)
+        entry = len(self.normalizer_of)
+        self.normalizer_of.append(name)
+        pairs = norm.normalize_pair(ref, hyp)
+        for kind in VIEW_KINDS:
+            view_reasons = self._reasons[(kind, "view")]
+            mixed_reasons = self._reasons[(kind, MIXED)]
+            if kind not in kinds:
+                view_reasons.append(f"{kind} view not counted here")
+                mixed_reasons.append(f"{kind} view not counted here")
+                if kind == PRIMARY:
+                    self.primary_reference.append("")
+                    self.primary_hypothesis.append("")
+                continue
+            texts = _texts(pairs[self.view(name, kind)])
+            if isinstance(texts, str):
+                view_reasons.append(texts)
+                if kind == PRIMARY:
+                    self.primary_reference.append("")
+                    self.primary_hypothesis.append("")
+            else:
+                view_reasons.append("")
+                if kind == PRIMARY:
+                    self.primary_reference.append(texts[0])
+                    self.primary_hypothesis.append(texts[1])
+                for unit in norm.units:
+                    self._queue(kind, unit, name, entry, texts)
+            mixed_reasons.append(self._add_mixed(name, kind, entry, ref, hyp))
+        return entry
+
+    def _add_mixed(self, name: str, kind: str, entry: int, ref: str, hyp: str) -> str:
+        """Queue the mixed unit's tokens (as `score` renders them: from the raw texts)."""
+        spec = self._mixed[name]
+        if spec is None or not self.has_mixed(name, kind):
+            return f"normaliser {name} has no mixed unit on this view"
+        rendered = _texts(spec[1](ref, hyp))
+        if isinstance(rendered, str):
+            return rendered
+        self._queue(kind, MIXED, name, entry, (mixed(rendered[0]), mixed(rendered[1])))
+        return ""
+
+    def _flush(self) -> None:
+        total = len(self.normalizer_of)
+        for kind in VIEW_KINDS:
+            for unit in _UNITS:
+                key = (kind, unit)
+                have = sum(len(block) for block in self._tables.get(key, []))
+                block = np.zeros((total - have, 4), dtype=np.int64)
+                for (pk, pu, name), pairs in self._pending.items():
+                    if pk != kind or pu != unit or not pairs:
+                        continue
+                    counted = count_errors_array(
+                        pairs, units="words" if unit == "word" else "given"
+                    )
+                    at = np.asarray(self._pending_at[(pk, pu, name)], dtype=np.int64) - have
+                    block[at] = counted
+                if len(block):
+                    self._tables.setdefault(key, []).append(block)
+                    self._flat.pop(key, None)
+        self._pending.clear()
+        self._pending_at.clear()
+
+    def table(self, kind: str, unit: str) -> IntArray:
+        """S, D, I, hits of every entry on one (view kind, unit)."""
+        key = (kind, unit)
+        flat = self._flat.get(key)
+        if flat is None:
+            blocks = self._tables.get(key) or [np.zeros((0, 4), dtype=np.int64)]
+            flat = self._flat[key] = np.concatenate(blocks)
+        return flat
+
+    def reasons(self, kind: str, unit: str | None = None) -> list[str]:
+        """Per entry: "" when the (kind, unit) is counted, else why not."""
+        return self._reasons[(kind, MIXED if unit == MIXED else "view")]
+
+
+@dataclass
+class RowCounts:
+    """One row set's counts (an arm against one reference): an entry per row."""
+
+    table: PairTable
+    entries: IntArray
+    #: Per row: the normaliser's name.
+    normalizers: list[str]
+    _available: dict[tuple[str, bool], BoolArray] = field(default_factory=dict)
+
+    def counts(self, unit: str, kind: str = PRIMARY) -> IntArray:
+        """Per row S, D, I, hits on one unit (`word`, `char`, `mixed`) of a view kind."""
+        return self.table.table(kind, unit)[self.entries]
+
+    def available(self, kind: str = PRIMARY, unit: str | None = None) -> BoolArray:
+        """Per row: is the view (or, for `mixed`, the mixed unit) counted? Cached: the
+        table only grows, a row's entry never changes."""
+        key = (kind, unit == MIXED)
+        cached = self._available.get(key)
+        if cached is None:
+            reasons = self.table.reasons(kind, unit)
+            ok = np.asarray([r == "" for r in reasons], dtype=bool)
+            cached = self._available[key] = ok[self.entries] if len(ok) else ok
+        return cached
+
+    def reason(self, position: int, kind: str = PRIMARY, unit: str | None = None) -> str:
+        return self.table.reasons(kind, unit)[int(self.entries[position])]
+
+
+def count_rows(
+    table: PairTable,
+    references: Sequence[str],
+    hypotheses: Sequence[str | None],
+    languages: Sequence[str | None],
+    *,
+    kinds: tuple[str, ...] = VIEW_KINDS,
+) -> RowCounts:
+    """Counts of each row; a missing hypothesis is scored as empty (all deletions), as
+    `score` scores it."""
+    hyps = [h if h is not None else "" for h in hypotheses]
+    entries = table.index_rows(references, hyps, languages, kinds)
+    normalizers = [table.normalizer_name(lang) for lang in languages]
+    return RowCounts(table, entries, normalizers)
+
+
+def null_metric(reason: str, aggregate: str) -> dict[str, Any]:
+    """A figure that cannot be computed: null, with why (never an invented number)."""
+    return {"value": None, "ci95": None, "aggregate": aggregate, "null_reason": reason}
+
+
+def scope_metrics(
+    rows: RowCounts,
+    positions: IntArray,
+    clusters: IntArray | None,
+    bootstrap: BootstrapSettings,
+    aggregate: str,
+) -> dict[str, Any]:
+    """The primary view's metric objects over `positions` (one scope): `wer`, `cer`, and
+    `mixed_er` where the normaliser counts the mixed unit there, as `score` reports them.
+
+    Null with a reason when the scope mixes normalisers (their figures are never summed)
+    or the normaliser has no such unit (zh-eval-v1 scores characters only).
+    """
+    names = sorted({rows.normalizers[p] for p in positions.tolist()})
+    if len(positions) == 0:
+        return {"wer": null_metric("no rows", aggregate), "cer": null_metric("no rows", aggregate)}
+    if len(names) > 1:
+        reason = f"rows are scored with different normalisers ({', '.join(names)}); see by_language"
+        return {"wer": null_metric(reason, aggregate), "cer": null_metric(reason, aggregate)}
+    (name,) = names
+    units = rows.table.units(name)
+    out: dict[str, Any] = {}
+    for unit in ("word", "char", MIXED):
+        metric = METRIC_FOR_UNIT[unit]
+        if unit == MIXED:
+            if not rows.table.has_mixed(name):
+                continue
+        elif unit not in units:
+            out[metric] = null_metric(f"normaliser {name} has no {unit} units", aggregate)
+            continue
+        available = rows.available(unit=unit)[positions]
+        reasons = Counter(rows.reason(p, unit=unit) for p in positions[~available].tolist())
+        kept = positions[available]
+        out[metric] = metric_object(
+            rows.counts(unit)[kept],
+            None if clusters is None else clusters[kept],
+            aggregate=aggregate,
+            resamples=bootstrap.resamples,
+            seed=bootstrap.seed,
+            level=bootstrap.level,
+            null_reasons=reasons,
+            n_rows=len(positions),
+        )
+    return out
+
+
+__all__ = [
+    "METRIC_FOR_UNIT",
+    "MIXED",
+    "PRIMARY",
+    "RAW",
+    "UNIT_FOR_METRIC",
+    "PairTable",
+    "RowCounts",
+    "count_rows",
+    "null_metric",
+    "scope_metrics",
+]
