@@ -160,6 +160,10 @@ def test_lookups_list_what_there_is() -> None:
     assert caught.value.hint == "metrics here: cer, mixed_er"
     with pytest.raises(EarmarkError, match="no language 'fr'"):
         results.arm().language("fr")
+    two = Results.from_path(RUN.parent / "html-golden/rich")
+    assert len(two.arms) > 1
+    with pytest.raises(EarmarkError, match=f"this file holds {len(two.arms)} arms; name one"):
+        two.arm()
 
 
 def test_a_written_file_reads_back(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from earmark.errors import EarmarkError
 from earmark.results.arm import ArmResult
 from earmark.results.codec import (
     ANY,
@@ -101,5 +102,9 @@ class Results(Record):
         if name is None:
             if len(self.arms) == 1:
                 return next(iter(self.arms.values()))
-            return lookup(self.arms, "", "arm", lambda: "arms")
+            raise EarmarkError(
+                f"this file holds {len(self.arms)} arms; name one",
+                field="arms",
+                hint="arms here: " + ", ".join(self.arms),
+            )
         return lookup(self.arms, name, "arm", lambda: json_path("arms", name))
