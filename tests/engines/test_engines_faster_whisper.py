@@ -141,20 +141,18 @@ def test_missing_tokenizer_is_a_clear_error(tiny_zh_model: Path, tmp_path: Path)
         engine.load()
 
 
-def test_hub_name_needs_download_and_revision() -> None:
+def test_hub_name_needs_download_and_resolves_a_moving_ref() -> None:
     with pytest.raises(EarmarkError) as caught:
         build_engine(parse_arm_spec("faster-whisper:Systran/faster-whisper-small"))
     message = str(caught.value)
     assert "model not found at Systran/faster-whisper-small" in message
-    assert "download=true&revision=" in message
-    with pytest.raises(EarmarkError, match="pinned revision"):
-        build_engine(parse_arm_spec("faster-whisper:Systran/faster-whisper-small?download=true"))
-    # With both, the engine builds (nothing is fetched until load()).
-    engine = build_engine(
-        parse_arm_spec("faster-whisper:Systran/faster-whisper-small?download=true&revision=abc123")
-    )
-    assert isinstance(engine, FasterWhisperEngine)
-    assert engine.source.kind == "hub" and engine.source.folder is None
+    assert "download=true" in message and "resolved to a commit and recorded" in message
+    # Authorised, the engine builds with no revision (main, resolved at load) or a pinned one;
+    # nothing is fetched until load().
+    for spec in ("?download=true", "?download=true&revision=abc123"):
+        engine = build_engine(parse_arm_spec(f"faster-whisper:Systran/faster-whisper-small{spec}"))
+        assert isinstance(engine, FasterWhisperEngine)
+        assert engine.source.kind == "hub" and engine.source.folder is None
 
 
 def test_unknown_bundled_model() -> None:

@@ -115,8 +115,8 @@ def register(sub: Any) -> None:
         "--glm",
         metavar="FILE",
         help="GLM rules (alternate spellings `{ ok / okay }`, `a => b`; optional words "
-        "`(uh)`) applied in the sclite reports' alignment; needs --sclite-reports "
-        "(see docs/sclite.md)",
+        "`(uh)`) applied during alignment: the headline word counts and the sclite reports "
+        "(default: none; see docs/sclite.md)",
     )
     p.add_argument(
         "--out",

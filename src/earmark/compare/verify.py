@@ -189,7 +189,11 @@ def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[Any]:
 
 
 def _verify_arm(
-    name: str, recorded: dict[str, Any], rows: list[dict[str, Any]], repeats: int
+    name: str,
+    recorded: dict[str, Any],
+    rows: list[dict[str, Any]],
+    repeats: int,
+    folder: Path | None = None,
 ) -> list[Check]:
     from earmark.run.runner import latency_by_language
     from earmark.scoring.policy import NormalizerPolicy
@@ -200,6 +204,29 @@ def _verify_arm(
         return [Check(f"arm {name}: figures", "mismatch", "no rows in predictions.jsonl")]
     policy_d = recorded.get("normalizer_policy") or {}
     boot = recorded.get("bootstrap") or {}
+    glm = None
+    if recorded.get("glm"):  # `score --glm` keeps its rules in the folder (rules.glm)
+        from earmark.scoring.glm import read_glm
+
+        kept = recorded["glm"].get("file")
+        copy = folder / str(kept) if folder is not None and kept else None
+        if copy is None or not copy.is_file():
+            return [
+                Check(
+                    f"arm {name}: figures",
+                    "unavailable",
+                    "scored with GLM rules the folder does not keep",
+                )
+            ]
+        glm = read_glm(copy)
+        if glm.sha256 != recorded["glm"].get("sha256"):
+            return [
+                Check(
+                    f"arm {name}: figures",
+                    "mismatch",
+                    f"{copy}: sha256 {glm.sha256} != recorded {recorded['glm'].get('sha256')}",
+                )
+            ]
     try:
         options = ScoringOptions(
             policy=NormalizerPolicy(
@@ -215,6 +242,7 @@ def _verify_arm(
             cluster=boot.get("cluster", "clip"),
             min_per_slice=(recorded.get("minimums") or {}).get("min_per_slice"),
             min_speakers=(recorded.get("minimums") or {}).get("min_speakers"),
+            glm=glm,
         )
     except (KeyError, TypeError, ValueError) as exc:
         return [
@@ -439,7 +467,7 @@ def verify_run(run_dir: str | os.PathLike[str]) -> VerifyReport:
             if plan and "repeats" in plan
             else (max((int(r.get("repeat", 0)) for r in arm_rows), default=0) + 1)
         )
-        report.checks.extend(_verify_arm(name, recorded, arm_rows, repeats))
+        report.checks.extend(_verify_arm(name, recorded, arm_rows, repeats, Path(run_dir)))
     stray = sorted(set(by_arm) - set(arms))
     if stray:
         report.checks.append(

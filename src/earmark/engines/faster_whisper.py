@@ -21,6 +21,8 @@ from earmark.engines.extras import require
 from earmark.engines.file_hashes import content_revision, hash_folder
 from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_metadata import ctranslate2_whisper_metadata
+from earmark.engines.model_source import DOWNLOAD_HINT, materialise, read_hub_revision
+from earmark.engines.model_source import ModelSource as HubSource
 from earmark.engines.registry import CTRANSLATE2_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
@@ -59,7 +61,9 @@ class FasterWhisperOptions:
     word_timestamps: bool
     language_policy: str
     download: bool
+    #: The commit to load (None: `requested_revision`, a branch or tag, still to resolve).
     revision: str | None
+    requested_revision: str
     licence: str | None
     licence_source: str | None
 
@@ -92,15 +96,12 @@ def read_options(arm: ArmSpec) -> FasterWhisperOptions:
         word_timestamps=reader.boolean("word_timestamps", False),
         language_policy=reader.choice("language_policy", LANGUAGE_POLICIES, "forced"),
         download=reader.boolean("download", False),
-        revision=reader.text("revision"),
+        revision=read_hub_revision(reader)[1],
+        requested_revision=read_hub_revision(reader)[0],
         licence=licence,
         licence_source=licence_source,
     )
     reader.finish()
-    if options.download and not options.revision:
-        raise reader.error(
-            "download", "needs a pinned revision", hint="add revision=<commit hash of the repo>"
-        )
     return options
 
 
@@ -152,7 +153,7 @@ def resolve_model(arm: ArmSpec, options: FasterWhisperOptions) -> ModelSource:
             "hub",
             model,
             None,
-            f"{model}@{options.revision}",
+            f"{model}@{options.revision or options.requested_revision}",
             options.licence,
             options.licence_source,
         )
@@ -160,7 +161,7 @@ def resolve_model(arm: ArmSpec, options: FasterWhisperOptions) -> ModelSource:
         f"arm '{arm.name}': model not found at {model}",
         field="model",
         hint="give a CTranslate2 Whisper folder, bundled:tiny.en, or to fetch a hub model "
-        "pass download=true&revision=<commit>",
+        f"{DOWNLOAD_HINT}",
     )
 
 
@@ -309,10 +310,12 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
         """The folder to load and, for a hub download, the commit it resolved to."""
         if self.source.folder is not None:
             return self.source.folder, None
-        hub = require("huggingface_hub", "downloading a hub model", EXTRA)
-        snapshot = Path(
-            hub.snapshot_download(self.source.reference, revision=self.options.revision)
-        )
+        require("huggingface_hub", "downloading a hub model", EXTRA)
+        source = HubSource(
+            "hub", self.source.reference, None, self.source.artifact_id, True,
+            self.options.revision, None, None, self.options.requested_revision,
+        )  # fmt: skip
+        snapshot = materialise(source, feature="downloading a hub model", extra=EXTRA)
         # Hub snapshots live in .../snapshots/<commit>/: that folder name is the commit.
         return snapshot, snapshot.name
 
