@@ -1,0 +1,51 @@
+"""`fork_map`: serial results in item order, inputs passed explicitly, failures raised."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+
+from earmark.compare import parallel
+from earmark.compare.parallel import fork_map
+
+
+def _scaled(table: dict[str, int], key: str) -> tuple[int, int]:
+    return os.getpid(), table[key] * 10
+
+
+def test_workers_read_the_bound_inputs_and_answer_in_order() -> None:
+    table = {f"k{i}": i for i in range(9)}
+    items = list(table)
+    work = functools.partial(_scaled, table)
+    got = fork_map(work, items, jobs=3)
+    assert [value for _, value in got] == [i * 10 for i in range(9)]
+    assert os.getpid() not in {pid for pid, _ in got}  # computed in forked workers
+    assert fork_map(work, items, jobs=1) == [(os.getpid(), i * 10) for i in range(9)]
+
+
+def test_no_module_global_worker_state() -> None:
+    assert not hasattr(parallel, "STATE")
+
+
+def _fails_on_three(item: int) -> int:
+    if item == 3:
+        raise ValueError(f"bad item {item}")
+    return item
+
+
+def test_a_failing_task_raises_its_exception() -> None:
+    with pytest.raises(ValueError, match="bad item 3"):
+        fork_map(_fails_on_three, list(range(6)), jobs=2)
+
+
+def _dies_on_two(item: int) -> int:
+    if item == 2:
+        os._exit(3)
+    return item
+
+
+def test_a_worker_that_dies_is_an_error_not_a_missing_result() -> None:
+    with pytest.raises(RuntimeError, match="died before returning task 2"):
+        fork_map(_dies_on_two, list(range(5)), jobs=2)
