@@ -29,6 +29,9 @@ _LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)")
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks (audio, weights and an 80 MB
+    predictions.jsonl alike): the one file hash every listing, cache key and model
+    record uses."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

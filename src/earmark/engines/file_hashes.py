@@ -6,17 +6,17 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
+from earmark.artefacts import sha256_file
 from earmark.errors import EarmarkError
 
-_CHUNK = 1 << 20
-
-
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+__all__ = [
+    "content_revision",
+    "declared_model",
+    "files_named_by",
+    "hash_folder",
+    "program_hashes",
+    "sha256_file",
+]
 
 
 def hash_folder(folder: str | Path) -> tuple[dict[str, str], int]:

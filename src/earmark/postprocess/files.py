@@ -13,7 +13,6 @@ together in its bootstrap), and last `artefacts.sha256` (`earmark.artefacts`).
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 from collections.abc import Sequence
@@ -24,22 +23,16 @@ from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
 from earmark.postprocess.evaluate import OutputRecord, SourceRow
-from earmark.records import decode_records
+from earmark.rundir.layout import POSTPROCESS, POSTPROCESS_MARKDOWN, PREDICTIONS
+from earmark.rundir.predictions import parse_prediction_objects, predictions_file
 
 SCHEMA_ID = "earmark.postprocess/1"
 
 
 def predictions_path(path: str | os.PathLike[str]) -> Path:
-    p = Path(path)
-    if p.is_dir():
-        p = p / "predictions.jsonl"
-    if not p.is_file():
-        raise EarmarkError(
-            "no predictions.jsonl here",
-            file=str(p),
-            hint="--run takes an earmark run directory or an `earmark score` output directory",
-        )
-    return p
+    return predictions_file(
+        path, hint="--run takes an earmark run directory or an `earmark score` output directory"
+    )
 
 
 def _string(record: dict[str, Any], name: str, path: Path, line: int) -> str:
@@ -55,17 +48,7 @@ def read_sources(
     """The transcripts of one arm, in file order, and a record of where they came from."""
     file = predictions_path(path)
     raw = file.read_bytes()
-    records: list[tuple[int, dict[str, Any]]] = []
-    for number, text in decode_records(io.BytesIO(raw), str(file)):
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise EarmarkError(f"invalid JSON ({exc.msg})", file=str(file), line=number) from None
-        if not isinstance(record, dict):
-            raise EarmarkError("expected a JSON object per line", file=str(file), line=number)
-        records.append((number, record))
+    records = parse_prediction_objects(raw, str(file))
     arms = sorted({str(r["arm"]) for _, r in records if r.get("arm") is not None})
     if arm is None and len(arms) > 1:
         raise EarmarkError(
@@ -178,17 +161,11 @@ def write_outputs(
 ) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _atomic_write(
-        out / "postprocess.json", json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    )
-    _atomic_write(
-        out / "predictions.jsonl",
+    atomic_write_text(out / POSTPROCESS, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    atomic_write_text(
+        out / PREDICTIONS,
         "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in delivered),
     )
-    _atomic_write(out / "postprocess.md", markdown)
+    atomic_write_text(out / POSTPROCESS_MARKDOWN, markdown)
     write_artefacts(out)  # last: sha256sum -c checks the folder without earmark
     return out
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    atomic_write_text(path, text)

@@ -1,28 +1,35 @@
-"""The versioned results file (`earmark.results/1`) and the per-utterance predictions file.
+"""The JSON Schema of `results.json` (`earmark.results/1`), shipped with the package.
 
-`results.json` is what a machine re-checks; its JSON Schema ships in the package
-(`report/schema/results-1.json`). The schema is frozen: a change of meaning is a new
-schema version, never an edit.
+The schema is frozen: a change of meaning is a new schema version, never an edit. Reading
+and writing the results file and its predictions live in `earmark.rundir.results_file`
+(the one module that knows a folder's files); they are re-exported here for the callers
+below the report layer that still import them from this module (`earmark.scoring.api`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from earmark import __version__
-from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_bytes, atomic_write_json, atomic_write_text
-from earmark.scoring.probes import ProbeResult, failed
+from earmark.rundir.layout import PREDICTIONS
+from earmark.rundir.results_file import (
+    SCHEMA_ID,
+    build_results,
+    check_predictions_file,
+    load_results,
+    write_results,
+)
 
-SCHEMA_ID = "earmark.results/1"
-PREDICTIONS = "predictions.jsonl"
+__all__ = [
+    "PREDICTIONS",
+    "SCHEMA_ID",
+    "build_results",
+    "check_predictions_file",
+    "load_results",
+    "results_schema",
+    "write_results",
+]
 
 
 def results_schema() -> dict[str, Any]:
@@ -30,141 +37,3 @@ def results_schema() -> dict[str, Any]:
     text = resources.files("earmark.report").joinpath("schema/results-1.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
-
-
-def build_results(
-    arms: dict[str, dict[str, Any]], probes: list[ProbeResult], **sections: Any
-) -> dict[str, Any]:
-    """Wrap per-arm score summaries with schema id, version, time and the probe record.
-
-    Every results file has an `arms` mapping (one entry for `earmark score`), so one
-    reader serves scores, single runs and multi-arm runs alike."""
-    return {
-        "schema": SCHEMA_ID,
-        "earmark_version": __version__,
-        "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        "arms": arms,
-        "probes": [p.to_dict() for p in probes],
-        **{k: v for k, v in sections.items() if v is not None},
-    }
-
-
-def write_results(
-    out_dir: str | os.PathLike[str],
-    results: dict[str, Any],
-    records: Iterable[dict[str, Any]] | None = None,
-    *,
-    probes: list[ProbeResult],
-    markdown: str | None = None,
-) -> Path:
-    """Write results.json (+ predictions.jsonl, results.md). Refuses when a probe failed:
-    a scorer that fails its own known-good/known-bad checks must not publish numbers."""
-    bad = failed(probes)
-    if bad:
-        names = "; ".join(f"{p.name} (expected {p.expected}, got {p.observed})" for p in bad)
-        raise EarmarkError(
-            f"scorer self-check failed, no results written: {names}",
-            hint="this is a bug in earmark or its dependencies; please report it",
-        )
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    if records is not None:
-        lines = _PredictionLines(records)
-        digest, size = atomic_write_bytes(out / PREDICTIONS, lines)
-        # Written after predictions.jsonl and naming its hash: a kill between the two
-        # writes leaves an old results.json that readers can tell does not match.
-        results["predictions"] = {
-            "file": PREDICTIONS,
-            "sha256": digest,
-            "bytes": size,
-            "rows": lines.rows,
-        }
-    atomic_write_json(out / "results.json", results)
-    if markdown is not None:
-        atomic_write_text(out / "results.md", markdown)
-    return out / "results.json"
-
-
-class _PredictionLines:
-    """predictions.jsonl, streamed: one line per record (keys sorted, UTF-8 as is), so the
-    rows' records are never all in memory at once; counted as they pass, handed on in
-    ~256 KiB blocks (one write and one hash update per block, not per row). orjson: ~5x
-    json.dumps here."""
-
-    BLOCK = 1 << 18
-
-    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
-        self._records = records
-        self.rows = 0
-
-    def __iter__(self) -> Iterator[bytes]:
-        import orjson
-
-        option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-        block: list[bytes] = []
-        size = 0
-        for record in self._records:
-            line = orjson.dumps(record, option=option)
-            block.append(line)
-            size += len(line)
-            self.rows += 1
-            if size >= self.BLOCK:
-                yield b"".join(block)
-                block, size = [], 0
-        if block:
-            yield b"".join(block)
-
-
-def check_predictions_file(run_dir: str | os.PathLike[str], results: dict[str, Any]) -> None:
-    """Refuse a predictions.jsonl that is not the one `results` was computed from.
-
-    A results.json written before this record existed names no hash and passes; one
-    that names a hash must see exactly those bytes (a rerun killed between its two
-    writes leaves new predictions beside old figures)."""
-    recorded = results.get("predictions")
-    if not isinstance(recorded, dict) or not recorded.get("sha256"):
-        return
-    path = Path(run_dir) / PREDICTIONS  # never a name read from the file itself
-    if not path.is_file():
-        raise EarmarkError(
-            "results.json names a predictions file that is missing",
-            file=str(path),
-            hint="rerun the command that wrote this folder",
-        )
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != recorded["sha256"]:
-        raise EarmarkError(
-            f"{path.name} is not the file results.json was computed from "
-            f"(sha256 {digest.hexdigest()[:12]}…, recorded {str(recorded['sha256'])[:12]}…)",
-            file=str(path),
-            hint="a write was interrupted or the file was edited; rerun the command that "
-            "wrote this folder",
-        )
-
-
-def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
-    p = Path(path)
-    if p.is_dir():
-        p = p / "results.json"
-    try:
-        text = p.read_text("utf-8")
-    except FileNotFoundError:
-        raise EarmarkError("results file not found", file=str(p)) from None
-    if not text.strip():
-        raise EarmarkError(
-            "results file is empty (a write was interrupted)",
-            file=str(p),
-            hint="rerun the command that wrote this folder",
-        )
-    try:
-        data: dict[str, Any] = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(p), line=exc.lineno) from None
-    if data.get("schema") != SCHEMA_ID:
-        raise EarmarkError(
-            f"unsupported results schema {data.get('schema')!r}", file=str(p), field="schema"
-        )
-    return data

@@ -2,7 +2,8 @@
 
 Seed 000 forbids publishing a winner without model revision, corpus hash and host
 profile; this module collects the host and software half (the model half comes from
-each engine's `ModelInfo`).
+each engine's `ModelInfo`). Whether a recorded result can be verified is judged where
+the record is read, `earmark.rundir.provenance.is_verifiable` (re-exported here).
 """
 
 from __future__ import annotations
@@ -18,6 +19,19 @@ from typing import Any
 from earmark import __version__
 from earmark.engines.cpu_runtime import PIN_VARIABLES, cpu_flags
 from earmark.run.resources import available_cores
+from earmark.rundir.provenance import is_verifiable
+
+__all__ = [
+    "THREAD_VARIABLES",
+    "TRACKED_PACKAGES",
+    "cpu_model",
+    "git_commit",
+    "host_profile",
+    "is_verifiable",
+    "package_versions",
+    "software_profile",
+    "total_memory_bytes",
+]
 
 #: Packages whose versions can change a number; recorded when installed.
 TRACKED_PACKAGES = (
@@ -134,23 +148,3 @@ def software_profile() -> dict[str, Any]:
         "thread_environment": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
         "code_path_environment": {k: os.environ[k] for k in PIN_VARIABLES if k in os.environ},
     }
-
-
-def is_verifiable(provenance: dict[str, Any]) -> tuple[bool, list[str]]:
-    """Seed 000: a result without model revision/hashes, corpus hash and host profile
-    cannot be verified. Returns (verifiable, what is missing)."""
-    missing = []
-    if not provenance.get("corpus", {}).get("manifest_sha256"):
-        missing.append("corpus manifest sha256")
-    host = provenance.get("host") or {}
-    if not host.get("cpu_model") or not host.get("arch"):
-        missing.append("host profile")
-    for name, arm in (provenance.get("arms") or {}).items():
-        model = arm.get("model") or {}
-        if not model.get("file_sha256") and not model.get("revision"):
-            missing.append(f"model revision or file hashes of arm {name}")
-        elif (model.get("extra") or {}).get("verifiable") is False:
-            # The engine knows its hashes miss the weights (a command without model=).
-            reason = (model.get("extra") or {}).get("unverifiable_reason")
-            missing.append(str(reason or f"arm {name} is declared unverifiable by its engine"))
-    return (not missing, missing)

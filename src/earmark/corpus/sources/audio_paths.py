@@ -6,10 +6,14 @@ picks a root (given, or the deepest folder holding them all) and stores paths be
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
+
+# The importers' name for the one streamed file hash (corpora hold long recordings).
+from earmark.artefacts import sha256_file as file_sha256
+
+__all__ = ["common_root", "file_sha256", "relative_under", "resolve_listed"]
 
 
 def resolve_listed(path_text: str, base: Path) -> Path:
@@ -40,12 +44,3 @@ def relative_under(path: Path, root: Path) -> str | None:
     if os.path.isabs(rel):
         return None
     return Path(rel).as_posix()
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes, streamed (corpora can hold long recordings)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
