@@ -8,15 +8,7 @@ from typing import Any
 from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_page import html_table, num, section
 from earmark.report.markdown import TIMESTAMP_HEADER, timestamp_rows
-
-
-def _stat_text(stat: dict[str, Any] | None) -> str:
-    if not stat or stat.get("value") is None:
-        return f"null ({(stat or {}).get('null_reason', 'not computable')})"
-    text = f"{stat['value']:.3f}"
-    if stat.get("ci95"):
-        text += f" [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
-    return text
+from earmark.results.display import fmt_stat
 
 
 def render_punctuation(page: ReportInputs) -> str:
@@ -32,9 +24,9 @@ def render_punctuation(page: ReportInputs) -> str:
                         arm_name,
                         kind.replace("_", "+"),
                         num(f"{overall['ref_marks']} / {overall['hyp_marks']}"),
-                        num(_stat_text(overall[kind]["precision"])),
-                        num(_stat_text(overall[kind]["recall"])),
-                        num(_stat_text(overall[kind]["f1"])),
+                        num(fmt_stat(overall[kind]["precision"])),
+                        num(fmt_stat(overall[kind]["recall"])),
+                        num(fmt_stat(overall[kind]["f1"])),
                     ]
                 )
         tokens: Any = (arm.critical_tokens or {}).get("overall")
@@ -48,7 +40,7 @@ def render_punctuation(page: ReportInputs) -> str:
                             num(str(c["ref"])),
                             num(str(c["matched"])),
                             num(str(c["lost"])),
-                            num(_stat_text(c["recall"])),
+                            num(fmt_stat(c["recall"])),
                         ]
                     )
     body: list[str] = []
@@ -72,7 +64,7 @@ def render_timestamps(page: ReportInputs) -> str:
     """Word and segment boundary offsets, when the manifest had reference timings."""
     rows: list[list[object]] = []
     for arm_name, arm in page.results.arms.items():
-        for row in timestamp_rows(dict(arm.timestamps or {})):
+        for row in timestamp_rows(arm.timestamps):
             rows.append([arm_name, row[0], row[1], *(num(cell) for cell in row[2:])])
     if not rows:
         body = [

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from earmark.report.run_directory import RunDirectory
-from earmark.results import MetricResult, ModelInfo, Results, ScopeResult, ViewResult
+from earmark.results import ModelInfo, Results, ScopeResult, ViewResult
+from earmark.results.display import fmt_rate, fmt_sdi
 
 
 @dataclass(frozen=True)
@@ -58,21 +59,8 @@ def primary_view(block: ScopeResult) -> ViewResult:
     return block.view()
 
 
-def rate(metric: MetricResult | None) -> str:
-    """`13.20% [9.10, 17.50]`, or `null (reason)`: the digits `markdown.fmt_rate` gives
-    results.md for the same figure, so the page and the file agree."""
-    if metric is None:
-        return "—"
-    if metric.value is None:
-        return f"null ({metric.null_reason or 'not computable'})"
-    text = f"{100 * metric.value:.2f}%"
-    if metric.ci:
-        text += f" [{100 * metric.ci[0]:.2f}, {100 * metric.ci[1]:.2f}]"
-    return text
-
-
-def sdi(metric: MetricResult | None) -> str:
-    """`S/D/I of N_ref` of a metric's summed counts."""
-    if metric is None:
-        return "—"
-    return f"{metric.substitutions}/{metric.deletions}/{metric.insertions} of {metric.ref_units}"
+#: `13.20% [9.10, 17.50]`, or `null (reason)`: the page prints a rate with the function
+#: results.md uses, so the page and the file agree to the digit.
+rate = fmt_rate
+#: `S/D/I of N_ref` of a metric's summed counts.
+sdi = fmt_sdi

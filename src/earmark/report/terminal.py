@@ -1,4 +1,5 @@
-"""What `score` and `run` print to the terminal (rich), built from results.json.
+"""What `score` and `run` print to the terminal (rich), built from results.json (typed once
+by `print_summary`; rows are the same `block_rows` results.md shows).
 
 Tables are fitted to the terminal instead of letting rich squeeze every column until
 `14.04%` folds into `14.0` / `4%`: `fit_table` tries the full layout, then the CI on a
@@ -9,11 +10,12 @@ split across lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from earmark.report.markdown import block_rows
+from earmark.report.markdown import block_rows, fmt_stat, typed_results
+from earmark.results import ArmResult, PredictionRow, Results
 
 
 @dataclass(frozen=True)
@@ -153,71 +155,62 @@ def _console(console: Any) -> Any:
     return Console()
 
 
-def print_summary(results: dict[str, Any], title: str = "earmark", console: Any = None) -> None:
+def print_summary(
+    results: Results | Mapping[str, Any], title: str = "earmark", console: Any = None
+) -> None:
     """Per arm: a row per scope × view (rates with CIs), coverage, punctuation and
     critical-token figures when scored, and the determinism warning."""
     from rich.text import Text
 
     console = _console(console)
-    for name, arm in results["arms"].items():
+    for name, arm in typed_results(results).arms.items():
         rows = []
-        if arm.get("overall"):
-            rows += block_rows("overall", arm["overall"])
-        for lang, block in arm["by_language"].items():
+        if arm.overall is not None:
+            rows += block_rows("overall", arm.overall)
+        for lang, block in arm.by_language.items():
             rows += block_rows(lang, block)
         print_fitted(
             console,
             SUMMARY_COLUMNS,
             rows,
-            title=f"{title}: {name} ({arm['aggregate']} rates, 95% clip-bootstrap CI)",
+            title=f"{title}: {name} ({arm.aggregate} rates, 95% clip-bootstrap CI)",
         )
         for line in extra_metric_lines(arm):
             console.print(Text(line))
-        cov = arm["coverage"]
-        if cov["not_ok"]:
+        not_ok = arm.coverage.not_ok
+        if not_ok:
             console.print(
                 Text(
-                    f"{len(cov['not_ok'])} row(s) without a usable hypothesis, scored as "
-                    "deletions: "
-                    + ", ".join(f"{r['id']} ({r['status']})" for r in cov["not_ok"][:10])
+                    f"{len(not_ok)} row(s) without a usable hypothesis, scored as "
+                    "deletions: " + ", ".join(f"{r.id} ({r.status})" for r in not_ok[:10])
                 )
             )
-        if arm.get("overall") is None and arm.get("overall_null_reason"):
-            console.print(Text(f"overall: null — {arm['overall_null_reason']}"))
-        if arm.get("deterministic") is False:
+        if arm.overall is None and arm.overall_null_reason:
+            console.print(Text(f"overall: null — {arm.overall_null_reason}"))
+        if arm.deterministic is False:
             console.print(
                 Text(
-                    f"deterministic: false — {arm.get('determinism_note')}: a rerun can give "
+                    f"deterministic: false — {arm.determinism_note}: a rerun can give "
                     "other hypotheses, and churn against this arm includes sampling noise."
                 )
             )
 
 
-def _stat(stat: dict[str, Any] | None) -> str:
-    """`0.786 [0.667, 0.912]`, or `null (reason)` (the digits results.md shows)."""
-    if not stat or stat.get("value") is None:
-        return f"null ({(stat or {}).get('null_reason', 'not computable')})"
-    text = f"{stat['value']:.3f}"
-    if stat.get("ci95"):
-        text += f" [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
-    return text
-
-
-def extra_metric_lines(arm: dict[str, Any]) -> list[str]:
+def extra_metric_lines(arm: ArmResult) -> list[str]:
     """Punctuation F1 and critical-token recall, one short line each, as `score` prints
     them under the WER/CER table (absent when they were not asked for)."""
     lines = []
-    punct = (arm.get("punctuation") or {}).get("overall")
+    punct: Any = (arm.punctuation or {}).get("overall")
     if punct:
         lines.append(
             f"punctuation F1 (seed-001, {punct['ref_marks']} reference / {punct['hyp_marks']} "
-            f"hypothesis marks): position {_stat(punct['position']['f1'])}; "
-            f"position+type {_stat(punct['position_type']['f1'])}"
+            f"hypothesis marks): position {fmt_stat(punct['position']['f1'])}; "
+            f"position+type {fmt_stat(punct['position_type']['f1'])}"
         )
-    tokens = (arm.get("critical_tokens") or {}).get("overall")
+    tokens: Any = (arm.critical_tokens or {}).get("overall")
     if tokens:
         found = [
-            f"{category} {_stat(c['recall'])} ({c['matched']}/{c['ref']})"
+            f"{category} {fmt_stat(c['recall'])} ({c['matched']}/{c['ref']})"
             for category, c in tokens["categories"].items()
             if c.get("ref")
         ]
@@ -228,7 +221,7 @@ def extra_metric_lines(arm: dict[str, Any]) -> list[str]:
 
 
 def print_worst_alignments(
-    results: dict[str, Any],
+    results: Results | Mapping[str, Any],
     predictions: Any,
     per_language: int = 3,
     console: Any = None,
@@ -237,7 +230,8 @@ def print_worst_alignments(
     """The worst utterances of each language, aligned and coloured (rich) in the terminal.
 
     An alignment longer than `max_units` columns (a runaway output) is cut there and the
-    rest counted, so one hallucinated clip cannot fill the screen."""
+    rest counted, so one hallucinated clip cannot fill the screen. Only the rows shown are
+    typed (`PredictionRow`); the others are skipped by id."""
     import json
 
     from rich.text import Text
@@ -247,23 +241,27 @@ def print_worst_alignments(
     from earmark.metrics.tokens import chars, words
 
     wanted: dict[str, tuple[str, str]] = {}
-    for arm in results["arms"].values():
-        for section in (arm.get("error_analysis") or {}).values():
+    for arm in typed_results(results).arms.values():
+        analysis: Any = arm.error_analysis or {}
+        for section in analysis.values():
             for worst in section["worst_utterances"][:per_language]:
                 wanted[worst["id"]] = (section["view"], section["unit"])
     if not wanted:
         return
     console = _console(console)
     with open(predictions, encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            if row["id"] not in wanted:
+        for number, line in enumerate(handle, start=1):
+            data = json.loads(line)
+            if data["id"] not in wanted:
                 continue
-            view, unit = wanted[row["id"]]
-            texts = row["views"][view]
+            row = PredictionRow.from_dict(data, f"line {number}")
+            view, unit = wanted[row.id]
+            texts = row.view(view)
             tok = words if unit == "word" else chars
-            console.print(Text(f"{row['id']} ({row.get('language')}, {view})", style="bold"))
-            alignment = align(tok(texts["reference"]), tok(texts["hypothesis"]))
+            console.print(Text(f"{row.id} ({row.language}, {view})", style="bold"))
+            reference = "" if texts is None else texts.reference or ""
+            hypothesis = "" if texts is None else texts.hypothesis or ""
+            alignment = align(tok(reference), tok(hypothesis))
             ops = alignment.ops
             for chunk in _alignment_chunks(replace(alignment, ops=ops[:max_units]), console.width):
                 console.print(render_alignment(chunk, style="rich"))

@@ -1,0 +1,65 @@
+"""How a figure is written for a reader: the one spelling results.md, the terminal, the
+HTML page, the leaderboard and the compare and decision reports share.
+
+Kept beside the typed model (not in `report`) so that `compare` and `scoring`, which sit
+below `report` in the layers, print rates exactly as the report does without importing it.
+A rate is printed as a percentage with two decimals and its interval in points; a null
+figure prints its reason, never an invented number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from earmark.results.estimate import Estimate
+from earmark.results.metric import MetricResult
+
+
+def fmt_rate(metric: MetricResult | Estimate | Mapping[str, Any] | None) -> str:
+    """`13.20% [9.10, 17.50]`, or `null (reason)`; `—` when there is no figure at all.
+
+    Takes a typed metric (or its `Estimate`), or a metric as compare.json and the decision
+    record hold it (`value`, `ci95`, `null_reason`).
+
+    >>> fmt_rate(Estimate(0.132, (0.091, 0.175)))
+    '13.20% [9.10, 17.50]'
+    >>> fmt_rate({"value": None, "null_reason": "no reference units"})
+    'null (no reference units)'
+    """
+    if metric is None:
+        return "—"
+    if isinstance(metric, MetricResult | Estimate):
+        value, ci, reason = metric.value, metric.ci, metric.null_reason
+    else:
+        value, ci, reason = metric.get("value"), metric.get("ci95"), metric.get("null_reason")
+    if value is None:
+        return f"null ({reason or 'not computable'})"
+    text = f"{100 * value:.2f}%"
+    if ci:
+        text += f" [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
+    return text
+
+
+def fmt_stat(stat: Mapping[str, Any] | None) -> str:
+    """`0.786 [0.667, 0.912]`, or `null (reason)`: a precision, recall or F1 (a fraction,
+    not a rate) as the punctuation and critical-token sections hold it.
+
+    >>> fmt_stat({"value": 0.786, "ci95": [0.667, 0.912]})
+    '0.786 [0.667, 0.912]'
+    >>> fmt_stat(None)
+    'null (not computable)'
+    """
+    if not stat or stat.get("value") is None:
+        return f"null ({(stat or {}).get('null_reason', 'not computable')})"
+    text = f"{stat['value']:.3f}"
+    if stat.get("ci95"):
+        text += f" [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
+    return text
+
+
+def fmt_sdi(metric: MetricResult | None) -> str:
+    """`11/1/2 of 114`: substitutions, deletions and insertions of the reference units."""
+    if metric is None:
+        return "—"
+    return f"{metric.substitutions}/{metric.deletions}/{metric.insertions} of {metric.ref_units}"
