@@ -285,8 +285,9 @@ def run(args: argparse.Namespace) -> int:
         from pathlib import Path
 
         from earmark.report.predictions_csv import write_predictions_csv
+        from earmark.rundir.layout import PREDICTIONS
 
-        csv_path = write_predictions_csv(Path(args.out) / "predictions.jsonl", command="run")
+        csv_path = write_predictions_csv(Path(args.out) / PREDICTIONS, command="run")
         if not args.quiet:
             print(f"wrote {csv_path}")
     message = failure_message(results)

@@ -34,6 +34,7 @@ from earmark.engines.file_hashes import content_revision, hash_folder, sha256_fi
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.language_tags import base_language
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 #: The ref a hub download follows when the arm names none (the hub's default branch).
@@ -357,9 +358,7 @@ def failed_hypothesis(
 
 def primary_language(language: str | None) -> str | None:
     """`zh-CN` → `zh`: most runtimes know primary language subtags only."""
-    if not language:
-        return None
-    return language.replace("_", "-").split("-")[0].lower()
+    return base_language(language) or None
 
 
 def package_version(distribution: str) -> str | None:

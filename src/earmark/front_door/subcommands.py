@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from earmark.errors import EarmarkError
+from earmark.rundir.layout import COMPARE, RESULTS
 
 if TYPE_CHECKING:
     from earmark.compare.verify import VerifyReport
@@ -144,7 +145,7 @@ def score_file(
     args, _ = invoke("score", dict(locals()))
     from earmark.results import read_results
 
-    return read_results(Path(args.out) / "results.json")
+    return read_results(Path(args.out) / RESULTS)
 
 
 def run(
@@ -197,14 +198,14 @@ def run(
 
         from earmark.commands.run import failure_message
 
-        results = json.loads((folder / "results.json").read_text("utf-8"))
+        results = json.loads((folder / RESULTS).read_text("utf-8"))
         raise EarmarkError(
             failure_message(results) or f"earmark run exited with status {status}",
-            file=str(folder / "results.json"),
+            file=str(folder / RESULTS),
         )
     from earmark.results import read_results
 
-    return read_results(folder / "results.json")
+    return read_results(folder / RESULTS)
 
 
 def compare(
@@ -231,7 +232,7 @@ def compare(
         return Path(args.out) / "gap.json"
     from earmark.results import read_comparison
 
-    return read_comparison(Path(args.out) / "compare.json")
+    return read_comparison(Path(args.out) / COMPARE)
 
 
 def verify(run_dir: PathArg, *, json: PathArg | None = None, quiet: bool = False) -> VerifyReport:

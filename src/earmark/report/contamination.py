@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.language_tags import base_language
 from earmark.metrics.contamination import DeclaredTextScan, Overlap, canary_hits, ngram_keys
 from earmark.metrics.tokens import chars, words
 from earmark.outputs import atomic_write_text
+from earmark.rundir.layout import PREDICTIONS
 
 SCHEMA_ID = "earmark.contamination/1"
 FORMATS = ("auto", "text", "lines", "jsonl")
@@ -188,7 +190,7 @@ def check_contamination(
         )
         total += overlap
         lang = by_language.setdefault(
-            _base(utt.language),
+            base_language(utt.language),
             {"overlap": Overlap(0, 0), "utterances": 0, "too_short": 0, "flagged": 0},
         )
         lang["overlap"] += overlap
@@ -261,10 +263,6 @@ def check_contamination(
     }
 
 
-def _base(language: str) -> str:
-    return language.replace("_", "-").split("-")[0].lower()
-
-
 def _summary(total: Overlap, rows: list[dict[str, Any]]) -> dict[str, Any]:
     flagged = sum(1 for r in rows if r["flagged"])
     return {
@@ -286,7 +284,7 @@ def _output_canaries(
     for path in predictions:
         p = Path(path)
         if p.is_dir():
-            p = p / "predictions.jsonl"
+            p = p / PREDICTIONS
         try:
             handle = p.open("r", encoding="utf-8")
         except OSError as exc:

@@ -28,6 +28,7 @@ from earmark.artefacts import add_to_listing
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, lock_output_folder
 from earmark.records import read_records
+from earmark.rundir.layout import RESULTS
 
 COLUMNS = (
     "id",
@@ -69,7 +70,7 @@ def write_predictions_csv(predictions: str | os.PathLike[str], *, command: str =
     source = Path(predictions)
     target = source.with_suffix(".csv")
     with lock_output_folder(source.parent, command):
-        default_arm = _single_arm(source.parent / "results.json")
+        default_arm = _single_arm(source.parent / RESULTS)
         atomic_write_bytes(target, _chunks(source, default_arm))
         add_to_listing(source.parent, target)  # the folder's artefacts.sha256 names it
     return target
