@@ -23,6 +23,8 @@ import numpy as np
 
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import EditTally, count_errors_array
+from earmark.metrics.analysis import worst_utterances
+from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.hallucination import (
     LOOP_MIN_REPEATS,
     HallucinationCounts,
@@ -177,12 +179,25 @@ class ScoringOptions:
         return {k: v for k, v in out.items() if v is not None}
 
 
+#: How many worst utterances per language the scorer keeps while it streams (with their
+#: normalised texts): what the error analysis can show (`error_analysis_section`'s
+#: `worst` may not exceed it).
+WORST_KEPT = 5
+
+
 @dataclass
-class _Group:
-    """Rows scored by one normaliser: counts per (view, unit), availability per view."""
+class _Part:
+    """One chunk's rows under one normaliser: texts and counts per view.
+
+    What a row's predictions.jsonl record is built from. `score_rows` keeps every part
+    (records on demand); a streamed corpus drops each once its records are written, and
+    its `_Group` keeps only the counts.
+    """
 
     normalizer: Normalizer
-    indices: list[int]
+    rows: list[ScoringRow]
+    #: Each row's index in the whole input.
+    index: list[int]
     counts: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     available: dict[str, np.ndarray] = field(default_factory=dict)
     #: Per position and view: why the view is unavailable ("" when it is available).
@@ -191,11 +206,6 @@ class _Group:
     repetition: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     #: Per view and position: the normalised (reference, hypothesis), None if unavailable.
     texts: dict[str, list[tuple[str, str] | None]] = field(default_factory=dict)
-    #: Per language: the primary view and unit's edits, tallied while counting them.
-    edits: dict[str, EditTally] = field(default_factory=dict)
-    #: Blocks already computed, by their positions' bytes: the overall block of a
-    #: one-language corpus is its language's block, bootstrapped once, not twice.
-    blocks: dict[bytes, dict[str, Any]] = field(default_factory=dict)
     count_rows: dict[tuple[str, str], list[list[int]]] = field(default_factory=dict)
     #: `_record_plan`'s cache (None until the first per-row record is built).
     plan: (
@@ -229,11 +239,31 @@ class _Group:
             out[view] = record
         return out
 
+    def record(self, pos: int) -> dict[str, Any]:
+        """The row's predictions.jsonl record: raw texts, status, normalised views, counts."""
+        r = self.rows[pos]
+        record: dict[str, Any] = {
+            "id": r.id,
+            "language": r.language,
+            "slices": list(r.slices),
+            "status": r.status,
+            "reference": r.reference,
+            "hypothesis": r.hypothesis,
+        }
+        if r.cluster is not None:
+            record["cluster"] = r.cluster
+        speaker = speaker_of_row(r)
+        if speaker is not None:
+            record["speaker"] = speaker
+        record["normalizer"] = self.normalizer.name
+        record["views"] = self.view_records(pos)
+        return record
+
     def _record_plan(
         self,
     ) -> list[tuple[str, list[tuple[str, str] | None], list[tuple[str, list[list[int]]]]]]:
         """Per view: its texts and, per unit, (metric name, per-row counts), looked up
-        once per group rather than once per row by `view_records`."""
+        once per part rather than once per row by `view_records`."""
         if self.plan is None:
             plan = []
             for view in self.normalizer.views:
@@ -260,13 +290,276 @@ class _Group:
 
 
 @dataclass
+class _Worst:
+    """A candidate for a language's worst utterances, with the texts to render it."""
+
+    row_id: str
+    counts: ErrorCounts
+    texts: tuple[str, str]
+
+
+@dataclass
+class _Group:
+    """Every row one normaliser scored, over all chunks: per-row counts, availability and
+    loop flags (what every figure is computed from), the edit tallies and the worst rows
+    of each language. Texts stay only in kept `parts` (`score_rows`)."""
+
+    normalizer: Normalizer
+    #: Per position: the row's index in the whole input (sealed into one array).
+    indices: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    counts: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    available: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Per view: position -> why the view is unavailable (only those positions).
+    reasons: dict[str, dict[int, str]] = field(default_factory=dict)
+    repetition: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    mixed_view: str | None = None
+    mixed_counts: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
+    mixed_available: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    mixed_reasons: dict[int, str] = field(default_factory=dict)
+    #: Per language: the primary view and unit's edits, tallied while counting them.
+    edits: dict[str, EditTally] = field(default_factory=dict)
+    #: Per language, in order of first appearance: its worst rows so far, ranked.
+    worst: dict[str, list[_Worst]] = field(default_factory=dict)
+    #: Blocks already computed, by their positions' bytes: the overall block of a
+    #: one-language corpus is its language's block, bootstrapped once, not twice.
+    blocks: dict[bytes, dict[str, Any]] = field(default_factory=dict)
+    #: The parts kept for their records (`score_rows` only).
+    parts: list[_Part] = field(default_factory=list)
+    n: int = 0
+    _chunks: dict[str, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
+
+    def absorb(self, part: _Part, *, keep: bool, worst: int) -> None:
+        """Take a scored part's per-row counts (and the part itself when `keep`)."""
+        norm = self.normalizer
+        offset, m = self.n, len(part.rows)
+        chunks = self._chunks
+        chunks["indices"].append(np.asarray(part.index, dtype=np.int64))
+        for view in norm.views:
+            available = part.available[view]
+            chunks["available\x00" + view].append(available)
+            reasons = self.reasons.setdefault(view, {})
+            view_reasons = part.reasons[view]
+            for p in np.flatnonzero(~available).tolist():
+                reasons[offset + p] = view_reasons[p]
+            for unit in norm.units:
+                chunks[f"counts\x00{view}\x00{unit}"].append(part.counts[(view, unit)])
+        chunks["repetition"].append(part.repetition)
+        self.mixed_view = part.mixed_view
+        if part.mixed_view is not None:
+            chunks["mixed_counts"].append(part.mixed_counts)
+            mixed_ok = np.asarray([t is not None for t in part.mixed_texts], dtype=bool)
+            chunks["mixed_available"].append(mixed_ok)
+            for p in np.flatnonzero(~mixed_ok).tolist():
+                self.mixed_reasons[offset + p] = part.mixed_reasons[p]
+        self._track_worst(part, worst)
+        if keep:
+            self.parts.append(part)
+        self.n = offset + m
+
+    def _track_worst(self, part: _Part, k: int) -> None:
+        """Keep each language's `k` worst rows (the error analysis's ranking) and their
+        texts; the rest of a chunk's texts can go."""
+        norm = self.normalizer
+        view = norm.primary_view
+        counts = part.counts[(view, norm.units[0])]
+        errors = counts[:, 0] + counts[:, 1] + counts[:, 2]
+        candidates = part.available[view] & (errors > 0)
+        languages = [_base_language(r.language) for r in part.rows]
+        by_language: dict[str, list[int]] = {}
+        for pos, language in enumerate(languages):
+            by_language.setdefault(language, []).append(pos)
+            self.worst.setdefault(language, [])
+        if k <= 0 or not candidates.any():
+            return
+        texts = part.texts[view]
+        for language, positions in by_language.items():
+            where = np.asarray(positions, dtype=np.int64)
+            where = where[candidates[where]]
+            if where.size == 0:
+                continue
+            if where.size > k:
+                # Only rows with at least the k-th largest error count can rank.
+                kth = np.partition(errors[where], where.size - k)[where.size - k]
+                where = where[errors[where] >= kth]
+            kept = self.worst[language]
+            for p in where.tolist():
+                s, d, i, h = counts[p].tolist()
+                pair = texts[p]
+                assert pair is not None  # available
+                kept.append(_Worst(part.rows[p].id, ErrorCounts(s, d, i, h), pair))
+            # Ranked (and cut to k) as over the whole corpus at once: the kept rows are
+            # earlier than the new ones, so earlier rows still come first among ties.
+            pairs = [(w.row_id, w.counts) for w in kept]
+            of = {id(pair): w for pair, w in zip(pairs, kept, strict=True)}
+            kept[:] = [of[id(pair)] for pair in worst_utterances(pairs, k)]
+
+    def seal(self) -> None:
+        """Join the chunks' arrays (once, after the last chunk)."""
+        norm = self.normalizer
+        chunks = self._chunks
+
+        def joined(name: str, empty: np.ndarray) -> np.ndarray:
+            parts = chunks.pop(name, [])
+            if not parts:
+                return empty
+            return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+        self.indices = joined("indices", np.zeros(0, dtype=np.int64))
+        for view in norm.views:
+            self.available[view] = joined("available\x00" + view, np.zeros(0, dtype=bool))
+            self.reasons.setdefault(view, {})
+            for unit in norm.units:
+                self.counts[(view, unit)] = joined(
+                    f"counts\x00{view}\x00{unit}", np.zeros((0, 4), dtype=np.int64)
+                )
+        self.repetition = joined("repetition", np.zeros(0, dtype=bool))
+        if self.mixed_view is not None:
+            self.mixed_counts = joined("mixed_counts", np.zeros((0, 4), dtype=np.int64))
+            self.mixed_available = joined("mixed_available", np.zeros(0, dtype=bool))
+
+
+@dataclass
+class _RowFacts:
+    """What the figures read of each row besides its counts, as small codes per row.
+
+    Per row: the language, status, bootstrap cluster and speaker as integer codes (one
+    array each), the slices as a code of its distinct slice set. The ids stay in one
+    dict (cluster key -> code), which also finds duplicate ids exactly; clustered rows
+    add their `id\\x00cluster` key to a set. That is the only per-row state that is not
+    a number: one dict entry per distinct cluster key (the id of an unclustered row).
+    """
+
+    n: int = 0
+    languages: dict[str | None, int] = field(default_factory=dict)
+    statuses: dict[str, int] = field(default_factory=dict)
+    speakers: dict[str, int] = field(default_factory=dict)
+    slice_sets: dict[tuple[str, ...], int] = field(default_factory=lambda: {(): 0})
+    #: Cluster key -> (code << 1) | 1 when an unclustered row has it as its id.
+    clusters: dict[str, int] = field(default_factory=dict)
+    clustered_ids: set[str] = field(default_factory=set)
+    not_ok: list[dict[str, str]] = field(default_factory=list)
+    language_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    status_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    cluster_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    speaker_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    slice_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    #: Each code's value (filled by `seal`).
+    language_names: list[str | None] = field(default_factory=list)
+    status_names: list[str] = field(default_factory=list)
+    speaker_names: list[str] = field(default_factory=list)
+    slice_names: list[tuple[str, ...]] = field(default_factory=list)
+    _chunks: dict[str, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, rows: Sequence[ScoringRow]) -> None:
+        """Code a chunk's rows; a repeated id (within a clip's cluster) is an error."""
+        clusters, clustered_ids = self.clusters, self.clustered_ids
+        languages, statuses, speakers, slice_sets = (
+            self.languages,
+            self.statuses,
+            self.speakers,
+            self.slice_sets,
+        )
+        m = len(rows)
+        language_code = np.empty(m, dtype=np.int32)
+        status_code = np.empty(m, dtype=np.int32)
+        cluster_code = np.empty(m, dtype=np.int64)
+        speaker_code = np.full(m, -1, dtype=np.int32)
+        slice_code = np.zeros(m, dtype=np.int32)
+        for k, row in enumerate(rows):
+            ident = row.id
+            if row.cluster is None:
+                # Its own cluster, keyed by its id; the low bit marks the id as taken.
+                v = clusters.get(ident)
+                if v is None:
+                    v = clusters[ident] = (len(clusters) << 1) | 1
+                elif v & 1 or ("\x00" in ident and ident in clustered_ids):
+                    raise _duplicate(ident)
+                else:
+                    clusters[ident] = v | 1
+            else:
+                key = f"{ident}\x00{row.cluster}"
+                if key in clustered_ids or clusters.get(key, 0) & 1:
+                    raise _duplicate(ident)
+                clustered_ids.add(key)
+                v = clusters.get(row.cluster)
+                if v is None:
+                    v = clusters[row.cluster] = len(clusters) << 1
+            cluster_code[k] = v >> 1
+            code = languages.get(row.language)
+            if code is None:
+                code = languages[row.language] = len(languages)
+            language_code[k] = code
+            status = row.status
+            code = statuses.get(status)
+            if code is None:
+                code = statuses[status] = len(statuses)
+            status_code[k] = code
+            if status != "ok":
+                self.not_ok.append({"id": ident, "status": status})
+            if row.extra:
+                speaker = speaker_of_row(row)
+                if speaker is not None:
+                    code = speakers.get(speaker)
+                    if code is None:
+                        code = speakers[speaker] = len(speakers)
+                    speaker_code[k] = code
+            if row.slices:
+                code = slice_sets.get(row.slices)
+                if code is None:
+                    code = slice_sets[row.slices] = len(slice_sets)
+                slice_code[k] = code
+        for name, arr in (
+            ("language", language_code),
+            ("status", status_code),
+            ("cluster", cluster_code),
+            ("speaker", speaker_code),
+            ("slice", slice_code),
+        ):
+            self._chunks[name].append(arr)
+        self.n += m
+
+    def seal(self) -> None:
+        for name in ("language", "status", "cluster", "speaker", "slice"):
+            parts = self._chunks.pop(name, [])
+            if parts:
+                setattr(self, f"{name}_code", np.concatenate(parts))
+        self.language_names = list(self.languages)
+        self.status_names = list(self.statuses)
+        self.speaker_names = list(self.speakers)
+        self.slice_names = list(self.slice_sets)
+
+    def bootstrap_keys(self, rows: np.ndarray, unit: ClusterUnit) -> np.ndarray:
+        """Per row (input indices): its resampling unit's code, as Python objects, so the
+        bootstrap numbers clusters by first appearance, as it did the key strings."""
+        codes = self.cluster_code[rows]
+        if unit == "speaker":
+            speaker = self.speaker_code[rows]
+            codes = codes.copy()
+            for code in np.unique(speaker[speaker >= 0]).tolist():
+                # Prefixed so a speaker named like a clip id never merges with that clip.
+                key = f"speaker\x00{self.speaker_names[code]}"
+                v = self.clusters.get(key)
+                if v is None:
+                    v = self.clusters[key] = len(self.clusters) << 1
+                codes[speaker == code] = v >> 1
+        keys: np.ndarray = codes.astype(object)
+        return keys
+
+
+def _duplicate(ident: str) -> EarmarkError:
+    return EarmarkError(f"duplicate utterance id {ident!r} in scoring input", field="id")
+
+
+@dataclass
 class ScoreResult:
-    """The scored corpus: aggregate blocks now, per-row records on demand."""
+    """The scored corpus: aggregate blocks now, per-row records on demand (when kept)."""
 
     options: ScoringOptions
     rows: list[ScoringRow]
     summary: dict[str, Any]
     groups: dict[str, _Group]
+    #: How many worst utterances per language each group kept (`WORST_KEPT`).
+    worst_kept: int = WORST_KEPT
 
     def to_dict(self) -> dict[str, Any]:
         return self.summary
@@ -279,34 +572,29 @@ class ScoreResult:
 
     def iter_records(self) -> Iterator[dict[str, Any]]:
         """`records` one at a time, so a writer can stream them instead of holding every
-        row's record (a few KB each) at once."""
-        groups = list(self.groups.values())
-        # One group holding every row in order (one normaliser, the common case): a
-        # row's position is its index, no 100,000-entry map needed.
-        single = len(groups) == 1 and groups[0].indices == list(range(len(self.rows)))
-        where: dict[int, tuple[_Group, int]] = {}
-        if not single:
-            for group in groups:
-                for pos, idx in enumerate(group.indices):
-                    where[idx] = (group, pos)
-        for idx, r in enumerate(self.rows):
-            group, pos = (groups[0], idx) if single else where[idx]
-            record: dict[str, Any] = {
-                "id": r.id,
-                "language": r.language,
-                "slices": list(r.slices),
-                "status": r.status,
-                "reference": r.reference,
-                "hypothesis": r.hypothesis,
-            }
-            if r.cluster is not None:
-                record["cluster"] = r.cluster
-            speaker = speaker_of_row(r)
-            if speaker is not None:
-                record["speaker"] = speaker
-            record["normalizer"] = group.normalizer.name
-            record["views"] = group.view_records(pos)
-            yield record
+        row's record (a few KB each) at once. Only where the scorer kept its texts
+        (`score_rows`); a streamed corpus wrote its records as it went."""
+        parts = [part for group in self.groups.values() for part in group.parts]
+        if self.rows and not parts:
+            raise RuntimeError("this corpus was scored streaming: its records were not kept")
+        yield from _records_in_order(parts, 0, len(self.rows))
+
+
+def _records_in_order(parts: Sequence[_Part], start: int, n: int) -> Iterator[dict[str, Any]]:
+    """The records of `parts`, which hold the rows start..start+n-1, in row order."""
+    if len(parts) == 1 and len(parts[0].rows) == n:
+        # One part holding every row in order (one normaliser, the common case).
+        part = parts[0]
+        for pos in range(n):
+            yield part.record(pos)
+        return
+    where: list[tuple[_Part, int] | None] = [None] * n
+    for part in parts:
+        for pos, at in enumerate(part.index):
+            where[at - start] = (part, pos)
+    for entry in where:
+        assert entry is not None
+        yield entry[0].record(entry[1])
 
 
 #: ErrorCounts.as_dict()'s keys, in its order: how a row's counts appear in predictions.jsonl.
@@ -325,30 +613,32 @@ def _counts_dict(s: int, d: int, i: int, h: int) -> dict[str, int]:
     }
 
 
-def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = None) -> None:
-    norm = group.normalizer
-    n = len(group.indices)
+def _score_part(part: _Part, edits: dict[str, EditTally], glm: Glm | None = None) -> None:
+    """Normalise and count one part's rows; the primary view's edits go to `edits`."""
+    norm = part.normalizer
+    rows = part.rows
+    n = len(rows)
     pending: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     pending_pos: dict[str, list[int]] = defaultdict(list)
     for view in norm.views:
-        group.available[view] = np.zeros(n, dtype=bool)
-        group.reasons[view] = [""] * n
-        group.texts[view] = [None] * n
-    group.repetition = np.zeros(n, dtype=bool)
+        part.available[view] = np.zeros(n, dtype=bool)
+        part.reasons[view] = [""] * n
+        part.texts[view] = [None] * n
+    part.repetition = np.zeros(n, dtype=bool)
     primary_tokens = TOKENIZER[norm.units[0]]
     # Repeats of a clip (rows sharing a cluster) repeat pairs: normalise each such pair
     # once. Other rows are normalised directly (remembering 100k distinct pairs would
     # cost ~35 MB for nothing).
     normalised: dict[tuple[str, str], dict[str, ViewPair]] = {}
-    # The per-row loop below runs 100,000 times for 100,000 rows: what it reaches for on
-    # every row (the views, their lists, the normaliser's method) is bound to locals
-    # once, the loop's own cost (~0.1 s per 100,000 rows) rather than attribute and
-    # dict look-ups per view per row. Same work, same order.
+    # The per-row loop below runs once per row: what it reaches for on every row (the
+    # views, their lists, the normaliser's method) is bound to locals once, the loop's
+    # own cost (~0.1 s per 100,000 rows) rather than attribute and dict look-ups per
+    # view per row. Same work, same order.
     views = [
         (
             view,
-            group.reasons[view],
-            group.texts[view],
+            part.reasons[view],
+            part.texts[view],
             pending[(view, "")],
             pending_pos[view],
             view == norm.primary_view,
@@ -356,10 +646,9 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = No
         for view in norm.views
     ]
     normalize_pair = norm.normalize_pair
-    repetition = group.repetition
+    repetition = part.repetition
     loop_needs = LOOP_MIN_REPEATS - 1
-    for pos, idx in enumerate(group.indices):
-        row = rows[idx]
+    for pos, row in enumerate(rows):
         hypothesis = row.hypothesis
         key = (row.reference, hypothesis if hypothesis is not None else "")
         if row.cluster is None:
@@ -390,7 +679,7 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = No
                     repetition[pos] = True
     for view in norm.views:
         positions = np.asarray(pending_pos[view], dtype=np.int64)
-        group.available[view][positions] = True
+        part.available[view][positions] = True
         for unit in norm.units:
             arr = np.zeros((n, 4), dtype=np.int64)
             texts_list = pending.get((view, ""))
@@ -398,43 +687,40 @@ def _score_group(group: _Group, rows: Sequence[ScoringRow], glm: Glm | None = No
                 units: Literal["given", "words"] = "words" if unit == "word" else "given"
                 tallies = None
                 if view == norm.primary_view and unit == norm.units[0]:
-                    langs = [
-                        _base_language(rows[group.indices[p]].language) for p in pending_pos[view]
-                    ]
+                    langs = [_base_language(rows[p].language) for p in pending_pos[view]]
                     for lang in set(langs):
-                        group.edits.setdefault(lang, EditTally())
-                    tallies = [group.edits[lang] for lang in langs]
+                        edits.setdefault(lang, EditTally())
+                    tallies = [edits[lang] for lang in langs]
                 if glm is not None and unit == "word":
                     arr[positions] = glm.count_pairs(texts_list, tallies=tallies)
                 else:
                     arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
-            group.counts[(view, unit)] = arr
-    _score_mixed(group, rows)
+            part.counts[(view, unit)] = arr
+    _score_mixed(part)
 
 
-def _score_mixed(group: _Group, rows: Sequence[ScoringRow]) -> None:
+def _score_mixed(part: _Part) -> None:
     """Mixed units (CJK characters + other words) where the normaliser has them."""
-    spec = mixed_unit(group.normalizer)
+    spec = mixed_unit(part.normalizer)
     if spec is None:
         return
-    group.mixed_view, render = spec
-    n = len(group.indices)
-    group.mixed_texts = [None] * n
-    group.mixed_reasons = [""] * n
+    part.mixed_view, render = spec
+    n = len(part.rows)
+    part.mixed_texts = [None] * n
+    part.mixed_reasons = [""] * n
     token_pairs: list[tuple[list[str], list[str]]] = []
     positions: list[int] = []
-    for pos, idx in enumerate(group.indices):
-        row = rows[idx]
+    for pos, row in enumerate(part.rows):
         pair = render(row.reference, row.hypothesis_text)
         if pair.null_reason is not None or pair.reference is None or pair.hypothesis is None:
-            group.mixed_reasons[pos] = pair.null_reason or "view_unavailable"
+            part.mixed_reasons[pos] = pair.null_reason or "view_unavailable"
             continue
-        group.mixed_texts[pos] = (pair.reference, pair.hypothesis)
+        part.mixed_texts[pos] = (pair.reference, pair.hypothesis)
         token_pairs.append((mixed(pair.reference), mixed(pair.hypothesis)))
         positions.append(pos)
-    group.mixed_counts = np.zeros((n, 4), dtype=np.int64)
+    part.mixed_counts = np.zeros((n, 4), dtype=np.int64)
     if token_pairs:
-        group.mixed_counts[np.asarray(positions, dtype=np.int64)] = count_errors_array(
+        part.mixed_counts[np.asarray(positions, dtype=np.int64)] = count_errors_array(
             token_pairs, units="given"
         )
 
@@ -477,16 +763,10 @@ def speaker_of_row(row: ScoringRow) -> str | None:
     return speaker if isinstance(speaker, str) and speaker else None
 
 
-def _bootstrap_key(row: ScoringRow, unit: ClusterUnit) -> str:
-    speaker = speaker_of_row(row) if unit == "speaker" else None
-    # Prefixed so a speaker named like a clip id never merges with that clip.
-    return f"speaker\x00{speaker}" if speaker is not None else row.cluster_key
-
-
 def _block(
     group: _Group,
     positions: np.ndarray,
-    rows: Sequence[ScoringRow],
+    facts: _RowFacts,
     options: ScoringOptions,
     cluster_unit: ClusterUnit | None = None,
     speakers: bool = True,
@@ -494,7 +774,7 @@ def _block(
     unit = options.cluster if cluster_unit is None else cluster_unit
     memo = unit.encode() + b"\x00" + positions.tobytes()
     if memo not in group.blocks:
-        group.blocks[memo] = _compute_block(group, positions, rows, options, unit)
+        group.blocks[memo] = _compute_block(group, positions, facts, options, unit)
     block = copy.deepcopy(group.blocks[memo])
     _apply_minimums(block, options, speakers=speakers)
     return block
@@ -533,26 +813,20 @@ def _apply_minimums(block: dict[str, Any], options: ScoringOptions, *, speakers:
 def _compute_block(
     group: _Group,
     positions: np.ndarray,
-    rows: Sequence[ScoringRow],
+    facts: _RowFacts,
     options: ScoringOptions,
     cluster_unit: ClusterUnit,
 ) -> dict[str, Any]:
     norm = group.normalizer
-    # The block's rows once (positions as Python ints), for the per-row reads below.
-    indices = group.indices
-    block_rows = [rows[indices[p]] for p in positions.tolist()]
-    cluster_keys = np.asarray(
-        [r.cluster_key for r in block_rows]
-        if cluster_unit == "clip"  # `_bootstrap_key` of a clip unit is the cluster key
-        else [_bootstrap_key(r, cluster_unit) for r in block_rows],
-        dtype=object,
-    )
-    # Only `speakers - {None}` is read below: rows without `extra` name no speaker.
-    speakers = {speaker_of_row(r) for r in block_rows if r.extra}
+    rows = group.indices[positions]
+    cluster_keys = facts.bootstrap_keys(rows, cluster_unit)
+    speaker_codes = facts.speaker_code[rows]
+    n_speakers = int(np.unique(speaker_codes[speaker_codes >= 0]).size)
     views: dict[str, Any] = {}
     for view in norm.views:
         avail = group.available[view][positions]
-        reasons = Counter(group.reasons[view][p] for p in positions[~avail])
+        view_reasons = group.reasons[view]
+        reasons = Counter(view_reasons[p] for p in positions[~avail].tolist())
         metrics = {}
         for unit in norm.units:
             arr = group.counts[(view, unit)][positions][avail]
@@ -563,9 +837,16 @@ def _compute_block(
             metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_keys, options)
         views[view] = metrics
     halluc = _hallucination(group, positions)
-    statuses = Counter([r.status for r in block_rows])
-    # Distinct languages first, then each mapped once (not `_policy_language` per row).
-    languages = {_policy_language(language) for language in {r.language for r in block_rows}}
+    status_counts = np.bincount(facts.status_code[rows], minlength=len(facts.status_names))
+    statuses = {
+        facts.status_names[code]: int(count)
+        for code, count in enumerate(status_counts.tolist())
+        if count
+    }
+    languages = {
+        _policy_language(facts.language_names[code])
+        for code in np.unique(facts.language_code[rows]).tolist()
+    }
     normalizer: dict[str, Any] = {
         "name": norm.name,
         "comparison_only": norm.comparison_only,
@@ -584,13 +865,9 @@ def _compute_block(
     return {
         "normalizer": normalizer,
         "n_utterances": int(len(positions)),
-        "n_clusters": int(len(set(cluster_keys.tolist()))),
+        "n_clusters": int(np.unique(cluster_keys.astype(np.int64)).size),
         # Only where rows carry speakers, so speakerless results keep their shape.
-        **(
-            {"n_speakers": len(speakers - {None})}
-            if speakers - {None} or options.min_speakers is not None
-            else {}
-        ),
+        **({"n_speakers": n_speakers} if n_speakers or options.min_speakers is not None else {}),
         "primary_view": norm.primary_view,
         "views": views,
         "statuses": dict(sorted(statuses.items())),
@@ -601,8 +878,8 @@ def _compute_block(
 def _mixed_metric(
     group: _Group, positions: np.ndarray, cluster_keys: np.ndarray, options: ScoringOptions
 ) -> dict[str, Any]:
-    avail = np.asarray([group.mixed_texts[p] is not None for p in positions], dtype=bool)
-    reasons = Counter(group.mixed_reasons[p] for p in positions[~avail])
+    avail = group.mixed_available[positions]
+    reasons = Counter(group.mixed_reasons[p] for p in positions[~avail].tolist())
     arr = group.mixed_counts[positions][avail]
     return _metric(arr, cluster_keys[avail], options, reasons, len(positions))
 
@@ -620,19 +897,32 @@ def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
 
 
 def _speaker_blocks(
-    group: _Group, positions: list[int], rows: Sequence[ScoringRow], options: ScoringOptions
+    group: _Group, positions: np.ndarray, facts: _RowFacts, options: ScoringOptions
 ) -> dict[str, Any]:
     """One block per speaker; its bootstrap resamples that speaker's clips (one speaker is
     one cluster, which no interval can be drawn from)."""
-    speakers: dict[str, list[int]] = defaultdict(list)
-    for p in positions:
-        speaker = speaker_of_row(rows[group.indices[p]])
-        if speaker is not None:
-            speakers[speaker].append(p)
+    codes = facts.speaker_code[group.indices[positions]]
+    speakers = {
+        facts.speaker_names[code]: positions[codes == code]
+        for code in np.unique(codes[codes >= 0]).tolist()
+    }
     return {
-        sp: _block(group, np.asarray(ps, dtype=np.int64), rows, options, "clip", speakers=False)
+        sp: _block(group, ps, facts, options, "clip", speakers=False)
         for sp, ps in sorted(speakers.items())
     }
+
+
+def _slice_positions(
+    group: _Group, positions: np.ndarray, facts: _RowFacts
+) -> dict[str, list[int]]:
+    """Per slice name: the positions (in order) of rows in that slice."""
+    slices: dict[str, list[int]] = defaultdict(list)
+    codes = facts.slice_code[group.indices[positions]]
+    has = codes != 0
+    for p, code in zip(positions[has].tolist(), codes[has].tolist(), strict=True):
+        for sl in facts.slice_names[code]:
+            slices[sl].append(p)
+    return slices
 
 
 def _policy_language(language: str | None) -> str:
@@ -646,88 +936,132 @@ def _base_language(language: str | None) -> str:
     return language
 
 
+class CorpusScorer:
+    """Scores a corpus chunk by chunk, in input order, and keeps per-row counts only.
+
+    `add` normalises and counts a chunk and hands back its predictions.jsonl records
+    (built lazily, from that chunk's texts: consume them before the next `add`); the
+    texts then go, except each language's few worst rows (`WORST_KEPT`) and the edit
+    tallies the error analysis ranks. `finish` computes every figure from the counts.
+    The figures and records are the same whatever the chunk size (tests pin it), so a
+    1,000,000-row file scores in memory that grows only by the per-row counts and codes
+    (`_Group`, `_RowFacts`). `keep=True` keeps each chunk's rows and texts too, for
+    `ScoreResult.records`, the sclite reports and the punctuation metrics.
+    """
+
+    def __init__(self, options: ScoringOptions, *, keep: bool = False) -> None:
+        self.options = options
+        self.keep = keep
+        self.facts = _RowFacts()
+        self.groups: dict[str, _Group] = {}
+        self.rows: list[ScoringRow] = []
+        # The policy answers per language; a corpus has a handful, not one per row.
+        self._norm_of: dict[str | None, str] = {}
+
+    def add(self, rows: Sequence[ScoringRow]) -> Iterator[dict[str, Any]]:
+        """Score `rows` (the next chunk); returns their records, built as iterated."""
+        start = self.facts.n
+        self.facts.add(rows)
+        by_norm: dict[str, list[int]] = defaultdict(list)
+        norm_of = self._norm_of
+        for k, row in enumerate(rows):
+            language = row.language
+            name = norm_of.get(language)
+            if name is None:
+                name = norm_of[language] = self.options.policy.for_language(language)
+            by_norm[name].append(k)
+        parts = []
+        for name, at in sorted(by_norm.items()):
+            group = self.groups.get(name)
+            if group is None:
+                group = self.groups[name] = _Group(normalizer=get_normalizer(name))
+            part = _Part(
+                normalizer=group.normalizer,
+                rows=[rows[k] for k in at] if len(at) < len(rows) else list(rows),
+                index=[start + k for k in at],
+            )
+            _score_part(part, group.edits, self.options.glm)
+            group.absorb(part, keep=self.keep, worst=WORST_KEPT)
+            parts.append(part)
+        if self.keep:
+            self.rows.extend(rows)
+        return _records_in_order(parts, start, len(rows))
+
+    def finish(self) -> ScoreResult:
+        """Every figure of the corpus (`ScoreResult.summary`), from the kept counts."""
+        options = self.options
+        facts = self.facts
+        facts.seal()
+        groups = {name: self.groups[name] for name in sorted(self.groups)}
+        for group in groups.values():
+            group.seal()
+        # Per row: its language as the blocks name it ("und" for none).
+        base_of = [_base_language(name) for name in facts.language_names]
+        by_language: dict[str, Any] = {}
+        for group in groups.values():
+            codes = facts.language_code[group.indices]
+            langs: dict[str, list[int]] = defaultdict(list)
+            for code in np.unique(codes).tolist():
+                langs[base_of[code]].append(code)
+            for lang, lang_codes in sorted(langs.items()):
+                pos_arr = np.flatnonzero(np.isin(codes, lang_codes)).astype(np.int64)
+                block = _block(group, pos_arr, facts, options)
+                if options.by_slice:
+                    block["by_slice"] = {
+                        sl: _block(group, np.asarray(ps, dtype=np.int64), facts, options)
+                        for sl, ps in sorted(_slice_positions(group, pos_arr, facts).items())
+                    }
+                if options.by_speaker:
+                    by_speaker = _speaker_blocks(group, pos_arr, facts, options)
+                    if by_speaker:
+                        block["by_speaker"] = by_speaker
+                by_language[lang] = block
+
+        if len(groups) == 1:
+            (group,) = groups.values()
+            overall: dict[str, Any] | None = _block(
+                group, np.arange(group.n, dtype=np.int64), facts, options
+            )
+            overall_null = None
+        else:
+            overall = None
+            overall_null = (
+                "languages are scored with different normalisers "
+                f"({', '.join(sorted(groups))}); see by_language"
+                if groups
+                else "no rows"
+            )
+        status_counts = np.bincount(facts.status_code, minlength=len(facts.status_names))
+        statuses = {
+            facts.status_names[code]: int(count)
+            for code, count in enumerate(status_counts.tolist())
+            if count
+        }
+        summary: dict[str, Any] = {
+            **options.to_dict(),
+            "conventions": {
+                "wer": f"word units: {WORD_CONVENTION}",
+                "cer": f"character units: {CHAR_CONVENTION}",
+                MIXED_METRIC: f"mixed units (code-switched Mandarin): {MIXED_CONVENTION}",
+                "empty_reference": EMPTY_REFERENCE_CONVENTION,
+                "missing_hypothesis": "scored as an empty hypothesis (all deletions) and listed",
+            },
+            "coverage": {
+                "references": facts.n,
+                "scored": facts.n,
+                "statuses": dict(sorted(statuses.items())),
+                "not_ok": facts.not_ok,
+            },
+            "overall": overall,
+            **({"overall_null_reason": overall_null} if overall_null else {}),
+            "by_language": by_language,
+        }
+        return ScoreResult(options=options, rows=self.rows, summary=summary, groups=groups)
+
+
 @_collector_paused()
 def score_rows(rows: Iterable[ScoringRow], options: ScoringOptions) -> ScoreResult:
     """Score every row; no row is dropped (missing hypotheses count as deletions)."""
-    rows = list(rows)
-    seen: set[str] = set()
-    for row in rows:
-        key = f"{row.id}\x00{row.cluster_key}" if row.cluster is not None else row.id
-        if key in seen:
-            raise EarmarkError(f"duplicate utterance id {row.id!r} in scoring input", field="id")
-        seen.add(key)
-    by_norm: dict[str, list[int]] = defaultdict(list)
-    # The policy answers per language; a corpus has a handful, not one per row.
-    norm_of: dict[str | None, str] = {}
-    for idx, row in enumerate(rows):
-        language = row.language
-        name = norm_of.get(language)
-        if name is None:
-            name = norm_of[language] = options.policy.for_language(language)
-        by_norm[name].append(idx)
-    groups: dict[str, _Group] = {}
-    for name, indices in sorted(by_norm.items()):
-        group = _Group(normalizer=get_normalizer(name), indices=indices)
-        _score_group(group, rows, options.glm)
-        groups[name] = group
-
-    by_language: dict[str, Any] = {}
-    for group in groups.values():
-        langs: dict[str, list[int]] = defaultdict(list)
-        for pos, idx in enumerate(group.indices):
-            langs[_base_language(rows[idx].language)].append(pos)
-        for lang, positions in sorted(langs.items()):
-            pos_arr = np.asarray(positions, dtype=np.int64)
-            block = _block(group, pos_arr, rows, options)
-            if options.by_slice:
-                slices: dict[str, list[int]] = defaultdict(list)
-                for p in positions:
-                    for sl in rows[group.indices[p]].slices:
-                        slices[sl].append(p)
-                block["by_slice"] = {
-                    sl: _block(group, np.asarray(ps, dtype=np.int64), rows, options)
-                    for sl, ps in sorted(slices.items())
-                }
-            if options.by_speaker:
-                by_speaker = _speaker_blocks(group, positions, rows, options)
-                if by_speaker:
-                    block["by_speaker"] = by_speaker
-            by_language[lang] = block
-
-    if len(groups) == 1:
-        (group,) = groups.values()
-        overall: dict[str, Any] | None = _block(
-            group, np.arange(len(group.indices), dtype=np.int64), rows, options
-        )
-        overall_null = None
-    else:
-        overall = None
-        overall_null = (
-            "languages are scored with different normalisers "
-            f"({', '.join(sorted(groups))}); see by_language"
-            if groups
-            else "no rows"
-        )
-
-    statuses = Counter(r.status for r in rows)
-    not_ok = [{"id": r.id, "status": r.status} for r in rows if r.status != "ok"]
-    summary: dict[str, Any] = {
-        **options.to_dict(),
-        "conventions": {
-            "wer": f"word units: {WORD_CONVENTION}",
-            "cer": f"character units: {CHAR_CONVENTION}",
-            MIXED_METRIC: f"mixed units (code-switched Mandarin): {MIXED_CONVENTION}",
-            "empty_reference": EMPTY_REFERENCE_CONVENTION,
-            "missing_hypothesis": "scored as an empty hypothesis (all deletions) and listed",
-        },
-        "coverage": {
-            "references": len(rows),
-            "scored": len(rows),
-            "statuses": dict(sorted(statuses.items())),
-            "not_ok": not_ok,
-        },
-        "overall": overall,
-        **({"overall_null_reason": overall_null} if overall_null else {}),
-        "by_language": by_language,
-    }
-    return ScoreResult(options=options, rows=rows, summary=summary, groups=groups)
+    scorer = CorpusScorer(options, keep=True)
+    scorer.add(list(rows))
+    return scorer.finish()
