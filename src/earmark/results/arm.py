@@ -206,11 +206,14 @@ class ArmResult(Record):
     timestamps: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     sclite: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     # Set by `earmark run`.
-    model: ModelInfo | None = field(default=None, metadata=json_key(Nested(ModelInfo)))
+    #: Null for an arm that failed before its model loaded (as are its `resources`).
+    model: ModelInfo | None = field(default=None, metadata=json_key(Nullable(Nested(ModelInfo))))
     deterministic: bool | None = field(default=None, metadata=json_key(Nullable(BOOL)))
     determinism_note: str | None = field(default=None, metadata=json_key(STR))
-    resources: Resources | None = field(default=None, metadata=json_key(Nested(Resources)))
-    spec: ArmSpec | None = field(default=None, metadata=json_key(Nested(ArmSpec)))
+    resources: Resources | None = field(
+        default=None, metadata=json_key(Nullable(Nested(Resources)))
+    )
+    spec: ArmSpec | None = field(default=None, metadata=json_key(Nullable(Nested(ArmSpec))))
     language_mismatches: int | None = field(default=None, metadata=json_key(INT))
     resources_by_language: Mapping[str, ScopeResources] | None = field(
         default=None, metadata=json_key(MapOf(Nested(ScopeResources)))
