@@ -12,8 +12,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "decide",
         help="apply the promotion rule to a challenger vs a baseline (dated record)",
-        description="Seed 000's rule: >= 20% relative error reduction, or >= 30% lower "
-        "latency / core cost at non-inferior error (paired bootstrap CI), on the same data. "
+        description="The pre-registered promotion rule: >= 20% relative error reduction, "
+        "or >= 30% lower latency / core cost at non-inferior error (paired bootstrap CI), "
+        "on the same data. "
         "Writes decision-YYYY-MM-DD.md and .json with verdict promote / blocked / stay / "
         "research only / reject, the evidence and the non-metric gates to confirm. "
         "Refuses unlike decoding settings; rejects a challenger over the plan's [ceilings].",
@@ -33,7 +34,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--rules",
         metavar="FILE.toml",
-        help="thresholds (default: the seed-000 rule above; see docs/report.md)",
+        help="thresholds (default: the promotion rule above; see docs/report.md)",
     )
     p.add_argument(
         "--out", required=True, type=output_path, metavar="DIR", help="where the record is written"

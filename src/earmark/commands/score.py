@@ -84,14 +84,16 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--punctuation",
         action="store_true",
-        help="add punctuation position / position+type F1 (seed-001 protocol) with CIs",
+        help="add punctuation position / position+type F1 (marks projected onto reference "
+        "boundaries by alignment) with CIs",
     )
     p.add_argument(
         "--punctuation-marks",
         choices=("word-internal", "every-mark"),
         help="which characters are marks: word-internal (default; apostrophes in words "
         "and decimal points in numbers are not) or every-mark (every Unicode P* "
-        "character, the seed-001 scorer; --protocol mmv-punct-v024 fixes it)",
+        "character, as the mmv-voice punctuation study counted; --protocol mmv-punct-v024 "
+        "fixes it)",
     )
     p.add_argument(
         "--critical-tokens",
