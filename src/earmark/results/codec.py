@@ -14,7 +14,6 @@ written in the order the fields are declared, which is the producers' order.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import os
@@ -72,8 +71,42 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+def copy_json(value: Any) -> Any:
+    """A copy of a JSON value's containers (dicts, lists); strings and numbers are shared,
+    being immutable. What `copy.deepcopy` gives for JSON, several times faster."""
+    kind = type(value)
+    if kind is dict:
+        return {k: copy_json(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_json(v) for v in value]
+    if kind is tuple:
+        return tuple(copy_json(v) for v in value)
+    return value
+
+
+class _Invalid(Exception):
+    """Raised by a fast decoder: the value is not the expected shape. The caller decodes
+    again on the checked path, which builds the JSON path and the error message."""
+
+
+#: One fast decoder: a JSON value in, the typed value out, `_Invalid` when it does not fit.
+Fast = Callable[[Any], Any]
+
+
 class Codec(Generic[T]):
-    """Checks and converts one JSON value at a path; writes it back unchanged."""
+    """Checks and converts one JSON value at a path; writes it back unchanged.
+
+    `decode` builds the JSON path of every value it visits, for its error messages. `fast`
+    gives a decoder that builds no path and raises a bare `_Invalid` instead: reading a
+    100k-row predictions file checks every value, and a path per value costs more than the
+    value. A record tries the fast decoder first and decodes again with `decode` only when
+    the fast one refuses, so errors read the same. `copy=False` when the caller owns the
+    parsed JSON (it parsed it itself) and nothing else can change it.
+    """
 
     what = "a value"
 
@@ -82,6 +115,12 @@ class Codec(Generic[T]):
 
     def encode(self, value: T) -> JSONValue:
         raise NotImplementedError
+
+    def fast(self, copy: bool) -> Fast:
+        def decode(value: Any) -> Any:
+            return self.decode(value, "")
+
+        return decode
 
     def _wrong(self, value: object, path: str) -> EarmarkError:
         return malformed(path, f"expected {self.what}, found {_kind(value)}")
@@ -97,6 +136,14 @@ class _Str(Codec[str]):
 
     def encode(self, value: str) -> JSONValue:
         return value
+
+    def fast(self, copy: bool) -> Fast:
+        def decode(value: Any) -> Any:
+            if type(value) is str:
+                return value
+            raise _Invalid
+
+        return decode
 
 
 class OneOf(Codec[str]):
@@ -116,6 +163,16 @@ class OneOf(Codec[str]):
     def encode(self, value: str) -> JSONValue:
         return value
 
+    def fast(self, copy: bool) -> Fast:
+        choices = frozenset(self.choices)
+
+        def decode(value: Any) -> Any:
+            if type(value) is str and value in choices:
+                return value
+            raise _Invalid
+
+        return decode
+
 
 class _Int(Codec[int]):
     what = "an integer"
@@ -127,6 +184,14 @@ class _Int(Codec[int]):
 
     def encode(self, value: int) -> JSONValue:
         return value
+
+    def fast(self, copy: bool) -> Fast:
+        def decode(value: Any) -> Any:
+            if type(value) is int:
+                return value
+            raise _Invalid
+
+        return decode
 
 
 class _Number(Codec[float]):
@@ -142,6 +207,15 @@ class _Number(Codec[float]):
     def encode(self, value: float) -> JSONValue:
         return value
 
+    def fast(self, copy: bool) -> Fast:
+        def decode(value: Any) -> Any:
+            kind = type(value)
+            if kind is float or kind is int:
+                return value
+            raise _Invalid
+
+        return decode
+
 
 class _Bool(Codec[bool]):
     what = "true or false"
@@ -154,15 +228,28 @@ class _Bool(Codec[bool]):
     def encode(self, value: bool) -> JSONValue:
         return value
 
+    def fast(self, copy: bool) -> Fast:
+        def decode(value: Any) -> Any:
+            if type(value) is bool:
+                return value
+            raise _Invalid
+
+        return decode
+
 
 class _Any(Codec[JSONValue]):
     """Any JSON value (an open-ended section), copied so the object stays frozen."""
 
     def decode(self, value: object, path: str) -> JSONValue:
-        return copy.deepcopy(value)  # type: ignore[return-value]
+        copied: JSONValue = copy_json(value)
+        return copied
 
     def encode(self, value: JSONValue) -> JSONValue:
-        return copy.deepcopy(value)
+        copied: JSONValue = copy_json(value)
+        return copied
+
+    def fast(self, copy: bool) -> Fast:
+        return copy_json if copy else _same
 
 
 class _Object(Codec[JSONObject]):
@@ -173,11 +260,20 @@ class _Object(Codec[JSONObject]):
     def decode(self, value: object, path: str) -> JSONObject:
         if not isinstance(value, dict):
             raise self._wrong(value, path)
-        out: dict[str, JSONValue] = copy.deepcopy(value)
+        out: dict[str, JSONValue] = copy_json(value)
         return out
 
     def encode(self, value: JSONObject) -> JSONValue:
-        return copy.deepcopy(dict(value))
+        out: dict[str, JSONValue] = copy_json(dict(value))
+        return out
+
+    def fast(self, copy: bool) -> Fast:
+        def decode(value: Any) -> Any:
+            if type(value) is not dict:
+                raise _Invalid
+            return copy_json(value) if copy else value
+
+        return decode
 
 
 class Nullable(Codec[T | None]):
@@ -200,6 +296,14 @@ class Nullable(Codec[T | None]):
     def encode(self, value: T | None) -> JSONValue:
         return None if value is None else self.inner.encode(value)
 
+    def fast(self, copy: bool) -> Fast:
+        inner = self.inner.fast(copy)
+
+        def decode(value: Any) -> Any:
+            return None if value is None else inner(value)
+
+        return decode
+
 
 class MapOf(Codec[Mapping[str, T]]):
     """A JSON object whose keys are names (arms, languages, views) and values one type."""
@@ -216,6 +320,16 @@ class MapOf(Codec[Mapping[str, T]]):
 
     def encode(self, value: Mapping[str, T]) -> JSONValue:
         return {k: self.inner.encode(v) for k, v in value.items()}
+
+    def fast(self, copy: bool) -> Fast:
+        inner = self.inner.fast(copy)
+
+        def decode(value: Any) -> Any:
+            if type(value) is not dict:
+                raise _Invalid
+            return {k: inner(v) for k, v in value.items()}
+
+        return decode
 
 
 class TupleOf(Codec[tuple[T, ...]]):
@@ -234,6 +348,16 @@ class TupleOf(Codec[tuple[T, ...]]):
     def encode(self, value: tuple[T, ...]) -> JSONValue:
         return [self.inner.encode(v) for v in value]
 
+    def fast(self, copy: bool) -> Fast:
+        inner = self.inner.fast(copy)
+
+        def decode(value: Any) -> Any:
+            if type(value) is not list:
+                raise _Invalid
+            return tuple([inner(v) for v in value])
+
+        return decode
+
 
 class _Interval(Codec[tuple[float, float]]):
     """A confidence interval: `[low, high]`."""
@@ -249,6 +373,16 @@ class _Interval(Codec[tuple[float, float]]):
 
     def encode(self, value: tuple[float, float]) -> JSONValue:
         return [value[0], value[1]]
+
+    def fast(self, copy: bool) -> Fast:
+        number = NUMBER.fast(copy)
+
+        def decode(value: Any) -> Any:
+            if type(value) is not list or len(value) != 2:
+                raise _Invalid
+            return (number(value[0]), number(value[1]))
+
+        return decode
 
 
 class Nested(Codec[R]):
@@ -267,6 +401,17 @@ class Nested(Codec[R]):
 
     def encode(self, value: R) -> JSONValue:
         return value.to_dict()
+
+    def fast(self, copy: bool) -> Fast:
+        found: list[Fast] = []
+
+        def decode(value: Any) -> Any:
+            if not found:  # resolved on first use: the class may not exist yet when built
+                cls: type[R] = self._cls if isinstance(self._cls, type) else self._cls()
+                found.append(_fast_decoder(cls, copy))
+            return found[0](value)
+
+        return decode
 
 
 class Via(Codec[T]):
@@ -326,6 +471,98 @@ def _specs(cls: type[Record]) -> list[tuple[dataclasses.Field[Any], str, Codec[A
     return out
 
 
+def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
+    """`cls`'s decoder without paths (see `Codec`): it reads the keys present, fills the
+    absent optional fields with their defaults and sets the fields directly (a frozen
+    dataclass's `__init__` costs more than the checks), then runs the record's `_check`.
+    A plain value (string, integer, number, boolean, or null where allowed) is checked
+    by its type in the loop instead of a call. Built once per class."""
+    attr = "_earmark_fast_copy" if copy else "_earmark_fast_shared"
+    cached: Callable[[Any], R] | None = cls.__dict__.get(attr)
+    if cached is not None:
+        return cached
+    table: dict[str, tuple[str, frozenset[type] | None, Fast]] = {}
+    defaults: dict[str, Any] = {}
+    for f, key, codec, needed in _specs(cls):
+        table[key] = (f.name, _plain_types(codec), codec.fast(copy))
+        if not needed:
+            defaults[f.name] = f.default
+    n_fields = len(table)
+    modelled = {name for name, _, _ in table.values()} | {"extra", "key_order"}
+    unmodelled = [f for f in fields(cls) if f.name not in modelled]
+    schema = cls.SCHEMA_ID
+    checks = cls._check is not Record._check
+    copy_extra = copy_json if copy else _same
+    new = object.__new__
+    set_attribute = object.__setattr__
+
+    def decode(data: Any) -> R:
+        if type(data) is not dict or unmodelled:
+            raise _Invalid
+        if schema is not None and data.get("schema") != schema:
+            raise _Invalid
+        values = dict(defaults)
+        extra: dict[str, Any] | None = None
+        for key, value in data.items():
+            spec = table.get(key)
+            if spec is None:
+                if extra is None:
+                    extra = {}
+                extra[key] = copy_extra(value)
+            elif spec[1] is None:
+                values[spec[0]] = spec[2](value)
+            elif type(value) in spec[1]:
+                values[spec[0]] = value
+            else:
+                raise _Invalid
+        if len(values) != n_fields:  # a required key is missing
+            raise _Invalid
+        values["extra"] = _NO_EXTRA if extra is None else extra
+        values["key_order"] = tuple(data)
+        record: R = new(cls)
+        set_attribute(record, "__dict__", values)
+        if checks:
+            record._check("")
+        return record
+
+    setattr(cls, attr, decode)
+    return decode
+
+
+class _EmptyExtra(dict[str, Any]):
+    """The `extra` of every record read without unmodelled keys: one shared empty mapping
+    instead of an empty dict per record (a 100k-row file reads ~800k records, and each
+    live dict costs the garbage collector). It refuses changes; copies and pickles are
+    plain empty ones."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("a record's extra is read-only")
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __reduce__(self) -> tuple[type[dict[str, Any]], tuple[()]]:
+        return (dict, ())
+
+
+_NO_EXTRA: Mapping[str, Any] = _EmptyExtra()
+
+
+def _plain_types(codec: Codec[Any]) -> frozenset[type] | None:
+    """The exact types a plain codec accepts (kept as is), or None for any other codec."""
+    nullable = isinstance(codec, Nullable)
+    inner = codec.inner if isinstance(codec, Nullable) else codec
+    kinds: frozenset[type] | None = {
+        _Str: frozenset({str}),
+        _Int: frozenset({int}),
+        _Number: frozenset({int, float}),
+        _Bool: frozenset({bool}),
+    }.get(type(inner))
+    if kinds is None:
+        return None
+    return kinds | {type(None)} if nullable else kinds
+
+
 @dataclass(frozen=True, kw_only=True)
 class Record:
     """Base of every typed result: generic `from_dict`/`to_dict` driven by field specs.
@@ -342,8 +579,20 @@ class Record:
     SCHEMA_ID: ClassVar[str | None] = None
 
     @classmethod
-    def from_dict(cls: type[R], data: object, path: str = "") -> R:
-        """Read and check `data` (as `json.loads` gives it); errors name the JSON path."""
+    def from_dict(cls: type[R], data: object, path: str = "", *, copy: bool = True) -> R:
+        """Read and check `data` (as `json.loads` gives it); errors name the JSON path.
+
+        `copy=False` shares the open-ended JSON (extras, engine figures) with `data`
+        instead of copying it: for a caller that parsed `data` itself and drops it."""
+        try:
+            record: R = _fast_decoder(cls, copy)(data)
+            return record
+        except (_Invalid, EarmarkError):
+            pass  # decoded again below, on the path that says what is wrong and where
+        return cls._from_dict_checked(data, path)
+
+    @classmethod
+    def _from_dict_checked(cls: type[R], data: object, path: str) -> R:
         if not isinstance(data, dict):
             raise malformed(path, f"expected an object, found {_kind(data)}")
         if cls.SCHEMA_ID is not None:
@@ -356,7 +605,7 @@ class Record:
                 values[f.name] = codec.decode(data[key], json_path(path, key))
             elif required:
                 raise malformed(json_path(path, key), "required key is missing")
-        extra = {k: copy.deepcopy(v) for k, v in data.items() if k not in known}
+        extra = {k: copy_json(v) for k, v in data.items() if k not in known}
         record = cls(**values, extra=extra, key_order=tuple(data))
         record._check(path)
         return record
@@ -372,7 +621,7 @@ class Record:
             if required or value is not None or key in self.key_order:
                 out[key] = None if value is None else codec.encode(value)
         for key, value in self.extra.items():
-            out[key] = copy.deepcopy(value)
+            out[key] = copy_json(value)
         if self.key_order:
             rank = {k: i for i, k in enumerate(self.key_order)}
             last = len(rank)

@@ -115,7 +115,8 @@ class PredictionRow(Record):
         from earmark.errors import EarmarkError
 
         try:
-            return cls.from_dict(parse_json(line, file=file))
+            # The parsed line is this call's alone: its engine figures need no copy.
+            return cls.from_dict(parse_json(line, file=file), copy=False)
         except EarmarkError as exc:
             if exc.file is None:
                 exc.file = file
