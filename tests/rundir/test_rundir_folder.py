@@ -24,6 +24,7 @@ from earmark.rundir.folder import RunFolder
 from earmark.rundir.predictions import (
     arm_row_key,
     predictions_file,
+    read_prediction_objects,
     read_prediction_records,
     row_key,
     torn_tail_bytes,
@@ -162,6 +163,9 @@ def test_torn_last_line_is_skipped_but_refused_beside_figures(score_folder: Path
         handle.write(half)
     assert torn_tail_bytes(path) == len(half)
     assert read_prediction_records(path) == whole
+    with pytest.raises(EarmarkError, match="invalid JSON") as caught:
+        read_prediction_objects(path)  # the strict reader (verify) takes every row or none
+    assert caught.value.line == 4
     with pytest.raises(EarmarkError, match="not the file results.json was computed from"):
         RunFolder(score_folder).checked_results_record()
     with pytest.raises(EarmarkError, match="not the file results.json was computed from"):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from earmark.errors import EarmarkError
 from earmark.rundir import layout
+from earmark.rundir.json_records import read_json_record
 from earmark.rundir.predictions import read_prediction_records, read_prediction_rows
 from earmark.rundir.provenance import arm_verifiable, read_provenance
 from earmark.rundir.results_file import check_predictions_file, load_results
@@ -31,27 +32,6 @@ if TYPE_CHECKING:
 
 #: The compare record's schema family (`earmark.compare/1`, ...).
 COMPARE_SCHEMA_PREFIX = "earmark.compare/"
-
-
-def read_json_record(path: Path) -> dict[str, Any] | None:
-    """A JSON object file of a folder; None when absent, refused when empty or invalid
-    (an empty file is an interrupted write, never "no record")."""
-    if not path.exists():
-        return None
-    text = path.read_text("utf-8")
-    if not text.strip():
-        raise EarmarkError(
-            f"{path.name} is empty (a write was interrupted)",
-            file=str(path),
-            hint="rerun the command that wrote this folder",
-        )
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
-    if not isinstance(data, dict):
-        raise EarmarkError("expected a JSON object", file=str(path))
-    return data
 
 
 def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:

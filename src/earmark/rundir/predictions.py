@@ -71,6 +71,13 @@ def parse_prediction_objects(raw: bytes, file: str) -> list[tuple[int, dict[str,
     return records
 
 
+def read_prediction_objects(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every row of a predictions file, strictly: a torn last line is an error too, as is
+    a line that is not a JSON object (for `verify`, which must re-score every row)."""
+    p = Path(path)
+    return [record for _, record in parse_prediction_objects(p.read_bytes(), str(p))]
+
+
 def read_prediction_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Every JSON object of a predictions file, in write order; [] when there is none.
 

@@ -8,12 +8,11 @@ question of what was recorded, so the rule is written once, here, beside the rea
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from earmark.errors import EarmarkError
+from earmark.rundir.json_records import read_json_record
 from earmark.rundir.layout import PROVENANCE
 
 #: Why a results file without provenance.json can never be verified.
@@ -25,21 +24,7 @@ def read_provenance(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
 
     An empty file is refused rather than read as "no provenance": it is a write that was
     interrupted, and a report would otherwise call a verifiable run unverifiable."""
-    path = Path(folder) / PROVENANCE
-    if not path.exists():
-        return None
-    text = path.read_text("utf-8")
-    if not text.strip():
-        raise EarmarkError(
-            f"{PROVENANCE} is empty (a write was interrupted)",
-            file=str(path),
-            hint="rerun the command that wrote this folder (a run resumes)",
-        )
-    try:
-        data: dict[str, Any] = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
-    return data
+    return read_json_record(Path(folder) / PROVENANCE)
 
 
 def is_verifiable(provenance: dict[str, Any]) -> tuple[bool, list[str]]:
