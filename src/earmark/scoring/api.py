@@ -6,7 +6,10 @@ numbers), so anything the CLI can do a script can do with the same result.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import secrets
+from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -14,15 +17,20 @@ from typing import Any
 
 from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_bytes, lock_output_folder
+from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.report.markdown import render_results_markdown
-from earmark.report.results import build_results, write_results
+from earmark.report.results import PREDICTIONS, build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.probes import run_scorer_probes
+from earmark.scoring.probes import failed, run_scorer_probes
 from earmark.scoring.protocols import resolve
-from earmark.scoring.readers import FieldNames, read_pairs
-from earmark.scoring.scorer import Aggregate, ScoringOptions, _collector_paused, score_rows
+from earmark.scoring.readers import FieldNames, stream_pairs
+from earmark.scoring.rows import ScoringRow
+from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions, _collector_paused
+
+#: Rows scored at a time: what is held besides the per-row counts (their texts and
+#: records, a few KB a row), and large enough that the per-chunk costs vanish.
+CHUNK_ROWS = 10_000
 
 #: Where `score --glm ... --out DIR` keeps a copy of the rules file.
 GLM_COPY = "rules.glm"
@@ -53,6 +61,7 @@ def score_predictions(
     cluster: str = "clip",
     min_per_slice: int | None = None,
     min_speakers: int | None = None,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
     content and, with `out_dir`, writes results.json, predictions.jsonl, results.md and
@@ -111,7 +120,7 @@ def score_predictions(
             flags={"normalizer": "normalizer", "resamples": "resamples"},
             punctuation_marks=punctuation_marks,
         )
-        read = read_pairs(
+        stream = stream_pairs(
             predictions,
             refs=refs,
             fmt=fmt,
@@ -119,9 +128,6 @@ def score_predictions(
             allow_extra_hypotheses=allow_extra_hypotheses,
             arm=arm,
         )
-        rows = read.rows
-        if language is not None:
-            rows = [r if r.language else replace(r, language=language) for r in rows]
         options = ScoringOptions(
             policy=NormalizerPolicy.parse(choice.normalizer),
             aggregate=choice.aggregate,
@@ -134,64 +140,128 @@ def score_predictions(
             glm=rules,
         )
         resamples, seed, punctuation = choice.resamples, choice.seed, choice.punctuation
-        scored = score_rows(rows, options)
-        summary = scored.to_dict()
-        summary["coverage"]["excluded"] = read.excluded
-        summary["error_analysis"] = error_analysis_section(scored)
-        if punctuation or critical_tokens:
-            from earmark.metrics.punctuation import check_mark_rule
-            from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
-
-            if punctuation:
-                summary["punctuation"] = punctuation_section(
-                    rows,
-                    resamples=resamples,
-                    seed=seed,
-                    level=options.level,
-                    mark_rule=check_mark_rule(choice.punctuation_marks),
+        # The punctuation and critical-token metrics and the sclite reports read the rows
+        # and texts again: only then are they kept; otherwise each chunk's go once its
+        # records are written.
+        scorer = CorpusScorer(options, keep=punctuation or critical_tokens or sclite_reports)
+        chunks = stream.chunks(chunk_rows)
+        if language is not None:
+            chunks = (_with_language(chunk, language) for chunk in chunks)
+        spool = None if out_dir is None else _spool_name(Path(out_dir))
+        try:
+            written = None
+            if spool is None:
+                for chunk in chunks:
+                    scorer.add(chunk)
+            else:
+                written = _write_records(spool, scorer, chunks)
+            scored = scorer.finish()
+            rows = scored.rows
+            summary = scored.to_dict()
+            summary["coverage"]["excluded"] = stream.excluded
+            summary["error_analysis"] = error_analysis_section(scored)
+            if punctuation or critical_tokens:
+                from earmark.metrics.punctuation import check_mark_rule
+                from earmark.scoring.extra_metrics import (
+                    critical_tokens_section,
+                    punctuation_section,
                 )
-            if critical_tokens:
-                summary["critical_tokens"] = critical_tokens_section(
-                    rows, resamples=resamples, seed=seed, level=options.level
-                )
-        name = arm_name or arm or Path(predictions).stem
-        if sclite_reports:
-            from earmark.scoring.sclite_reports import add_sclite_reports
 
-            add_sclite_reports(
-                summary, scored, name=name, alignment=alignment, out_dir=out_dir, glm=rules
+                if punctuation:
+                    summary["punctuation"] = punctuation_section(
+                        rows,
+                        resamples=resamples,
+                        seed=seed,
+                        level=options.level,
+                        mark_rule=check_mark_rule(choice.punctuation_marks),
+                    )
+                if critical_tokens:
+                    summary["critical_tokens"] = critical_tokens_section(
+                        rows, resamples=resamples, seed=seed, level=options.level
+                    )
+            name = arm_name or arm or Path(predictions).stem
+            if sclite_reports:
+                from earmark.scoring.sclite_reports import add_sclite_reports
+
+                add_sclite_reports(
+                    summary, scored, name=name, alignment=alignment, out_dir=out_dir, glm=rules
+                )
+            probes = run_scorer_probes()
+            results = build_results(
+                {name: summary},
+                probes,
+                inputs={
+                    "files": [str(Path(f)) for f in stream.source_files],
+                    "format": fmt or "auto",
+                    "formats_read": stream.formats,
+                },
             )
-        probes = run_scorer_probes()
-        results = build_results(
-            {name: summary},
-            probes,
-            inputs={
-                "files": [str(Path(f)) for f in read.source_files],
-                "format": fmt or "auto",
-                "formats_read": read.formats,
-            },
-        )
-        if out_dir is not None and rules is not None:
-            # The rules beside the figures they shaped (byte for byte: the recorded
-            # SHA-256 is this file's), so the folder alone re-derives them.
-            atomic_write_bytes(Path(out_dir) / GLM_COPY, [rules.text.encode("utf-8")])
-            results["arms"][name]["glm"]["file"] = GLM_COPY
-        if out_dir is not None:
-            write_results(
-                out_dir,
-                results,
-                scored.iter_records(),
-                probes=probes,
-                markdown=render_results_markdown(results),
-            )
-            # last, over every file the score wrote; predictions.jsonl was hashed as written
-            written = results.get("predictions") or {}
-            write_artefacts(
-                out_dir, known={written["file"]: written["sha256"]} if written else None
-            )
+            if out_dir is not None and rules is not None:
+                # The rules beside the figures they shaped (byte for byte: the recorded
+                # SHA-256 is this file's), so the folder alone re-derives them.
+                atomic_write_bytes(Path(out_dir) / GLM_COPY, [rules.text.encode("utf-8")])
+                results["arms"][name]["glm"]["file"] = GLM_COPY
+            if out_dir is not None and spool is not None and written is not None:
+                markdown = render_results_markdown(results)
+                if not failed(probes):
+                    # In place only now, just before the results that name its hash
+                    # (a kill between the two leaves old results that can tell).
+                    os.replace(spool, Path(out_dir) / PREDICTIONS)
+                    fsync_folder(Path(out_dir))
+                    results["predictions"] = written
+                # Refuses (writing nothing) when a probe failed.
+                write_results(out_dir, results, probes=probes, markdown=markdown)
+                # last, over every file the score wrote; predictions.jsonl was hashed as written
+                write_artefacts(out_dir, known={written["file"]: written["sha256"]})
+        finally:
+            if spool is not None:
+                spool.unlink(missing_ok=True)
         # Freed here, while the collector is still paused: on resuming, its first pass
         # walks every object allocated during the pause that is still alive, and the
-        # 100,000 rows and their scores would be walked once just before they die
-        # (~0.1 s). `results` holds none of them.
-        del scored, rows, read
+        # rows and their scores would be walked once just before they die. `results`
+        # holds none of them.
+        del scored, rows, scorer, stream
         return results
+
+
+def _with_language(rows: list[ScoringRow], language: str) -> list[ScoringRow]:
+    """`--language`: the language of rows that name none."""
+    return [r if r.language else replace(r, language=language) for r in rows]
+
+
+def _spool_name(out: Path) -> Path:
+    """Where predictions.jsonl is written while the corpus is scored: a temporary name
+    of the form `earmark.outputs` cleans up after a killed writer."""
+    return out / f".{PREDICTIONS}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+
+
+def _write_records(
+    spool: Path, scorer: CorpusScorer, chunks: Iterable[list[ScoringRow]]
+) -> dict[str, Any]:
+    """Score `chunks`, writing each one's predictions.jsonl records to `spool` as it is
+    scored (one line per record, keys sorted, UTF-8 as is, as `write_results` writes
+    them) and syncing it; returns results' `predictions` entry for the file once it is
+    moved into place. A failed write names predictions.jsonl, as `atomic_write_bytes`
+    names its target; the caller removes the spool."""
+    import orjson
+
+    option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+    dumps = orjson.dumps
+    digest = hashlib.sha256()
+    rows = size = 0
+    try:
+        fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        with open(fd, "wb", closefd=True) as handle:
+            for chunk in chunks:
+                block = b"".join([dumps(record, option=option) for record in scorer.add(chunk)])
+                handle.write(block)
+                digest.update(block)
+                rows += len(chunk)
+                size += len(block)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        if exc.filename is None or exc.filename == str(spool):
+            raise OSError(exc.errno, exc.strerror, str(spool.parent / PREDICTIONS)) from exc
+        raise
+    return {"file": PREDICTIONS, "sha256": digest.hexdigest(), "bytes": size, "rows": rows}

@@ -17,6 +17,7 @@ import csv
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -277,11 +278,39 @@ def read_pairs(
     Kaldi only when `why_not_kaldi` finds no doubt, otherwise an error asks for `fmt`.
     `fmt="lines"` pairs line *i* of `refs` with line *i* of `predictions` as `line-<i>`.
     """
+    stream = stream_pairs(
+        predictions,
+        refs=refs,
+        fmt=fmt,
+        fields=fields,
+        allow_extra_hypotheses=allow_extra_hypotheses,
+        arm=arm,
+    )
+    rows = list(stream.rows)
+    return ReadResult(
+        rows=rows,
+        excluded=stream.excluded,
+        source_files=stream.source_files,
+        formats=stream.formats,
+    )
+
+
+def stream_pairs(
+    predictions: str | os.PathLike[str],
+    *,
+    refs: str | os.PathLike[str] | None = None,
+    fmt: str | None = None,
+    fields: FieldNames = FieldNames(),
+    allow_extra_hypotheses: bool = False,
+    arm: str | None = None,
+) -> PairStream:
+    """`read_pairs` as a `PairStream`: the same rows, errors and exclusions, with one
+    file of references and hypotheses read only as its rows are asked for."""
     pred_path = Path(predictions)
     if fmt is not None and fmt not in FORMATS:
         raise EarmarkError(f"unknown format {fmt!r}", hint=", ".join(FORMATS))
     if fmt in SCLITE_FORMATS or (fmt is None and sclite_format(pred_path) is not None):
-        return _read_sclite(pred_path, refs, fmt, allow_extra_hypotheses)
+        return _whole(_read_sclite(pred_path, refs, fmt, allow_extra_hypotheses))
     pred_fmt = fmt or _suffix_format(pred_path)
     if refs is None:
         if pred_fmt in (None, "kaldi", "lines"):
@@ -290,21 +319,65 @@ def read_pairs(
                 "needs --refs, the references file",
                 file=str(pred_path),
             )
-        return _read_combined(pred_path, pred_fmt, fields, arm)
+        return PairStream(
+            rows=_iter_combined(pred_path, pred_fmt, fields, arm),
+            source_files=[str(pred_path)],
+            formats=[pred_fmt],
+        )
     ref_path = Path(refs)
     if fmt == "lines":
-        return _read_lines_pair(pred_path, ref_path)
+        return _whole(_read_lines_pair(pred_path, ref_path))
     ref_fmt = fmt if fmt not in (None, "kaldi") else _suffix_format(ref_path)
     if pred_fmt is None and ref_fmt is None:
         pred_fmt = ref_fmt = _plain_pair_format(pred_path, ref_path)
-    return _read_joined(
-        pred_path,
-        pred_fmt or "kaldi",
-        ref_path,
-        ref_fmt or "kaldi",
-        fields,
-        allow_extra_hypotheses,
+    return _whole(
+        _read_joined(
+            pred_path,
+            pred_fmt or "kaldi",
+            ref_path,
+            ref_fmt or "kaldi",
+            fields,
+            allow_extra_hypotheses,
+        )
     )
+
+
+def _whole(read: ReadResult) -> PairStream:
+    """Rows already read (and joined) in full, handed out as a stream."""
+    return PairStream(
+        rows=iter(read.rows),
+        excluded=read.excluded,
+        source_files=read.source_files,
+        formats=read.formats,
+    )
+
+
+@dataclass
+class PairStream:
+    """`read_pairs`' rows a chunk at a time, with what it says about the files.
+
+    A file holding references and hypotheses (JSONL, CSV, TSV; an earmark run's
+    predictions) is read as the chunks are asked for, so a scorer consuming them never
+    holds the whole corpus; a pair of files (hypotheses joined to references, sclite,
+    lines) is joined in memory first and then handed out in chunks. `excluded` is
+    complete once the chunks are exhausted.
+    """
+
+    rows: Iterator[ScoringRow]
+    excluded: list[dict[str, str]] = field(default_factory=list)
+    source_files: list[str] = field(default_factory=list)
+    formats: list[str] = field(default_factory=list)
+
+    def chunks(self, size: int) -> Iterator[list[ScoringRow]]:
+        """Lists of `size` rows (the last one shorter), in file order."""
+        if size < 1:
+            raise ValueError(f"chunk size must be at least 1, not {size}")
+        rows = self.rows
+        while True:
+            chunk = list(islice(rows, size))
+            if not chunk:
+                return
+            yield chunk
 
 
 def _read_sclite(
@@ -389,9 +462,16 @@ def _row_from_record(
     )
 
 
-def _read_combined(path: Path, fmt: str, fields: FieldNames, arm: str | None) -> ReadResult:
-    rows: list[ScoringRow] = []
-    first_line: dict[tuple[str, str | None], int] = {}
+def _iter_combined(
+    path: Path, fmt: str, fields: FieldNames, arm: str | None
+) -> Iterator[ScoringRow]:
+    """The rows of a file holding references and hypotheses, as they are read.
+
+    Each row's id is remembered with its line (an unclustered row's by the id string
+    alone, a clustered one's as (id, clip)), so a repeated id is still an error naming
+    both lines: the only state that grows with the file.
+    """
+    first_line: dict[str | tuple[str, str], int] = {}
     arms_seen: set[str] = set()
     for line, record in _records(path, fmt):
         record_arm = record.get("arm")
@@ -413,11 +493,12 @@ def _read_combined(path: Path, fmt: str, fields: FieldNames, arm: str | None) ->
         status = record.get("status")
         if hyp is None and isinstance(status, str) and status != OK:
             row = replace(row, status=status)
-        key = (row.id, row.cluster)
-        if key in first_line:
+        key = row.id if row.cluster is None else (row.id, row.cluster)
+        first = first_line.get(key)
+        if first is not None:
             several = len(arms_seen) > 1 and arm is None
             raise EarmarkError(
-                f"duplicate utterance id {row.id!r} (first on line {first_line[key]})",
+                f"duplicate utterance id {row.id!r} (first on line {first})",
                 file=str(path),
                 line=line,
                 field=fields.id,
@@ -426,7 +507,7 @@ def _read_combined(path: Path, fmt: str, fields: FieldNames, arm: str | None) ->
                 else f"repeats of one clip need distinct ids and a shared '{fields.cluster}' field",
             )
         first_line[key] = line
-        rows.append(row)
+        yield row
     if arm is not None and arm not in arms_seen:
         raise EarmarkError(
             f"no row of arm {arm!r}",
@@ -434,7 +515,6 @@ def _read_combined(path: Path, fmt: str, fields: FieldNames, arm: str | None) ->
             field="arm",
             hint="arms in this file: " + (", ".join(sorted(arms_seen)) or "none"),
         )
-    return ReadResult(rows=rows, source_files=[str(path)], formats=[fmt])
 
 
 def _read_joined(
