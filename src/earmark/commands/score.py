@@ -221,16 +221,19 @@ def run(args: argparse.Namespace) -> int:
         if args.show_alignments > 0:
             from pathlib import Path
 
+            from earmark.rundir.layout import PREDICTIONS
+
             print_worst_alignments(
-                results, Path(args.out) / "predictions.jsonl", per_language=args.show_alignments
+                results, Path(args.out) / PREDICTIONS, per_language=args.show_alignments
             )
         print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")
     if args.csv:
         from pathlib import Path
 
         from earmark.report.predictions_csv import write_predictions_csv
+        from earmark.rundir.layout import PREDICTIONS
 
-        csv_path = write_predictions_csv(Path(args.out) / "predictions.jsonl")
+        csv_path = write_predictions_csv(Path(args.out) / PREDICTIONS)
         if not args.quiet:
             print(f"wrote {csv_path}")
     return 0
