@@ -1,9 +1,10 @@
 """Chinese script detection and conversion with OpenCC (Simplified <-> Traditional).
 
-OpenCC is imported on first use, and each converter is built once and cached: a
-converter loads its dictionaries (~ms), a conversion then takes ~2 µs. If OpenCC cannot
-be imported or a configuration cannot be loaded, `opencc_available()` is False and the
-callers report their script-aware figures as null rather than inventing them.
+OpenCC is imported on first use, and each converter is built once, when first used, and
+cached: a converter loads its dictionaries (~10-25 ms), a conversion then takes ~2 µs.
+If OpenCC cannot be imported, `t2s` cannot be loaded or a configuration is not
+installed, `opencc_available()` is False and the callers report their script-aware
+figures as null rather than inventing them.
 
 Script detection uses OpenCC's own dictionaries, so it agrees with the conversion:
 
@@ -66,9 +67,24 @@ def _converter(config: str) -> Any | None:
         return None
 
 
+@functools.cache
 def opencc_available() -> bool:
-    """True when OpenCC imports and every configuration in `CONFIGS` loads."""
-    return all(_converter(config) is not None for config in CONFIGS)
+    """True when OpenCC imports, `t2s` loads and every other configuration in `CONFIGS`
+    is installed; those are built on first use.
+
+    Building a converter loads its dictionaries (~10-25 ms each); the Traditional ones
+    are needed only for a reference in Traditional script, and `s2twp` never by a view,
+    so checking that they are installed, not loading all five, keeps `earmark score`'s
+    start-up (its probes score a Mandarin pair) from paying ~85 ms for them. An OpenCC
+    without a list of its installed configurations has them all loaded, as before.
+    """
+    module = _opencc()
+    if module is None or _converter("t2s") is None:
+        return False
+    installed = getattr(module, "CONFIGS", None)
+    if not isinstance(installed, list | tuple):
+        return all(_converter(config) is not None for config in CONFIGS)
+    return all(f"{config}.json" in installed for config in CONFIGS)
 
 
 def opencc_version() -> str | None:
