@@ -17,7 +17,7 @@ from earmark.compare.api import compare
 from earmark.compare.compare_report import print_compare
 from earmark.report.demo_table import print_demo_table
 from earmark.report.terminal import Column, print_fitted, print_summary, print_worst_alignments
-from earmark.run.arm_worker import _progress
+from earmark.run.progress import ClipProgress as _progress
 
 EXAMPLE = Path(__file__).parent / "data" / "example-run"
 WIDTHS = (80, 120)

@@ -25,10 +25,6 @@ from earmark.run.store import PredictionStore
 
 __all__ = ["model_info_dict", "run_arm"]
 
-#: The progress bar's former private name, still imported by tests/report.
-_progress = ClipProgress
-
-
 def run_arm(
     plan: RunPlan,
     spec: ArmSpec,
