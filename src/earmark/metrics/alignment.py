@@ -96,20 +96,6 @@ class EditTally:
             elif op.kind == "delete":
                 self.deletions[op.ref] += 1
 
-    def _add_editops(
-        self,
-        ops: list[Any],
-        reference: Sequence[Hashable],
-        hypothesis: Sequence[Hashable],
-    ) -> None:
-        for tag, i, j in ops:
-            if tag == "replace":
-                self.substitutions[(reference[i], hypothesis[j])] += 1
-            elif tag == "insert":
-                self.insertions[hypothesis[j]] += 1
-            else:
-                self.deletions[reference[i]] += 1
-
 
 def _substitutions(
     reference: Sequence[Hashable], hypothesis: Sequence[Hashable]
@@ -209,13 +195,21 @@ def _count_and_tally(
     units: Units,
     tallies: Sequence[EditTally | None],
 ) -> npt.NDArray[np.int64]:
-    """`count_errors_array` that also records each pair's edits in its tally."""
+    """`count_errors_array` that also records each pair's edits in its tally.
+
+    The edits are gathered in plain lists per tally while the pairs are counted, in the
+    same pass over each pair's edit operations, and counted into the tally's `Counter`s
+    in bulk at the end (`Counter.update`, C speed): the same counts, inserted in the same
+    order, as adding them one by one.
+    """
     import numpy as np
 
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
     split = units == "words"
+    # Per tally (by identity): its substituted pairs, inserted and deleted units.
+    edits: dict[int, tuple[EditTally, list[Any], list[Any], list[Any]]] = {}
     for (reference, hypothesis), tally in zip(pairs, tallies, strict=True):
         if split:
             reference = reference.split()  # type: ignore[attr-defined]
@@ -224,16 +218,32 @@ def _count_and_tally(
         if reference == hypothesis:
             push((0, 0, 0, n_ref))
             continue
-        ops = editops(reference, hypothesis).as_list()
+        ops: list[Any] = editops(reference, hypothesis).as_list()  # (tag, i, j) tuples
         subs = 0
-        for op in ops:
-            if op[0] == "replace":
-                subs += 1
-        if tally is not None:
-            tally._add_editops(ops, reference, hypothesis)
+        if tally is None:
+            for op in ops:
+                if op[0] == "replace":
+                    subs += 1
+        else:
+            lists = edits.get(id(tally))
+            if lists is None:
+                lists = edits[id(tally)] = (tally, [], [], [])
+            _, substituted, inserted, deleted = lists
+            for tag, i, j in ops:
+                if tag == "replace":
+                    subs += 1
+                    substituted.append((reference[i], hypothesis[j]))
+                elif tag == "insert":
+                    inserted.append(hypothesis[j])
+                else:
+                    deleted.append(reference[i])
         indels = len(ops) - subs
         deletions = (indels + n_ref - len(hypothesis)) // 2
         push((subs, deletions, indels - deletions, n_ref - subs - deletions))
+    for tally, substituted, inserted, deleted in edits.values():
+        tally.substitutions.update(substituted)
+        tally.insertions.update(inserted)
+        tally.deletions.update(deleted)
     return np.array(flat, dtype=np.int64).reshape(-1, 4)
 
 
