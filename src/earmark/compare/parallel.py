@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
-T = TypeVar("T")
-I = TypeVar("I")  # noqa: E741 - the item type, beside T the result type
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
 def default_jobs() -> int:
@@ -47,7 +47,7 @@ def _serve(
         results.close()
 
 
-def fork_map(func: Callable[[I], T], items: Sequence[I], jobs: int) -> list[T]:
+def fork_map(func: Callable[[Item], Result], items: Sequence[Item], jobs: int) -> list[Result]:
     """`[func(x) for x in items]`, spread over up to `jobs` forked processes, in order.
 
     A task that raises re-raises here (the first one in item order); a worker that dies
@@ -85,7 +85,7 @@ def fork_map(func: Callable[[I], T], items: Sequence[I], jobs: int) -> list[T]:
             worker.terminate()
             worker.join()
             conn.close()
-    out: list[T] = []
+    out: list[Result] = []
     for index in range(len(items)):
         if index not in answers:
             raise RuntimeError(f"a worker process died before returning task {index}")
