@@ -11,6 +11,7 @@ that the fast path is the faster one.
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import pickle
 import time
@@ -184,17 +185,22 @@ def test_the_shared_empty_extra_cannot_be_changed_and_copies_plainly() -> None:
 
 
 def test_the_fast_path_is_the_faster_one() -> None:
-    """Best of five on the same rows, interleaved so machine load hits both alike. The
-    fast path is ~5-10x the checked one on an idle machine; 2x leaves room for a busy CI."""
+    """Best of five on the same rows, interleaved so machine load hits both alike, with the
+    garbage collector paused (it charges whichever path happens to trigger it). The fast
+    path is ~4-5x the checked one on a quiet machine; 1.5x leaves room for a busy one."""
     rows = _rows(EXAMPLE / "predictions.jsonl") * 20
     fast, checked = [], []
-    for _ in range(5):
-        start = time.perf_counter()
-        for data in rows:
-            PredictionRow.from_dict(data)
-        fast.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        for data in rows:
-            PredictionRow._from_dict_checked(data, "")
-        checked.append(time.perf_counter() - start)
-    assert min(checked) / min(fast) > 2
+    gc.disable()
+    try:
+        for _ in range(5):
+            start = time.perf_counter()
+            for data in rows:
+                PredictionRow.from_dict(data)
+            fast.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for data in rows:
+                PredictionRow._from_dict_checked(data, "")
+            checked.append(time.perf_counter() - start)
+    finally:
+        gc.enable()
+    assert min(checked) / min(fast) > 1.5

@@ -403,12 +403,14 @@ class Nested(Codec[R]):
         return value.to_dict()
 
     def fast(self, copy: bool) -> Fast:
+        if isinstance(self._cls, type):
+            return _fast_decoder(self._cls, copy)
         found: list[Fast] = []
+        make = self._cls
 
         def decode(value: Any) -> Any:
             if not found:  # resolved on first use: the class may not exist yet when built
-                cls: type[R] = self._cls if isinstance(self._cls, type) else self._cls()
-                found.append(_fast_decoder(cls, copy))
+                found.append(_fast_decoder(make(), copy))
             return found[0](value)
 
         return decode
@@ -472,61 +474,77 @@ def _specs(cls: type[Record]) -> list[tuple[dataclasses.Field[Any], str, Codec[A
 
 
 def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
-    """`cls`'s decoder without paths (see `Codec`): it reads the keys present, fills the
-    absent optional fields with their defaults and sets the fields directly (a frozen
-    dataclass's `__init__` costs more than the checks), then runs the record's `_check`.
-    A plain value (string, integer, number, boolean, or null where allowed) is checked
-    by its type in the loop instead of a call. Built once per class."""
+    """`cls`'s decoder without paths (see `Codec`), written out as code once per class.
+
+    Straight-line code (one `get` and one type check per field, the plain values checked
+    by their exact type in place, nested values by their codec's fast decoder) is several
+    times faster than a loop over the field specs, and fields are set without the frozen
+    dataclass's `__init__`. Any value that does not fit raises `_Invalid`; so does a
+    missing required key or a schema id that differs."""
     attr = "_earmark_fast_copy" if copy else "_earmark_fast_shared"
     cached: Callable[[Any], R] | None = cls.__dict__.get(attr)
     if cached is not None:
         return cached
-    table: dict[str, tuple[str, frozenset[type] | None, Fast]] = {}
-    defaults: dict[str, Any] = {}
-    for f, key, codec, needed in _specs(cls):
-        table[key] = (f.name, _plain_types(codec), codec.fast(copy))
-        if not needed:
-            defaults[f.name] = f.default
-    n_fields = len(table)
-    modelled = {name for name, _, _ in table.values()} | {"extra", "key_order"}
-    unmodelled = [f for f in fields(cls) if f.name not in modelled]
-    schema = cls.SCHEMA_ID
-    checks = cls._check is not Record._check
-    copy_extra = copy_json if copy else _same
-    new = object.__new__
-    set_attribute = object.__setattr__
-
-    def decode(data: Any) -> R:
-        if type(data) is not dict or unmodelled:
-            raise _Invalid
-        if schema is not None and data.get("schema") != schema:
-            raise _Invalid
-        values = dict(defaults)
-        extra: dict[str, Any] | None = None
-        for key, value in data.items():
-            spec = table.get(key)
-            if spec is None:
-                if extra is None:
-                    extra = {}
-                extra[key] = copy_extra(value)
-            elif spec[1] is None:
-                values[spec[0]] = spec[2](value)
-            elif type(value) in spec[1]:
-                values[spec[0]] = value
-            else:
-                raise _Invalid
-        if len(values) != n_fields:  # a required key is missing
-            raise _Invalid
-        values["extra"] = _NO_EXTRA if extra is None else extra
-        values["key_order"] = tuple(data)
-        record: R = new(cls)
-        set_attribute(record, "__dict__", values)
-        if checks:
-            record._check("")
-        return record
-
+    specs = _specs(cls)
+    modelled = {f.name for f, _, _, _ in specs} | {"extra", "key_order"}
+    env: dict[str, Any] = {
+        "_Invalid": _Invalid,
+        "_M": _MISSING,
+        "_NO_EXTRA": _NO_EXTRA,
+        "COPY": copy_json if copy else _same,
+        "KNOWN": frozenset(key for _, key, _, _ in specs),
+        "NEW": object.__new__,
+        "SET": object.__setattr__,
+        "CLS": cls,
+        "SCHEMA": cls.SCHEMA_ID,
+    }
+    lines = ["def decode(data):", "    if type(data) is not dict:", "        raise _Invalid"]
+    if any(f.name not in modelled for f in fields(cls)):
+        lines.append("    raise _Invalid  # a field the codec does not fill")
+    if cls.SCHEMA_ID is not None:
+        lines += ["    if data.get('schema') != SCHEMA:", "        raise _Invalid"]
+    lines.append("    get = data.get")
+    out = []
+    for n, (f, key, codec, required) in enumerate(specs):
+        v = f"v{n}"
+        lines.append(f"    {v} = get({key!r}, _M)")
+        if required:
+            lines += [f"    if {v} is _M:", "        raise _Invalid"]
+            test = "if"
+        else:
+            env[f"D{n}"] = f.default
+            lines += [f"    if {v} is _M:", f"        {v} = D{n}"]
+            test = "elif"
+        kinds = _plain_types(codec)
+        if kinds is None:
+            env[f"F{n}"] = codec.fast(copy)
+            lines += [f"    {test} {v} is not _M:" if test == "if" else "    else:"]
+            lines += [f"        {v} = F{n}({v})"]
+        else:
+            env[f"T{n}"] = kinds
+            lines += [f"    {test} type({v}) not in T{n}:", "        raise _Invalid"]
+        out.append(f"{f.name!r}: {v}")
+    lines += [
+        "    if KNOWN.issuperset(data):",
+        "        extra = _NO_EXTRA",
+        "    else:",
+        "        extra = {k: COPY(x) for k, x in data.items() if k not in KNOWN}",
+        "    record = NEW(CLS)",
+        "    SET(record, '__dict__', {"
+        + "".join(f"{item}, " for item in out)
+        + "'extra': extra, 'key_order': tuple(data)})",
+    ]
+    if cls._check is not Record._check:
+        lines.append("    record._check('')")
+    lines.append("    return record")
+    exec("\n".join(lines), env)  # noqa: S102 - code built above from the field specs only
+    decode: Callable[[Any], R] = env["decode"]
     setattr(cls, attr, decode)
     return decode
+
+
+#: A key absent from the JSON object (None is a value: `null`).
+_MISSING = object()
 
 
 class _EmptyExtra(dict[str, Any]):
