@@ -13,8 +13,9 @@ uses a name nobody defined. So every fenced block tagged ``python``/``py``,
 - **Shown values are asserted** (rules in `tests/docs_data/run_doc_blocks.py`): in a
   Python block, ``expr  # 0.25: why`` (or ``expr`` followed by a comment line ``# value``)
   asserts that ``expr`` equals the value the comment begins with; a block starting with
-  ``>>>`` is a doctest. Shell blocks must exit 0; in a ``console`` block, ``$ `` marks
-  commands and the other lines are output that must be printed.
+  ``>>>`` is a doctest. Shell blocks must exit 0; a ``text`` block right after one (or
+  after prose beginning "prints") lists lines it must print, in order; in a ``console``
+  block, ``$ `` marks commands and the other lines are output that must be printed.
 - **A block that cannot run here** (a download, a server, ``pip install``, a cluster, a
   job of minutes) carries ``<!-- docs-test: skip (the reason) -->`` on the line before its
   fence. A skip without a reason, or a marker that precedes no block, fails; the skips are
@@ -43,7 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).parent / "docs_data" / "run_doc_blocks.py"
 DEMO = Path(earmark.__file__).parent / "demo_corpus"
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-RUNNABLE = {"python", "py", "sh", "bash", "console", "shell"}
+SHELL = {"sh", "bash", "console", "shell"}
+RUNNABLE = {"python", "py", *SHELL}
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w+-]*)\s*$")
 MARKER = re.compile(r"<!--\s*docs-test:(?P<body>.*?)-->")
 SKIP = re.compile(r"^\s*skip\s*\((?P<reason>[^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
@@ -62,6 +64,9 @@ class Block:
     lang: str
     code: str
     skip: str | None
+    #: The stdout a shell block must print: the ``text`` block right after it, or after
+    #: prose beginning "prints".
+    prints: str | None = None
 
     @property
     def where(self) -> str:
@@ -104,7 +109,20 @@ def collect(path: Path) -> list[Block]:
         i += 1
     if pending is not None:
         raise ValueError(f"{path.name}:{pending[0]}: docs-test marker before no block")
-    return blocks
+    after: list[Block | None] = [*blocks[1:], None]
+    return [_with_output(lines, b, n) for b, n in zip(blocks, after[: len(blocks)], strict=True)]
+
+
+def _with_output(lines: list[str], block: Block, after: Block | None) -> Block:
+    """A shell block followed by a ``text`` block, directly or after prose beginning
+    "prints", gets that text as the output it must print."""
+    if block.lang not in SHELL or after is None or after.lang != "text":
+        return block
+    end = block.line + block.code.count("\n") + 1  # the line after the closing fence
+    prose = " ".join(x.strip() for x in lines[end : after.line - 1] if x.strip())
+    if prose and not prose.startswith("prints"):
+        return block
+    return Block(block.file, block.line, block.lang, block.code, block.skip, after.code)
 
 
 def runnable(path: Path) -> list[Block]:
@@ -285,6 +303,7 @@ def run_file(path: Path, world: Path, scratch: Path) -> list[dict[str, Any]]:
     shutil.copytree(world, work, symlinks=True)
     blocks = [
         {"file": str(b.file.relative_to(ROOT)), "line": b.line, "lang": b.lang, "code": b.code}
+        | {"prints": b.prints}
         for b in runnable(path)
         if b.skip is None
     ]
@@ -426,3 +445,17 @@ def test_console_prompts_and_output(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         driver.run_shell("$ echo one\nthree\n", "console")
     with pytest.raises(RuntimeError, match="exit 1"):
         driver.run_shell("false\necho never\n", "sh")
+    # A `text` block after a shell block: its lines, in order, gaps allowed.
+    assert driver.run_shell("printf 'a\\nb\\nc\\n'", "sh", "a\n\nc\n") == 2
+    with pytest.raises(driver.DocValueMismatch):
+        driver.run_shell("printf 'a\\nb\\nc\\n'", "sh", "c\na\n")
+
+
+def test_a_text_block_after_a_shell_block_is_its_output(tmp_path: Path) -> None:
+    doc = tmp_path / "d.md"
+    doc.write_text(
+        "```sh\necho hi\n```\n\nprints\n\n```text\nhi\n```\n"
+        "```sh\necho x\n```\nthen something else\n```text\nnot output\n```\n"
+    )
+    first, _, second, _ = collect(doc)
+    assert (first.prints, second.prints) == ("hi\n", None)

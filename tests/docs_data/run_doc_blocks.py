@@ -22,7 +22,9 @@ The rules a block is held to (also stated in tests/test_docs_run.py):
   result's ``repr``). A literal must equal the result, with the same kind of container.
   Comments that begin with prose, or values abbreviated with ``...``, are not asserted.
   ``print(x)  # value`` asserts ``x``.
-- **sh / bash**: run by ``bash -e -o pipefail``; every command must succeed.
+- **sh / bash**: run by ``bash -e -o pipefail``; every command must succeed. A ``text``
+  block right after it, or after prose beginning "prints", is what it prints: each of
+  its lines must be a line of stdout, in order (the docs may leave lines out).
 - **console / shell**: lines starting with ``$ `` are commands (a line ending in ``\\``
   continues); other lines are the shown output, and each non-empty one (other than
   abbreviated ones with ``...`` or ``…``) must appear as a line of the commands' output.
@@ -226,8 +228,9 @@ def console_commands(code: str) -> tuple[str, list[str]]:
     return "\n".join(commands), shown
 
 
-def run_shell(code: str, lang: str) -> int:
-    """Run one shell block with bash; returns how many shown output lines it checked."""
+def run_shell(code: str, lang: str, prints: str | None = None) -> int:
+    """Run one shell block with bash; returns how many shown output lines it checked.
+    `prints`: the stdout lines the documentation shows for it, in order."""
     shown: list[str] = []
     if lang in ("console", "shell"):
         code, shown = console_commands(code)
@@ -240,6 +243,12 @@ def run_shell(code: str, lang: str) -> int:
     output = done.stdout + done.stderr
     if done.returncode != 0:
         raise RuntimeError(f"exit {done.returncode}\n{output[-4000:]}")
+    if prints is not None:
+        printed = iter(line.rstrip() for line in done.stdout.splitlines())
+        documented = [line.rstrip() for line in prints.splitlines() if line.strip()]
+        if not all(line in printed for line in documented):  # in order; may skip lines
+            raise DocValueMismatch(f"printed:\n{done.stdout}\ndocumented:\n{prints}")
+        return len(documented)
     lines = {line.strip() for line in output.splitlines()}
     checked = 0
     for line in shown:
@@ -264,7 +273,7 @@ def main(plan_path: str, report_path: str) -> int:
                     block["code"], block["file"], block["line"], namespace
                 )
             else:
-                report["checked"] = run_shell(block["code"], block["lang"])
+                report["checked"] = run_shell(block["code"], block["lang"], block.get("prints"))
         except Exception:  # noqa: BLE001 - every failure is reported with its block
             report["ok"] = False
             report["error"] = traceback.format_exc(limit=6)[-6000:]
