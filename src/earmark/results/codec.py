@@ -497,6 +497,7 @@ def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
         "SET": object.__setattr__,
         "CLS": cls,
         "SCHEMA": cls.SCHEMA_ID,
+        "ORDER": _shared_order,
     }
     lines = ["def decode(data):", "    if type(data) is not dict:", "        raise _Invalid"]
     if any(f.name not in modelled for f in fields(cls)):
@@ -532,7 +533,7 @@ def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
         "    record = NEW(CLS)",
         "    SET(record, '__dict__', {"
         + "".join(f"{item}, " for item in out)
-        + "'extra': extra, 'key_order': tuple(data)})",
+        + "'extra': extra, 'key_order': ORDER(tuple(data))})",
     ]
     if cls._check is not Record._check:
         lines.append("    record._check('')")
@@ -541,6 +542,21 @@ def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
     decode: Callable[[Any], R] = env["decode"]
     setattr(cls, attr, decode)
     return decode
+
+
+_ORDERS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared_order(order: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple per distinct key order: the rows of a file repeat a handful of orders,
+    and a tuple per record costs ~200 bytes and one more object for the garbage collector
+    (a 100k-row file holds ~800k records). Bounded, so odd input cannot grow it."""
+    found = _ORDERS.get(order)
+    if found is not None:
+        return found
+    if len(_ORDERS) < 4096:
+        _ORDERS[order] = order
+    return order
 
 
 #: A key absent from the JSON object (None is a value: `null`).
