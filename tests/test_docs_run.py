@@ -48,7 +48,7 @@ DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL = {"sh", "bash", "console", "shell"}
 RUNNABLE = {"python", "py", *SHELL}
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w+-]*)\s*$")
-MARKER = re.compile(r"<!--\s*docs-test:(?P<body>.*?)-->")
+MARKER = re.compile(r"^\s*<!--\s*docs-test:(?P<body>.*?)-->\s*$")
 SKIP = re.compile(r"^\s*skip\s*\((?P<reason>[^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
 #: Per Markdown file, the seconds its blocks may take in all (a guard against a doc
 #: example growing into a benchmark).
@@ -77,7 +77,8 @@ class Block:
 def collect(path: Path) -> list[Block]:
     """Every fenced block of a Markdown file (runnable or not), with its skip reason.
 
-    A marker must sit on the last non-blank line before a fence; one anywhere else,
+    A marker is a line of its own and must be the last non-blank line before a fence; one
+    anywhere else,
     or one whose text is not ``skip (reason)``, is an error, so a marker cannot silently
     stop applying."""
     lines = path.read_text(encoding="utf-8").splitlines()
