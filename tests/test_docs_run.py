@@ -78,9 +78,8 @@ def collect(path: Path) -> list[Block]:
     """Every fenced block of a Markdown file (runnable or not), with its skip reason.
 
     A marker is a line of its own and must be the last non-blank line before a fence; one
-    anywhere else,
-    or one whose text is not ``skip (reason)``, is an error, so a marker cannot silently
-    stop applying."""
+    anywhere else, or one whose text is not ``skip (reason)``, is an error, so a marker
+    cannot silently stop applying."""
     lines = path.read_text(encoding="utf-8").splitlines()
     blocks: list[Block] = []
     pending: tuple[int, str] | None = None
