@@ -5,7 +5,7 @@ uses a name nobody defined. So every fenced block tagged ``python``/``py``,
 ``sh``/``bash`` or ``console``/``shell`` is executed:
 
 - **One fresh interpreter per Markdown file**, in a scratch copy of a working folder that
-  holds what the docs assume (`build_world`: the demo corpus as ``corpus/``, small
+  holds what the docs assume (`build_world`: three demo clips as ``corpus/``, small
   manifests and hypothesis files, run folders made with the ``precomputed`` engine), with
   ``earmark`` and this ``python`` first on PATH. Blocks run in document order and a block
   may build on earlier ones *of the same file*: Python blocks share one namespace, shell
