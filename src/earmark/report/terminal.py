@@ -251,10 +251,9 @@ def print_worst_alignments(
     console = _console(console)
     with open(predictions, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
-            data = json.loads(line)
-            if data["id"] not in wanted:
+            if json.loads(line)["id"] not in wanted:
                 continue
-            row = PredictionRow.from_dict(data, f"line {number}")
+            row = PredictionRow.from_line(line, file=str(predictions), number=number)
             view, unit = wanted[row.id]
             texts = row.view(view)
             tok = words if unit == "word" else chars
