@@ -1,9 +1,10 @@
 """Typed prediction rows: what reading one costs, and what the HTML report costs on a big run.
 
-`PredictionRow.from_dict` on the checked path (a JSON path per value, as before issue 13's
-speed-up) against the fast path it now takes first, and `from_line` (parse + type). Then
-`earmark report` on the example run with its rows repeated to N (ids made unique): the
-worst-utterances section (which reads every row typed) and the whole page.
+`PredictionRow.from_dict` on the checked path (a JSON path per value; the code before the
+fast path also deep-copied every open-ended value, so it was slower still) against the fast
+path it now takes first, and `from_line` (parse + type). Then `earmark report` on the
+example run with its rows repeated to N (ids made unique): the worst-utterances section
+(which reads every row, as dicts) and the whole page.
 
     python benchmarks/bench_prediction_rows.py [N]   # default 31,000 rows
 """
