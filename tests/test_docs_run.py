@@ -329,12 +329,7 @@ def run_file(path: Path, world: Path, scratch: Path) -> list[dict[str, Any]]:
 
 #: Files whose fix is waiting for the helper who owns them: strict, so the entry must go
 #: as soon as the file runs.
-PENDING = {
-    "docs/engines.md": "block 47 uses `audio` without defining it",
-    "docs/sclite.md": "block 245 installs sctk and reads files no block wrote: needs a skip marker",
-    "docs/stdio_protocol.md": "block 9 lacks `--out` (and needs a stdio program: skip marker)",
-    "docs/streaming.md": "block 8 lacks `--out` (and needs a streaming model: skip marker)",
-}
+PENDING: dict[str, str] = {}
 
 
 #: Optional packages a file's blocks use: without one, the file is skipped, saying which.

@@ -43,7 +43,6 @@ ALLOWED = {
     ("src/earmark/compare/compare_report.py", "as the seed-002 harness"): PENDING,
     ("src/earmark/metrics/punctuation.py", "(the seed-001 scorer)"): PENDING,
     ("docs/protocols.md", '"source": "BlasBench, Irish ASR benchmark (seed 003'): RECORDED,
-    ("docs/streaming.md", "Seed 000 asks for partial/final stability"): PENDING,
 }
 
 

@@ -344,3 +344,67 @@ def test_pin_hub_revision_records_the_commit(hub: FakeHub, monkeypatch: pytest.M
     assert hub.log == [f"GET /api/models/{REPO}/revision/v1"]
     with pytest.raises(EarmarkError, match="cannot resolve revision 'gone'"):
         pin_hub_revision(parse_arm_spec(f"transformers-ctc:{REPO}?download=true&revision=gone"))
+
+
+def _run_cli(hub: FakeHub, cache: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    from earmark.corpus.demo import demo_manifest_path
+
+    env = {
+        **os.environ,
+        "HF_ENDPOINT": hub.url,
+        "HF_HUB_CACHE": str(cache),
+        "HF_HUB_DISABLE_XET": "1",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "NO_PROXY": "127.0.0.1",
+    }
+    env.pop("HF_HUB_OFFLINE", None)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "earmark",
+            "run",
+            "--manifest",
+            str(demo_manifest_path()),
+            "--first",
+            "2",
+            "--arm",
+            f"transformers-ctc:{REPO}?download=true",
+            "--bootstrap",
+            "0",
+            "--quiet",
+            "--out",
+            str(out),
+            *flags,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_a_run_records_the_commit_and_its_resume_never_resolves_the_branch_again(
+    hub: FakeHub, tmp_path: Path
+) -> None:
+    cache, out = tmp_path / "hf-cache", tmp_path / "run"
+    refused = _run_cli(hub, cache, out)  # download=true, but the run forbids the network
+    assert refused.returncode == 2 and "does not allow the network" in refused.stderr
+    assert hub.log == []
+
+    first = _run_cli(hub, cache, out, "--allow-network")
+    assert first.returncode == 0, first.stderr[-3000:]
+    plan = json.loads((out / "plan.json").read_text())
+    (arm,) = plan["plan"]["arms"]
+    assert arm["settings"]["resolved_revision"] == COMMIT_A  # recorded before any row
+    assert hub.log.count(f"GET /api/models/{REPO}/revision/main") == 1
+
+    hub.refs["main"] = COMMIT_B  # a push to main between the run and its resume
+    hub.log.clear()
+    resumed = _run_cli(hub, cache, out, "--allow-network")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert json.loads((out / "plan.json").read_text())["sha256"] == plan["sha256"]
+    assert not any("/revision/" in line for line in hub.log)  # the recorded commit was reused
+    provenance = json.loads((out / "provenance.json").read_text())
+    (record,) = provenance["arms"].values()
+    assert record["model"]["revision"] == COMMIT_A

@@ -170,6 +170,52 @@ def _check_out_dir(out: Path, plan: RunPlan) -> None:
             )
 
 
+def _pin_hub_arms(plan: RunPlan, out: Path) -> RunPlan:
+    """Record the commit of every arm that follows a moving hub ref (`download=true` with a
+    branch, a tag or no revision) before `plan.json` is written, so the run loads exactly
+    that commit and a resume never resolves the ref again: the commit the folder's
+    `plan.json` recorded for the same arm is reused (no network); only a new run asks the
+    hub, which `download=true` authorised."""
+    from dataclasses import replace
+
+    from earmark.engines.model_source import moving_hub_ref, pin_hub_revision
+
+    moving = [arm for arm in plan.arms if moving_hub_ref(arm) is not None]
+    if not moving:
+        return plan
+    recorded: dict[str, str] = {}
+    plan_path = out / "plan.json"
+    try:
+        previous = json.loads(plan_path.read_text("utf-8")).get("plan", {}).get("arms", [])
+    except (OSError, ValueError, AttributeError):
+        previous = []
+    for table in previous if isinstance(previous, list) else []:
+        if isinstance(table, dict) and isinstance(table.get("settings"), dict):
+            commit = table["settings"].get("resolved_revision")
+            if isinstance(commit, str) and isinstance(table.get("name"), str):
+                recorded[table["name"]] = commit
+    arms = []
+    for arm in plan.arms:
+        if moving_hub_ref(arm) is None:
+            arms.append(arm)
+        elif arm.name in recorded:
+            commit = recorded[arm.name]
+            arms.append(
+                replace(arm, settings=tuple(sorted((*arm.settings, ("resolved_revision", commit)))))
+            )
+        elif not plan.allow_network:
+            raise EarmarkError(
+                f"arm '{arm.name}' follows the hub ref {moving_hub_ref(arm)!r} of {arm.model} "
+                "(download=true), but the run does not allow the network",
+                field="arms",
+                hint="add --allow-network (or allow_network = true in the plan) so the ref is "
+                "resolved to a commit and downloaded, or pin revision=<commit>",
+            )
+        else:
+            arms.append(pin_hub_revision(arm))
+    return replace(plan, arms=tuple(arms))
+
+
 def _set_parent_death_signal() -> None:
     """Linux: the arm process dies with its parent (a killed run leaves no orphan writing
     to the store)."""
@@ -277,6 +323,7 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
     # One writer per folder from the plan check to the last record: a second run into
     # the same --out is refused instead of appending its rows to this one's store.
     with lock_output_folder(out_dir, "run") as out:
+        plan = _pin_hub_arms(plan, out)
         _check_out_dir(out, plan)
         atomic_write_json(
             out / "plan.json",
