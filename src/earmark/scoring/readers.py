@@ -473,26 +473,50 @@ def _iter_combined(
     """
     first_line: dict[str | tuple[str, str], int] = {}
     arms_seen: set[str] = set()
+    hyp_field, id_field, ref_field = fields.hypothesis, fields.id, fields.reference
+    # Keys that change a row beyond its id and texts: a record naming none of them is
+    # the common one, built directly (see below).
+    lang_field, cluster_field, slices_field = fields.language, fields.cluster, fields.slices
     for line, record in _records(path, fmt):
-        record_arm = record.get("arm")
-        if isinstance(record_arm, str):
+        get = record.get
+        record_arm = get("arm")
+        if record_arm is not None and isinstance(record_arm, str):
             arms_seen.add(record_arm)
             if arm is not None and record_arm != arm:
                 continue
-        hyp = record.get(fields.hypothesis)
+        hyp = get(hyp_field)
         if hyp is not None and type(hyp) is not str:
-            hyp = _str_field(record, fields.hypothesis, path, line, required=False)
-        row = _row_from_record(record, path, line, fields, hyp)
-        repeat = record.get("repeat")
-        if isinstance(repeat, int) and not isinstance(repeat, bool):
-            row = replace(
-                row,
-                id=row.id if repeat == 0 else f"{row.id}#{repeat}",
-                cluster=row.cluster or row.id,
+            hyp = _str_field(record, hyp_field, path, line, required=False)
+        # The common record (what `_row_from_record` checks first), built here without
+        # a call per row: id and reference strings, the id not blank, and none of the
+        # keys that shape a row. Anything else takes the general path, to the same row.
+        ident = get(id_field)
+        reference = get(ref_field)
+        if (
+            type(ident) is str
+            and type(reference) is str
+            and ident.strip()
+            and lang_field not in record
+            and cluster_field not in record
+            and slices_field not in record
+            and "repeat" not in record
+            and "status" not in record
+        ):
+            row = ScoringRow(
+                ident, reference, hyp, status=OK if hyp is not None else MISSING_HYPOTHESIS
             )
-        status = record.get("status")
-        if hyp is None and isinstance(status, str) and status != OK:
-            row = replace(row, status=status)
+        else:
+            row = _row_from_record(record, path, line, fields, hyp)
+            repeat = get("repeat")
+            if isinstance(repeat, int) and not isinstance(repeat, bool):
+                row = replace(
+                    row,
+                    id=row.id if repeat == 0 else f"{row.id}#{repeat}",
+                    cluster=row.cluster or row.id,
+                )
+            status = get("status")
+            if hyp is None and isinstance(status, str) and status != OK:
+                row = replace(row, status=status)
         key = row.id if row.cluster is None else (row.id, row.cluster)
         first = first_line.get(key)
         if first is not None:

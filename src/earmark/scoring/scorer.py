@@ -218,46 +218,52 @@ class _Part:
     mixed_texts: list[tuple[str, str] | None] = field(default_factory=list)
     mixed_reasons: list[str] = field(default_factory=list)
 
-    def view_records(self, pos: int) -> dict[str, Any]:
-        """One row's `views` entry for predictions.jsonl: texts and counts per view."""
-        out: dict[str, Any] = {}
-        for view, texts, per_unit in self._record_plan():
-            pair = texts[pos]
-            if pair is None:
-                out[view] = {"null_reason": self.reasons[view][pos]}
-                continue
-            record: dict[str, Any] = {"reference": pair[0], "hypothesis": pair[1]}
-            for metric, count_rows in per_unit:
-                # Six keys and six counts: zip without `strict` (checked once, in
-                # `_record_plan`), as this runs twice per row of predictions.jsonl.
-                record[metric] = dict(zip(COUNT_KEYS, count_rows[pos], strict=False))
-            mixed_texts = self.mixed_texts[pos] if view == self.mixed_view else None
-            if mixed_texts is not None:
-                s, d, i, h = (int(x) for x in self.mixed_counts[pos])
-                record["mixed_reference"], record["mixed_hypothesis"] = mixed_texts
-                record[MIXED_METRIC] = _counts_dict(s, d, i, h)
-            out[view] = record
-        return out
-
-    def record(self, pos: int) -> dict[str, Any]:
-        """The row's predictions.jsonl record: raw texts, status, normalised views, counts."""
-        r = self.rows[pos]
-        record: dict[str, Any] = {
-            "id": r.id,
-            "language": r.language,
-            "slices": list(r.slices),
-            "status": r.status,
-            "reference": r.reference,
-            "hypothesis": r.hypothesis,
-        }
-        if r.cluster is not None:
-            record["cluster"] = r.cluster
-        speaker = speaker_of_row(r)
-        if speaker is not None:
-            record["speaker"] = speaker
-        record["normalizer"] = self.normalizer.name
-        record["views"] = self.view_records(pos)
-        return record
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The part's predictions.jsonl records in row order: raw texts, status, and per
+        view the normalised texts and counts. What every row reaches for (the plan of
+        views and units, the lists) is bound once per part, not looked up per row."""
+        plan = self._record_plan()
+        name = self.normalizer.name
+        reasons = self.reasons
+        mixed_view = self.mixed_view
+        mixed_texts = self.mixed_texts
+        mixed_counts = self.mixed_counts.tolist() if mixed_view is not None else []
+        for pos, r in enumerate(self.rows):
+            record: dict[str, Any] = {
+                "id": r.id,
+                "language": r.language,
+                "slices": list(r.slices),
+                "status": r.status,
+                "reference": r.reference,
+                "hypothesis": r.hypothesis,
+            }
+            if r.cluster is not None:
+                record["cluster"] = r.cluster
+            if r.extra:
+                speaker = speaker_of_row(r)
+                if speaker is not None:
+                    record["speaker"] = speaker
+            record["normalizer"] = name
+            views: dict[str, Any] = {}
+            for view, texts, per_unit in plan:
+                pair = texts[pos]
+                if pair is None:
+                    views[view] = {"null_reason": reasons[view][pos]}
+                    continue
+                entry: dict[str, Any] = {"reference": pair[0], "hypothesis": pair[1]}
+                for metric, count_rows in per_unit:
+                    # Six keys and six counts: zip without `strict` (checked once, in
+                    # `_record_plan`), as this runs per unit per row.
+                    entry[metric] = dict(zip(COUNT_KEYS, count_rows[pos], strict=False))
+                if view == mixed_view:
+                    mixed_pair = mixed_texts[pos]
+                    if mixed_pair is not None:
+                        s, d, i, h = mixed_counts[pos]
+                        entry["mixed_reference"], entry["mixed_hypothesis"] = mixed_pair
+                        entry[MIXED_METRIC] = _counts_dict(s, d, i, h)
+                views[view] = entry
+            record["views"] = views
+            yield record
 
     def _record_plan(
         self,
@@ -593,19 +599,18 @@ class ScoreResult:
 
 def _records_in_order(parts: Sequence[_Part], start: int, n: int) -> Iterator[dict[str, Any]]:
     """The records of `parts`, which hold the rows start..start+n-1, in row order."""
-    if len(parts) == 1 and len(parts[0].rows) == n:
-        # One part holding every row in order (one normaliser, the common case).
-        part = parts[0]
-        for pos in range(n):
-            yield part.record(pos)
+    if len(parts) == 1:
+        # One part holding every row (one normaliser, the common case).
+        yield from parts[0].records()
         return
-    where: list[tuple[_Part, int] | None] = [None] * n
+    # Each part's records come in row order: take the next one of the row's part.
+    owner: list[Iterator[dict[str, Any]]] = [iter(())] * n
     for part in parts:
-        for pos, at in enumerate(part.index):
-            where[at - start] = (part, pos)
-    for entry in where:
-        assert entry is not None
-        yield entry[0].record(entry[1])
+        records = part.records()
+        for at in part.index:
+            owner[at - start] = records
+    for records in owner:
+        yield next(records)
 
 
 #: ErrorCounts.as_dict()'s keys, in its order: how a row's counts appear in predictions.jsonl.
