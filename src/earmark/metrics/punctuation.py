@@ -96,7 +96,8 @@ def check_mark_rule(rule: str) -> MarkRule:
     raise EarmarkError(
         f"unknown punctuation mark rule {rule!r}; known: {', '.join(MARK_RULES)}",
         field="punctuation_marks",
-        hint="word-internal (default) or every-mark (the seed-001 scorer)",
+        hint="word-internal (default) or every-mark (every Unicode P* character, as the "
+        "mmv-voice study counted)",
     )
 
 

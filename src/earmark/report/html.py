@@ -33,7 +33,7 @@ from earmark.report.html_examples import (
     render_worst,
 )
 from earmark.report.html_extra_metrics import render_punctuation, render_timestamps
-from earmark.report.html_figures import render_headline, render_languages, render_normalisation
+from earmark.report.html_figures import render_headline, render_languages, render_normalization
 from earmark.report.html_inputs import ReportInputs
 from earmark.report.html_latency import render_latency
 from earmark.report.html_page import CSP, STYLE, Markup, esc, html_table, section
@@ -90,7 +90,8 @@ def render_html_report(
     if not ok:
         banners.append(
             '<div class="banner unverifiable" id="unverifiable">Unverifiable: this run lacks '
-            f"{esc('; '.join(missing))}. Do not publish a winner from it (seed 000).</div>"
+            f"{esc('; '.join(missing))}. Do not publish a winner from it "
+            "(a result nobody can re-check is no basis for a decision).</div>"
         )
     corpus = run.corpus
     subtitle = (
@@ -117,7 +118,7 @@ def render_html_report(
         section("worst", "Worst utterances", [withheld])
         if private
         else render_worst(page, worst_k),
-        render_normalisation(page),
+        render_normalization(page),
         render_provenance(page),
         render_probes(page),
     ]

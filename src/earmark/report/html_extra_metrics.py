@@ -45,7 +45,7 @@ def render_punctuation(page: ReportInputs) -> str:
                     )
     body: list[str] = []
     if punct_rows:
-        body.append("<h3>Punctuation F1 (boundary projection, seed 001)</h3>")
+        body.append("<h3>Punctuation F1 (boundary projection)</h3>")
         header = ["arm", "match", "marks ref / hyp", "precision", "recall", "F1"]
         body.append(html_table(header, punct_rows))
     if token_rows:

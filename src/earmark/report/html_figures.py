@@ -131,7 +131,7 @@ def _group_rows(page: ReportInputs, key: str) -> list[list[object]]:
     return rows
 
 
-def render_normalisation(page: ReportInputs) -> str:
+def render_normalization(page: ReportInputs) -> str:
     rows: list[list[object]] = []
     for arm_name, lang, block in page.blocks():
         name = primary_metric(block)

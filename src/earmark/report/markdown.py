@@ -191,7 +191,7 @@ def _punctuation_markdown(section: Mapping[str, Any] | None) -> list[str]:
         for kind in ("position", "position_type")
     ]
     return [
-        "### Punctuation (seed-001 protocol)",
+        "### Punctuation (boundary projection)",
         "",
         f"{md_text(o['ref_marks'])} reference marks, {md_text(o['hyp_marks'])} hypothesis "
         f"marks; probes passed: {md_text(section.get('probes_passed'))}.",

@@ -203,7 +203,7 @@ def extra_metric_lines(arm: ArmResult) -> list[str]:
     punct: Any = (arm.punctuation or {}).get("overall")
     if punct:
         lines.append(
-            f"punctuation F1 (seed-001, {punct['ref_marks']} reference / {punct['hyp_marks']} "
+            f"punctuation F1 ({punct['ref_marks']} reference / {punct['hyp_marks']} "
             f"hypothesis marks): position {fmt_stat(punct['position']['f1'])}; "
             f"position+type {fmt_stat(punct['position_type']['f1'])}"
         )

@@ -578,7 +578,7 @@ _NON_DIGIT_BEFORE_PERCENT = re.compile(r"([^0-9])%")
 _SPACES = re.compile(r" +")
 
 
-def _normalise(text: str) -> str:
+def _normalize(text: str) -> str:
     """OpenAI's output before its final whitespace collapse (only spaces remain)."""
     s = text.lower()
     if "[" in s or "<" in s:
@@ -610,7 +610,7 @@ def _normalise(text: str) -> str:
 
 def whisper_english(text: str) -> str:
     """Exactly what OpenAI's `EnglishTextNormalizer()(text)` returns, spaces included."""
-    return _SPACES.sub(" ", _normalise(text))
+    return _SPACES.sub(" ", _normalize(text))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -622,7 +622,7 @@ def english_view(text: str) -> str:
     as an `EarmarkError` rather than a traceback.
     """
     try:
-        return " ".join(_normalise(text).split())
+        return " ".join(_normalize(text).split())
     except ValueError as exc:
         raise EarmarkError(
             f"en-v1 cannot normalise the text {text[:60]!r}: {exc}",
