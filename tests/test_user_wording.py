@@ -36,7 +36,6 @@ ALLOWED = {
     ("src/earmark/text/ga_v1.py", "BlasBench (seed 003"): RECORDED,
     ("src/earmark/text/mmv_cer_v1.py", "CER rule (seed 001)"): RECORDED,
     ("src/earmark/postprocess/evaluate.py", "content CER (seed 001)"): RECORDED,
-    ("src/earmark/compare/compare_report.py", "as the seed-002 harness"): PENDING,
     ("docs/protocols.md", '"source": "BlasBench, Irish ASR benchmark (seed 003'): RECORDED,
 }
 

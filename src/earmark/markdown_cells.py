@@ -1,5 +1,6 @@
 """Markdown that renders to exactly the text it was given: every `.md` earmark writes goes
-through these (`md_text`, `md_code`, `md_fence`, `md_table`, `fmt_rate`).
+through these (`md_text`, `md_code`, `md_fence`, `md_table`); a rate's spelling is
+`earmark.results.display.fmt_rate`.
 
 Ids, transcripts, arm and corpus names come from files anyone can write, and a renderer that
 allows HTML (markdown-it, many wikis) would run them as markup. Pure and low in the layers,
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 #: Every line break a Markdown renderer (or `str.splitlines`) might honour; inside one
 #: cell, list item or heading a break would end the block and start a new one.
@@ -95,17 +95,3 @@ def md_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
     lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
-
-
-def fmt_rate(metric: dict[str, Any] | None) -> str:
-    """`13.2% [9.1, 17.5]`, or `null (reason)` — never an invented number."""
-    if metric is None:
-        return "—"
-    value = metric.get("value")
-    if value is None:
-        return f"null ({metric.get('null_reason', 'not computable')})"
-    text = f"{100 * value:.2f}%"
-    ci = metric.get("ci95")
-    if ci:
-        text += f" [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
-    return text

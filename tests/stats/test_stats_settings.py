@@ -44,6 +44,3 @@ def test_one_default_seed() -> None:
 def test_compare_options_take_the_settings_whole() -> None:
     options = CompareOptions(normalizer="none", bootstrap=BootstrapSettings(200, 5, 0.9))
     assert options.bootstrap == BootstrapSettings(200, 5, 0.9)
-    # The runner's transitional `resamples=` replaces only the count.
-    legacy = CompareOptions(normalizer="none", resamples=0)
-    assert legacy.bootstrap == BootstrapSettings(resamples=0)

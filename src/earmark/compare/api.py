@@ -11,7 +11,7 @@ import functools
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import InitVar, dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -57,13 +57,6 @@ class CompareOptions:
     #: A published protocol (`--protocol`): with the python-random generator it draws the
     #: per-arm intervals; paired and exact-match intervals stay earmark's (PCG64).
     protocol: Protocol | None = None
-    #: Transitional: `run.runner.run_diagnostics` still asks for `resamples=0`; given, it
-    #: replaces `bootstrap.resamples`. To go once the runner passes `bootstrap=`.
-    resamples: InitVar[int | None] = None
-
-    def __post_init__(self, resamples: int | None) -> None:
-        if resamples is not None:
-            object.__setattr__(self, "bootstrap", replace(self.bootstrap, resamples=resamples))
 
     @property
     def python_random(self) -> bool:

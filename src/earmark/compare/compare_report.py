@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from earmark.report.markdown import fmt_rate, md_code, md_table, md_text
+from earmark.markdown_cells import md_code, md_table, md_text
+from earmark.results.display import fmt_rate
 
 
 def fmt_share(block: dict[str, Any] | None) -> str:
@@ -125,7 +126,8 @@ def render_compare_markdown(result: dict[str, Any]) -> str:
         + (
             "(corpus: summed errors / summed reference units)."
             if agg == "micro"
-            else "(**macro**: mean of per-utterance rates, as the seed-002 harness publishes)."
+            else "(**macro**: mean of per-utterance rates, as the Parakeet weight-type harness "
+            "publishes)."
         )
         + f" 95% clip-bootstrap CIs, B = {md_text(boot['resamples'])}, "
         f"seed {md_text(boot['seed'])}.",

@@ -185,7 +185,8 @@ def gap(
 
 
 def render_gap_markdown(result: dict[str, Any]) -> str:
-    from earmark.report.markdown import fmt_rate, md_code, md_table, md_text
+    from earmark.markdown_cells import md_code, md_table, md_text
+    from earmark.results.display import fmt_rate
 
     a, b = result["corpus_a"], result["corpus_b"]
     boot = result["bootstrap"]

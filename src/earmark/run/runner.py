@@ -698,6 +698,7 @@ def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) 
     same code as `earmark compare` so a run and a comparison flag the same things."""
     from earmark.compare.api import CompareOptions, compare_arms
     from earmark.compare.loading import ArmData
+    from earmark.stats.settings import BootstrapSettings
 
     arms: dict[str, ArmData] = {}
     for name, rows in arm_rows.items():
@@ -705,7 +706,11 @@ def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) 
         for line, row in enumerate(rows, start=1):
             data.add(row, "predictions.jsonl", line)
         arms[name] = data
-    compared = compare_arms(arms, CompareOptions(normalizer=normalizer, resamples=0), jobs=1)
+    compared = compare_arms(
+        arms,
+        CompareOptions(normalizer=normalizer, bootstrap=BootstrapSettings(resamples=0)),
+        jobs=1,
+    )
     diagnostics: dict[str, Any] = compared["diagnostics"]
     return diagnostics
 
