@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from earmark.commands.arguments import non_negative_int, output_path
+from earmark.stats.settings import DEFAULT_SEED
 
 
 def register(sub: Any) -> None:
@@ -49,7 +50,7 @@ def register(sub: Any) -> None:
         metavar="B",
         help="resamples (default 10000; 0: no confidence intervals)",
     )
-    p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
+    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
     p.add_argument(
         "--gap",
         nargs=2,

@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from earmark.commands.arguments import non_negative_float, non_negative_int, output_path
+from earmark.stats.settings import DEFAULT_SEED
 
 METRIC_CHOICES = ("cpwer", "orcwer", "tcpwer", "dicpwer")
 
@@ -58,7 +59,7 @@ def register(sub: Any) -> None:
         metavar="B",
         help="resamples of recordings (default 10000; 0: no confidence intervals)",
     )
-    p.add_argument("--seed", type=int, help="bootstrap seed (default 20260926)")
+    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
     p.add_argument(
         "--exclude-unmatched",
         action="store_true",

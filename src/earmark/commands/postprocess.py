@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from earmark.commands.arguments import non_negative_int, output_path, positive_int
+from earmark.stats.settings import DEFAULT_SEED
 
 
 def register(sub: Any) -> None:
@@ -60,7 +61,7 @@ def register(sub: Any) -> None:
         help="bootstrap resamples (default: 10000, or the plan's bootstrap; 0: no CIs)",
     )
     p.add_argument(
-        "--seed", type=int, help="bootstrap seed (default: 20260926, or the plan's seed)"
+        "--seed", type=int, help=f"bootstrap seed (default: {DEFAULT_SEED}, or the plan's seed)"
     )
     p.add_argument("--out", required=True, type=output_path, help="output directory")
     p.add_argument("--quiet", action="store_true", help="print warnings only")

@@ -12,6 +12,7 @@ from earmark.commands.arguments import (
     positive_float,
     positive_int,
 )
+from earmark.stats.settings import DEFAULT_SEED
 
 
 def register(sub: Any) -> None:
@@ -62,7 +63,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--seed",
         type=int,
-        help="seed of the bootstrap and of every clip's sampler (default 20260926)",
+        help=f"seed of the bootstrap and of every clip's sampler (default {DEFAULT_SEED})",
     )
     p.add_argument(
         "--threads",

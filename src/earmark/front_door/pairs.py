@@ -16,10 +16,10 @@ from typing import Any
 from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
 from earmark.results import Estimate, MetricResult
+from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
 
 #: `earmark score`'s defaults (`earmark.scoring.protocols.resolve` without a protocol).
 DEFAULT_BOOTSTRAP = 10_000
-DEFAULT_SEED = 20260926
 #: Per-view metric keys of results.json that are error rates over counted units.
 _RATE_METRICS = ("wer", "cer", "mixed_er")
 _METRIC_OF_UNIT = {"word": "wer", "char": "cer"}

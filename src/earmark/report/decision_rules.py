@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 from earmark.errors import EarmarkError
 from earmark.report.decision_render import fmt_pct, fmt_pp_ci, fmt_shown
 from earmark.results.decision import VERDICTS as DECISION_VERDICTS
+from earmark.stats.settings import DEFAULT_SEED
 
 if TYPE_CHECKING:
     from earmark.report.decision_evidence import (
@@ -78,7 +79,7 @@ class DecisionRules:
     latency_statistic: str = "p95"
     require_significant_improvement: bool = True
     resamples: int = 10_000
-    seed: int = 20260926
+    seed: int = DEFAULT_SEED
     level: float = 0.95
     max_peak_rss_bytes: int | None = None
     max_real_time_factor: float | None = None

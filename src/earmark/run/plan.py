@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
+from earmark.stats.settings import DEFAULT_SEED
 
 if TYPE_CHECKING:
     from earmark.scoring.scorer import ScoringOptions
@@ -146,7 +147,7 @@ class RunPlan:
     normalizer: str = "auto"
     repeats: int = 1
     bootstrap: int = 10_000
-    seed: int = 20260926
+    seed: int = DEFAULT_SEED
     selection: dict[str, Any] = field(default_factory=dict)
     audio: dict[str, Any] = field(default_factory=dict)
     allow_network: bool = False
@@ -319,7 +320,7 @@ def load_plan(path: str | os.PathLike[str], *, resolve_data: bool = True) -> Run
     arms = tuple(ArmSpec.from_mapping(a, file=str(p)) for a in arms_data)
     try:
         protocol = str(data["protocol"]) if "protocol" in data else None
-        defaults: dict[str, Any] = {"normalizer": "auto", "bootstrap": 10_000, "seed": 20260926}
+        defaults: dict[str, Any] = {"normalizer": "auto", "bootstrap": 10_000, "seed": DEFAULT_SEED}
         if protocol is not None:
             # A plan naming a protocol takes its settings; keys it also gives must agree.
             from earmark.scoring.protocols import get_protocol

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from earmark.errors import EarmarkError
 from earmark.stats.protocol_bootstrap import GENERATOR as PYTHON_RANDOM
 from earmark.stats.protocol_bootstrap import QUANTILE_RULE as PYTHON_RANDOM_QUANTILES
+from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
 
 Aggregate = Literal["micro", "macro"]
 Generator = Literal["numpy-pcg64", "python-random"]
@@ -36,7 +37,6 @@ QUANTILE_RULES: dict[str, str] = {
 #: The defaults without a protocol (the CLI's documented defaults).
 DEFAULT_AGGREGATE: Aggregate = "micro"
 DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 20260926
 
 
 @dataclass(frozen=True)

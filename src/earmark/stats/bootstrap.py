@@ -30,10 +30,9 @@ from earmark.stats.resampling import (
     cluster_totals,
     resample_totals,
 )
-
-DEFAULT_SEED = 20260926
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_LEVEL = 0.95
+from earmark.stats.settings import DEFAULT_LEVEL as DEFAULT_LEVEL
+from earmark.stats.settings import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
+from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
 
 Aggregate = Literal["micro", "macro"]
 Key = TypeVar("Key", bound=Hashable)
