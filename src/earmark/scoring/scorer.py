@@ -592,7 +592,9 @@ class ScoreResult:
         row's record (a few KB each) at once. Only where the scorer kept its texts
         (`score_rows`); a streamed corpus wrote its records as it went."""
         parts = [part for group in self.groups.values() for part in group.parts]
-        if self.rows and not parts:
+        if len(self.rows) != sum(len(part.rows) for part in parts) or (
+            not parts and any(group.n for group in self.groups.values())
+        ):
             raise RuntimeError("this corpus was scored streaming: its records were not kept")
         yield from _records_in_order(parts, 0, len(self.rows))
 
