@@ -211,7 +211,7 @@ def print_compare(result: dict[str, Any], console: Any = None) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from earmark.report.terminal import Column, print_fitted
+    from earmark.terminal_table import Column, print_fitted
 
     console = console if console is not None else Console()
     rows = []
