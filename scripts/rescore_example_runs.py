@@ -21,10 +21,10 @@ FOLDERS = sorted(ROOT.glob("tests/*/data/example-run"))
 
 
 def rescore(folder: Path) -> None:
-    from earmark.compare.verify import SCORED_KEYS, _scoring_rows
     from earmark.run.runner import latency_by_language
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.scorer import ScoringOptions, score_rows
+    from earmark.verification import SCORED_KEYS, _scoring_rows
 
     results = json.loads((folder / "results.json").read_text("utf-8"))
     plan = json.loads((folder / "plan.json").read_text("utf-8"))["plan"]
@@ -66,7 +66,7 @@ def rescore(folder: Path) -> None:
 
 
 def main() -> int:
-    from earmark.compare.verify import verify_run
+    from earmark.verification import verify_run
 
     for folder in FOLDERS:
         rescore(folder)

@@ -10,7 +10,7 @@ import pytest
 from compare_fixtures import write_rows
 
 from earmark.cli import main
-from earmark.compare.verify import differences, verify_run
+from earmark.verification import differences, verify_run
 
 EXAMPLE = Path(__file__).parent / "data" / "example-run"
 

@@ -93,7 +93,7 @@ def test_verify_passes_an_untouched_run(run_dir: Path, capsys: pytest.CaptureFix
 
 
 def _verify_dict(folder: Path) -> dict:
-    from earmark.compare.verify import verify_run
+    from earmark.verification import verify_run
 
     return verify_run(folder).to_dict()
 
@@ -219,7 +219,7 @@ def test_a_malformed_listing_is_refused_with_its_line(
 
 
 def _verify_dict_of_listing(folder: Path):
-    from earmark.compare.verify import _check_artefacts
+    from earmark.verification import _check_artefacts
 
     return _check_artefacts(folder)
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from earmark.cli import main
-from earmark.compare.verify import verify_run
+from earmark.verification import verify_run
 
 
 def test_run_with_a_protocol_records_it_and_verifies(

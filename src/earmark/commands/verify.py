@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from earmark.commands.arguments import output_path
 
 if TYPE_CHECKING:
-    from earmark.compare.verify import VerifyReport
+    from earmark.verification import VerifyReport
 
 
 def register(sub: Any) -> None:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 def check(args: argparse.Namespace) -> VerifyReport:
     """Verify, print and write as the command does, and return the report (what
     `earmark.verify` returns to a Python caller, where the CLI has only an exit status)."""
-    from earmark.compare.verify import verify_run
+    from earmark.verification import verify_run
     from earmark.outputs import atomic_write_json
 
     report = verify_run(args.run_dir)

@@ -24,7 +24,7 @@ from earmark.errors import EarmarkError
 from earmark.rundir.layout import COMPARE, RESULTS
 
 if TYPE_CHECKING:
-    from earmark.compare.verify import VerifyReport
+    from earmark.verification import VerifyReport
     from earmark.results import Comparison, Decision, Results
 
 #: A path argument: a string or anything `os.fspath` takes.
