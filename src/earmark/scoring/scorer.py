@@ -534,10 +534,10 @@ class _RowFacts:
         self.speaker_names = list(self.speakers)
         self.slice_names = list(self.slice_sets)
 
-    def bootstrap_keys(self, rows: np.ndarray, unit: ClusterUnit) -> np.ndarray:
-        """Per row (input indices): its resampling unit's code, as Python objects, so the
-        bootstrap numbers clusters by first appearance, as it did the key strings."""
-        codes = self.cluster_code[rows]
+    def bootstrap_codes(self, rows: np.ndarray, unit: ClusterUnit) -> np.ndarray:
+        """Per row (input indices): its resampling unit as a code (equal codes, equal
+        keys): the clip's cluster key or, by speaker, the speaker's."""
+        codes: np.ndarray = self.cluster_code[rows]
         if unit == "speaker":
             speaker = self.speaker_code[rows]
             codes = codes.copy()
@@ -548,8 +548,21 @@ class _RowFacts:
                 if v is None:
                     v = self.clusters[key] = len(self.clusters) << 1
                 codes[speaker == code] = v >> 1
-        keys: np.ndarray = codes.astype(object)
-        return keys
+        return codes
+
+
+def _first_appearance(codes: np.ndarray) -> np.ndarray:
+    """Each code's rank by first appearance (0 for the first row's, 1 for the next new
+    one, ...): the numbering the bootstrap gave the cluster key strings, whose order
+    decides which cluster each drawn index picks. As integers it stays that numbering
+    (`stats.resampling.cluster_index` keeps the order of integer keys)."""
+    if codes.size == 0:
+        return codes
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size, dtype=np.int64)
+    ranks: np.ndarray = rank[inverse.reshape(-1)]
+    return ranks
 
 
 def _present(codes: np.ndarray) -> list[int]:
@@ -745,12 +758,14 @@ def _score_mixed(part: _Part) -> None:
 
 def _metric(
     arr: np.ndarray,
-    clusters: np.ndarray,
+    cluster_codes: np.ndarray,
     options: ScoringOptions,
     null_reasons: Counter[str],
     n_rows: int,
 ) -> dict[str, Any]:
     python_random = options.protocol is not None and options.protocol.generator == "python-random"
+    # Numbered by first appearance among exactly these rows, as the key strings were.
+    clusters = _first_appearance(cluster_codes) if options.resamples > 0 else cluster_codes
     out = metric_object(
         arr,
         clusters,
@@ -837,7 +852,7 @@ def _compute_block(
 ) -> dict[str, Any]:
     norm = group.normalizer
     rows = group.indices[positions]
-    cluster_keys = facts.bootstrap_keys(rows, cluster_unit)
+    cluster_codes = facts.bootstrap_codes(rows, cluster_unit)
     speaker_codes = facts.speaker_code[rows]
     n_speakers = len(_present(speaker_codes[speaker_codes >= 0]))
     views: dict[str, Any] = {}
@@ -849,10 +864,10 @@ def _compute_block(
         for unit in norm.units:
             arr = group.counts[(view, unit)][positions][avail]
             metrics[METRIC_FOR_UNIT[unit]] = _metric(
-                arr, cluster_keys[avail], options, reasons, len(positions)
+                arr, cluster_codes[avail], options, reasons, len(positions)
             )
         if view == group.mixed_view:
-            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_keys, options)
+            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_codes, options)
         views[view] = metrics
     halluc = _hallucination(group, positions)
     status_counts = np.bincount(facts.status_code[rows], minlength=len(facts.status_names))
@@ -882,9 +897,7 @@ def _compute_block(
     return {
         "normalizer": normalizer,
         "n_utterances": int(len(positions)),
-        "n_clusters": len(_present(facts.cluster_code[rows]))
-        if cluster_unit == "clip"
-        else len(set(cluster_keys.tolist())),
+        "n_clusters": len(_present(cluster_codes)),
         # Only where rows carry speakers, so speakerless results keep their shape.
         **({"n_speakers": n_speakers} if n_speakers or options.min_speakers is not None else {}),
         "primary_view": norm.primary_view,
@@ -895,12 +908,12 @@ def _compute_block(
 
 
 def _mixed_metric(
-    group: _Group, positions: np.ndarray, cluster_keys: np.ndarray, options: ScoringOptions
+    group: _Group, positions: np.ndarray, cluster_codes: np.ndarray, options: ScoringOptions
 ) -> dict[str, Any]:
     avail = group.mixed_available[positions]
     reasons = Counter(group.mixed_reasons[p] for p in positions[~avail].tolist())
     arr = group.mixed_counts[positions][avail]
-    return _metric(arr, cluster_keys[avail], options, reasons, len(positions))
+    return _metric(arr, cluster_codes[avail], options, reasons, len(positions))
 
 
 def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
