@@ -142,7 +142,7 @@ def _plan_settings(
     """The frozen plan's settings, each given setting checked against them, and the
     record of the plan that postprocess.json keeps."""
     from earmark.postprocess.plan import plan_postprocess
-    from earmark.run.plan import check_frozen, file_sha256, read_plan_toml
+    from earmark.rundir.plan_file import check_frozen, file_sha256, read_plan_toml
 
     path = os.fspath(plan)
     digest = check_frozen(path, expect_sha256) if expect_sha256 else file_sha256(path)

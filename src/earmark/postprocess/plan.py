@@ -228,7 +228,7 @@ def record_prompt_sha256(plan_text: str, digest: str, prompt_file: str) -> str:
 
 def plan_postprocess(path: str | os.PathLike[str]) -> PostprocessPlan:
     """The `[postprocess]` table of a plan file (structure checked, no data needed)."""
-    from earmark.run.plan import read_plan_toml
+    from earmark.rundir.plan_file import read_plan_toml
 
     p = Path(path)
     data = read_plan_toml(p)

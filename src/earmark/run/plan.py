@@ -51,37 +51,19 @@ from typing import TYPE_CHECKING, Any
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
+from earmark.rundir.plan_file import PLAN_KEYS as PLAN_KEYS
+from earmark.rundir.plan_file import check_frozen as check_frozen
+from earmark.rundir.plan_file import file_sha256, read_plan_toml
 from earmark.stats.settings import DEFAULT_SEED
 
 if TYPE_CHECKING:
     from earmark.scoring.scorer import ScoringOptions
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover
-    import tomli as tomllib
+    pass
 
-PLAN_KEYS = {
-    "manifest",
-    "audio_root",
-    "normalizer",
-    "repeats",
-    "bootstrap",
-    "seed",
-    "selection",
-    "audio",
-    "arms",
-    "allow_network",
-    "batch_size",
-    "protocol",
-    "threads",
-    "cpu_isa",
-    "ceilings",
-    "postprocess",
-    "cluster",
-    "min_per_slice",
-    "min_speakers",
-}
 CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
 AUDIO_KEYS = {"min_seconds", "max_seconds", "max_bytes"}
@@ -274,29 +256,6 @@ def default_audio_root(manifest: str | os.PathLike[str], given: str | None = Non
     return Path(manifest).parent
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def read_plan_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A plan file's TOML, its top-level keys checked; every problem names the file."""
-    p = Path(path)
-    try:
-        data: dict[str, Any] = tomllib.loads(p.read_text("utf-8"))
-    except FileNotFoundError:
-        raise EarmarkError("plan file not found", file=str(p)) from None
-    except UnicodeDecodeError:
-        raise EarmarkError("plan file is not UTF-8", file=str(p)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise EarmarkError(f"invalid TOML: {exc}", file=str(p)) from None
-    unknown = sorted(set(data) - PLAN_KEYS)
-    if unknown:
-        raise EarmarkError(
-            f"unknown plan key(s) {', '.join(unknown)}", file=str(p), field=unknown[0]
-        )
-    return data
-
-
 def load_plan(path: str | os.PathLike[str], *, resolve_data: bool = True) -> RunPlan:
     """Read a TOML plan; every problem names the file and the key.
 
@@ -422,20 +381,3 @@ def freeze_plan(path: str | os.PathLike[str]) -> FrozenPlan:
     out = Path(f"{os.fspath(p)}.sha256")
     atomic_write_text(out, f"{digest}  {p.name}\n" + "".join(lines))
     return FrozenPlan(digest, out, added)
-
-
-def check_frozen(path: str | os.PathLike[str], expected: str) -> str:
-    digest = file_sha256(path)
-    if digest != expected.strip().lower():
-        raise EarmarkError(
-            f"plan changed since it was frozen: sha256 {digest} != expected {expected}",
-            file=str(path),
-            hint="a frozen plan must not change; freeze a new plan and record the deviation",
-        )
-    arms = read_plan_toml(path).get("arms")
-    if isinstance(arms, list):
-        from earmark.engines.model_source import refuse_moving_refs
-
-        specs = [ArmSpec.from_mapping(a, file=str(path)) for a in arms if isinstance(a, dict)]
-        refuse_moving_refs(specs, look_up=False, file=str(path))
-    return digest
