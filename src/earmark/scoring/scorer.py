@@ -862,7 +862,7 @@ def _compute_block(
         reasons = Counter(view_reasons[p] for p in positions[~avail].tolist())
         metrics = {}
         for unit in norm.units:
-            arr = group.counts[(view, unit)][positions][avail]
+            arr = _subset(group.counts[(view, unit)], positions, avail)
             metrics[METRIC_FOR_UNIT[unit]] = _metric(
                 arr, cluster_codes[avail], options, reasons, len(positions)
             )
@@ -907,12 +907,27 @@ def _compute_block(
     }
 
 
+def _subset(values: np.ndarray, positions: np.ndarray, avail: np.ndarray) -> np.ndarray:
+    """`values[positions][avail]` without copying what it need not: a block of every
+    position (the overall block, a one-language corpus's language) where every row is
+    available reads the array itself (read only), not two copies of a corpus-sized one."""
+    n = len(values)
+    every = len(positions) == n and (
+        n == 0
+        or (positions[0] == 0 and positions[-1] == n - 1 and bool((np.diff(positions) > 0).all()))
+    )
+    if not every:
+        values = values[positions]
+    out: np.ndarray = values if avail.all() else values[avail]
+    return out
+
+
 def _mixed_metric(
     group: _Group, positions: np.ndarray, cluster_codes: np.ndarray, options: ScoringOptions
 ) -> dict[str, Any]:
     avail = group.mixed_available[positions]
     reasons = Counter(group.mixed_reasons[p] for p in positions[~avail].tolist())
-    arr = group.mixed_counts[positions][avail]
+    arr = _subset(group.mixed_counts, positions, avail)
     return _metric(arr, cluster_codes[avail], options, reasons, len(positions))
 
 
@@ -920,11 +935,11 @@ def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
     """Hallucination flags from the primary view's counts (rows where it is available)."""
     norm = group.normalizer
     avail = group.available[norm.primary_view][positions]
-    arr = group.counts[(norm.primary_view, norm.units[0])][positions][avail]
+    arr = _subset(group.counts[(norm.primary_view, norm.units[0])], positions, avail)
     return hallucination_counts(
         arr[:, 0] + arr[:, 1] + arr[:, 3],
         arr[:, 0] + arr[:, 2] + arr[:, 3],
-        group.repetition[positions][avail],
+        _subset(group.repetition, positions, avail),
     )
 
 
