@@ -29,8 +29,10 @@ from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions, _collector_paused
 
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
-#: records, a few KB a row), and large enough that the per-chunk costs vanish.
-CHUNK_ROWS = 10_000
+#: records, a few KB a row). Small enough that a chunk's objects stay in cache and its
+#: freed memory is reused by the next (2,000 rows: ~8% less CPU in scoring and records
+#: than 10,000), large enough that the per-chunk numpy calls do not show.
+CHUNK_ROWS = 2_000
 
 #: Where `score --glm ... --out DIR` keeps a copy of the rules file.
 GLM_COPY = "rules.glm"
