@@ -23,7 +23,13 @@ that jiwer (installed, compiled) never pays:
 Goals (issue 12), as ratios against jiwer measured in the same run: the first earmark
 row at >= 5x jiwer's throughput, the second no slower than jiwer, peak RSS below jiwer's.
 `--scaling` scores 10k, 100k and 1M pairs (`--normalizer none --bootstrap 0`) and reports
-the time per pair, the fitted exponent of time in pairs (1.0 = linear) and peak RSS.
+the time per pair, the fitted exponent of time in pairs (1.0 = linear), peak RSS and the
+peak RSS each extra pair adds. `earmark score` streams the file (2,000 rows at a time,
+`earmark.scoring.scorer.CorpusScorer`): what grows with the corpus is each row's counts
+and codes (~100 B), its id (reader and scorer, ~200 B) and the error analysis's
+substitution table, which grows with the distinct (reference, hypothesis) word pairs
+(this corpus's random vocabulary makes nearly every substitution a new pair: ~100 B a
+row; real transcripts repeat their confusions).
 """
 
 from __future__ import annotations
