@@ -120,7 +120,8 @@ _MORE_BACKENDS = (
     ),
     BackendInfo(
         name="sherpa-onnx",
-        summary="sherpa-onnx offline transducer / CTC / Paraformer / Whisper ONNX folders",
+        summary="sherpa-onnx offline transducer / CTC / Paraformer / Whisper ONNX folders; "
+        "streaming exports with model_type=online_*",
         extra="sherpa-onnx",
         runtime_module="sherpa_onnx",
         formats="folder with tokens.txt and *.onnx (model_type=auto detects the layout)",

@@ -204,6 +204,9 @@ class ArmResult(Record):
     critical_tokens: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     long_form: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     timestamps: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    #: Streaming figures per language (docs/streaming.md); by_language null with a reason
+    #: when the arm did not stream.
+    streaming: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     sclite: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     # Set by `earmark run`.
     #: Null for an arm that failed before its model loaded (as are its `resources`).

@@ -28,6 +28,7 @@ from earmark.corpus.audio import LoadedAudio
 from earmark.corpus.model import Utterance
 from earmark.engines.base import Clip, Engine, Hypothesis, ModelInfo
 from earmark.engines.spec import ArmSpec
+from earmark.engines.streaming import stream_record
 from earmark.run.arm_environment import apply_arm_environment, clip_seed, with_plan_threads
 from earmark.run.egress import EgressGuard
 from earmark.run.plan import RunPlan
@@ -127,6 +128,9 @@ def prediction_row(
             row["segments"] = [[s.start, s.end, s.text] for s in hyp.segments]
         if hyp.words:
             row["words"] = [[w.start, w.end, w.text] for w in hyp.words]
+        stream = stream_record(hyp)
+        if stream is not None:
+            row["stream"] = stream
         extra = {k: v for k, v in hyp.extra.items() if k != "language_mismatch"}
         if extra:
             row["engine"] = extra

@@ -45,6 +45,7 @@ from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_s
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.streaming_section import streaming_section
 
 Isolation = Literal["process", "inline"]
 
@@ -483,6 +484,7 @@ def finish_run(
         timestamps = _timestamps(utterances, raw_rows, plan, scoring)
         if timestamps is not None:
             summary["timestamps"] = timestamps
+        summary["streaming"] = streaming_section(raw_rows)
         summary["model"] = model
         summary["deterministic"], summary["determinism_note"] = determinism(model)
         summary["resources"] = resources
