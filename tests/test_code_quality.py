@@ -26,3 +26,103 @@ def test_mypy_strict_on_all_of_src() -> None:
     pytest.importorskip("mypy", reason="mypy is installed by the test extra")
     out = _run(sys.executable, "-m", "mypy")  # files and strictness come from pyproject.toml
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+#: What counts as too small to share: a body (docstring aside) of one statement whose
+#: `ast.dump` is shorter than this, such as `return self._x`, `pass`, `...`,
+#: `raise NotImplementedError` or `self._model = None`. Writing those twice costs nothing;
+#: anything longer is logic, and logic lives in one place.
+TRIVIAL_DUMP_CHARS = 200
+
+#: Identical bodies still allowed, each group exactly as found (`path::qualified.name`) and
+#: why. An entry that no longer matches fails the test, so the list can only shrink.
+ALLOWED_DUPLICATES: dict[frozenset[str], str] = {
+    frozenset(
+        {"engines/command.py::CommandEngine._hashes", "engines/stdio.py::StdioEngine._hashes"}
+    ): "owner busy (engines/stdio.py); the lead merges next",
+    frozenset(
+        {"metrics/streaming.py::StreamFigures.churn", "metrics/streaming.py::StreamingTally.churn"}
+    ): "owner busy (metrics/streaming.py); the lead merges next",
+    frozenset(
+        {
+            "metrics/streaming.py::StreamFigures.stability",
+            "metrics/streaming.py::StreamingTally.stability",
+        }
+    ): "owner busy (metrics/streaming.py); the lead merges next",
+    frozenset(
+        {"postprocess/evaluate.py::SourceRow.cluster_key", "scoring/rows.py::ScoringRow.cluster_key"}
+    ): "owner busy (postprocess/, scoring/); the lead merges next",
+    frozenset(
+        {"postprocess/evaluate.py::_ratio", "scoring/extra_metrics.py::_nan_ratio"}
+    ): "owner busy (postprocess/, scoring/); the lead merges next",
+    frozenset(
+        {"results/display.py::fmt_ms", "scoring/streaming_section.py::_ms"}
+    ): "owner busy (scoring/streaming_section.py: import fmt_ms); the lead merges next",
+    frozenset(
+        {"run/store.py::row_key", "rundir/predictions.py::arm_row_key"}
+    ): "owner busy (run/store.py, rundir/); the lead merges next",
+    frozenset(
+        {
+            "testing/tiny_onnx_ctc.py::build_tiny_nemo_ctc.ints",
+            "testing/tiny_onnx_online_ctc.py::build_tiny_online_nemo_ctc.ints",
+        }
+    ): "owner busy (testing/tiny_onnx*.py); the lead merges next",
+}
+
+
+def _function_bodies(src: Path) -> dict[str, list[str]]:
+    """`ast.dump` of every non-trivial function body (docstring dropped) -> where it stands."""
+    import ast
+
+    found: dict[str, list[str]] = {}
+
+    def walk(node: ast.AST, file: str, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = child.body
+                if ast.get_docstring(child, clean=False) is not None:
+                    body = body[1:]
+                dump = "\n".join(ast.dump(statement) for statement in body)
+                if len(body) > 1 or len(dump) >= TRIVIAL_DUMP_CHARS:
+                    found.setdefault(dump, []).append(f"{file}::{prefix}{child.name}")
+                walk(child, file, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, file, f"{prefix}{child.name}.")
+            else:
+                walk(child, file, prefix)
+
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"), str(path))
+        walk(tree, path.relative_to(src).as_posix(), "")
+    return found
+
+
+def test_no_identical_function_bodies_in_src() -> None:
+    """Two functions with the same body are one meaning written twice: keep one, where the
+    meaning lives, and import it (what `duplicates src` checks for issue 13)."""
+    groups = {
+        frozenset(places)
+        for places in _function_bodies(ROOT / "src" / "earmark").values()
+        if len(places) > 1
+    }
+    new = sorted(sorted(group) for group in groups - ALLOWED_DUPLICATES.keys())
+    stale = sorted(sorted(group) for group in ALLOWED_DUPLICATES.keys() - groups)
+    assert not new, f"identical function bodies (keep one and import it): {new}"
+    assert not stale, f"allow-list entries that no longer match (remove them): {stale}"
+
+
+def test_function_bodies_sees_duplicates_and_spares_trivial_ones(tmp_path: Path) -> None:
+    """The detector itself: a docstring does not hide a copy, a one-line accessor is not one."""
+    (tmp_path / "a.py").write_text(
+        "def f(x):\n    '''Why.'''\n    y = x + 1\n    return y\n\n"
+        "class C:\n    def g(self):\n        return self._x\n",
+        "utf-8",
+    )
+    (tmp_path / "b.py").write_text(
+        "def h(x):\n    y = x + 1\n    return y\n\n"
+        "def k(self):\n    return self._x\n\n"
+        "def outer():\n    def f(x):\n        y = x + 2\n        return y\n    return f\n",
+        "utf-8",
+    )
+    groups = [sorted(p) for p in _function_bodies(tmp_path).values() if len(p) > 1]
+    assert groups == [["a.py::f", "b.py::h"]]

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from earmark.errors import EarmarkError
 from earmark.records import read_records
+from earmark.rundir.json_records import read_json_record
 
 Status = Literal["ok", "mismatch", "unavailable"]
 #: Summary keys `score_rows` produces, compared one by one.
@@ -133,29 +134,6 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
             raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
         rows.append(row)
     return rows
-
-
-def _read_record(path: Path) -> dict[str, Any] | None:
-    """A run record (provenance.json, plan.json), or None when the folder has none.
-
-    An empty or unreadable record is refused, not skipped: a full disk once left a
-    0-byte provenance.json that a lenient reader let through as "verified"."""
-    if not path.exists():
-        return None
-    text = path.read_text("utf-8")
-    if not text.strip():
-        raise EarmarkError(
-            f"{path.name} is empty (a write was interrupted)",
-            file=str(path),
-            hint="rerun the command that wrote this folder (a run resumes)",
-        )
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
-    if not isinstance(data, dict):
-        raise EarmarkError("expected a JSON object", file=str(path))
-    return data
 
 
 def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[Any]:
@@ -448,8 +426,8 @@ def verify_run(run_dir: str | os.PathLike[str]) -> VerifyReport:
     run = Path(run_dir)
     results = load_results(run)
     check_predictions_file(run, results)
-    provenance = _read_record(run / "provenance.json")
-    _read_record(run / "plan.json")  # refused here when empty; checked in full below
+    provenance = read_json_record(run / "provenance.json")
+    read_json_record(run / "plan.json")  # refused here when empty; checked in full below
     rows = _read_rows(run / "predictions.jsonl")
     report = VerifyReport(str(run))
     arms = results.get("arms") or {}

@@ -24,7 +24,7 @@ import contextlib
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from typing import Any
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import mono_16k
 from earmark.engines.extras import is_installed, require
-from earmark.engines.local_engine import LocalModelEngine
+from earmark.engines.local_engine import ClipByClipEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -92,12 +92,8 @@ def _optional_folder(reader: SettingsReader, key: str) -> Path | None:
     return path.resolve()
 
 
-class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
+class FunAsrEngine(ClipByClipEngine[FunAsrOptions, ModelSource]):
     """One FunASR AutoModel loaded once; clips decoded one at a time."""
-
-    def __init__(self, arm: ArmSpec, options: FunAsrOptions, source: ModelSource) -> None:
-        super().__init__(arm, options, source)
-        self._model: Any = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[FunAsrOptions, ModelSource]:
@@ -185,11 +181,6 @@ class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
         )
         return self._info
 
-    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
-        if self._model is None or self._info is None:
-            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
-        return [self._one(clip, language) for clip in clips]
-
     def _one(self, clip: Clip, language: str | None) -> Hypothesis:
         started = time.perf_counter()
         try:
@@ -216,9 +207,6 @@ class FunAsrEngine(LocalModelEngine[FunAsrOptions, ModelSource]):
             segments=funasr_segments(result, raw),
             extra={"funasr_text": raw} if raw != text else {},
         )
-
-    def close(self) -> None:
-        self._model = None
 
 
 def funasr_determinism(model_class: str) -> tuple[bool, str]:

@@ -7,9 +7,10 @@ anything else happens, with the one-line missing-extra error; and a model loads 
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
 
-from earmark.engines.base import ModelInfo
+from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.spec import ArmSpec
 
 OptionsT = TypeVar("OptionsT")
@@ -45,3 +46,23 @@ class LocalModelEngine(Generic[OptionsT, SourceT]):
     def _start_load(self) -> None:
         if self._info is not None:
             raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
+
+
+class ClipByClipEngine(LocalModelEngine[OptionsT, SourceT]):
+    """Base of the local engines that decode one clip at a time (Vosk, FunASR): a batch is
+    its clips in order, each through `_one`, once the model is loaded."""
+
+    def __init__(self, arm: ArmSpec, options: OptionsT, source: SourceT) -> None:
+        super().__init__(arm, options, source)
+        self._model: Any = None
+
+    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
+        if self._model is None or self._info is None:
+            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
+        return [self._one(clip, language) for clip in clips]
+
+    def _one(self, clip: Clip, language: str | None) -> Hypothesis:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self._model = None

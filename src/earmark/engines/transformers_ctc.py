@@ -17,7 +17,6 @@ from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
-from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_metadata import torch_parameters
 from earmark.engines.model_source import (
     ModelSource,
@@ -30,6 +29,7 @@ from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 from earmark.engines.transformers_runtime import (
     TorchOptions,
+    TransformersEngine,
     batch_determinism,
     import_runtime,
     load_pretrained,
@@ -65,15 +65,11 @@ def read_options(arm: ArmSpec) -> tuple[CtcOptions, ModelSource]:
     return options, source
 
 
-class TransformersCtcEngine(LocalModelEngine[CtcOptions, ModelSource]):
+class TransformersCtcEngine(TransformersEngine[CtcOptions]):
     """One CTC model loaded once; clips decoded in batches of `batch_size`."""
 
     def __init__(self, arm: ArmSpec, options: CtcOptions, source: ModelSource) -> None:
         super().__init__(arm, options, source)
-        self._model: Any = None
-        self._processor: Any = None
-        self._torch: Any = None
-        self._dtype: Any = None
         self._batches = False
 
     @classmethod
@@ -233,7 +229,3 @@ class TransformersCtcEngine(LocalModelEngine[CtcOptions, ModelSource]):
             return [frames] * len(samples)
         lengths = lengths_of(self._torch.tensor(samples))
         return [min(int(n), frames) for n in lengths]
-
-    def close(self) -> None:
-        self._model = None
-        self._processor = None

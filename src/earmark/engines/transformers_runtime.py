@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from earmark.engines.extras import require
-from earmark.engines.model_source import package_version, read_weight_type
+from earmark.engines.local_engine import LocalModelEngine, OptionsT
+from earmark.engines.model_source import ModelSource, package_version, read_weight_type
 from earmark.engines.registry import TORCH_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader
+from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 
 EXTRA = "transformers"
@@ -26,6 +28,22 @@ class TorchOptions:
     compute_type: str
     device: str
     threads: int
+
+
+class TransformersEngine(LocalModelEngine[OptionsT, ModelSource]):
+    """Base of the two transformers backends: the loaded model, its processor, torch and
+    the weight dtype; closing drops the model and processor so their memory can go."""
+
+    def __init__(self, arm: ArmSpec, options: OptionsT, source: ModelSource) -> None:
+        super().__init__(arm, options, source)
+        self._model: Any = None
+        self._processor: Any = None
+        self._torch: Any = None
+        self._dtype: Any = None
+
+    def close(self) -> None:
+        self._model = None
+        self._processor = None
 
 
 def read_torch_options(reader: SettingsReader) -> TorchOptions:

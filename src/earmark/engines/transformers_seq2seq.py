@@ -22,7 +22,6 @@ from typing import Any
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
-from earmark.engines.local_engine import LocalModelEngine
 from earmark.engines.model_metadata import torch_parameters
 from earmark.engines.model_source import (
     ModelSource,
@@ -36,6 +35,7 @@ from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 from earmark.engines.transformers_runtime import (
     TorchOptions,
+    TransformersEngine,
     batch_determinism,
     import_runtime,
     load_pretrained,
@@ -95,15 +95,11 @@ class _LanguagePlan:
     refused_code: str | None
 
 
-class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
+class TransformersSeq2SeqEngine(TransformersEngine[Seq2SeqOptions]):
     """One speech seq2seq model loaded once; clips generated in batches."""
 
     def __init__(self, arm: ArmSpec, options: Seq2SeqOptions, source: ModelSource) -> None:
         super().__init__(arm, options, source)
-        self._model: Any = None
-        self._processor: Any = None
-        self._torch: Any = None
-        self._dtype: Any = None
         self._whisper = False
         self._multilingual = False
         #: Whether generate draws random numbers (then clips go one at a time, seeded).
@@ -329,7 +325,3 @@ class TransformersSeq2SeqEngine(LocalModelEngine[Seq2SeqOptions, ModelSource]):
             if token in self._language_ids:
                 return self._language_ids[token]
         return plan.language
-
-    def close(self) -> None:
-        self._model = None
-        self._processor = None

@@ -19,7 +19,7 @@ import numpy as np
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.extras import require
-from earmark.engines.local_engine import LocalModelEngine
+from earmark.engines.local_engine import ClipByClipEngine
 from earmark.engines.model_source import (
     ModelSource,
     failed_hypothesis,
@@ -53,13 +53,12 @@ def read_options(arm: ArmSpec) -> tuple[VoskOptions, ModelSource]:
     return options, source
 
 
-class VoskEngine(LocalModelEngine[VoskOptions, ModelSource]):
+class VoskEngine(ClipByClipEngine[VoskOptions, ModelSource]):
     """One Vosk model loaded once; a fresh recogniser per clip."""
 
     def __init__(self, arm: ArmSpec, options: VoskOptions, source: ModelSource) -> None:
         super().__init__(arm, options, source)
         self._vosk: Any = None
-        self._model: Any = None
 
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[VoskOptions, ModelSource]:
@@ -111,11 +110,6 @@ class VoskEngine(LocalModelEngine[VoskOptions, ModelSource]):
         )
         return self._info
 
-    def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
-        if self._model is None or self._info is None:
-            raise RuntimeError(f"arm '{self.name}': call load() before transcribe()")
-        return [self._one(clip, language) for clip in clips]
-
     def _one(self, clip: Clip, language: str | None) -> Hypothesis:
         started = time.perf_counter()
         try:
@@ -135,9 +129,6 @@ class VoskEngine(LocalModelEngine[VoskOptions, ModelSource]):
             segments=word_segments(result.get("result") or []),
             extra={"language_note": "Vosk models have one fixed language"},
         )
-
-    def close(self) -> None:
-        self._model = None
 
 
 def word_segments(words: Sequence[dict[str, Any]]) -> tuple[Segment, ...]:

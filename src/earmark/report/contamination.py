@@ -27,6 +27,7 @@ from earmark.language_tags import base_language
 from earmark.metrics.contamination import DeclaredTextScan, Overlap, canary_hits, ngram_keys
 from earmark.metrics.tokens import chars, words
 from earmark.outputs import atomic_write_text
+from earmark.results.display import fmt_pct
 from earmark.rundir.layout import PREDICTIONS
 
 SCHEMA_ID = "earmark.contamination/1"
@@ -307,10 +308,6 @@ def _output_canaries(
     return hits
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.2f}%"
-
-
 def render_markdown(report: dict[str, Any]) -> str:
     from earmark.report.markdown import md_table
 
@@ -335,8 +332,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                     str(v["too_short"]),
                     str(v["ngrams"]),
                     str(v["matched"]),
-                    _pct(v["share"]),
-                    f"{v['flagged']} ({_pct(v['flagged_share'])})",
+                    fmt_pct(v["share"]),
+                    f"{v['flagged']} ({fmt_pct(v['flagged_share'])})",
                 ]
                 for scope, v in [("corpus", summary), *report["by_language"].items()]
             ],
@@ -351,7 +348,13 @@ def render_markdown(report: dict[str, Any]) -> str:
             md_table(
                 ["id", "language", "n-grams", "found", "share"],
                 [
-                    [r["id"], r["language"], str(r["ngrams"]), str(r["matched"]), _pct(r["share"])]
+                    [
+                        r["id"],
+                        r["language"],
+                        str(r["ngrams"]),
+                        str(r["matched"]),
+                        fmt_pct(r["share"]),
+                    ]
                     for r in flagged
                 ],
             )

@@ -12,7 +12,8 @@ from dataclasses import asdict
 from datetime import date as Date
 from typing import TYPE_CHECKING, Any
 
-from earmark.results import DECISION_SCHEMA
+from earmark.results import DECISION_SCHEMA, display
+from earmark.results.display import fmt_decimal, fmt_pct
 
 if TYPE_CHECKING:
     from earmark.report.decision_ceilings import Ceilings
@@ -35,11 +36,6 @@ if TYPE_CHECKING:
 SCHEMA_ID = DECISION_SCHEMA
 
 
-def fmt_pct(value: float | None) -> str:
-    """A rate as a percentage with two decimals; `—` for a rate that was not computed."""
-    return "—" if value is None else f"{100 * value:.2f}%"
-
-
 def fmt_pp_ci(ci: Sequence[float] | None, point: float | None = None) -> str:
     """A difference of rates (and its CI) in signed percentage points:
     `-4.55 pp [-5.91, -2.95]`."""
@@ -54,7 +50,7 @@ def fmt_shown(value: str | None) -> str:
 
 def fmt_mib(value: Any) -> str:
     """Bytes in MiB, or `not recorded`."""
-    return "not recorded" if value is None else f"{value / 2**20:.0f} MiB"
+    return "not recorded" if value is None else display.fmt_mib(value)
 
 
 def decision_record(
@@ -256,16 +252,16 @@ def _speed_markdown(r: ResourceEvidence, j: ResourceJudgement, rules: DecisionRu
     speed = [
         [
             f"latency {r.latency_statistic} (s)",
-            _num(r.latency.baseline),
-            _num(r.latency.challenger),
+            fmt_decimal(r.latency.baseline),
+            fmt_decimal(r.latency.challenger),
             fmt_pct(r.latency.reduction),
             f"≥ {100 * rules.min_latency_reduction:.0f}%",
             "yes" if j.latency_met else "no",
         ],
         [
             "CPU s per audio s",
-            _num(r.core_cost.baseline),
-            _num(r.core_cost.challenger),
+            fmt_decimal(r.core_cost.baseline),
+            fmt_decimal(r.core_cost.challenger),
             fmt_pct(r.core_cost.reduction),
             f"≥ {100 * rules.min_core_cost_reduction:.0f}%",
             "yes" if j.core_cost_met else "no",
@@ -283,7 +279,7 @@ def _speed_markdown(r: ResourceEvidence, j: ResourceJudgement, rules: DecisionRu
         [
             f"ceiling: {ceiling.name}",
             "",
-            _num(ceiling.challenger),
+            fmt_decimal(ceiling.challenger),
             "",
             f"≤ {ceiling.limit}",
             "yes" if ceiling.met else "no",
@@ -356,10 +352,6 @@ def _fmt_coverage(baseline: Coverage, challenger: Coverage) -> str:
         f"{c.with_hypothesis}/{c.rows}{' ⚠' if c.below_minimum else ''}"
         for c in (baseline, challenger)
     )
-
-
-def _num(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
 
 
 def _fmt_metric(metric: Mapping[str, Any] | None) -> str:

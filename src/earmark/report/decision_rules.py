@@ -52,8 +52,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from earmark.errors import EarmarkError
-from earmark.report.decision_render import fmt_pct, fmt_pp_ci, fmt_shown
+from earmark.report.decision_render import fmt_pp_ci, fmt_shown
 from earmark.results.decision import VERDICTS as DECISION_VERDICTS
+from earmark.results.display import fmt_pct
 from earmark.stats.settings import DEFAULT_SEED
 
 if TYPE_CHECKING:

@@ -4,13 +4,10 @@ and the per-arm and per-language resource tables from results.json."""
 from __future__ import annotations
 
 from earmark.report.html_inputs import ReportInputs
-from earmark.report.html_page import Markup, chart, html_table, mib, num, seconds, section
+from earmark.report.html_page import Markup, chart, html_table, num, seconds, section
 from earmark.report.plots import Distribution, latency_plot
 from earmark.report.run_directory import base_language
-
-
-def _ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
+from earmark.results.display import fmt_decimal, fmt_mib
 
 
 def render_latency(page: ReportInputs) -> str:
@@ -40,7 +37,7 @@ def render_latency(page: ReportInputs) -> str:
                     num(str(scope.clips)),
                     num(seconds(scope.latency_p50_seconds)),
                     num(seconds(scope.latency_p95_seconds)),
-                    num(_ratio(scope.real_time_factor)),
+                    num(fmt_decimal(scope.real_time_factor)),
                 ]
             )
         res = arm.resources
@@ -51,9 +48,9 @@ def render_latency(page: ReportInputs) -> str:
                     num(seconds(res.load_seconds)),
                     num(seconds(res.latency_p50_seconds)),
                     num(seconds(res.latency_p95_seconds)),
-                    num(_ratio(res.real_time_factor)),
-                    num(_ratio(res.cpu_seconds_per_audio_second)),
-                    num(mib(res.peak_rss_bytes)),
+                    num(fmt_decimal(res.real_time_factor)),
+                    num(fmt_decimal(res.cpu_seconds_per_audio_second)),
+                    num(fmt_mib(res.peak_rss_bytes)),
                     num("—" if res.threads is None else str(res.threads)),
                 ]
             )

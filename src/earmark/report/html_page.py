@@ -140,10 +140,6 @@ def seconds(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f} s"
 
 
-def mib(value: float | None) -> str:
-    return "—" if value is None else f"{value / 2**20:.0f} MiB"
-
-
 def section(section_id: str, title: str, body: Sequence[str]) -> str:
     return f'<section id="{section_id}"><h2>{esc(title)}</h2>\n' + "\n".join(body) + "\n</section>"
 

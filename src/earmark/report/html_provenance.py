@@ -7,8 +7,9 @@ import json
 from typing import Any
 
 from earmark.report.html_inputs import ReportInputs
-from earmark.report.html_page import Markup, esc, html_table, mib, section
+from earmark.report.html_page import Markup, esc, html_table, section
 from earmark.results import ModelInfo
+from earmark.results.display import fmt_mib
 
 
 def render_provenance(page: ReportInputs) -> str:
@@ -102,7 +103,7 @@ def render_provenance(page: ReportInputs) -> str:
             "cores (available / total)",
             f"{host.get('cores_available', '—')} / {host.get('cpu_count', '—')}",
         ],
-        ["memory", mib(host.get("memory_bytes"))],
+        ["memory", fmt_mib(host.get("memory_bytes"))],
         ["CPU governor", host.get("cpu_governor") or "—"],
         ["CPU flags (numeric)", " ".join(host.get("cpu_flags") or []) or "—"],
         [

@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Any
 
-from earmark.report.html_page import CSP, STYLE, Markup, esc, html_table, mib
+from earmark.report.html_page import CSP, STYLE, Markup, esc, html_table
 from earmark.report.leaderboard_entries import SUSPECT, UNVERIFIABLE, Entry
 from earmark.report.leaderboard_ranking import Leaderboard
 from earmark.report.leaderboard_tables import (
@@ -19,12 +19,12 @@ from earmark.report.leaderboard_tables import (
     parameters_text,
     pivot,
     rank_text,
-    rtf_text,
     self_reported_rows,
     unranked_intro,
 )
 from earmark.report.markdown import fmt_rate
 from earmark.results import MetricResult
+from earmark.results.display import fmt_decimal, fmt_mib
 
 #: touches no network, and is allowed by its hash alone in the Content-Security-Policy.
 BOARD_SCRIPT = """
@@ -265,8 +265,8 @@ def _board_table(
             "value": _ci_svg(e, scales.get(e.group)),
             "wer": esc(fmt_rate(e.wer) if e.wer else "n/a"),
             "cer": esc(fmt_rate(e.cer)),
-            "rtf": esc(rtf_text(e.rtf)),
-            "rss": esc(mib(e.peak_rss_bytes)),
+            "rtf": esc(fmt_decimal(e.rtf)),
+            "rss": esc(fmt_mib(e.peak_rss_bytes)),
             "revision": f"<code>{esc(e.model_revision or '—')}</code>",
             "architecture": esc(e.architecture or "—"),
             "parameters": f'<span title="{esc(e.parameters_note or e.parameters)}">'

@@ -6,11 +6,11 @@ from __future__ import annotations
 import csv
 import io
 
-from earmark.report.html_page import mib
 from earmark.report.leaderboard_entries import SUSPECT, UNVERIFIABLE, Entry
 from earmark.report.leaderboard_ranking import Leaderboard
 from earmark.report.markdown import fmt_rate, md_table
 from earmark.results import MetricResult
+from earmark.results.display import fmt_decimal, fmt_mib
 
 
 def _mark(e: Entry) -> str:
@@ -37,11 +37,6 @@ def coverage_text(e: Entry) -> str:
     if not e.rows:
         return "0/0"
     return f"{e.covered}/{e.rows} ({100 * e.covered / e.rows:.1f}%)"
-
-
-def rtf_text(value: float | None) -> str:
-    """Real-time factor to three decimals, or `—` when not measured."""
-    return "—" if value is None else f"{value:.3f}"
 
 
 def _scope(e: Entry) -> str:
@@ -125,8 +120,8 @@ def detail_rows(board: Leaderboard) -> list[list[str]]:
                 coverage_text(e),
                 fmt_rate(e.wer) if e.wer else "n/a",
                 fmt_rate(e.cer),
-                rtf_text(e.rtf),
-                mib(e.peak_rss_bytes),
+                fmt_decimal(e.rtf),
+                fmt_mib(e.peak_rss_bytes),
                 e.model_revision or "—",
                 e.architecture or "—",
                 parameters_text(e),

@@ -15,7 +15,14 @@ from typing import Any
 
 from earmark.markdown_cells import md_code, md_fence, md_table, md_text
 from earmark.results import ArmResult, MetricResult, Record, Results, ScopeResult
-from earmark.results.display import fmt_rate, fmt_sdi, fmt_stat
+from earmark.results.display import (
+    fmt_decimal,
+    fmt_mib,
+    fmt_ms,
+    fmt_rate,
+    fmt_sdi,
+    fmt_stat,
+)
 
 __all__ = ["fmt_rate", "fmt_stat", "md_code", "md_fence", "md_table", "md_text"]
 
@@ -218,10 +225,6 @@ TIMESTAMP_HEADER = (
 )
 
 
-def _ms(value: Any) -> str:
-    return "—" if value is None else f"{1000 * value:.0f} ms"
-
-
 def _share(value: Any) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 
@@ -238,7 +241,7 @@ def timestamp_rows(section: Mapping[str, Any] | None) -> list[list[str]]:
             row.append(f"{b['unmatched_reference']} / {b['unmatched_hypothesis']}")
             for side in ("start", "end"):
                 o = b[side]
-                row += [_ms(o["mean"]), _ms(o["median"])]
+                row += [fmt_ms(o["mean"]), fmt_ms(o["median"])]
                 row += [_share(o["within_100ms"]), _share(o["within_200ms"])]
             rows.append(row)
     return rows
@@ -337,14 +340,6 @@ def _publication_notes(arm: ArmResult) -> list[str]:
     return lines
 
 
-def _seconds(value: Any) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
-def _mib(value: Any) -> str:
-    return "—" if value is None else f"{value / 2**20:.0f} MiB"
-
-
 def _resources_markdown(arm: ArmResult) -> list[str]:
     """Speed and memory of a run's arm: what a user feels, beside the error rates."""
     res = arm.resources if arm.resources is not None and arm.resources.to_dict() else None
@@ -357,9 +352,9 @@ def _resources_markdown(arm: ArmResult) -> list[str]:
         source = res.threads_source
         rtf = res.real_time_factor
         parts += [
-            f"- Model load: {_seconds(res.load_seconds)} s; memory after load "
-            f"{_mib(res.rss_after_load_bytes)}, peak {_mib(res.peak_rss_bytes)}; "
-            f"model on disk {_mib(res.model_size_bytes)}",
+            f"- Model load: {fmt_decimal(res.load_seconds)} s; memory after load "
+            f"{fmt_mib(res.rss_after_load_bytes)}, peak {fmt_mib(res.peak_rss_bytes)}; "
+            f"model on disk {fmt_mib(res.model_size_bytes)}",
             f"- Threads: {md_text('unknown' if threads is None else threads)}"
             + (f" ({md_text(source)})" if source else "")
             + f"; real-time factor {'—' if rtf is None else f'{rtf:.3f}'} (decode seconds "
@@ -378,10 +373,10 @@ def _resources_markdown(arm: ArmResult) -> list[str]:
                 [
                     label,
                     str(b.clips),
-                    _seconds(b.latency_p50_seconds),
-                    _seconds(b.latency_p95_seconds),
-                    _seconds(b.end_to_end_p50_seconds),
-                    _seconds(b.end_to_end_p95_seconds),
+                    fmt_decimal(b.latency_p50_seconds),
+                    fmt_decimal(b.latency_p95_seconds),
+                    fmt_decimal(b.end_to_end_p50_seconds),
+                    fmt_decimal(b.end_to_end_p95_seconds),
                     "—" if rtf is None else f"{rtf:.3f}",
                 ]
             )

@@ -32,13 +32,13 @@ from earmark.results.codec import (
     json_path,
     lookup,
 )
-from earmark.results.estimate import Estimate
+from earmark.results.estimate import Estimate, Estimated
 
 COMPARE_SCHEMA = "earmark.compare/1"
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompareMetric(Record):
+class CompareMetric(Record, Estimated):
     """A rate in compare.json: a results-style metric, or a null with its reason (the
     counts are then absent, so they are optional here)."""
 
@@ -63,9 +63,6 @@ class CompareMetric(Record):
     mer: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     wil: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     ser: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
-
-    def estimate(self, *, level: float = 0.95, method: str = "percentile") -> Estimate:
-        return Estimate(self.value, self.ci, level, method, self.null_reason)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -63,3 +63,24 @@ def fmt_sdi(metric: MetricResult | None) -> str:
     if metric is None:
         return "—"
     return f"{metric.substitutions}/{metric.deletions}/{metric.insertions} of {metric.ref_units}"
+
+
+def fmt_pct(value: float | None) -> str:
+    """A rate as a percentage with two decimals (`12.50%`); `—` for one not computed."""
+    return "—" if value is None else f"{100 * value:.2f}%"
+
+
+def fmt_decimal(value: float | None) -> str:
+    """A measured figure without a unit (seconds, real-time factor, a ratio) to three
+    decimals (`0.125`); `—` when it was not measured."""
+    return "—" if value is None else f"{value:.3f}"
+
+
+def fmt_mib(value: float | None) -> str:
+    """A size in bytes as whole MiB (`512 MiB`); `—` when it was not measured."""
+    return "—" if value is None else f"{value / 2**20:.0f} MiB"
+
+
+def fmt_ms(value: float | None) -> str:
+    """A duration in seconds as whole milliseconds (`120 ms`); `—` when not measured."""
+    return "—" if value is None else f"{1000 * value:.0f} ms"

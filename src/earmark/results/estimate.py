@@ -34,3 +34,17 @@ class Estimate:
     def high(self) -> float | None:
         """The interval's upper end (None without an interval)."""
         return None if self.ci is None else self.ci[1]
+
+
+class Estimated:
+    """What a record holding a rate (`value`, `ci`, `null_reason`) gives its readers: the
+    rate as an `Estimate`. Shared by results.json's and compare.json's metrics, so a rate
+    reads the same whichever file it came from."""
+
+    value: float | None
+    ci: tuple[float, float] | None
+    null_reason: str | None
+
+    def estimate(self, *, level: float = 0.95, method: str = "percentile") -> Estimate:
+        """The rate with its interval; `level`/`method` are the arm's bootstrap settings."""
+        return Estimate(self.value, self.ci, level, method, self.null_reason)

@@ -26,14 +26,15 @@ from earmark.results.codec import (
     Via,
     json_key,
 )
-from earmark.results.estimate import Estimate
+from earmark.results.counted import Counted
+from earmark.results.estimate import Estimate, Estimated
 
 if TYPE_CHECKING:
-    from earmark.metrics.counts import ErrorCounts
+    pass
 
 
 @dataclass(frozen=True, kw_only=True)
-class MetricResult(Record):
+class MetricResult(Record, Counted, Estimated):
     """A micro (or macro) rate over a scope's rows, with the counts behind it.
 
     `value` and `ci` are null with a `null_reason` when nothing can be computed, or when
@@ -61,17 +62,6 @@ class MetricResult(Record):
     mer: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     wil: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     ser: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
-
-    @property
-    def counts(self) -> ErrorCounts:
-        """The summed counts as the core's `ErrorCounts` (they add; rates come from them)."""
-        from earmark.metrics.counts import ErrorCounts
-
-        return ErrorCounts(self.substitutions, self.deletions, self.insertions, self.hits)
-
-    def estimate(self, *, level: float = 0.95, method: str = "percentile") -> Estimate:
-        """The rate with its interval; `level`/`method` are the arm's bootstrap settings."""
-        return Estimate(self.value, self.ci, level, method, self.null_reason)
 
 
 _METRICS = MapOf(Nested(MetricResult))

@@ -29,13 +29,14 @@ from earmark.results.codec import (
     json_key,
     parse_json,
 )
+from earmark.results.counted import Counted
 
 if TYPE_CHECKING:
-    from earmark.metrics.counts import ErrorCounts
+    pass
 
 
 @dataclass(frozen=True, kw_only=True)
-class UnitCounts(Record):
+class UnitCounts(Record, Counted):
     """One row's counts in one unit; `ref_units`/`hyp_units` follow from the four."""
 
     substitutions: int = field(metadata=json_key(INT))
@@ -44,12 +45,6 @@ class UnitCounts(Record):
     hits: int = field(metadata=json_key(INT))
     ref_units: int = field(metadata=json_key(INT))
     hyp_units: int = field(metadata=json_key(INT))
-
-    @property
-    def counts(self) -> ErrorCounts:
-        from earmark.metrics.counts import ErrorCounts
-
-        return ErrorCounts(self.substitutions, self.deletions, self.insertions, self.hits)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -129,21 +129,14 @@ class EgressGuard:
         original_connect_ex = socket.socket.connect_ex
         original_getaddrinfo = socket.getaddrinfo
 
-        def _address(sock: socket.socket, address: Any) -> tuple[Any, Any] | None:
-            if sock.family == getattr(socket, "AF_UNIX", None):
-                return None
-            if isinstance(address, tuple) and len(address) >= 2:
-                return address[0], address[1]
-            return address, None
-
         def connect(sock: socket.socket, address: Any) -> None:
-            target = _address(sock, address)
+            target = egress_child.socket_target(sock, address)
             if target is not None:
                 guard._check("connect", *target)
             return original_connect(sock, address)
 
         def connect_ex(sock: socket.socket, address: Any) -> int:
-            target = _address(sock, address)
+            target = egress_child.socket_target(sock, address)
             if target is not None:
                 guard._check("connect", *target)
             return original_connect_ex(sock, address)

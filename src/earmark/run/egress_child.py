@@ -175,6 +175,16 @@ def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], 
     return undo
 
 
+def socket_target(sock: socket.socket, address: Any) -> tuple[Any, Any] | None:
+    """`(host, port)` a connect goes to (port None for a bare address), or None for a
+    local Unix socket, which never leaves the machine. The arm's guard uses it too."""
+    if sock.family == getattr(socket, "AF_UNIX", None):
+        return None
+    if isinstance(address, tuple) and len(address) >= 2:
+        return address[0], address[1]
+    return address, None
+
+
 def install_socket_guard(
     log: str, allowed: frozenset[str], allow_all: bool, recorder: tuple[str, int] | None
 ) -> None:
@@ -205,25 +215,18 @@ def install_socket_guard(
                 "from a child process of the arm (pass --allow-network to permit it)"
             )
 
-    def target(sock: socket.socket, address: Any) -> tuple[Any, Any] | None:
-        if sock.family == getattr(socket, "AF_UNIX", None):
-            return None
-        if isinstance(address, tuple) and len(address) >= 2:
-            return address[0], address[1]
-        return address, None
-
     original_connect = socket.socket.connect
     original_connect_ex = socket.socket.connect_ex
     original_getaddrinfo = socket.getaddrinfo
 
     def connect(sock: socket.socket, address: Any) -> None:
-        where = target(sock, address)
+        where = socket_target(sock, address)
         if where is not None:
             check("connect", *where)
         return original_connect(sock, address)
 
     def connect_ex(sock: socket.socket, address: Any) -> int:
-        where = target(sock, address)
+        where = socket_target(sock, address)
         if where is not None:
             check("connect", *where)
         return original_connect_ex(sock, address)
