@@ -212,9 +212,9 @@ def language_evidence(
             errors_c,
             ref_units,
             clusters=clusters,
-            resamples=rules.resamples,
-            seed=rules.seed,
-            level=rules.level,
+            resamples=rules.bootstrap.resamples,
+            seed=rules.bootstrap.seed,
+            level=rules.bootstrap.level,
         )
     return LanguageEvidence(
         language=language,

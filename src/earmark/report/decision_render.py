@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from datetime import date as Date
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +65,7 @@ def decision_record(
         "baseline": evidence.baseline.to_json(),
         "challenger": evidence.challenger.to_json(),
         "corpus": dict(evidence.corpus),
-        "rules": asdict(rules),
+        "rules": rules.to_dict(),
         "evidence": [
             _language_json(e, j)
             for e, j in zip(evidence.languages, judgement.languages, strict=True)
@@ -205,7 +204,7 @@ def render_decision_markdown(
         "",
         "## Rules applied",
         "",
-        *[f"- {md_code(k)} = {md_text(json.dumps(v))}" for k, v in asdict(rules).items()],
+        *[f"- {md_code(k)} = {md_text(json.dumps(v))}" for k, v in rules.to_dict().items()],
         "",
         "## Record gates (checked from the challenger's records)",
         "",

@@ -47,15 +47,15 @@ settings (`settings_comparison`) unless named in `allow_setting_differences`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from earmark.errors import EarmarkError
 from earmark.report.decision_render import fmt_pp_ci, fmt_shown
 from earmark.results.decision import VERDICTS as DECISION_VERDICTS
 from earmark.results.display import fmt_pct
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.stats.settings import BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.report.decision_evidence import (
@@ -79,9 +79,9 @@ class DecisionRules:
     metric: str = "auto"
     latency_statistic: str = "p95"
     require_significant_improvement: bool = True
-    resamples: int = 10_000
-    seed: int = DEFAULT_SEED
-    level: float = 0.95
+    #: The paired bootstrap's resamples, seed and level; the TOML file (and the record)
+    #: spell them as three top-level keys, `resamples`, `seed` and `level`.
+    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
     max_peak_rss_bytes: int | None = None
     max_real_time_factor: float | None = None
     max_latency_seconds: float | None = None
@@ -139,8 +139,8 @@ class DecisionRules:
             raise EarmarkError("rules file not found", file=str(path)) from None
         except tomllib.TOMLDecodeError as exc:
             raise EarmarkError(f"invalid TOML: {exc}", file=str(path)) from None
-        data = data.get("decision", data)
-        known = {f.name for f in fields(cls)}
+        data = dict(data.get("decision", data))
+        known = {f.name for f in fields(cls) if f.name != "bootstrap"} | set(_BOOTSTRAP_KEYS)
         for key in data:
             if key not in known:
                 raise EarmarkError(
@@ -149,10 +149,26 @@ class DecisionRules:
                     field=key,
                     hint="known: " + ", ".join(sorted(known)),
                 )
+        given = {key: data.pop(key) for key in _BOOTSTRAP_KEYS if key in data}
         try:
-            return cls(**data)
+            return cls(bootstrap=BootstrapSettings(**given), **data)
         except TypeError as exc:
             raise EarmarkError(str(exc), file=str(path)) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rules as the decision record and decision.md list them: flat, with the
+        bootstrap's three keys where they always stood (after the significance switch)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name == "bootstrap":
+                out.update(self.bootstrap.to_dict())
+            else:
+                out[f.name] = getattr(self, f.name)
+        return out
+
+
+#: How the rules file spells the bootstrap's settings (one key each, at the top level).
+_BOOTSTRAP_KEYS = ("resamples", "seed", "level")
 
 
 @dataclass(frozen=True)
