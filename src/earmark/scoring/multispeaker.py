@@ -38,6 +38,7 @@ from typing import Any
 
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.scoring.segments import Segment, read_segments, segment_format
+from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 SCHEMA = "earmark.multispeaker/1"
 METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
@@ -131,9 +132,8 @@ class MultiSpeakerResult:
     metrics: dict[str, MetricResult]
     normalizer: str
     collar: float | None
-    resamples: int
-    seed: int
-    level: float
+    #: Resamples of recordings (0: no intervals), seed and level of the CIs.
+    bootstrap: BootstrapSettings
     recordings: tuple[str, ...]
     missing_hypotheses: tuple[str, ...]
     excluded: tuple[dict[str, str], ...]
@@ -150,12 +150,7 @@ class MultiSpeakerResult:
             "inputs": self.inputs,
             "normalizer": self.normalizer,
             "collar": self.collar,
-            "bootstrap": {
-                "resamples": self.resamples,
-                "seed": self.seed,
-                "level": self.level,
-                "unit": "recording",
-            },
+            "bootstrap": {**self.bootstrap.to_dict(), "unit": "recording"},
             "n_recordings": len(self.recordings),
             "recordings_without_hypothesis": list(self.missing_hypotheses),
             "excluded": list(self.excluded),
@@ -318,10 +313,10 @@ def score_segments(
     `resamples=0` gives no confidence interval. See the module docstring for what is
     added to meeteval's numbers.
     """
-    from earmark.stats.bootstrap import DEFAULT_SEED, bootstrap_cis
+    from earmark.stats.bootstrap import bootstrap_cis
 
     chosen = check_metrics(metrics, collar)
-    seed = DEFAULT_SEED if seed is None else seed
+    bootstrap = BootstrapSettings(resamples, DEFAULT_SEED if seed is None else seed, level)
     version = meeteval_version()
     ref = _normalize(reference, normalizer)
     hyp = _normalize(hypothesis, normalizer)
@@ -366,7 +361,7 @@ def score_segments(
             if any(name in s.details for s in scores)
         }
         results[metric] = MetricResult(metric, tuple(scores), total, speaker_totals, None)
-    if resamples > 0:
+    if bootstrap.resamples > 0:
         cis = bootstrap_cis(
             {
                 m: (
@@ -375,18 +370,16 @@ def score_segments(
                 )
                 for m, r in results.items()
             },
-            resamples=resamples,
-            seed=seed,
-            level=level,
+            resamples=bootstrap.resamples,
+            seed=bootstrap.seed,
+            level=bootstrap.level,
         )
         results = {m: dataclasses.replace(r, ci=cis[m].to_dict()) for m, r in results.items()}
     return MultiSpeakerResult(
         metrics=results,
         normalizer=normalizer,
         collar=collar,
-        resamples=resamples,
-        seed=seed,
-        level=level,
+        bootstrap=bootstrap,
         recordings=recordings,
         missing_hypotheses=missing,
         excluded=tuple(excluded),
@@ -464,7 +457,8 @@ def _pct(value: float | None) -> str:
 
 def render_markdown(result: MultiSpeakerResult) -> str:
     """The Markdown summary: one total table, then one per-recording table per metric."""
-    level = f"{round(100 * result.level)}%"
+    boot = result.bootstrap
+    level = f"{round(100 * boot.level)}%"
     lines = [
         "# Multi-speaker scoring",
         "",
@@ -472,8 +466,8 @@ def render_markdown(result: MultiSpeakerResult) -> str:
         + (f"collar {result.collar:g} s; " if result.collar is not None else "")
         + f"{len(result.recordings)} recording{'' if len(result.recordings) == 1 else 's'}"
         + (
-            f", bootstrap {result.resamples} resamples of recordings (seed {result.seed})."
-            if result.resamples
+            f", bootstrap {boot.resamples} resamples of recordings (seed {boot.seed})."
+            if boot.resamples
             else ", no bootstrap."
         ),
         "",
