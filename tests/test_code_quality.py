@@ -50,7 +50,10 @@ ALLOWED_DUPLICATES: dict[frozenset[str], str] = {
         }
     ): "owner busy (metrics/streaming.py); the lead merges next",
     frozenset(
-        {"postprocess/evaluate.py::SourceRow.cluster_key", "scoring/rows.py::ScoringRow.cluster_key"}
+        {
+            "postprocess/evaluate.py::SourceRow.cluster_key",
+            "scoring/rows.py::ScoringRow.cluster_key",
+        }
     ): "owner busy (postprocess/, scoring/); the lead merges next",
     frozenset(
         {"postprocess/evaluate.py::_ratio", "scoring/extra_metrics.py::_nan_ratio"}
