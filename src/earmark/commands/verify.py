@@ -34,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
 def check(args: argparse.Namespace) -> VerifyReport:
     """Verify, print and write as the command does, and return the report (what
     `earmark.verify` returns to a Python caller, where the CLI has only an exit status)."""
-    from earmark.verification import verify_run
     from earmark.outputs import atomic_write_json
+    from earmark.verification import verify_run
 
     report = verify_run(args.run_dir)
     if args.json:

@@ -23,6 +23,7 @@ from earmark.results.display import (
     fmt_sdi,
     fmt_stat,
 )
+from earmark.scoring.streaming_section import STREAMING_HEADER, streaming_rows
 
 __all__ = ["fmt_rate", "fmt_stat", "md_code", "md_fence", "md_table", "md_text"]
 
@@ -245,6 +246,22 @@ def timestamp_rows(section: Mapping[str, Any] | None) -> list[list[str]]:
                 row += [_share(o["within_100ms"]), _share(o["within_200ms"])]
             rows.append(row)
     return rows
+
+
+def _streaming_markdown(section: Mapping[str, Any] | None) -> list[str]:
+    """The arm's streaming figures (docs/streaming.md); nothing when it did not stream."""
+    rows = streaming_rows(section)
+    if not rows:
+        return []
+    return [
+        "### Streaming",
+        "",
+        "Time to first token (wall time; audio fed), final latency after the last audio "
+        "chunk, churn and stability of the partial results (docs/streaming.md).",
+        "",
+        md_table(STREAMING_HEADER, rows),
+        "",
+    ]
 
 
 def _timestamps_markdown(section: Mapping[str, Any] | None) -> list[str]:
@@ -541,6 +558,7 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
     parts += _punctuation_markdown(arm.punctuation)
     parts += _critical_markdown(arm.critical_tokens)
     parts += _timestamps_markdown(arm.timestamps)
+    parts += _streaming_markdown(arm.streaming)
     parts += _error_analysis_markdown(arm.error_analysis or {})
     if cov.excluded:
         parts += ["### Excluded", ""]

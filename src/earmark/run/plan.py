@@ -53,7 +53,8 @@ from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
 from earmark.rundir.plan_file import PLAN_KEYS as PLAN_KEYS
 from earmark.rundir.plan_file import check_frozen as check_frozen
-from earmark.rundir.plan_file import file_sha256, read_plan_toml
+from earmark.rundir.plan_file import file_sha256 as file_sha256
+from earmark.rundir.plan_file import read_plan_toml as read_plan_toml
 from earmark.stats.settings import DEFAULT_SEED
 
 if TYPE_CHECKING:
