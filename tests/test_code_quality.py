@@ -38,18 +38,6 @@ TRIVIAL_DUMP_CHARS = 200
 #: why. An entry that no longer matches fails the test, so the list can only shrink.
 ALLOWED_DUPLICATES: dict[frozenset[str], str] = {
     frozenset(
-        {"engines/command.py::CommandEngine._hashes", "engines/stdio.py::StdioEngine._hashes"}
-    ): "owner busy (engines/stdio.py); the lead merges next",
-    frozenset(
-        {"metrics/streaming.py::StreamFigures.churn", "metrics/streaming.py::StreamingTally.churn"}
-    ): "owner busy (metrics/streaming.py); the lead merges next",
-    frozenset(
-        {
-            "metrics/streaming.py::StreamFigures.stability",
-            "metrics/streaming.py::StreamingTally.stability",
-        }
-    ): "owner busy (metrics/streaming.py); the lead merges next",
-    frozenset(
         {
             "postprocess/evaluate.py::SourceRow.cluster_key",
             "scoring/rows.py::ScoringRow.cluster_key",
@@ -59,17 +47,8 @@ ALLOWED_DUPLICATES: dict[frozenset[str], str] = {
         {"postprocess/evaluate.py::_ratio", "scoring/extra_metrics.py::_nan_ratio"}
     ): "owner busy (postprocess/, scoring/); the lead merges next",
     frozenset(
-        {"results/display.py::fmt_ms", "scoring/streaming_section.py::_ms"}
-    ): "owner busy (scoring/streaming_section.py: import fmt_ms); the lead merges next",
-    frozenset(
         {"run/store.py::row_key", "rundir/predictions.py::arm_row_key"}
     ): "owner busy (run/store.py, rundir/); the lead merges next",
-    frozenset(
-        {
-            "testing/tiny_onnx_ctc.py::build_tiny_nemo_ctc.ints",
-            "testing/tiny_onnx_online_ctc.py::build_tiny_online_nemo_ctc.ints",
-        }
-    ): "owner busy (testing/tiny_onnx*.py); the lead merges next",
 }
 
 

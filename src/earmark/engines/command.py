@@ -31,8 +31,8 @@ from earmark.engines.clip_audio import wav_bytes
 from earmark.engines.file_hashes import (
     content_revision,
     declared_model,
+    external_program_hashes,
     files_named_by,
-    program_hashes,
 )
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
@@ -184,9 +184,7 @@ class CommandEngine:
         )
 
     def _hashes(self) -> tuple[dict[str, str], int]:
-        return program_hashes(
-            self.options.executable, self.options.named_files(), self.options.model
-        )
+        return external_program_hashes(self.options)
 
     def transcribe(self, clips: Sequence[Clip], language: str | None) -> list[Hypothesis]:
         if not self._loaded or self._tmp is None:

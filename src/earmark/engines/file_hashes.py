@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from earmark.artefacts import sha256_file
 from earmark.errors import EarmarkError
@@ -77,6 +78,23 @@ def program_hashes(
         hashes[model.as_posix()] = sha256_file(model)
         size += model.stat().st_size
     return hashes, size
+
+
+class ExternalProgram(Protocol):
+    """The options of a backend that runs another program (`command`, `stdio`)."""
+
+    @property
+    def executable(self) -> Path | None: ...
+
+    @property
+    def model(self) -> Path | None: ...
+
+    def named_files(self) -> list[Path]: ...
+
+
+def external_program_hashes(options: ExternalProgram) -> tuple[dict[str, str], int]:
+    """`program_hashes` of what an external-program backend's options name."""
+    return program_hashes(options.executable, options.named_files(), options.model)
 
 
 def declared_model(

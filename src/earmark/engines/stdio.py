@@ -47,8 +47,8 @@ from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k, wav_bytes
 from earmark.engines.file_hashes import (
     content_revision,
     declared_model,
+    external_program_hashes,
     files_named_by,
-    program_hashes,
 )
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
@@ -453,9 +453,7 @@ class StdioEngine:
         )
 
     def _hashes(self) -> tuple[dict[str, str], int]:
-        return program_hashes(
-            self.options.executable, self.options.named_files(), self.options.model
-        )
+        return external_program_hashes(self.options)
 
     def _start(self) -> tuple[StdioProcess, dict[str, Any]]:
         """Start the program and read its hello; EarmarkError if it never says one."""

@@ -169,8 +169,26 @@ def kept(earlier: Sequence[str], later: Sequence[str]) -> int:
     return n
 
 
+class _ChurnAndStability:
+    """Churn and stability from the counts a clip's figures and a corpus tally both hold:
+    rates at the edge, from summed counts (never a mean of per-clip rates)."""
+
+    revised_units: int
+    final_units: int
+    prefix_updates: int
+    nonempty_updates: int
+
+    @property
+    def churn(self) -> float | None:
+        return self.revised_units / self.final_units if self.final_units else None
+
+    @property
+    def stability(self) -> float | None:
+        return self.prefix_updates / self.nonempty_updates if self.nonempty_updates else None
+
+
 @dataclass(frozen=True)
-class StreamFigures:
+class StreamFigures(_ChurnAndStability):
     """One clip's streaming figures; the counts add across clips (`StreamingTally`)."""
 
     ttft_wall_seconds: float | None
@@ -182,14 +200,6 @@ class StreamFigures:
     #: Non-empty updates that are a prefix of the final, of all non-empty updates.
     prefix_updates: int
     nonempty_updates: int
-
-    @property
-    def churn(self) -> float | None:
-        return self.revised_units / self.final_units if self.final_units else None
-
-    @property
-    def stability(self) -> float | None:
-        return self.prefix_updates / self.nonempty_updates if self.nonempty_updates else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -284,7 +294,7 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 
 @dataclass(frozen=True)
-class StreamingTally:
+class StreamingTally(_ChurnAndStability):
     """Streaming figures of many clips: latencies kept as samples, counts summed.
 
     Only adds (`a + b`, `zero()`), so a language's tally is the sum of its clips' and
@@ -338,14 +348,6 @@ class StreamingTally:
             prefix_updates=self.prefix_updates + other.prefix_updates,
             nonempty_updates=self.nonempty_updates + other.nonempty_updates,
         )
-
-    @property
-    def churn(self) -> float | None:
-        return self.revised_units / self.final_units if self.final_units else None
-
-    @property
-    def stability(self) -> float | None:
-        return self.prefix_updates / self.nonempty_updates if self.nonempty_updates else None
 
     def to_json(self) -> dict[str, Any]:
         """Percentiles of the latencies, rates from the summed counts, and the counts."""

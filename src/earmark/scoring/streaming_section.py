@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from earmark.metrics.streaming import StreamFigures, StreamingTally, Unit
+from earmark.results.display import fmt_ms
 from earmark.scoring.policy import CHARACTER_LANGUAGES
 
 STREAMING_DEFINITION = (
@@ -92,10 +93,6 @@ STREAMING_HEADER = [
 ]
 
 
-def _ms(value: Any) -> str:
-    return "—" if value is None else f"{1000 * value:.0f} ms"
-
-
 def _share(value: Any) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
@@ -110,10 +107,11 @@ def streaming_rows(section: Mapping[str, Any] | None) -> list[list[str]]:
                 language,
                 block["unit"],
                 str(block["clips"]),
-                f"{_ms(block['ttft_wall_p50_seconds'])} / {_ms(block['ttft_wall_p95_seconds'])}",
-                _ms(block["ttft_audio_p50_seconds"]),
-                f"{_ms(block['final_latency_p50_seconds'])} / "
-                f"{_ms(block['final_latency_p95_seconds'])}",
+                f"{fmt_ms(block['ttft_wall_p50_seconds'])} / "
+                f"{fmt_ms(block['ttft_wall_p95_seconds'])}",
+                fmt_ms(block["ttft_audio_p50_seconds"]),
+                f"{fmt_ms(block['final_latency_p50_seconds'])} / "
+                f"{fmt_ms(block['final_latency_p95_seconds'])}",
                 _share(block["churn"]),
                 _share(block["stability"]),
             ]

@@ -16,6 +16,7 @@ float32 and int8 variants of one model. Needs the `onnx` package (imported here 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,13 @@ import numpy as np
 TOKENS = ("▁", *"abcdefghijklmnopqrstuvwxyz", "'", "<blk>")
 FEATURE_DIM = 80
 SUBSAMPLING = 4
+
+
+def int64_tensor(name: str, values: list[int]) -> Any:
+    """An int64 initialiser (an ONNX `TensorProto`) named `name`."""
+    from onnx import numpy_helper
+
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
 def build_tiny_nemo_ctc(
@@ -44,16 +52,13 @@ def build_tiny_nemo_ctc(
     bias = np.zeros(vocab, dtype=np.float32)
     bias[TOKENS.index("<blk>")] = blank_bias
 
-    def ints(name: str, values: list[int]) -> onnx.TensorProto:
-        return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
-
     initialisers = [
         numpy_helper.from_array(weight, "proj.weight"),
         numpy_helper.from_array(bias, "proj.bias"),
-        ints("slice.starts", [0]),
-        ints("slice.ends", [np.iinfo(np.int64).max]),
-        ints("slice.axes", [1]),
-        ints("slice.steps", [SUBSAMPLING]),
+        int64_tensor("slice.starts", [0]),
+        int64_tensor("slice.ends", [np.iinfo(np.int64).max]),
+        int64_tensor("slice.axes", [1]),
+        int64_tensor("slice.steps", [SUBSAMPLING]),
     ]
     nodes = [
         helper.make_node("Transpose", ["audio_signal"], ["frames"], perm=[0, 2, 1]),

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, SUBSAMPLING, TOKENS
+from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, SUBSAMPLING, TOKENS, int64_tensor
 
 #: Feature frames (10 ms each) per model call; the chunk shift is the same (no overlap).
 WINDOW_FRAMES = 8
@@ -48,16 +48,13 @@ def build_tiny_online_nemo_ctc(
     bias = np.zeros(vocab, dtype=np.float32)
     bias[TOKENS.index("<blk>")] = blank_bias
 
-    def ints(name: str, values: list[int]) -> onnx.TensorProto:
-        return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
-
     initialisers = [
         numpy_helper.from_array(weight, "proj.weight"),
         numpy_helper.from_array(bias, "proj.bias"),
-        ints("slice.starts", [0]),
-        ints("slice.ends", [np.iinfo(np.int64).max]),
-        ints("slice.axes", [1]),
-        ints("slice.steps", [SUBSAMPLING]),
+        int64_tensor("slice.starts", [0]),
+        int64_tensor("slice.ends", [np.iinfo(np.int64).max]),
+        int64_tensor("slice.axes", [1]),
+        int64_tensor("slice.steps", [SUBSAMPLING]),
     ]
     nodes = [
         helper.make_node("Transpose", ["audio_signal"], ["frames"], perm=[0, 2, 1]),
