@@ -27,6 +27,7 @@ from earmark.engines.registry import CTRANSLATE2_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.language_tags import base_language
 
 BACKEND = "faster-whisper"
 EXTRA = "faster-whisper"
@@ -450,9 +451,7 @@ class _LanguagePlan:
 
 def whisper_language(language: str | None) -> str | None:
     """`zh-CN` → `zh`: Whisper knows primary language subtags only."""
-    if not language:
-        return None
-    return language.replace("_", "-").split("-")[0].lower()
+    return base_language(language) or None
 
 
 def _segment_summary(segments: Sequence[Any]) -> dict[str, Any]:

@@ -60,6 +60,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from earmark.language_tags import base_language
+
 #: Categories in reporting order.
 CATEGORIES: tuple[str, ...] = (
     "number",
@@ -263,7 +265,7 @@ _WIDTH_FOLD[0x3000] = 0x20
 
 
 def _scanner_for(language: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    primary = language.strip().lower().replace("_", "-").split("-")[0]
+    primary = base_language(language.strip())
     if primary in _CHINESE_LANGUAGES:
         return _SCANNERS["zh"]
     if primary == "en":
