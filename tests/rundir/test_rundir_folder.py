@@ -26,6 +26,7 @@ from earmark.rundir.predictions import (
     predictions_file,
     read_prediction_objects,
     read_prediction_records,
+    read_run_rows,
     row_key,
     torn_tail_bytes,
 )
@@ -284,3 +285,27 @@ def test_verifiability_rule_by_hand() -> None:
     assert arm_verifiable(both) == (False, ["model revision or file hashes of arm x"])
     assert arm_verifiable(both, "a") == (True, [])  # another arm's gap does not taint a
     assert arm_verifiable(None, "a") == (False, [NO_PROVENANCE])
+
+
+def test_run_rows_for_resume_count_what_they_skip(tmp_path: Path) -> None:
+    """A resuming run reads every whole row and recomputes the rest: a bad line is
+    counted, never fatal; bad UTF-8 inside a row is replaced, the row kept."""
+
+    class Tally:
+        invalid_lines = 0
+
+    path = tmp_path / layout.PREDICTIONS
+    path.write_bytes(
+        b'{"arm": "a", "id": "1", "hypothesis": "x\xe2\x80\xa8y"}\n'
+        b"not json\n"
+        b'{"id": "2"}\n'
+        b"\n"
+        b'{"arm": "a", "id": "3", "hypothesis": "caf\xff"}\r\n'
+        b"[1, 2]\n"
+    )
+    tally = Tally()
+    rows = list(read_run_rows(path, tally))
+    assert [r["id"] for r in rows] == ["1", "3"]
+    assert rows[0]["hypothesis"] == "x\u2028y" and rows[1]["hypothesis"] == "caf\ufffd"
+    assert tally.invalid_lines == 3
+    assert list(read_run_rows(tmp_path / "absent", tally)) == [] and tally.invalid_lines == 3

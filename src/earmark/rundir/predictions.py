@@ -11,8 +11,9 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from earmark.errors import EarmarkError
 from earmark.records import decode_records, read_records
@@ -103,6 +104,37 @@ def numbered_prediction_records(path: str | os.PathLike[str]) -> list[tuple[int,
                 break
             raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(p), line=number) from None
     return rows
+
+
+class InvalidLineTally(Protocol):
+    """Where `read_run_rows` counts the lines it had to skip (the store's repair report)."""
+
+    invalid_lines: int
+
+
+def read_run_rows(
+    path: str | os.PathLike[str], tally: InvalidLineTally
+) -> Iterator[dict[str, Any]]:
+    """Every complete run row (a JSON object with `arm` and `id`) in write order, for a
+    resuming run: a line that is not one is counted in `tally.invalid_lines` and skipped,
+    never fatal, since the row is simply recomputed. Bad UTF-8 is replaced, not refused,
+    for the same reason. Rows stream: a resume never holds the file's text."""
+    p = Path(path)
+    if not p.exists():
+        return
+    # Split at "\n" only: a row is one line whatever U+2028 or "\r" its text holds.
+    for _, line in read_records(p, errors="replace"):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            tally.invalid_lines += 1
+            continue
+        if isinstance(row, dict) and "arm" in row and "id" in row:
+            yield row
+        else:
+            tally.invalid_lines += 1
 
 
 def read_prediction_rows(path: str | os.PathLike[str]) -> list[PredictionRow]:
