@@ -74,6 +74,14 @@ def model_info_dict(info: ModelInfo) -> dict[str, Any]:
     return data
 
 
+def with_runtime_footprint(info: ModelInfo, backend: str) -> ModelInfo:
+    """The model record with the installed runtime's disk footprint beside the model's
+    own size (`extra.runtime_footprint`, issue 15); measured after load, once per process."""
+    from earmark.engines.runtime_footprint import backend_footprint
+
+    return replace(info, extra={**info.extra, "runtime_footprint": backend_footprint(backend)})
+
+
 def http_hosts(spec: ArmSpec) -> list[str]:
     """An HTTP arm's endpoint URL: the guard allows exactly the addresses its host
     resolves to, on its port."""
@@ -324,8 +332,9 @@ class ArmLoop:
         """Load the model (inside `guard`: downloads are egress) and fix the fingerprint
         every finished row must match."""
         assert self.engine is not None, "the engine was closed"
-        self.info = self.engine.load()
+        loaded = self.engine.load()
         self.rss_after_load = rss_bytes()
+        self.info = with_runtime_footprint(loaded, self.spec.backend)
         self.fingerprint = model_fingerprint(self.spec, self.info)
         return self.info
 
