@@ -371,7 +371,7 @@ def _resources_markdown(arm: ArmResult) -> list[str]:
         parts += [
             f"- Model load: {fmt_decimal(res.load_seconds)} s; memory after load "
             f"{fmt_mib(res.rss_after_load_bytes)}, peak {fmt_mib(res.peak_rss_bytes)}; "
-            f"model on disk {fmt_mib(res.model_size_bytes)}",
+            f"model on disk {fmt_mib(res.model_size_bytes)}" + _runtime_on_disk(arm),
             f"- Threads: {md_text('unknown' if threads is None else threads)}"
             + (f" ({md_text(source)})" if source else "")
             + f"; real-time factor {'—' if rtf is None else f'{rtf:.3f}'} (decode seconds "
@@ -402,6 +402,19 @@ def _resources_markdown(arm: ArmResult) -> list[str]:
         header += ["end-to-end p50 s", "end-to-end p95 s", "RTF"]
         parts += [md_table(header, rows), ""]
     return parts
+
+
+def _runtime_on_disk(arm: ArmResult) -> str:
+    """The installed runtime's closure size beside the model's (issue 15), when recorded:
+    what shipping this engine costs on disk besides its weights."""
+    extra = arm.model.engine_extra if arm.model is not None else None
+    record = (extra or {}).get("runtime_footprint")
+    if not isinstance(record, Mapping):
+        return ""
+    total, closure = record.get("total_bytes"), record.get("distributions")
+    if not isinstance(total, int) or not isinstance(closure, Mapping) or not closure:
+        return ""
+    return f", runtime on disk {fmt_mib(total)} ({len(closure)} Python distributions)"
 
 
 def _units(items: Sequence[Mapping[str, Any]]) -> str:
