@@ -174,3 +174,27 @@ def test_records_of_a_streamed_corpus_are_not_kept() -> None:
     assert result.rows == [] and len(records) == len(corpus_rows(20))
     with pytest.raises(RuntimeError, match="records were not kept"):
         list(result.iter_records())
+
+
+@pytest.mark.parametrize("chunk", [WHOLE, 2])
+def test_the_first_error_in_the_file_wins_as_when_it_was_read_first(
+    tmp_path: Path, chunk: int
+) -> None:
+    """The streamed read keeps no ids (the scorer finds repeats); on any failure the
+    file is read again with every check, so the error is `read_pairs`' own: here a
+    repeated id on line 4 before a broken line 6, in one chunk or across several."""
+    from earmark.scoring.readers import read_pairs
+
+    lines = [json.dumps({"id": f"u{k}", "reference": "a b", "hypothesis": "a"}) for k in range(5)]
+    lines[3] = json.dumps({"id": "u1", "reference": "c", "hypothesis": "c"})
+    lines.append('{"id": "u9", "reference": ')
+    source = tmp_path / "bad.jsonl"
+    source.write_text("\n".join(lines) + "\n", "utf-8")
+    with pytest.raises(EarmarkError) as expected:
+        read_pairs(source)
+    with pytest.raises(EarmarkError) as caught:
+        score_predictions(source, normalizer="none", resamples=0, chunk_rows=chunk)
+    assert str(caught.value) == str(expected.value)
+    assert "bad.jsonl:4: field 'id': duplicate utterance id 'u1' (first on line 2)" in str(
+        caught.value
+    )

@@ -129,6 +129,9 @@ def score_predictions(
             fields=fields or FieldNames(),
             allow_extra_hypotheses=allow_extra_hypotheses,
             arm=arm,
+            # The scorer finds repeated ids (it keeps each id anyway, for the bootstrap's
+            # clusters); the reader's own check, with both lines, runs on failure only.
+            check_ids=False,
         )
         options = ScoringOptions(
             policy=NormalizerPolicy.parse(choice.normalizer),
@@ -152,11 +155,17 @@ def score_predictions(
         spool = None if out_dir is None else _spool_name(Path(out_dir))
         try:
             written = None
-            if spool is None:
-                for chunk in chunks:
-                    scorer.add(chunk)
-            else:
-                written = _write_records(spool, scorer, chunks)
+            try:
+                if spool is None:
+                    for chunk in chunks:
+                        scorer.add(chunk)
+                else:
+                    written = _write_records(spool, scorer, chunks)
+            except EarmarkError:
+                # The error a whole read of the file meets first wins, with its lines
+                # (a repeated id found by the scorer, say), as when it was read up front.
+                stream.recheck()
+                raise
             scored = scorer.finish()
             rows = scored.rows
             summary = scored.to_dict()

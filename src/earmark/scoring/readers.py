@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
@@ -303,9 +303,14 @@ def stream_pairs(
     fields: FieldNames = FieldNames(),
     allow_extra_hypotheses: bool = False,
     arm: str | None = None,
+    check_ids: bool = True,
 ) -> PairStream:
     """`read_pairs` as a `PairStream`: the same rows, errors and exclusions, with one
-    file of references and hypotheses read only as its rows are asked for."""
+    file of references and hypotheses read only as its rows are asked for.
+
+    `check_ids=False` (for a consumer that finds repeated ids itself, as
+    `scoring.scorer.CorpusScorer` does) keeps no id per row while streaming such a file;
+    its `recheck` then gives the reader's own error."""
     pred_path = Path(predictions)
     if fmt is not None and fmt not in FORMATS:
         raise EarmarkError(f"unknown format {fmt!r}", hint=", ".join(FORMATS))
@@ -319,10 +324,17 @@ def stream_pairs(
                 "needs --refs, the references file",
                 file=str(pred_path),
             )
+        combined_fmt = pred_fmt
+
+        def recheck() -> None:
+            for _ in _iter_combined(pred_path, combined_fmt, fields, arm):
+                pass
+
         return PairStream(
-            rows=_iter_combined(pred_path, pred_fmt, fields, arm),
+            rows=_iter_combined(pred_path, pred_fmt, fields, arm, check_ids=check_ids),
             source_files=[str(pred_path)],
             formats=[pred_fmt],
+            _recheck=None if check_ids else recheck,
         )
     ref_path = Path(refs)
     if fmt == "lines":
@@ -367,6 +379,19 @@ class PairStream:
     excluded: list[dict[str, str]] = field(default_factory=list)
     source_files: list[str] = field(default_factory=list)
     formats: list[str] = field(default_factory=list)
+    #: Reads the file again with every check (`stream_pairs(check_ids=False)` only).
+    _recheck: Callable[[], None] | None = None
+
+    def recheck(self) -> None:
+        """Raise the error a full, checking read of the input meets first, if any.
+
+        A stream opened with `check_ids=False` leaves repeated ids to its consumer and
+        reads as the chunks are asked for; call this when anything fails, so the error
+        is the one `read_pairs` gives (a repeated id with both its lines, or whatever
+        comes first in the file), as when the whole file was read before scoring.
+        """
+        if self._recheck is not None:
+            self._recheck()
 
     def chunks(self, size: int) -> Iterator[list[ScoringRow]]:
         """Lists of `size` rows (the last one shorter), in file order."""
@@ -463,13 +488,14 @@ def _row_from_record(
 
 
 def _iter_combined(
-    path: Path, fmt: str, fields: FieldNames, arm: str | None
+    path: Path, fmt: str, fields: FieldNames, arm: str | None, *, check_ids: bool = True
 ) -> Iterator[ScoringRow]:
     """The rows of a file holding references and hypotheses, as they are read.
 
-    Each row's id is remembered with its line (an unclustered row's by the id string
-    alone, a clustered one's as (id, clip)), so a repeated id is still an error naming
-    both lines: the only state that grows with the file.
+    With `check_ids`, each row's id is remembered with its line (an unclustered row's by
+    the id string alone, a clustered one's as (id, clip)), so a repeated id is an error
+    naming both lines: the only state that grows with the file. Without, the consumer
+    finds repeated ids (`PairStream.recheck`).
     """
     first_line: dict[str | tuple[str, str], int] = {}
     arms_seen: set[str] = set()
@@ -517,6 +543,9 @@ def _iter_combined(
             status = get("status")
             if hyp is None and isinstance(status, str) and status != OK:
                 row = replace(row, status=status)
+        if not check_ids:
+            yield row
+            continue
         key = row.id if row.cluster is None else (row.id, row.cluster)
         first = first_line.get(key)
         if first is not None:
