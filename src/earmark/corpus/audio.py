@@ -14,7 +14,7 @@ import dataclasses
 import errno
 import functools
 import hashlib
-import io
+import math
 import os
 import queue
 import re
@@ -139,28 +139,54 @@ def load_audio(
         return AudioFailure("too_large", f"{utt.audio} is {size} bytes (limit {max_bytes})")
 
     segment = utt.start is not None or utt.end is not None
-    source: io.BytesIO | Path
     try:
         if segment:
             # Many segments share one long file: hash it once, decode only the segment.
             stat = path.stat()
             sha256 = _file_sha256(path, stat.st_size, stat.st_mtime_ns)
-            source = path
+            opened = None
         else:
-            # One read serves both the hash and the decoder: the bytes hashed are the
-            # bytes decoded.
-            digest = hashlib.sha256()
-            source = io.BytesIO()
-            with open(path, "rb") as handle:
-                while chunk := handle.read(_CHUNK):
-                    digest.update(chunk)
-                    source.write(chunk)
-                    if source.tell() > max_bytes:  # the file grew after stat
-                        return AudioFailure("too_large", f"{utt.audio} exceeds {max_bytes} bytes")
-            sha256 = digest.hexdigest()
-            source.seek(0)
+            # One descriptor serves both the hash and the decoder, and the file is hashed
+            # as a stream: holding its bytes in memory beside the samples cost a
+            # compressed copy of every clip (issue 16).
+            opened = os.open(path, os.O_RDONLY)
     except OSError as exc:
         return AudioFailure("unreadable", f"{utt.audio}: {exc.strerror}")
+    if opened is None:
+        return _checked_decode(
+            path, utt, sha256, size, min_seconds, max_seconds, target_rate, started
+        )
+    try:
+        before = os.fstat(opened)
+        hashed = _fd_sha256(opened, max_bytes)
+        if hashed is None:  # the file grew after stat
+            return AudioFailure("too_large", f"{utt.audio} exceeds {max_bytes} bytes")
+        os.lseek(opened, 0, os.SEEK_SET)
+        loaded = _checked_decode(
+            opened, utt, hashed, size, min_seconds, max_seconds, target_rate, started
+        )
+        after = os.fstat(opened)
+    except OSError as exc:
+        return AudioFailure("unreadable", f"{utt.audio}: {exc.strerror}")
+    finally:
+        os.close(opened)
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        # The bytes decoded must be the bytes hashed; a write in between changes these.
+        return AudioFailure("unreadable", f"{utt.audio}: the file changed while being read")
+    return loaded
+
+
+def _checked_decode(
+    source: int | Path,
+    utt: Utterance,
+    sha256: str,
+    size: int,
+    min_seconds: float,
+    max_seconds: float,
+    target_rate: int,
+    started: float,
+) -> LoadedAudio | AudioFailure:
+    """The hash and emptiness checks, then the decode (timed from `started`)."""
     if utt.sha256 is not None and sha256 != utt.sha256:
         return AudioFailure(
             "sha256_mismatch",
@@ -174,6 +200,18 @@ def load_audio(
     return loaded
 
 
+def _fd_sha256(fd: int, max_bytes: int) -> str | None:
+    """SHA-256 of an open file read to its end in chunks; None past `max_bytes`."""
+    digest = hashlib.sha256()
+    total = 0
+    while chunk := os.read(fd, _CHUNK):
+        digest.update(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            return None
+    return digest.hexdigest()
+
+
 @functools.lru_cache(maxsize=64)
 def _file_sha256(path: Path, size: int, mtime_ns: int) -> str:
     """SHA-256 of a whole file, cached on (path, size, mtime) for segmented corpora."""
@@ -185,17 +223,18 @@ def _file_sha256(path: Path, size: int, mtime_ns: int) -> str:
 
 
 def _decode(
-    source: io.BytesIO | Path,
+    source: int | Path,
     utt: Utterance,
     sha256: str,
     min_seconds: float,
     max_seconds: float,
     target_rate: int,
 ) -> LoadedAudio | AudioFailure:
+    """Decode `source` (an open descriptor, or a path for a segment) block by block."""
     import soundfile
 
     try:
-        with soundfile.SoundFile(source) as sound:
+        with soundfile.SoundFile(source, closefd=False) as sound:
             rate = int(sound.samplerate)
             channels = int(sound.channels)
             fmt = f"{sound.format}/{sound.subtype}"
@@ -214,20 +253,14 @@ def _decode(
                 )
             if first:
                 sound.seek(first)
-            data = sound.read(frames, dtype="float32", always_2d=True)
+            read = _read_mono(sound, frames, channels, rate, target_rate)
     except (RuntimeError, soundfile.LibsndfileError, ValueError, EOFError) as exc:
-        return AudioFailure("unreadable", f"{utt.audio}: {_without_addresses(exc)}")
-    if data.shape[0] == 0:
+        return AudioFailure("unreadable", f"{utt.audio}: {_describe(exc, source)}")
+    if read.frames == 0:
         return AudioFailure("empty", f"{utt.audio}: no samples")
-    if not np.isfinite(data).all():
-        bad = int(data.size - np.isfinite(data).sum())
-        return AudioFailure("non_finite_samples", f"{utt.audio}: {bad} NaN/inf samples")
-    mono = data.mean(axis=1, dtype=np.float32) if channels > 1 else data[:, 0]
-    if rate != target_rate:
-        import soxr
-
-        mono = soxr.resample(mono, rate, target_rate, quality="HQ")
-    samples = np.ascontiguousarray(mono, dtype=np.float32)
+    if read.non_finite:
+        return AudioFailure("non_finite_samples", f"{utt.audio}: {read.non_finite} NaN/inf samples")
+    samples = read.samples
     duration = samples.shape[0] / target_rate
     if samples.shape[0] == 0:
         return AudioFailure("empty", f"{utt.audio}: no samples after resampling")
@@ -246,6 +279,86 @@ def _decode(
     )
 
 
+#: Frames decoded per block: what the streaming path holds besides its output
+#: (1 MiB of float32 for a stereo file).
+BLOCK_FRAMES = 1 << 17
+
+
+@dataclass(frozen=True, eq=False)
+class _MonoRead:
+    """A decode's output (16 kHz mono float32), frames read and NaN/inf samples seen."""
+
+    samples: np.ndarray
+    frames: int
+    non_finite: int
+
+
+def _read_mono(sound: Any, frames: int, channels: int, rate: int, target_rate: int) -> _MonoRead:
+    """Decode `frames` frames into one float32 array at `target_rate`, mixing channels
+    and resampling one block at a time, so the only clip-length array is the output:
+    about 4 bytes per output sample (issue 16: a 20-minute 48 kHz stereo file held ~10×
+    that). The result is sample for sample what decoding the whole file, averaging the
+    channels in float32 and one `soxr.resample(..., quality="HQ")` call give."""
+    direct = rate == target_rate and channels == 1
+    resampler = None
+    if rate != target_rate:
+        import soxr
+
+        resampler = soxr.ResampleStream(rate, target_rate, 1, dtype="float32", quality="HQ")
+    out = _Output(frames if rate == target_rate else math.ceil(frames * target_rate / rate) + 1)
+    block = None if direct else np.empty((min(BLOCK_FRAMES, frames), channels), np.float32)
+    read = bad = 0
+    while read < frames:
+        want = min(BLOCK_FRAMES, frames - read)
+        # Mono at the target rate is decoded straight into the output.
+        target = out.buffer[read : read + want, None] if block is None else block[:want]
+        got = sound.read(want, dtype="float32", always_2d=True, out=target)
+        n = int(got.shape[0])
+        if n == 0:
+            break
+        bad += _non_finite(got)
+        read += n
+        if block is None:
+            out.filled = read
+        else:
+            mono = got.mean(axis=1, dtype=np.float32) if channels > 1 else got[:, 0]
+            out.append(mono if resampler is None else resampler.resample_chunk(mono))
+        if n < want:
+            break  # the file holds fewer frames than its header said
+    if resampler is not None and read:
+        out.append(resampler.resample_chunk(np.empty(0, np.float32), last=True))
+    return _MonoRead(samples=out.result(), frames=read, non_finite=bad)
+
+
+class _Output:
+    """A float32 buffer of the expected length, filled in order; grown only if the
+    resampler gives more than expected, copied at the end only if it gave much less."""
+
+    def __init__(self, capacity: int) -> None:
+        self.buffer: np.ndarray = np.empty(capacity, dtype=np.float32)
+        self.filled = 0
+
+    def append(self, chunk: np.ndarray) -> None:
+        end = self.filled + int(chunk.shape[0])
+        if end > self.buffer.shape[0]:
+            grown = np.empty(end + end // 8, dtype=np.float32)
+            grown[: self.filled] = self.buffer[: self.filled]
+            self.buffer = grown
+        self.buffer[self.filled : end] = chunk
+        self.filled = end
+
+    def result(self) -> np.ndarray:
+        kept: np.ndarray = self.buffer[: self.filled]
+        # A file shorter than its header said: do not keep the spare.
+        return kept.copy() if self.buffer.shape[0] - self.filled > 16 else kept
+
+
+def _non_finite(block: np.ndarray) -> int:
+    """NaN/inf samples in a block (a block-sized temporary, never a clip-sized one)."""
+    finite = np.isfinite(block)
+    return 0 if finite.all() else int(finite.size - np.count_nonzero(finite))
+
+
 #: `<_io.BytesIO object at 0x7f…>` in libsndfile's messages: an address that differs run
 #: to run would make two runs' failure details (and their files) differ.
 _OBJECT_REPR = re.compile(r"<[^<>]*? at 0x[0-9a-fA-F]+>")
@@ -253,6 +366,15 @@ _OBJECT_REPR = re.compile(r"<[^<>]*? at 0x[0-9a-fA-F]+>")
 
 def _without_addresses(exc: BaseException) -> str:
     return _OBJECT_REPR.sub("the file", str(exc))
+
+
+def _describe(exc: BaseException, source: int | Path) -> str:
+    """libsndfile's message without what differs run to run: an object's address, or
+    the number of the descriptor the file was decoded from."""
+    text = _without_addresses(exc)
+    if isinstance(source, int):
+        text = text.replace(f"Error opening {source!r}: ", "Error opening the file: ", 1)
+    return text
 
 
 _DONE = object()
