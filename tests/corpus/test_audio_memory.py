@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -121,3 +122,51 @@ def test_a_file_changed_between_hash_and_decode_is_unreadable(
     result = load_audio(tmp_path, Utterance(id="c", audio="c.wav", text="x", language="en"))
     assert isinstance(result, AudioFailure) and result.reason == "unreadable"
     assert result.detail == "c.wav: the file changed while being read"
+
+
+def _count_decodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    decoded: list[str] = []
+    real = audio_module.load_audio
+
+    def counting(root: Path, utt: Utterance, **kw: object) -> LoadedAudio | AudioFailure:
+        result = real(root, utt, **kw)  # type: ignore[arg-type]
+        decoded.append(utt.id)
+        return result
+
+    monkeypatch.setattr(audio_module, "load_audio", counting)
+    return decoded
+
+
+@pytest.mark.parametrize(("budget", "most_ahead"), [(1, 1), (3 * 64_000, 3), (None, 8)])
+def test_prefetcher_holds_at_most_its_byte_budget_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, budget: int | None, most_ahead: int
+) -> None:
+    """Clips of 16,000 samples (64,000 bytes decoded): with a budget of one byte one clip
+    still goes ahead (never a deadlock), with three clips' worth three, and with the
+    default budget the count limit (`depth` = 8) is what binds."""
+    rows = []
+    for i in range(20):
+        soundfile.write(tmp_path / f"{i}.wav", np.zeros(16_000, np.float32), 16_000)
+        rows.append(Utterance(id=str(i), audio=f"{i}.wav", text="x", language="en"))
+    decoded = _count_decodes(monkeypatch)
+    kwargs = {} if budget is None else {"max_ahead_bytes": budget}
+    seen_ahead = []
+    with audio_module.AudioPrefetcher(tmp_path, rows, depth=8, workers=1, **kwargs) as pre:
+        for k, (utt, loaded) in enumerate(pre):
+            assert isinstance(loaded, LoadedAudio) and utt.id == str(k)
+            if k in (0, 5):
+                deadline = 50
+                while deadline and len(decoded) < min(20, k + 1 + most_ahead):
+                    threading.Event().wait(0.02)
+                    deadline -= 1
+                threading.Event().wait(0.2)  # let the producer run ahead as far as it may
+                seen_ahead.append(pre.ahead_bytes)
+                # Held by the consumer, queued ahead (admitted), the one the producer has
+                # decoded and waits to queue, and one per worker decoding: never more.
+                assert len(decoded) <= k + 1 + most_ahead + 1 + 1, (k, len(decoded))
+    # Queued ahead (not yet handed over): the budget, or one clip, or depth + 1 clips.
+    if budget is not None:
+        assert max(seen_ahead) <= max(budget, 64_000)
+    else:  # eight queued and one admitted, waiting for room in the queue
+        assert max(seen_ahead) <= 64_000 * (8 + 1)
+    assert max(seen_ahead) >= 64_000 * min(most_ahead, 2)

@@ -23,6 +23,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -378,14 +379,27 @@ def _describe(exc: BaseException, source: int | Path) -> str:
 
 
 _DONE = object()
+#: Decoded samples the prefetcher may hold ahead of the consumer: a few long clips
+#: (a 20-minute clip is 77 MB at 16 kHz float32), hundreds of short ones.
+DEFAULT_AHEAD_BYTES = 256 * 2**20
+
+
+def _nbytes(future: Future[LoadedAudio | AudioFailure]) -> int:
+    """Bytes of samples a finished decode holds (0 for a failure or an exception)."""
+    if future.exception() is not None:
+        return 0
+    result = future.result()
+    return int(result.samples.nbytes) if isinstance(result, LoadedAudio) else 0
 
 
 class AudioPrefetcher:
     """Decode clips ahead of the consumer, yielding `(utt, LoadedAudio | AudioFailure)`
     in input order.
 
-    At most `depth` decoded clips wait in memory, so RSS stays flat however long the
-    corpus is; `workers` threads decode in parallel (libsndfile and soxr release the GIL).
+    At most `depth` decoded clips, and at most `max_ahead_bytes` of decoded samples (but
+    always one clip, however long), wait ahead of the consumer, so RSS stays flat however
+    long the corpus or its clips are (eight 20-minute clips ahead would be 600 MB);
+    `workers` threads decode in parallel (libsndfile and soxr release the GIL).
     The input iterable is consumed lazily in a background thread; an exception it raises
     (a malformed manifest row) is re-raised to the consumer at that position.
     Use as a context manager, or call `close()` when stopping early.
@@ -398,10 +412,15 @@ class AudioPrefetcher:
         *,
         depth: int = 8,
         workers: int = 1,
+        max_ahead_bytes: int = DEFAULT_AHEAD_BYTES,
         **load_kwargs: Any,
     ) -> None:
         if depth < 1 or workers < 1:
             raise ValueError("depth and workers must be >= 1")
+        self._max_ahead = max_ahead_bytes
+        #: Bytes of decoded samples queued and not yet handed to the consumer.
+        self.ahead_bytes = 0
+        self._room = threading.Condition()
         self._root = root
         self._utterances = utterances
         self._kwargs = load_kwargs
@@ -421,6 +440,31 @@ class AudioPrefetcher:
                 continue
         return False
 
+    def _admit_put(self, item: tuple[Utterance, Future[LoadedAudio | AudioFailure]]) -> bool:
+        """Queue a clip once it is decoded and its samples fit in the byte budget."""
+        future = item[1]
+        while not self._stop.is_set():
+            try:
+                future.exception(timeout=0.1)
+                break
+            except FutureTimeout:
+                continue
+        else:
+            return False
+        size = _nbytes(future)
+        with self._room:
+            while self.ahead_bytes and self.ahead_bytes + size > self._max_ahead:
+                if self._stop.is_set():
+                    return False
+                self._room.wait(0.1)
+            self.ahead_bytes += size
+        return self._put(item)
+
+    def _release(self, size: int) -> None:
+        with self._room:
+            self.ahead_bytes -= size
+            self._room.notify_all()
+
     def _produce(self) -> None:
         # Futures in flight beyond the queue are capped at `workers`, keeping memory bounded.
         pending: deque[tuple[Utterance, Future[LoadedAudio | AudioFailure]]] = deque()
@@ -431,10 +475,10 @@ class AudioPrefetcher:
                 pending.append(
                     (utt, self._pool.submit(load_audio, self._root, utt, **self._kwargs))
                 )
-                if len(pending) > self._workers and not self._put(pending.popleft()):
+                if len(pending) > self._workers and not self._admit_put(pending.popleft()):
                     return
             while pending:
-                if not self._put(pending.popleft()):
+                if not self._admit_put(pending.popleft()):
                     return
             self._put(_DONE)
         except BaseException as exc:  # forwarded to the consumer, raised there
@@ -461,7 +505,12 @@ class AudioPrefetcher:
                 if isinstance(item, BaseException):
                     raise item
                 utt, future = item
-                yield utt, future.result()
+                self._release(_nbytes(future))  # handed over: no longer ahead
+                try:
+                    yield utt, future.result()
+                finally:
+                    # Nothing here keeps the clip alive while the next one is awaited.
+                    del item, future
         finally:
             self.close()
 
