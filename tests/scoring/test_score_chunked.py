@@ -20,7 +20,7 @@ import pytest
 from fast_paths_corpus import corpus_records, corpus_rows
 
 from earmark.errors import EarmarkError
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring import NormalizerPolicy, ScoringOptions, api, score_rows
 from earmark.scoring.api import score_predictions
 from earmark.scoring.scorer import CorpusScorer
 
@@ -38,6 +38,12 @@ CONFIGS: dict[str, dict[str, Any]] = {
     },
     "blasbench-v1 protocol (python-random bootstrap)": {"protocol": "blasbench-v1"},
 }
+
+
+def _score(monkeypatch: pytest.MonkeyPatch, chunk: int, *args: Any, **kwargs: Any) -> Any:
+    """`score_predictions` with `chunk`-row chunks."""
+    monkeypatch.setattr(api, "CHUNK_ROWS", chunk)
+    return score_predictions(*args, **kwargs)
 
 
 def _corpus(path: Path) -> Path:
@@ -67,14 +73,16 @@ def _outputs(out: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("config", list(CONFIGS))
-def test_chunk_size_never_shows_in_the_outputs(tmp_path: Path, config: str) -> None:
+def test_chunk_size_never_shows_in_the_outputs(
+    tmp_path: Path, config: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = _corpus(tmp_path / "corpus.jsonl")
     rows = source.read_text("utf-8").count("\n")
     assert rows == 495  # chunks of 64 cut it 7 times, 7 cut it 70 times, 1 everywhere
     outputs = {}
     for chunk in (WHOLE, 64, 7, 1):
         out = tmp_path / f"chunk-{chunk}"
-        score_predictions(source, out_dir=out, chunk_rows=chunk, **CONFIGS[config])
+        _score(monkeypatch, chunk, source, out_dir=out, **CONFIGS[config])
         outputs[chunk] = _outputs(out)
     whole = outputs.pop(WHOLE)
     assert whole["results.json"]["predictions"]["rows"] == rows
@@ -83,19 +91,22 @@ def test_chunk_size_never_shows_in_the_outputs(tmp_path: Path, config: str) -> N
             assert got[name] == value, f"{name} differs with chunks of {chunk} rows ({config})"
 
 
-def test_a_run_folder_with_arms_and_repeats_chunked(tmp_path: Path) -> None:
+def test_a_run_folder_with_arms_and_repeats_chunked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     arms = sorted({json.loads(line)["arm"] for line in EXAMPLE_RUN.read_text("utf-8").splitlines()})
     for arm in arms:
         got = {}
         for chunk in (WHOLE, 3):
             out = tmp_path / f"{arm}-{chunk}"
-            score_predictions(
+            _score(
+                monkeypatch,
+                chunk,
                 EXAMPLE_RUN,
                 normalizer="auto",
                 resamples=100,
                 arm=arm,
                 out_dir=out,
-                chunk_rows=chunk,
             )
             got[chunk] = _outputs(out)
         assert got[3] == got[WHOLE]
@@ -124,7 +135,7 @@ def test_speakers_and_speaker_clusters_chunked() -> None:
 
 
 def test_a_repeated_id_in_a_later_chunk_is_the_same_error_and_nothing_is_written(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     records = corpus_records(60)
     records.append({**records[40], "hypothesis": "other words"})
@@ -137,7 +148,7 @@ def test_a_repeated_id_in_a_later_chunk_is_the_same_error_and_nothing_is_written
             out.mkdir()
             (out / "predictions.jsonl").write_text("earlier\n", "utf-8")
         with pytest.raises(EarmarkError) as caught:
-            score_predictions(source, normalizer="auto", resamples=0, out_dir=out, chunk_rows=chunk)
+            _score(monkeypatch, chunk, source, normalizer="auto", resamples=0, out_dir=out)
         messages.append(str(caught.value))
         # Nothing written: neither predictions.jsonl nor the spool it is written to (a
         # folder the score created is gone again, as it held only the lock).
@@ -178,7 +189,7 @@ def test_records_of_a_streamed_corpus_are_not_kept() -> None:
 
 @pytest.mark.parametrize("chunk", [WHOLE, 2])
 def test_the_first_error_in_the_file_wins_as_when_it_was_read_first(
-    tmp_path: Path, chunk: int
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The streamed read keeps no ids (the scorer finds repeats); on any failure the
     file is read again with every check, so the error is `read_pairs`' own: here a
@@ -193,7 +204,7 @@ def test_the_first_error_in_the_file_wins_as_when_it_was_read_first(
     with pytest.raises(EarmarkError) as expected:
         read_pairs(source)
     with pytest.raises(EarmarkError) as caught:
-        score_predictions(source, normalizer="none", resamples=0, chunk_rows=chunk)
+        _score(monkeypatch, chunk, source, normalizer="none", resamples=0)
     assert str(caught.value) == str(expected.value)
     assert "bad.jsonl:4: field 'id': duplicate utterance id 'u1' (first on line 2)" in str(
         caught.value

@@ -31,7 +31,9 @@ from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions, _col
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
 #: records, a few KB a row). Small enough that a chunk's objects stay in cache and its
 #: freed memory is reused by the next (2,000 rows: ~8% less CPU in scoring and records
-#: than 10,000), large enough that the per-chunk numpy calls do not show.
+#: than 10,000), large enough that the per-chunk numpy calls do not show. Read at each
+#: call (a module setting rather than a parameter: `commands.score` passes the protocol
+#: as `**kwargs`), so tests can force tiny chunks.
 CHUNK_ROWS = 2_000
 
 #: Where `score --glm ... --out DIR` keeps a copy of the rules file.
@@ -63,7 +65,6 @@ def score_predictions(
     cluster: str = "clip",
     min_per_slice: int | None = None,
     min_speakers: int | None = None,
-    chunk_rows: int = CHUNK_ROWS,
 ) -> dict[str, Any]:
     """Score a predictions file (optionally joined to references); returns results.json's
     content and, with `out_dir`, writes results.json, predictions.jsonl, results.md and
@@ -86,6 +87,10 @@ def score_predictions(
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
     blocks with a reason (`earmark.scoring.scorer.ScoringOptions`).
+
+    The input is scored `CHUNK_ROWS` rows at a time (`earmark.scoring.scorer.CorpusScorer`),
+    one file of references and hypotheses read as it goes: memory grows with the corpus
+    only by each row's counts and id. The outputs do not depend on the chunk size.
     """
     if alignment != "earmark" and not sclite_reports:
         raise EarmarkError(
@@ -149,7 +154,7 @@ def score_predictions(
         # and texts again: only then are they kept; otherwise each chunk's go once its
         # records are written.
         scorer = CorpusScorer(options, keep=punctuation or critical_tokens or sclite_reports)
-        chunks = stream.chunks(chunk_rows)
+        chunks = stream.chunks(CHUNK_ROWS)
         if language is not None:
             chunks = (_with_language(chunk, language) for chunk in chunks)
         spool = None if out_dir is None else _spool_name(Path(out_dir))
