@@ -15,7 +15,7 @@ from earmark.metrics.punctuation import (
     punctuation_counts,
     split_punctuation,
 )
-from earmark.scoring.api import score_predictions
+from earmark.score_file import score_predictions
 from earmark.scoring.extra_metrics import punctuation_section
 from earmark.scoring.protocols import get_protocol, resolve
 from earmark.scoring.rows import ScoringRow

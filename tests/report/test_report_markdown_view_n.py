@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from earmark.report.markdown import render_results_markdown
-from earmark.scoring.api import score_predictions
+from earmark.score_file import score_predictions
 
 
 def _results(tmp_path: Path, rows: list[dict]) -> dict:

@@ -20,7 +20,7 @@ import pytest
 
 from earmark.cli import main
 from earmark.metrics.alignment import EditTally
-from earmark.scoring.api import score_predictions
+from earmark.score_file import score_predictions
 from earmark.scoring.glm import GLM_VERSION, Glm, parse_glm, read_glm
 
 SCTK = shutil.which("sctk")

@@ -10,7 +10,7 @@ from test_protocols import IRISH, _jsonl, published_figures
 
 from earmark.cli import main
 from earmark.report.results import results_schema
-from earmark.scoring.api import score_predictions
+from earmark.score_file import score_predictions
 
 
 def _score(tmp_path: Path, *extra: str) -> tuple[dict, str]:

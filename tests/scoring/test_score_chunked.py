@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from fast_paths_corpus import corpus_records, corpus_rows
 
+from earmark import score_file as api
 from earmark.errors import EarmarkError
-from earmark.scoring import NormalizerPolicy, ScoringOptions, api, score_rows
-from earmark.scoring.api import score_predictions
+from earmark.score_file import score_predictions
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.scorer import CorpusScorer
 
 EXAMPLE_RUN = Path(__file__).parents[1] / "report" / "data" / "example-run" / "predictions.jsonl"

@@ -12,8 +12,8 @@ import pytest
 
 from earmark.cli import main
 from earmark.report.results import results_schema
+from earmark.score_file import score_predictions
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
-from earmark.scoring.api import score_predictions
 
 ROWS = [
     {
@@ -224,7 +224,8 @@ def test_missing_file_and_unknown_normaliser(
 
 
 def test_failed_probe_refuses_to_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from earmark.scoring import api, probes
+    from earmark import score_file as api
+    from earmark.scoring import probes
 
     bad = probes.ProbeResult("broken", False, "x", "y")
     monkeypatch.setattr(api, "run_scorer_probes", lambda: [bad])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from earmark.report.results import results_schema
+from earmark.score_file import score_predictions
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
-from earmark.scoring.api import score_predictions
 
 
 def _row(i: str, ref: str, hyp: str, lang: str = "en", slices: tuple[str, ...] = ()) -> ScoringRow:

@@ -24,8 +24,8 @@ from earmark.errors import EarmarkError
 from earmark.rundir.layout import COMPARE, RESULTS
 
 if TYPE_CHECKING:
-    from earmark.verification import VerifyReport
     from earmark.results import Comparison, Decision, Results
+    from earmark.verification import VerifyReport
 
 #: A path argument: a string or anything `os.fspath` takes.
 PathArg = str | os.PathLike[str]

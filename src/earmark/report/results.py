@@ -3,7 +3,7 @@
 The schema is frozen: a change of meaning is a new schema version, never an edit. Reading
 and writing the results file and its predictions live in `earmark.rundir.results_file`
 (the one module that knows a folder's files); they are re-exported here for the callers
-below the report layer that still import them from this module (`earmark.scoring.api`).
+that still import them from this module.
 """
 
 from __future__ import annotations

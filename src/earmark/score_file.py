@@ -1,4 +1,4 @@
-"""High-level scoring of files: what `earmark score` does, callable from Python.
+"""`earmark score` as a library call: read a predictions file, score it, write the folder.
 
 The CLI is a thin mirror of `score_predictions` (a test checks both give identical
 numbers), so anything the CLI can do a script can do with the same result.
@@ -19,7 +19,8 @@ from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.report.markdown import render_results_markdown
-from earmark.report.results import PREDICTIONS, build_results, write_results
+from earmark.rundir.layout import PREDICTIONS
+from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import failed, run_scorer_probes
