@@ -315,7 +315,7 @@ def stream_pairs(
     if fmt is not None and fmt not in FORMATS:
         raise EarmarkError(f"unknown format {fmt!r}", hint=", ".join(FORMATS))
     if fmt in SCLITE_FORMATS or (fmt is None and sclite_format(pred_path) is not None):
-        return _whole(_read_sclite(pred_path, refs, fmt, allow_extra_hypotheses))
+        return _whole(lambda: _read_sclite(pred_path, refs, fmt, allow_extra_hypotheses))
     pred_fmt = fmt or _suffix_format(pred_path)
     if refs is None:
         if pred_fmt in (None, "kaldi", "lines"):
@@ -330,37 +330,41 @@ def stream_pairs(
             for _ in _iter_combined(pred_path, combined_fmt, fields, arm):
                 pass
 
+        def reread() -> Iterator[ScoringRow]:
+            return _iter_combined(pred_path, combined_fmt, fields, arm, check_ids=False)
+
         return PairStream(
             rows=_iter_combined(pred_path, pred_fmt, fields, arm, check_ids=check_ids),
             source_files=[str(pred_path)],
             formats=[pred_fmt],
             _recheck=None if check_ids else recheck,
+            _reread=reread,
         )
     ref_path = Path(refs)
     if fmt == "lines":
-        return _whole(_read_lines_pair(pred_path, ref_path))
+        return _whole(lambda: _read_lines_pair(pred_path, ref_path))
     ref_fmt = fmt if fmt not in (None, "kaldi") else _suffix_format(ref_path)
     if pred_fmt is None and ref_fmt is None:
         pred_fmt = ref_fmt = _plain_pair_format(pred_path, ref_path)
+    joined_pred, joined_ref = pred_fmt or "kaldi", ref_fmt or "kaldi"
     return _whole(
-        _read_joined(
-            pred_path,
-            pred_fmt or "kaldi",
-            ref_path,
-            ref_fmt or "kaldi",
-            fields,
-            allow_extra_hypotheses,
+        lambda: _read_joined(
+            pred_path, joined_pred, ref_path, joined_ref, fields, allow_extra_hypotheses
         )
     )
 
 
-def _whole(read: ReadResult) -> PairStream:
-    """Rows already read (and joined) in full, handed out as a stream."""
+def _whole(read: Callable[[], ReadResult]) -> PairStream:
+    """Rows read (and joined) in full by `read`, handed out as a stream; `read` runs
+    again for `PairStream.reread` (holding on to the rows instead would keep every row
+    alive while the stream is scored)."""
+    result = read()
     return PairStream(
-        rows=iter(read.rows),
-        excluded=read.excluded,
-        source_files=read.source_files,
-        formats=read.formats,
+        rows=iter(result.rows),
+        excluded=result.excluded,
+        source_files=result.source_files,
+        formats=result.formats,
+        _reread=lambda: iter(read().rows),
     )
 
 
@@ -381,6 +385,17 @@ class PairStream:
     formats: list[str] = field(default_factory=list)
     #: Reads the file again with every check (`stream_pairs(check_ids=False)` only).
     _recheck: Callable[[], None] | None = None
+    #: Reads the rows again from the first.
+    _reread: Callable[[], Iterator[ScoringRow]] | None = None
+
+    def reread(self) -> Iterator[ScoringRow]:
+        """The same rows again from the first, read anew from the files: what a scorer
+        that keeps each id only as a digest reads on the rare match of two digests
+        (`scoring.scorer.CorpusScorer`'s `reread`). Ids are not checked (`recheck` does).
+        """
+        if self._reread is None:
+            raise RuntimeError("this stream cannot read its rows again")
+        return self._reread()
 
     def recheck(self) -> None:
         """Raise the error a full, checking read of the input meets first, if any.

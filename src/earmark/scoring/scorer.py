@@ -15,9 +15,10 @@ import copy
 import gc
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -452,54 +453,61 @@ class _Group:
             self.mixed_available = take("mixed_available", np.zeros(0, dtype=bool))
 
 
-@dataclass
-class _RowFacts:
-    """What the figures read of each row besides its counts, as small codes per row.
+#: A row key's 64-bit digest: Python's own string hash (SipHash-1-3, keyed per process,
+#: computed in C and cached on the string, ~10x cheaper per id than blake2b). Only which
+#: digests are equal is ever used, never their values, and any two equal digests send
+#: the scorer back to the id strings (`_RowKeys`), so the per-process key and a collision
+#: can change no output. Tests replace it to force collisions.
+_digest: Callable[[str], int] = hash
 
-    Per row: the language, status, bootstrap cluster and speaker as integer codes (one
-    array each), the slices as a code of its distinct slice set. The ids stay in one
-    dict (cluster key -> code), which also finds duplicate ids exactly; clustered rows
-    add their `id\\x00cluster` key to a set. That is the only per-row state that is not
-    a number: one dict entry per distinct cluster key (the id of an unclustered row).
-    """
 
-    n: int = 0
-    languages: dict[str | None, int] = field(default_factory=dict)
-    statuses: dict[str, int] = field(default_factory=dict)
-    speakers: dict[str, int] = field(default_factory=dict)
-    slice_sets: dict[tuple[str, ...], int] = field(default_factory=lambda: {(): 0})
-    #: Cluster key -> (code << 1) | 1 when an unclustered row has it as its id.
-    clusters: dict[str, int] = field(default_factory=dict)
-    clustered_ids: set[str] = field(default_factory=set)
-    not_ok: list[dict[str, str]] = field(default_factory=list)
-    language_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
-    status_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
-    cluster_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    speaker_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
-    slice_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
-    #: Each code's value (filled by `seal`).
-    language_names: list[str | None] = field(default_factory=list)
-    status_names: list[str] = field(default_factory=list)
-    speaker_names: list[str] = field(default_factory=list)
-    slice_names: list[tuple[str, ...]] = field(default_factory=list)
-    _columns: _Columns = field(default_factory=_Columns)
+class _SortedRuns:
+    """A growing set of 64-bit digests as a few sorted arrays of doubling sizes, so each
+    chunk is checked against every earlier one with a binary search per array and the
+    whole costs O(n log n), 8 bytes a digest (a Python set of ints: ~70)."""
 
-    def add(self, rows: Sequence[ScoringRow]) -> None:
-        """Code a chunk's rows; a repeated id (within a clip's cluster) is an error."""
+    def __init__(self) -> None:
+        self.runs: list[np.ndarray] = []
+
+    def add(self, digests: np.ndarray) -> bool:
+        """Add `digests`; True when one of them equals another or an earlier one."""
+        if not len(digests):
+            return False
+        new = np.sort(digests)
+        seen = bool((new[1:] == new[:-1]).any()) or self.contains_any(new)
+        runs = self.runs
+        runs.append(new)
+        while len(runs) > 1 and len(runs[-2]) <= 2 * len(runs[-1]):
+            # Two sorted runs back to back: the stable sort merges them in one pass.
+            top = runs.pop()
+            runs[-1] = np.sort(np.concatenate((runs[-1], top)), kind="stable")
+        return seen
+
+    def contains_any(self, digests: np.ndarray) -> bool:
+        """Is any of `digests` (sorted or not) in the set?"""
+        for run in self.runs:
+            at = np.minimum(np.searchsorted(run, digests), len(run) - 1)
+            if (run[at] == digests).any():
+                return True
+        return False
+
+
+class _ExactKeys:
+    """Repeated ids and cluster codes from the id strings themselves: one dict entry per
+    distinct cluster key (the id of an unclustered row), clustered rows' `id\\x00cluster`
+    keys in a set. What `_RowKeys` falls back to whenever two digests match."""
+
+    def __init__(self) -> None:
+        #: Cluster key -> (code << 1) | 1 when an unclustered row has it as its id.
+        self.clusters: dict[str, int] = {}
+        self.clustered_ids: set[str] = set()
+
+    def codes(self, rows: Iterable[ScoringRow]) -> np.ndarray:
+        """Each row's cluster code (numbered by first appearance of its cluster key); a
+        repeated id (within a clip's cluster) is an error, at its first repeat."""
         clusters, clustered_ids = self.clusters, self.clustered_ids
-        languages, statuses, speakers, slice_sets = (
-            self.languages,
-            self.statuses,
-            self.speakers,
-            self.slice_sets,
-        )
-        m = len(rows)
-        language_code = np.empty(m, dtype=np.int32)
-        status_code = np.empty(m, dtype=np.int32)
-        cluster_code = np.empty(m, dtype=np.int64)
-        speaker_code = np.full(m, -1, dtype=np.int32)
-        slice_code = np.zeros(m, dtype=np.int32)
-        for k, row in enumerate(rows):
+        out = []
+        for row in rows:
             ident = row.id
             if row.cluster is None:
                 # Its own cluster, keyed by its id; the low bit marks the id as taken.
@@ -518,7 +526,195 @@ class _RowFacts:
                 v = clusters.get(row.cluster)
                 if v is None:
                     v = clusters[row.cluster] = len(clusters) << 1
-            cluster_code[k] = v >> 1
+            out.append(v >> 1)
+        return np.asarray(out, dtype=np.int64)
+
+    def speaker_codes(self, speaker_names: Sequence[str]) -> np.ndarray:
+        """Per speaker: the code of its bootstrap key (`speaker\\x00NAME`), the code of a
+        clip key spelled the same where there is one."""
+        out = []
+        for name in speaker_names:
+            key = f"speaker\x00{name}"
+            v = self.clusters.get(key)
+            if v is None:
+                v = self.clusters[key] = len(self.clusters) << 1
+            out.append(v >> 1)
+        return np.asarray(out, dtype=np.int64)
+
+
+class _RowKeys:
+    """Finds repeated ids and numbers the bootstrap's clusters keeping 8 bytes per row.
+
+    Each row's duplicate key (its id; `id\\x00cluster` for a clustered row) goes in as a
+    64-bit digest (`_digest`) to a sorted set checked chunk by chunk; an unclustered row's
+    cluster key is its id, so its digest serves both. Clustered rows keep each distinct
+    cluster string once (repeats of a clip share it) to confirm equal digests exactly.
+    When no two digests match, distinct digests are distinct keys, and the cluster codes
+    follow from the digests: numbered by first appearance, as the key strings were.
+
+    On any match that the kept cluster strings cannot confirm (a repeated id, a collision,
+    a clip keyed like an earlier unclustered id), the keys are read again from the rows
+    (`reread`) and everything from there on is `_ExactKeys`': a repeated id is its error
+    at its row, a collision merges nothing. Without `reread` the scorer cannot see earlier
+    rows again, so it keeps the strings from the start (`_ExactKeys`), as it always did.
+    """
+
+    def __init__(self, reread: Callable[[], Iterable[ScoringRow]] | None) -> None:
+        self.reread = reread
+        self.n = 0
+        self.exact: _ExactKeys | None = _ExactKeys() if reread is None else None
+        self._keys = _SortedRuns()
+        #: Digest -> string of every clustered row's cluster key.
+        self._names: dict[int, str] = {}
+        #: Rows before the first clustered one: every one of them its own cluster.
+        self._alone: int | None = None
+        self._columns = _Columns()
+
+    def add(self, rows: Sequence[ScoringRow]) -> None:
+        """Take a chunk's keys; a repeated id is an error (`_duplicate`)."""
+        if self.exact is None and not self._add_digests(rows):
+            self._go_exact()
+        if self.exact is not None:
+            self._columns.append("code", self.exact.codes(rows))
+        self.n += len(rows)
+
+    def _add_digests(self, rows: Sequence[ScoringRow]) -> bool:
+        """Add the chunk's digests; False on a match the kept strings cannot confirm."""
+        digest, names = _digest, self._names
+        m = len(rows)
+        keys = np.empty(m, dtype=np.int64)
+        clusters = keys
+        fresh: list[int] = []
+        confirmed = True
+        for k, row in enumerate(rows):
+            cluster = row.cluster
+            if cluster is None:
+                d = keys[k] = digest(row.id)
+                if clusters is not keys:
+                    clusters[k] = d
+                if names:
+                    name = names.get(d)
+                    # The id of an earlier clustered row's clip: the same key, or a collision.
+                    if name is not None and name != row.id:
+                        confirmed = False
+                continue
+            if clusters is keys:
+                clusters = keys.copy()
+                if self._alone is None:
+                    self._alone = self.n + k
+            keys[k] = digest(f"{row.id}\x00{cluster}")
+            d = clusters[k] = digest(cluster)
+            name = names.get(d)
+            if name is None:
+                names[d] = cluster
+                fresh.append(d)
+            elif name != cluster:
+                confirmed = False
+        if self._keys.add(keys) or not confirmed:
+            return False
+        # A clip key first seen here may be an earlier (or this chunk's) unclustered id:
+        # the same key or a collision, which only the strings can tell.
+        if fresh and self._keys.contains_any(np.asarray(fresh, dtype=np.int64)):
+            return False
+        if self._alone is not None:
+            start = max(self._alone - self.n, 0)
+            self._columns.append("digest", clusters[start:])
+        return True
+
+    def _go_exact(self) -> None:
+        """Read the keys of the rows taken so far again and go on with the strings."""
+        assert self.reread is not None
+        self.exact = _ExactKeys()
+        rows = iter(self.reread())
+        try:
+            codes = self.exact.codes(islice(rows, self.n))
+        finally:
+            close = getattr(rows, "close", None)
+            if close is not None:
+                close()
+        if len(codes) != self.n:
+            raise RuntimeError(f"reread gave {len(codes)} rows, not the {self.n} scored")
+        self._keys, self._names = _SortedRuns(), {}
+        self._columns = _Columns()
+        self._columns.append("code", codes)
+
+    def seal(self, speaker_names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per row its cluster code and per speaker its key's code, once every row is in."""
+        if self.exact is None:
+            keys = np.asarray([_digest(f"speaker\x00{name}") for name in speaker_names])
+            # A speaker keyed like a clip: the same key (they merge) or a collision.
+            if keys.size and (
+                self._keys.contains_any(keys) or bool(np.isin(keys, list(self._names)).any())
+            ):
+                self._go_exact()
+        if self.exact is not None:
+            codes = self._columns.take("code", np.zeros(0, dtype=np.int64))
+            return codes, self.exact.speaker_codes(speaker_names)
+        self._keys = _SortedRuns()
+        alone = self.n if self._alone is None else self._alone
+        codes = np.empty(self.n, dtype=np.int64)
+        codes[:alone] = np.arange(alone, dtype=np.int64)
+        if alone < self.n:
+            # The rest numbered by first appearance after the rows that stand alone.
+            digests = self._columns.take("digest", np.zeros(0, dtype=np.int64))
+            codes[alone:] = _first_appearance(digests)
+            codes[alone:] += alone
+            del digests
+        n_codes = int(codes.max()) + 1 if self.n else 0
+        self._names = {}
+        speakers = np.arange(n_codes, n_codes + len(speaker_names), dtype=np.int64)
+        return codes, speakers
+
+
+@dataclass
+class _RowFacts:
+    """What the figures read of each row besides its counts, as small codes per row.
+
+    Per row: the language, status, bootstrap cluster and speaker as integer codes (one
+    array each), the slices as a code of its distinct slice set. The ids are checked and
+    clustered by `_RowKeys`, which keeps an 8-byte digest per row (the strings only when
+    it cannot see the rows again, or once two digests match).
+    """
+
+    reread: Callable[[], Iterable[ScoringRow]] | None = None
+    n: int = 0
+    languages: dict[str | None, int] = field(default_factory=dict)
+    statuses: dict[str, int] = field(default_factory=dict)
+    speakers: dict[str, int] = field(default_factory=dict)
+    slice_sets: dict[tuple[str, ...], int] = field(default_factory=lambda: {(): 0})
+    not_ok: list[dict[str, str]] = field(default_factory=list)
+    language_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    status_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    cluster_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    speaker_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    slice_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    #: Per speaker code: the code of its key among the cluster codes (filled by `seal`).
+    speaker_cluster_code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: Each code's value (filled by `seal`).
+    language_names: list[str | None] = field(default_factory=list)
+    status_names: list[str] = field(default_factory=list)
+    speaker_names: list[str] = field(default_factory=list)
+    slice_names: list[tuple[str, ...]] = field(default_factory=list)
+    _columns: _Columns = field(default_factory=_Columns)
+    _keys: _RowKeys | None = None
+
+    def add(self, rows: Sequence[ScoringRow]) -> None:
+        """Code a chunk's rows; a repeated id (within a clip's cluster) is an error."""
+        if self._keys is None:
+            self._keys = _RowKeys(self.reread)
+        self._keys.add(rows)
+        languages, statuses, speakers, slice_sets = (
+            self.languages,
+            self.statuses,
+            self.speakers,
+            self.slice_sets,
+        )
+        m = len(rows)
+        language_code = np.empty(m, dtype=np.int32)
+        status_code = np.empty(m, dtype=np.int32)
+        speaker_code = np.full(m, -1, dtype=np.int32)
+        slice_code = np.zeros(m, dtype=np.int32)
+        for k, row in enumerate(rows):
             code = languages.get(row.language)
             if code is None:
                 code = languages[row.language] = len(languages)
@@ -529,7 +725,7 @@ class _RowFacts:
                 code = statuses[status] = len(statuses)
             status_code[k] = code
             if status != "ok":
-                self.not_ok.append({"id": ident, "status": status})
+                self.not_ok.append({"id": row.id, "status": status})
             if row.extra:
                 speaker = speaker_of_row(row)
                 if speaker is not None:
@@ -545,7 +741,6 @@ class _RowFacts:
         for name, arr in (
             ("language", language_code),
             ("status", status_code),
-            ("cluster", cluster_code),
             ("speaker", speaker_code),
             ("slice", slice_code),
         ):
@@ -553,13 +748,16 @@ class _RowFacts:
         self.n += m
 
     def seal(self) -> None:
-        for name in ("language", "status", "cluster", "speaker", "slice"):
+        for name in ("language", "status", "speaker", "slice"):
             empty = getattr(self, f"{name}_code")
             setattr(self, f"{name}_code", self._columns.take(name, empty))
         self.language_names = list(self.languages)
         self.status_names = list(self.statuses)
         self.speaker_names = list(self.speakers)
         self.slice_names = list(self.slice_sets)
+        keys = self._keys if self._keys is not None else _RowKeys(None)
+        self.cluster_code, self.speaker_cluster_code = keys.seal(self.speaker_names)
+        self._keys = None
 
     def bootstrap_codes(self, rows: np.ndarray, unit: ClusterUnit) -> np.ndarray:
         """Per row (input indices): its resampling unit as a code (equal codes, equal
@@ -567,14 +765,11 @@ class _RowFacts:
         codes: np.ndarray = self.cluster_code[rows]
         if unit == "speaker":
             speaker = self.speaker_code[rows]
-            codes = codes.copy()
-            for code in _present(speaker[speaker >= 0]):
-                # Prefixed so a speaker named like a clip id never merges with that clip.
-                key = f"speaker\x00{self.speaker_names[code]}"
-                v = self.clusters.get(key)
-                if v is None:
-                    v = self.clusters[key] = len(self.clusters) << 1
-                codes[speaker == code] = v >> 1
+            has = speaker >= 0
+            if has.any():
+                # Keyed `speaker\x00NAME`, so a speaker named like a clip id never merges
+                # with that clip (`_RowKeys.seal`).
+                codes = np.where(has, self.speaker_cluster_code[np.maximum(speaker, 0)], codes)
         return codes
 
 
@@ -1019,14 +1214,30 @@ class CorpusScorer:
     tallies the error analysis ranks. `finish` computes every figure from the counts.
     The figures and records are the same whatever the chunk size (tests pin it), so a
     1,000,000-row file scores in memory that grows only by the per-row counts and codes
-    (`_Group`, `_RowFacts`). `keep=True` keeps each chunk's rows and texts too, for
-    `ScoreResult.records`, the sclite reports and the punctuation metrics.
+    (`_Group`, `_RowFacts`) and an 8-byte digest of each id (`_RowKeys`). `keep=True`
+    keeps each chunk's rows and texts too, for `ScoreResult.records`, the sclite reports
+    and the punctuation metrics.
+
+    `reread` gives the same rows again from the first (`readers.PairStream.reread`): the
+    ids are then kept as digests, and read again only if two digests match. Without it
+    (and without `keep`) the scorer cannot look back, so it keeps each id's string.
+    Besides the per-row state, the error analysis's edit tallies grow with the distinct
+    confusions (substitution pairs, inserted and deleted units): up to a few per row on
+    random text, far fewer on real transcripts, which repeat their confusions.
     """
 
-    def __init__(self, options: ScoringOptions, *, keep: bool = False) -> None:
+    def __init__(
+        self,
+        options: ScoringOptions,
+        *,
+        keep: bool = False,
+        reread: Callable[[], Iterable[ScoringRow]] | None = None,
+    ) -> None:
         self.options = options
         self.keep = keep
-        self.facts = _RowFacts()
+        if reread is None and keep:
+            reread = self._kept_rows
+        self.facts = _RowFacts(reread=reread)
         self.groups: dict[str, _Group] = {}
         self.rows: list[ScoringRow] = []
         # The policy answers per language; a corpus has a handful, not one per row.
@@ -1060,6 +1271,9 @@ class CorpusScorer:
         if self.keep:
             self.rows.extend(rows)
         return _records_in_order(parts, start, len(rows))
+
+    def _kept_rows(self) -> list[ScoringRow]:
+        return self.rows
 
     def finish(self) -> ScoreResult:
         """Every figure of the corpus (`ScoreResult.summary`), from the kept counts."""
