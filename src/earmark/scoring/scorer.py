@@ -759,12 +759,15 @@ class _RowFacts:
         self.cluster_code, self.speaker_cluster_code = keys.seal(self.speaker_names)
         self._keys = None
 
-    def bootstrap_codes(self, rows: np.ndarray, unit: ClusterUnit) -> np.ndarray:
+    def bootstrap_codes(
+        self, rows: np.ndarray, unit: ClusterUnit, *, whole: bool = False
+    ) -> np.ndarray:
         """Per row (input indices): its resampling unit as a code (equal codes, equal
-        keys): the clip's cluster key or, by speaker, the speaker's."""
-        codes: np.ndarray = self.cluster_code[rows]
+        keys): the clip's cluster key or, by speaker, the speaker's. `whole`: `rows` is
+        every row, in order (the codes are then the column itself, read only)."""
+        codes: np.ndarray = _at(self.cluster_code, rows, whole)
         if unit == "speaker":
-            speaker = self.speaker_code[rows]
+            speaker = _at(self.speaker_code, rows, whole)
             has = speaker >= 0
             if has.any():
                 # Keyed `speaker\x00NAME`, so a speaker named like a clip id never merges
@@ -1074,33 +1077,41 @@ def _compute_block(
     cluster_unit: ClusterUnit,
 ) -> dict[str, Any]:
     norm = group.normalizer
-    rows = group.indices[positions]
-    cluster_codes = facts.bootstrap_codes(rows, cluster_unit)
-    speaker_codes = facts.speaker_code[rows]
+    every = _every(positions, group.n)
+    # Every row of a group that holds every row of the input (one normaliser): its rows
+    # are its positions, and each per-row column is read as it is, not copied (~30 bytes
+    # a row less at the peak of a one-language corpus).
+    whole = every and group.n == facts.n
+    rows = positions if whole else group.indices[positions]
+    cluster_codes = facts.bootstrap_codes(rows, cluster_unit, whole=whole)
+    speaker_codes = _at(facts.speaker_code, rows, whole)
     n_speakers = len(_present(speaker_codes[speaker_codes >= 0]))
     views: dict[str, Any] = {}
     for view in norm.views:
-        avail = group.available[view][positions]
+        avail = _at(group.available[view], positions, every)
         view_reasons = group.reasons[view]
         reasons = Counter(view_reasons[p] for p in positions[~avail].tolist())
         metrics = {}
         for unit in norm.units:
-            arr = _subset(group.counts[(view, unit)], positions, avail)
+            arr = _subset(group.counts[(view, unit)], positions, avail, every)
             metrics[METRIC_FOR_UNIT[unit]] = _metric(
-                arr, cluster_codes[avail], options, reasons, len(positions)
+                arr, _where(cluster_codes, avail), options, reasons, len(positions)
             )
         if view == group.mixed_view:
-            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_codes, options)
+            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_codes, options, every)
         views[view] = metrics
-    halluc = _hallucination(group, positions)
-    status_counts = np.bincount(facts.status_code[rows], minlength=len(facts.status_names))
+    halluc = _hallucination(group, positions, every)
+    status_counts = np.bincount(
+        _at(facts.status_code, rows, whole), minlength=len(facts.status_names)
+    )
     statuses = {
         facts.status_names[code]: int(count)
         for code, count in enumerate(status_counts.tolist())
         if count
     }
     languages = {
-        _policy_language(facts.language_names[code]) for code in _present(facts.language_code[rows])
+        _policy_language(facts.language_names[code])
+        for code in _present(_at(facts.language_code, rows, whole))
     }
     normalizer: dict[str, Any] = {
         "name": norm.name,
@@ -1130,39 +1141,72 @@ def _compute_block(
     }
 
 
-def _subset(values: np.ndarray, positions: np.ndarray, avail: np.ndarray) -> np.ndarray:
-    """`values[positions][avail]` without copying what it need not: a block of every
-    position (the overall block, a one-language corpus's language) where every row is
-    available reads the array itself (read only), not two copies of a corpus-sized one."""
-    n = len(values)
-    every = len(positions) == n and (
+def _every(positions: np.ndarray, n: int) -> bool:
+    """Are `positions` 0, 1, ..., n-1: every one of `n` rows, in order?"""
+    return len(positions) == n and (
         n == 0
         or (positions[0] == 0 and positions[-1] == n - 1 and bool((np.diff(positions) > 0).all()))
     )
-    if not every:
-        values = values[positions]
+
+
+def _at(values: np.ndarray, positions: np.ndarray, every: bool) -> np.ndarray:
+    """`values[positions]`, or `values` itself (read only) when `every` says the
+    positions are all of its rows in order: no corpus-sized copy."""
+    out: np.ndarray = values if every else values[positions]
+    return out
+
+
+def _column_at(
+    column: np.ndarray, group: _Group, positions: np.ndarray, facts: _RowFacts
+) -> np.ndarray:
+    """A per-row column of `facts` at the group's `positions`: the column itself when
+    they are every row of the input, in order."""
+    if group.n == facts.n and _every(positions, group.n):
+        return column
+    out: np.ndarray = column[group.indices[positions]]
+    return out
+
+
+def _where(values: np.ndarray, avail: np.ndarray) -> np.ndarray:
+    """`values[avail]`, or `values` itself (read only) when every row is available."""
     out: np.ndarray = values if avail.all() else values[avail]
     return out
 
 
+def _subset(
+    values: np.ndarray, positions: np.ndarray, avail: np.ndarray, every: bool | None = None
+) -> np.ndarray:
+    """`values[positions][avail]` without copying what it need not: a block of every
+    position (the overall block, a one-language corpus's language) where every row is
+    available reads the array itself (read only), not two copies of a corpus-sized one.
+    `every`: `_every(positions, len(values))`, when the caller knows it."""
+    if every is None:
+        every = _every(positions, len(values))
+    return _where(_at(values, positions, every), avail)
+
+
 def _mixed_metric(
-    group: _Group, positions: np.ndarray, cluster_codes: np.ndarray, options: ScoringOptions
+    group: _Group,
+    positions: np.ndarray,
+    cluster_codes: np.ndarray,
+    options: ScoringOptions,
+    every: bool,
 ) -> dict[str, Any]:
-    avail = group.mixed_available[positions]
+    avail = _at(group.mixed_available, positions, every)
     reasons = Counter(group.mixed_reasons[p] for p in positions[~avail].tolist())
-    arr = _subset(group.mixed_counts, positions, avail)
-    return _metric(arr, cluster_codes[avail], options, reasons, len(positions))
+    arr = _subset(group.mixed_counts, positions, avail, every)
+    return _metric(arr, _where(cluster_codes, avail), options, reasons, len(positions))
 
 
-def _hallucination(group: _Group, positions: np.ndarray) -> HallucinationCounts:
+def _hallucination(group: _Group, positions: np.ndarray, every: bool) -> HallucinationCounts:
     """Hallucination flags from the primary view's counts (rows where it is available)."""
     norm = group.normalizer
-    avail = group.available[norm.primary_view][positions]
-    arr = _subset(group.counts[(norm.primary_view, norm.units[0])], positions, avail)
+    avail = _at(group.available[norm.primary_view], positions, every)
+    arr = _subset(group.counts[(norm.primary_view, norm.units[0])], positions, avail, every)
     return hallucination_counts(
         arr[:, 0] + arr[:, 1] + arr[:, 3],
         arr[:, 0] + arr[:, 2] + arr[:, 3],
-        _subset(group.repetition, positions, avail),
+        _subset(group.repetition, positions, avail, every),
     )
 
 
@@ -1171,7 +1215,7 @@ def _speaker_blocks(
 ) -> dict[str, Any]:
     """One block per speaker; its bootstrap resamples that speaker's clips (one speaker is
     one cluster, which no interval can be drawn from)."""
-    codes = facts.speaker_code[group.indices[positions]]
+    codes = _column_at(facts.speaker_code, group, positions, facts)
     speakers = {
         facts.speaker_names[code]: positions[codes == code] for code in _present(codes[codes >= 0])
     }
@@ -1186,7 +1230,7 @@ def _slice_positions(
 ) -> dict[str, list[int]]:
     """Per slice name: the positions (in order) of rows in that slice."""
     slices: dict[str, list[int]] = defaultdict(list)
-    codes = facts.slice_code[group.indices[positions]]
+    codes = _column_at(facts.slice_code, group, positions, facts)
     has = codes != 0
     for p, code in zip(positions[has].tolist(), codes[has].tolist(), strict=True):
         for sl in facts.slice_names[code]:
@@ -1203,6 +1247,36 @@ def _base_language(language: str | None) -> str:
     if not language:
         return "und"
     return language
+
+
+def _language_blocks(
+    group: _Group, facts: _RowFacts, base_of: list[str], options: ScoringOptions
+) -> dict[str, Any]:
+    """The group's block per language (by the base names `base_of` gives each language
+    code), with its slices and speakers. A function of its own, so that its corpus-sized
+    position arrays are gone before the overall block is computed."""
+    codes = _at(facts.language_code, group.indices, group.n == facts.n)
+    langs: dict[str, list[int]] = defaultdict(list)
+    for code in _present(codes):
+        langs[base_of[code]].append(code)
+    out: dict[str, Any] = {}
+    for lang, lang_codes in sorted(langs.items()):
+        if len(langs) == 1:
+            pos_arr = np.arange(group.n, dtype=np.int64)
+        else:
+            pos_arr = np.flatnonzero(np.isin(codes, lang_codes)).astype(np.int64, copy=False)
+        block = _block(group, pos_arr, facts, options)
+        if options.by_slice:
+            block["by_slice"] = {
+                sl: _block(group, np.asarray(ps, dtype=np.int64), facts, options)
+                for sl, ps in sorted(_slice_positions(group, pos_arr, facts).items())
+            }
+        if options.by_speaker:
+            by_speaker = _speaker_blocks(group, pos_arr, facts, options)
+            if by_speaker:
+                block["by_speaker"] = by_speaker
+        out[lang] = block
+    return out
 
 
 class CorpusScorer:
@@ -1287,23 +1361,7 @@ class CorpusScorer:
         base_of = [_base_language(name) for name in facts.language_names]
         by_language: dict[str, Any] = {}
         for group in groups.values():
-            codes = facts.language_code[group.indices]
-            langs: dict[str, list[int]] = defaultdict(list)
-            for code in _present(codes):
-                langs[base_of[code]].append(code)
-            for lang, lang_codes in sorted(langs.items()):
-                pos_arr = np.flatnonzero(np.isin(codes, lang_codes)).astype(np.int64)
-                block = _block(group, pos_arr, facts, options)
-                if options.by_slice:
-                    block["by_slice"] = {
-                        sl: _block(group, np.asarray(ps, dtype=np.int64), facts, options)
-                        for sl, ps in sorted(_slice_positions(group, pos_arr, facts).items())
-                    }
-                if options.by_speaker:
-                    by_speaker = _speaker_blocks(group, pos_arr, facts, options)
-                    if by_speaker:
-                        block["by_speaker"] = by_speaker
-                by_language[lang] = block
+            by_language.update(_language_blocks(group, facts, base_of, options))
 
         if len(groups) == 1:
             (group,) = groups.values()
