@@ -26,10 +26,12 @@ row at >= 5x jiwer's throughput, the second no slower than jiwer, peak RSS below
 the time per pair, the fitted exponent of time in pairs (1.0 = linear), peak RSS and the
 peak RSS each extra pair adds. `earmark score` streams the file (2,000 rows at a time,
 `earmark.scoring.scorer.CorpusScorer`): what grows with the corpus is each row's counts
-and codes (~100 B), its id (kept once, for repeated ids and the bootstrap's clusters:
-~130 B) and the error analysis's substitution table, which grows with the distinct
-(reference, hypothesis) word pairs (this corpus's random vocabulary makes nearly every
-substitution a new pair: ~100 B a row; real transcripts repeat their confusions).
+and codes (~100 B), an 8-byte digest of its id (for repeated ids and the bootstrap's
+clusters; the file is read again only if two digests match), the error analysis's edit
+tallies, which grow with the distinct (reference, hypothesis) word pairs and inserted and
+deleted words (this corpus's random vocabulary makes nearly every substitution a new
+pair: ~200 B a row; real transcripts repeat their confusions), and, while the figures
+are computed at the end, a few corpus-sized arrays (~60 B a row).
 """
 
 from __future__ import annotations

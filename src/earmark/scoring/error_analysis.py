@@ -5,6 +5,13 @@ the scorer kept while counting (the edit tallies of that same alignment, and eac
 language's few worst rows with their normalised texts: it streams, and keeps no other
 text), so it explains exactly the counts in results.json. Only the few worst utterances
 shown are aligned column by column again, to render them.
+
+The tallies are the one part of a streamed score that grows with the corpus beyond the
+per-row counts: one entry per distinct substitution pair, inserted unit and deleted
+unit. Real transcripts repeat their confusions, so they grow far slower than the rows;
+random text, where nearly every substitution is a new pair, costs ~200 bytes a row
+(`benchmarks/bench_cli_scoring.py --scaling`). Ranking needs every pair's full count, so
+they are kept whole rather than cut to a top-k while streaming.
 """
 
 from __future__ import annotations
