@@ -217,9 +217,13 @@ def test_reread_gives_the_rows_of_every_kind_of_stream(tmp_path: Path) -> None:
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     hyp.write_text("a b\nc\n", "utf-8")
     ref.write_text("a b\nc d\n", "utf-8")
+    kaldi_hyp, kaldi_ref = tmp_path / "hyp.kaldi", tmp_path / "ref.kaldi"
+    kaldi_hyp.write_text("utt1 a b\nutt2 c\n", "utf-8")
+    kaldi_ref.write_text("utt2 c d\nutt1 a b\nutt3 e\n", "utf-8")
     for stream in (
         stream_pairs(combined, check_ids=False),
         stream_pairs(hyp, refs=ref, fmt="lines"),
+        stream_pairs(kaldi_hyp, refs=kaldi_ref, fmt="kaldi"),
     ):
         first = list(stream.rows)
         assert list(stream.reread()) == first == list(stream.reread())
