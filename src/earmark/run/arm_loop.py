@@ -29,6 +29,7 @@ from earmark.corpus.model import Utterance
 from earmark.engines.base import Clip, Engine, Hypothesis, ModelInfo
 from earmark.engines.spec import ArmSpec
 from earmark.engines.streaming import stream_record
+from earmark.language_tags import engine_language
 from earmark.run.arm_environment import apply_arm_environment, clip_seed, with_plan_threads
 from earmark.run.egress import EgressGuard
 from earmark.run.plan import RunPlan
@@ -39,12 +40,6 @@ from earmark.run.store import RowKey
 Row = dict[str, Any]
 #: Where the loop hands each row it builds.
 RowSink = Callable[[Row], None]
-
-
-def base_language(language: str | None) -> str | None:
-    if not language or language in ("und", "mul", "zxx"):
-        return None
-    return language.replace("_", "-").split("-")[0].lower()
 
 
 def model_fingerprint(spec: ArmSpec, info: ModelInfo) -> str:
@@ -359,7 +354,7 @@ class ArmLoop:
         cpu_start = cpu_seconds()
         with AudioPrefetcher(plan.audio_root, [i.utterance for i in items], **plan.audio) as clips:
             for item, (utt, audio) in zip(items, clips, strict=True):
-                language = base_language(utt.language)
+                language = engine_language(utt.language)
                 if isinstance(audio, AudioFailure):
                     for r in range(plan.repeats):
                         key = cache_key(fingerprint, utt, utt.sha256, r)

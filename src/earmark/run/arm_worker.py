@@ -22,8 +22,16 @@ from earmark.run.plan import RunPlan
 from earmark.run.progress import ClipProgress
 from earmark.run.resources import peak_rss_bytes
 from earmark.run.store import PredictionStore
+from earmark.rundir.layout import (
+    ARM_EGRESS,
+    ARM_MODEL,
+    ARM_RESOURCES,
+    PREDICTIONS,
+    arm_folder,
+)
 
 __all__ = ["model_info_dict", "run_arm"]
+
 
 def run_arm(
     plan: RunPlan,
@@ -39,9 +47,9 @@ def run_arm(
     Writes `arms/<name>/model.json`, `resources.json` and `egress.json`; returns
     `{"transcribed", "skipped", "failed"}`.
     """
-    arm_dir = out_dir / "arms" / spec.name
+    arm_dir = arm_folder(out_dir, spec.name)
     arm_dir.mkdir(parents=True, exist_ok=True)
-    store = PredictionStore(out_dir / "predictions.jsonl")
+    store = PredictionStore(out_dir / PREDICTIONS)
     existing = store.latest()
     wall_start = time.perf_counter()
     loop = ArmLoop(plan, spec)
@@ -56,7 +64,7 @@ def run_arm(
         try:
             info = loop.load()
             assert loop.fingerprint is not None
-            atomic_write_json(arm_dir / "model.json", model_info_dict(info))
+            atomic_write_json(arm_dir / ARM_MODEL, model_info_dict(info))
             items, tally.skipped = work_items(
                 existing,
                 loop.spec.name,
@@ -82,6 +90,6 @@ def run_arm(
         plan=plan,
     )
     resources["environment"] = loop.environment
-    atomic_write_json(arm_dir / "resources.json", resources)
-    atomic_write_json(arm_dir / "egress.json", loop.guard.record())
+    atomic_write_json(arm_dir / ARM_RESOURCES, resources)
+    atomic_write_json(arm_dir / ARM_EGRESS, loop.guard.record())
     return tally.summary()

@@ -49,6 +49,13 @@ from earmark.run.plan import RunPlan
 from earmark.run.progress import ClipProgress
 from earmark.run.sharding import WORKER_LOST, ShardQueue, make_shards
 from earmark.run.store import PredictionStore
+from earmark.rundir.layout import (
+    ARM_EGRESS,
+    ARM_MODEL,
+    ARM_RESOURCES,
+    PREDICTIONS,
+    arm_folder,
+)
 
 #: How long the driver waits for the first actor to load its model before giving up.
 DEFAULT_STARTUP_TIMEOUT_S = 600.0
@@ -260,9 +267,9 @@ def _drive(
 
     lost_errors = _lost_errors(ray)
     shard_size = max(shard_size, plan.batch_size)  # an engine batch never spans two shards
-    arm_dir = out_dir / "arms" / spec.name
+    arm_dir = arm_folder(out_dir, spec.name)
     arm_dir.mkdir(parents=True, exist_ok=True)
-    store = PredictionStore(out_dir / "predictions.jsonl")
+    store = PredictionStore(out_dir / PREDICTIONS)
     existing = store.latest()
     wall_start = time.perf_counter()
     fleet = _Fleet(ray, ray.remote(ArmServer), plan, spec, actor_options)
@@ -284,7 +291,7 @@ def _drive(
         first = _first_ready(ray, pending, fleet, spec, startup_timeout_s, lost_errors)
         fingerprint = str(first["fingerprint"])
         workers_lost += sum(1 for r in fleet.records if r.lost)  # died while loading
-        atomic_write_json(arm_dir / "model.json", first["model"])
+        atomic_write_json(arm_dir / ARM_MODEL, first["model"])
 
         items, tally.skipped = work_items(
             existing,
@@ -391,12 +398,12 @@ def _drive(
     resources["executor"] = _executor_record(
         fleet.records, address, shard_size, max_retries, actor_options, workers_lost, queue
     )
-    atomic_write_json(arm_dir / "resources.json", resources)
+    atomic_write_json(arm_dir / ARM_RESOURCES, resources)
     egress = EgressGuard.for_hosts(http_hosts(spec), allow_all=plan.allow_network).record()
     egress.update(merge_tree_summaries(trees.values()))
     egress["attempts"] = egress_attempts
     egress["refused"] = sum(1 for a in egress_attempts if not a["allowed"])
-    atomic_write_json(arm_dir / "egress.json", egress)
+    atomic_write_json(arm_dir / ARM_EGRESS, egress)
     return {
         **tally.summary(),
         "workers_lost": workers_lost,

@@ -36,10 +36,20 @@ from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, lock_output_folder
 from earmark.report.markdown import render_results_markdown
-from earmark.report.results import build_results, write_results
 from earmark.run.plan import RunPlan
-from earmark.run.provenance import host_profile, is_verifiable, software_profile
+from earmark.run.provenance import host_profile, software_profile
 from earmark.run.store import PredictionStore
+from earmark.rundir.layout import (
+    ARM_EGRESS,
+    ARM_MODEL,
+    ARM_RESOURCES,
+    PLAN,
+    PREDICTIONS,
+    PROVENANCE,
+    arm_folder,
+)
+from earmark.rundir.provenance import is_verifiable
+from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 from earmark.scoring.probes import run_scorer_probes
@@ -154,7 +164,7 @@ def _check_out_dir(out: Path, plan: RunPlan) -> None:
     """Refuse a folder holding another plan's run. An empty plan.json (left by a full
     disk before plan.json was written atomically) records no plan: it is rewritten, and
     the store's rows are reused only where their cache keys match."""
-    plan_path = out / "plan.json"
+    plan_path = out / PLAN
     if plan_path.exists():
         text = plan_path.read_text("utf-8")
         if not text.strip():
@@ -185,7 +195,7 @@ def _pin_hub_arms(plan: RunPlan, out: Path) -> RunPlan:
     if not moving:
         return plan
     recorded: dict[str, str] = {}
-    plan_path = out / "plan.json"
+    plan_path = out / PLAN
     try:
         previous = json.loads(plan_path.read_text("utf-8")).get("plan", {}).get("arms", [])
     except (OSError, ValueError, AttributeError):
@@ -327,7 +337,7 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
         plan = _pin_hub_arms(plan, out)
         _check_out_dir(out, plan)
         atomic_write_json(
-            out / "plan.json",
+            out / PLAN,
             {
                 "sha256": plan.sha256(),
                 "plan": plan.to_dict(),
@@ -335,7 +345,7 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
                 "plan_file_sha256": options.plan_file_sha256,
             },
         )
-        store = PredictionStore(out / "predictions.jsonl")
+        store = PredictionStore(out / PREDICTIONS)
         torn = store.repair.torn_bytes
         if options.executor == "ray":
             arm_exit = _run_arms_on_ray(plan, utterances, out, options)
@@ -415,7 +425,7 @@ def finish_run(
     torn_bytes: int = 0,
 ) -> dict[str, Any]:
     """Score the store's rows (one per arm × utterance × repeat) and write every file."""
-    latest = PredictionStore(out / "predictions.jsonl").latest()
+    latest = PredictionStore(out / PREDICTIONS).latest()
     scoring = plan.scoring_options()
     arms_results: dict[str, Any] = {}
     arm_rows: dict[str, list[dict[str, Any]]] = {}
@@ -424,10 +434,10 @@ def finish_run(
     provenance_arms: dict[str, Any] = {}
     failures: list[dict[str, Any]] = []
     for arm in plan.arms:
-        arm_dir = out / "arms" / arm.name
-        model = _read_json(arm_dir / "model.json")
-        resources = _read_json(arm_dir / "resources.json")
-        egress = _read_json(arm_dir / "egress.json")
+        arm_dir = arm_folder(out, arm.name)
+        model = _read_json(arm_dir / ARM_MODEL)
+        resources = _read_json(arm_dir / ARM_RESOURCES)
+        egress = _read_json(arm_dir / ARM_EGRESS)
         rows: list[ScoringRow] = []
         raw_rows: list[dict[str, Any]] = []
         mismatches = 0
@@ -558,11 +568,11 @@ def finish_run(
         diagnostics=run_diagnostics(arm_rows, plan.normalizer),
         corpus=corpus,
         plan={"sha256": plan.sha256(), **plan.to_dict()},
-        provenance={"file": "provenance.json", "verifiable": verifiable, "missing": missing},
+        provenance={"file": PROVENANCE, "verifiable": verifiable, "missing": missing},
         public=is_public(meta),
     )
     results["failures"] = failures
-    atomic_write_json(out / "provenance.json", provenance)
+    atomic_write_json(out / PROVENANCE, provenance)
     write_results(
         out,
         results,
@@ -704,9 +714,9 @@ def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) 
 
     arms: dict[str, ArmData] = {}
     for name, rows in arm_rows.items():
-        data = ArmData(name=name, source="predictions.jsonl")
+        data = ArmData(name=name, source=PREDICTIONS)
         for line, row in enumerate(rows, start=1):
-            data.add(row, "predictions.jsonl", line)
+            data.add(row, PREDICTIONS, line)
         arms[name] = data
     compared = compare_arms(
         arms,

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from earmark.records import finite_json, read_records
+from earmark.records import finite_json
+from earmark.rundir.predictions import ArmRowKey, arm_row_key, read_run_rows, torn_tail_bytes
 
-RowKey = tuple[str, str, int]
+#: (arm, utterance id, repeat): the store's key (`earmark.rundir.predictions.arm_row_key`).
+RowKey = ArmRowKey
+row_key = arm_row_key
 
-
-def row_key(row: dict[str, Any]) -> RowKey:
-    return (str(row["arm"]), str(row["id"]), int(row.get("repeat", 0)))
+__all__ = ["PredictionStore", "RepairReport", "RowKey", "row_key"]
 
 
 @dataclass
@@ -42,36 +43,20 @@ class PredictionStore:
         self._handle: Any = None
 
     def _repair(self) -> RepairReport:
+        """Truncate a torn last line (a row a killed run did not finish) and say how long."""
         report = RepairReport()
-        if not self.path.exists():
-            return report
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            report.torn_bytes = len(data) - cut
+        torn = torn_tail_bytes(self.path)
+        if torn:
+            report.torn_bytes = torn
             with open(self.path, "r+b") as handle:
-                handle.truncate(cut)
+                handle.truncate(self.path.stat().st_size - torn)
                 handle.flush()
                 os.fsync(handle.fileno())
         return report
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every complete, valid row in write order (invalid lines are counted, skipped)."""
-        if not self.path.exists():
-            return
-        # Split at "\n" only: a row is one line whatever U+2028 or "\r" its text holds.
-        for _, line in read_records(self.path, errors="replace"):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                self.repair.invalid_lines += 1
-                continue
-            if isinstance(row, dict) and "arm" in row and "id" in row:
-                yield row
-            else:
-                self.repair.invalid_lines += 1
+        yield from read_run_rows(self.path, self.repair)
 
     def latest(self) -> dict[RowKey, dict[str, Any]]:
         """The last row written for each key."""
