@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 
 from earmark.artefacts import LISTING, read_listing, write_artefacts
-from earmark.score_file import score_predictions
+from earmark.file_scoring import score_predictions
 
 
 def test_known_digest_is_taken_as_given(tmp_path: Path) -> None:

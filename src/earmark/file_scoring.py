@@ -91,7 +91,8 @@ def score_predictions(
 
     The input is scored `CHUNK_ROWS` rows at a time (`earmark.scoring.scorer.CorpusScorer`),
     one file of references and hypotheses read as it goes: memory grows with the corpus
-    only by each row's counts and id. The outputs do not depend on the chunk size.
+    only by each row's counts and an 8-byte digest of its id. The outputs do not depend on
+    the chunk size.
     """
     if alignment != "earmark" and not sclite_reports:
         raise EarmarkError(
@@ -135,8 +136,9 @@ def score_predictions(
             fields=fields or FieldNames(),
             allow_extra_hypotheses=allow_extra_hypotheses,
             arm=arm,
-            # The scorer finds repeated ids (it keeps each id anyway, for the bootstrap's
-            # clusters); the reader's own check, with both lines, runs on failure only.
+            # The scorer finds repeated ids (an 8-byte digest per id; it reads the file
+            # again via stream.reread only if two digests match); the reader's own check,
+            # with both lines, runs on failure only.
             check_ids=False,
         )
         options = ScoringOptions(
@@ -154,7 +156,11 @@ def score_predictions(
         # The punctuation and critical-token metrics and the sclite reports read the rows
         # and texts again: only then are they kept; otherwise each chunk's go once its
         # records are written.
-        scorer = CorpusScorer(options, keep=punctuation or critical_tokens or sclite_reports)
+        scorer = CorpusScorer(
+            options,
+            keep=punctuation or critical_tokens or sclite_reports,
+            reread=stream.reread,
+        )
         chunks = stream.chunks(CHUNK_ROWS)
         if language is not None:
             chunks = (_with_language(chunk, language) for chunk in chunks)

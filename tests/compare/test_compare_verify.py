@@ -90,7 +90,7 @@ def test_tampered_plan_fails(run_dir: Path) -> None:
 
 
 def test_score_output_verifies(tmp_path: Path) -> None:
-    from earmark.score_file import score_predictions
+    from earmark.file_scoring import score_predictions
 
     rows = [
         {"id": "a", "reference": "the cat sat", "hypothesis": "the cat sat"},

@@ -10,12 +10,12 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
+from earmark.file_scoring import score_predictions
 from earmark.metrics.punctuation import (
     content_characters,
     punctuation_counts,
     split_punctuation,
 )
-from earmark.score_file import score_predictions
 from earmark.scoring.extra_metrics import punctuation_section
 from earmark.scoring.protocols import get_protocol, resolve
 from earmark.scoring.rows import ScoringRow

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from earmark.file_scoring import score_predictions
 from earmark.report.markdown import render_results_markdown
-from earmark.score_file import score_predictions
 
 
 def _results(tmp_path: Path, rows: list[dict]) -> dict:

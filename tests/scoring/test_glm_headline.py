@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from earmark.cli import main
+from earmark.file_scoring import score_predictions
 from earmark.metrics.alignment import EditTally
-from earmark.score_file import score_predictions
 from earmark.scoring.glm import GLM_VERSION, Glm, parse_glm, read_glm
 
 SCTK = shutil.which("sctk")

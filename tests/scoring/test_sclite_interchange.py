@@ -14,9 +14,9 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
+from earmark.file_scoring import score_predictions
 from earmark.metrics.alignment import align
 from earmark.metrics.sclite_alignment import align_sclite
-from earmark.score_file import score_predictions
 from earmark.scoring.sclite_formats import (
     pair_stm_ctm,
     pair_trn,

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from fast_paths_corpus import corpus_records, corpus_rows
 
-from earmark import score_file as api
+from earmark import file_scoring as api
 from earmark.errors import EarmarkError
-from earmark.score_file import score_predictions
+from earmark.file_scoring import score_predictions
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.scorer import CorpusScorer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.score_file import score_predictions
+from earmark.file_scoring import score_predictions
 
 
 def test_collector_resumed_and_rows_counted(tmp_path: Path) -> None:

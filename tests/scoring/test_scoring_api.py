@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from earmark.cli import main
+from earmark.file_scoring import score_predictions
 from earmark.report.results import results_schema
-from earmark.score_file import score_predictions
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
 
 ROWS = [
@@ -224,7 +224,7 @@ def test_missing_file_and_unknown_normaliser(
 
 
 def test_failed_probe_refuses_to_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from earmark import score_file as api
+    from earmark import file_scoring as api
     from earmark.scoring import probes
 
     bad = probes.ProbeResult("broken", False, "x", "y")

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from fast_paths_corpus import corpus_records
 
-from earmark.score_file import score_predictions
+from earmark.file_scoring import score_predictions
 
 GOLDEN = Path(__file__).parent / "data" / "fast_paths_golden.json"
 CONFIGS = {

@@ -9,8 +9,8 @@ import jsonschema
 import numpy as np
 import pytest
 
+from earmark.file_scoring import score_predictions
 from earmark.report.results import results_schema
-from earmark.score_file import score_predictions
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
 
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
+from earmark.file_scoring import score_predictions
 from earmark.records import decode_records, read_records, split_records
-from earmark.score_file import score_predictions
 from earmark.scoring.readers import looks_like_utterance_id, read_pairs
 
 #: Characters `str.splitlines()` breaks at besides "\n" and "\r\n"; all are valid inside a

@@ -172,8 +172,8 @@ def add_speaker_arguments(p: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from earmark.file_scoring import score_predictions
     from earmark.report.terminal import print_summary, print_worst_alignments
-    from earmark.score_file import score_predictions
     from earmark.scoring.protocols import resolve
     from earmark.scoring.readers import FieldNames
 

@@ -315,7 +315,7 @@ def test_hf_datasets_needs_its_extra(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_nemo_no_speech_clips_reach_the_no_speech_diagnostics(tmp_path: Path) -> None:
     """Empty and blank `text` rows are kept with text "" and counted as no-speech rows."""
-    from earmark.score_file import score_predictions
+    from earmark.file_scoring import score_predictions
 
     for name in ("speech", "silence", "noise"):
         write_flac(tmp_path / f"{name}.flac")
