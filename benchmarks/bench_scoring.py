@@ -35,8 +35,10 @@ base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
 if which == "earmark":
     from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+    from earmark.stats.settings import BootstrapSettings
     rows = [ScoringRow(id=str(i), reference=r, hypothesis=h) for i, (r, h) in enumerate(zip(refs, hyps))]
-    res = score_rows(rows, ScoringOptions(policy=NormalizerPolicy("crude-v1"), resamples=0,
+    res = score_rows(rows, ScoringOptions(policy=NormalizerPolicy("crude-v1"),
+                                          bootstrap=BootstrapSettings(resamples=0),
                                           by_slice=False))
     v = res.summary["overall"]["views"]["normalized"]
     out = {"wer": v["wer"]["value"], "cer": v["cer"]["value"]}

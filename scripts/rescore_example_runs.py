@@ -24,6 +24,7 @@ def rescore(folder: Path) -> None:
     from earmark.run.runner import latency_by_language
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.scorer import ScoringOptions, score_rows
+    from earmark.stats.settings import BootstrapSettings
     from earmark.verification import SCORED_KEYS, _scoring_rows
 
     results = json.loads((folder / "results.json").read_text("utf-8"))
@@ -39,9 +40,11 @@ def rescore(folder: Path) -> None:
                 default=policy["default"], by_language=dict(policy.get("by_language") or {})
             ),
             aggregate=arm["aggregate"],
-            resamples=int(boot["resamples"]),
-            seed=int(boot["seed"]),
-            level=float(boot.get("level", 0.95)),
+            bootstrap=BootstrapSettings(
+                resamples=int(boot["resamples"]),
+                seed=int(boot["seed"]),
+                level=float(boot.get("level", 0.95)),
+            ),
         )
         scored = score_rows(_scoring_rows(arm_rows, int(plan.get("repeats", 1))), options)
         summary: dict[str, Any] = scored.to_dict()

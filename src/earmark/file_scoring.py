@@ -28,6 +28,7 @@ from earmark.scoring.protocols import resolve
 from earmark.scoring.readers import FieldNames, stream_pairs
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions, _collector_paused
+from earmark.stats.settings import BootstrapSettings
 
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
 #: records, a few KB a row). Small enough that a chunk's objects stay in cache and its
@@ -144,8 +145,7 @@ def score_predictions(
         options = ScoringOptions(
             policy=NormalizerPolicy.parse(choice.normalizer),
             aggregate=choice.aggregate,
-            resamples=choice.resamples,
-            seed=choice.seed,
+            bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
             protocol=choice.protocol,
             cluster=cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
             min_per_slice=min_per_slice,
@@ -195,12 +195,12 @@ def score_predictions(
                         rows,
                         resamples=resamples,
                         seed=seed,
-                        level=options.level,
+                        level=options.bootstrap.level,
                         mark_rule=check_mark_rule(choice.punctuation_marks),
                     )
                 if critical_tokens:
                     summary["critical_tokens"] = critical_tokens_section(
-                        rows, resamples=resamples, seed=seed, level=options.level
+                        rows, resamples=resamples, seed=seed, level=options.bootstrap.level
                     )
             name = arm_name or arm or Path(predictions).stem
             if sclite_reports:

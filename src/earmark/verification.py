@@ -177,6 +177,7 @@ def _verify_arm(
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.protocols import get_protocol
     from earmark.scoring.scorer import ScoringOptions, score_rows
+    from earmark.stats.settings import DEFAULT_LEVEL, BootstrapSettings
 
     if not rows:
         return [Check(f"arm {name}: figures", "mismatch", "no rows in predictions.jsonl")]
@@ -211,9 +212,11 @@ def _verify_arm(
                 default=policy_d["default"], by_language=dict(policy_d.get("by_language") or {})
             ),
             aggregate=recorded["aggregate"],
-            resamples=int(boot["resamples"]),
-            seed=int(boot["seed"]),
-            level=float(boot.get("level", 0.95)),
+            bootstrap=BootstrapSettings(
+                resamples=int(boot["resamples"]),
+                seed=int(boot["seed"]),
+                level=float(boot.get("level", DEFAULT_LEVEL)),
+            ),
             protocol=get_protocol(recorded["protocol"]["name"])
             if recorded.get("protocol")
             else None,
@@ -241,7 +244,8 @@ def _verify_arm(
             _summarise(diffs)
             if diffs
             else f"{len(rows)} rows re-normalised, recounted, re-bootstrapped "
-            f"(B = {options.resamples}, seed {options.seed}): every value and CI reproduces",
+            f"(B = {options.bootstrap.resamples}, seed {options.bootstrap.seed}): every value "
+            "and CI reproduces",
         )
     ]
     row_diffs: list[str] = []

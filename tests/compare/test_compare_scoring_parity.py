@@ -19,6 +19,7 @@ from compare_fixtures import write_rows
 from earmark.compare.api import compare
 from earmark.compare.loading import load_arms
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.stats.settings import BootstrapSettings
 
 ROWS = [
     ("e1", "en", "The cat sat on the mat.", "the cat sat on a mat", ["read"]),
@@ -51,7 +52,10 @@ BUNDLED_RUNS = [
 def _by_language(
     rows: list[tuple[str, str, str, str | None, list[str]]], policy: str, resamples: int, seed: int
 ) -> dict[str, Any]:
-    options = ScoringOptions(policy=NormalizerPolicy.parse(policy), resamples=resamples, seed=seed)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse(policy),
+        bootstrap=BootstrapSettings(resamples=resamples, seed=seed),
+    )
     scored = score_rows(
         [
             ScoringRow(id=i, reference=ref, hypothesis=hyp, language=lang, slices=tuple(sl))
@@ -136,7 +140,10 @@ def test_single_normaliser_overall_equals_score_rows(tmp_path: Path) -> None:
     result = compare([spec], normalizer="en-v1", resamples=400, seed=2, jobs=1)
     scored = score_rows(
         [ScoringRow(id=i, reference=ref, hypothesis=hyp) for i, _, ref, hyp, _ in en],
-        ScoringOptions(policy=NormalizerPolicy.parse("en-v1"), resamples=400, seed=2),
+        ScoringOptions(
+            policy=NormalizerPolicy.parse("en-v1"),
+            bootstrap=BootstrapSettings(resamples=400, seed=2),
+        ),
     ).to_dict()
     primary = scored["overall"]["views"]["normalized"]
     assert result["arms"]["en"]["vs_human"] == primary

@@ -19,6 +19,7 @@ from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.stats.settings import BootstrapSettings
 
 MANIFEST_SHA = "a" * 64
 HOST = {
@@ -83,7 +84,10 @@ def make_run(
     resamples: int = 300,
 ) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    options = ScoringOptions(policy=NormalizerPolicy.parse("auto"), resamples=resamples, seed=7)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("auto"),
+        bootstrap=BootstrapSettings(resamples=resamples, seed=7),
+    )
     arms_results: dict[str, Any] = {}
     records: list[dict[str, Any]] = []
     prov_arms: dict[str, Any] = {}

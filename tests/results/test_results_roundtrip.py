@@ -29,6 +29,7 @@ from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.stats.settings import BootstrapSettings
 
 TESTS = Path(__file__).resolve().parents[1]
 EXAMPLES = [TESTS / "report/data/example-run", TESTS / "compare/data/example-run"]
@@ -230,7 +231,9 @@ def test_speaker_blocks_round_trip() -> None:
         ScoringRow("b1", "five six", "five six", "en", ("x",), extra={"speaker": "b"}),
         ScoringRow("c1", "seven eight", "", "en", ("y",), extra={"speaker": "c"}),
     ]
-    options = ScoringOptions(policy=NormalizerPolicy.parse("none"), resamples=50, seed=7)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=50, seed=7)
+    )
     summary = score_rows(rows, options).to_dict()
     data = build_results({"tiny": summary}, run_scorer_probes())
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -19,6 +19,7 @@ from earmark.cli import main
 from earmark.report.run_directory import primary_metric_name
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.rows import ScoringRow
+from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
 from earmark.text.crude_char_v1 import unspaced_view
 from earmark.text.crude_v1 import crude_view
@@ -26,7 +27,10 @@ from earmark.text.crude_v1 import crude_view
 
 def _block(reference: str, hypothesis: str, language: str, policy: str = "auto") -> Any:
     rows = [ScoringRow("u", reference, hypothesis, language)]
-    result = score_rows(rows, ScoringOptions(NormalizerPolicy.parse(policy), resamples=0))
+    result = score_rows(
+        rows,
+        ScoringOptions(NormalizerPolicy.parse(policy), bootstrap=BootstrapSettings(resamples=0)),
+    )
     return result.to_dict()["by_language"][language]
 
 

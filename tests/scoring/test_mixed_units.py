@@ -22,6 +22,7 @@ from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring import policy as policy_module
 from earmark.scoring import scorer as scorer_module
 from earmark.scoring.rows import ScoringRow
+from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
 from earmark.text.zh_eval_v1 import normalized_view
 from earmark.text.zh_mixed import spaced_normalized_view
@@ -29,7 +30,10 @@ from earmark.text.zh_mixed import spaced_normalized_view
 
 def _score(pairs: list[tuple[str, str]], language: str = "zh", policy: str = "auto") -> Any:
     rows = [ScoringRow(f"u{i}", ref, hyp, language) for i, (ref, hyp) in enumerate(pairs)]
-    return score_rows(rows, ScoringOptions(NormalizerPolicy.parse(policy), resamples=0))
+    return score_rows(
+        rows,
+        ScoringOptions(NormalizerPolicy.parse(policy), bootstrap=BootstrapSettings(resamples=0)),
+    )
 
 
 def _normalized(result: Any, language: str = "zh") -> dict[str, Any]:
@@ -160,7 +164,9 @@ def test_adding_the_unit_changed_no_existing_figure(monkeypatch: pytest.MonkeyPa
     """zh-eval-v1 is frozen: its recorded figures are the same with the unit as without."""
     pairs = [("我用iPhone拍照。", "我用iphone拍照"), ("二零二六年", "2026年"), ("你好", "")]
     rows = [ScoringRow(f"u{i}", r, h, "zh") for i, (r, h) in enumerate(pairs)]
-    options = ScoringOptions(NormalizerPolicy.parse("auto"), resamples=200)
+    options = ScoringOptions(
+        NormalizerPolicy.parse("auto"), bootstrap=BootstrapSettings(resamples=200)
+    )
     with_unit = score_rows(rows, options)
     monkeypatch.setattr(scorer_module, "mixed_unit", lambda normalizer: None)
     without = score_rows(rows, options)

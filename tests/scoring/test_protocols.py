@@ -26,6 +26,7 @@ from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.protocols import available_protocols, get_protocol, resolve
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.stats.settings import BootstrapSettings
 
 #: A fixed small Irish corpus: mutations, apostrophes, hyphens, punctuation, an empty
 #: hypothesis and a runaway insertion, so the bootstrap sees spread-out per-row counts.
@@ -101,8 +102,7 @@ def _options(name: str) -> ScoringOptions:
     return ScoringOptions(
         policy=NormalizerPolicy.parse(p.normalizer),
         aggregate=p.aggregate,
-        resamples=p.resamples,
-        seed=p.seed,
+        bootstrap=BootstrapSettings(resamples=p.resamples, seed=p.seed),
         protocol=p,
     )
 
@@ -151,7 +151,9 @@ def test_the_issue_example_is_0_percent_under_blasbench_and_50_under_ga_v1() -> 
     `toileán`: 2 substitutions of 4 reference words = 50% (the issue says 40%, but there
     are four words, so no count gives 40%). BlasBench deletes both marks: 0 errors."""
     pair = [("D'fhág sé an t-oileán", "dfhág sé an toileán")]
-    options = ScoringOptions(policy=NormalizerPolicy.parse("ga-v1"), resamples=0)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("ga-v1"), bootstrap=BootstrapSettings(resamples=0)
+    )
     ga = score_rows(_rows(pair), options).to_dict()["overall"]["views"]["normalized"]["wer"]
     assert (ga["substitutions"], ga["ref_units"], ga["value"]) == (2, 4, 0.5)
     bb = score_rows(_rows(pair), _options("blasbench-v1")).to_dict()["overall"]
@@ -177,7 +179,9 @@ def test_a_clustered_corpus_resamples_clips() -> None:
 
 
 def test_ga_v1_results_on_irish_say_how_they_differ_from_blasbench() -> None:
-    options = ScoringOptions(policy=NormalizerPolicy.parse("ga-v1"), resamples=50)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("ga-v1"), bootstrap=BootstrapSettings(resamples=50)
+    )
     summary = score_rows(_rows(IRISH), options).to_dict()
     for block in (summary["overall"], summary["by_language"]["ga"]):
         (note,) = block["normalizer"]["differs_from_publication"]
@@ -190,7 +194,9 @@ def test_ga_v1_results_on_irish_say_how_they_differ_from_blasbench() -> None:
 
 
 def test_ga_v1_on_english_rows_carries_no_irish_note() -> None:
-    options = ScoringOptions(policy=NormalizerPolicy.parse("ga-v1"), resamples=0)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("ga-v1"), bootstrap=BootstrapSettings(resamples=0)
+    )
     summary = score_rows(_rows(IRISH[:2], language="en"), options).to_dict()
     assert "differs_from_publication" not in summary["overall"]["normalizer"]
 

@@ -15,6 +15,7 @@ from earmark.metrics.hallucination import repetition_loop
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.stats.settings import BootstrapSettings
 
 
 def _hypotheses(seed: int) -> list[str]:
@@ -36,7 +37,10 @@ def test_flags_equal_repetition_loop(normalizer: str) -> None:
     hyps = _hypotheses(7)
     rows = [ScoringRow(id=f"u{i}", reference="a b c", hypothesis=h) for i, h in enumerate(hyps)]
     scored = score_rows(
-        rows, ScoringOptions(policy=NormalizerPolicy.parse(normalizer), resamples=0)
+        rows,
+        ScoringOptions(
+            policy=NormalizerPolicy.parse(normalizer), bootstrap=BootstrapSettings(resamples=0)
+        ),
     )
     [group] = scored.groups.values()
     expected = [repetition_loop(h.split()) for h in hyps]

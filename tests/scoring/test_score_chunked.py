@@ -24,6 +24,7 @@ from earmark.errors import EarmarkError
 from earmark.file_scoring import score_predictions
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.scorer import CorpusScorer
+from earmark.stats.settings import BootstrapSettings
 
 EXAMPLE_RUN = Path(__file__).parents[1] / "report" / "data" / "example-run" / "predictions.jsonl"
 WHOLE = 1_000_000
@@ -122,7 +123,10 @@ def test_speakers_and_speaker_clusters_chunked() -> None:
     ]
     for cluster in ("clip", "speaker"):
         options = ScoringOptions(
-            NormalizerPolicy.parse("auto"), resamples=100, cluster=cluster, min_speakers=3
+            NormalizerPolicy.parse("auto"),
+            bootstrap=BootstrapSettings(resamples=100),
+            cluster=cluster,
+            min_speakers=3,
         )
         whole = score_rows(rows, options)
         scorer = CorpusScorer(options)
@@ -168,19 +172,25 @@ def test_the_scorer_finds_a_repeated_id_across_chunks() -> None:
     """Rows handed to the scorer directly (not through a reader) are checked too: an
     id seen in an earlier chunk, and the same id within one clip."""
     rows = corpus_rows(30)
-    scorer = CorpusScorer(ScoringOptions(NormalizerPolicy.parse("none"), resamples=0))
+    scorer = CorpusScorer(
+        ScoringOptions(NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=0))
+    )
     scorer.add(rows[:10])
     with pytest.raises(EarmarkError, match=f"duplicate utterance id {rows[3].id!r}"):
         scorer.add([rows[12], rows[3]])
     clustered = [r for r in rows if r.cluster is not None]
-    scorer = CorpusScorer(ScoringOptions(NormalizerPolicy.parse("none"), resamples=0))
+    scorer = CorpusScorer(
+        ScoringOptions(NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=0))
+    )
     scorer.add(clustered[:2])
     with pytest.raises(EarmarkError, match="duplicate utterance id"):
         scorer.add([clustered[1]])
 
 
 def test_records_of_a_streamed_corpus_are_not_kept() -> None:
-    scorer = CorpusScorer(ScoringOptions(NormalizerPolicy.parse("none"), resamples=0))
+    scorer = CorpusScorer(
+        ScoringOptions(NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=0))
+    )
     records = list(scorer.add(corpus_rows(20)))
     result = scorer.finish()
     assert result.rows == [] and len(records) == len(corpus_rows(20))

@@ -30,6 +30,7 @@ from earmark.scoring import scorer as scorer_module
 from earmark.scoring.readers import stream_pairs
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import CorpusScorer, _RowFacts, _SortedRuns
+from earmark.stats.settings import BootstrapSettings
 
 
 def _random_rows(n: int, seed: int) -> list[ScoringRow]:
@@ -123,9 +124,14 @@ def _score(
 
 
 OPTIONS = {
-    "clip, 200 resamples": ScoringOptions(NormalizerPolicy.parse("auto"), resamples=200),
+    "clip, 200 resamples": ScoringOptions(
+        NormalizerPolicy.parse("auto"), bootstrap=BootstrapSettings(resamples=200)
+    ),
     "speaker clusters, minimums": ScoringOptions(
-        NormalizerPolicy.parse("auto"), resamples=100, cluster="speaker", min_speakers=2
+        NormalizerPolicy.parse("auto"),
+        bootstrap=BootstrapSettings(resamples=100),
+        cluster="speaker",
+        min_speakers=2,
     ),
 }
 
@@ -169,7 +175,9 @@ def test_a_repeated_id_is_the_same_error_at_the_same_chunk(
     if digest is not None:
         monkeypatch.setattr(scorer_module, "_digest", digest)
     rows = corpus_rows(40)
-    options = ScoringOptions(NormalizerPolicy.parse("none"), resamples=0)
+    options = ScoringOptions(
+        NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=0)
+    )
     clustered = [r for r in rows if r.cluster is not None]
     for repeat, earlier in ((rows[3], rows[:10]), (clustered[1], clustered[:2])):
         fed = [*earlier, *(rows[12:14] if repeat.cluster is None else [])]
@@ -197,7 +205,9 @@ def test_a_streamed_file_read_again_on_a_collision(
     source.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus_records(120)), "utf-8"
     )
-    options = ScoringOptions(NormalizerPolicy.parse("auto"), resamples=50)
+    options = ScoringOptions(
+        NormalizerPolicy.parse("auto"), bootstrap=BootstrapSettings(resamples=50)
+    )
     outputs = []
     for digest, reread in ((None, False), (None, True), (lambda s: 7, True)):
         if digest is not None:

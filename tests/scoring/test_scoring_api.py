@@ -14,6 +14,7 @@ from earmark.cli import main
 from earmark.file_scoring import score_predictions
 from earmark.report.results import results_schema
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.stats.settings import BootstrapSettings
 
 ROWS = [
     {
@@ -95,7 +96,10 @@ def test_jiwer_oracle_on_random_corpus() -> None:
         ScoringRow(id=str(i), reference=r, hypothesis=h)
         for i, (r, h) in enumerate(zip(refs, hyps, strict=True))
     ]
-    summary = score_rows(rows, ScoringOptions(policy=NormalizerPolicy("none"), resamples=0)).summary
+    summary = score_rows(
+        rows,
+        ScoringOptions(policy=NormalizerPolicy("none"), bootstrap=BootstrapSettings(resamples=0)),
+    ).summary
     wer = summary["overall"]["views"]["raw"]["wer"]
     out = jiwer.process_words(refs, [h if h else "" for h in hyps])
     assert (wer["substitutions"], wer["deletions"], wer["insertions"], wer["hits"]) == (

@@ -22,6 +22,7 @@ import pytest
 from fast_paths_corpus import corpus_records
 
 from earmark.file_scoring import score_predictions
+from earmark.stats.settings import BootstrapSettings
 
 GOLDEN = Path(__file__).parent / "data" / "fast_paths_golden.json"
 CONFIGS = {
@@ -99,7 +100,9 @@ def test_pinned_intervals_of_the_fixed_corpus() -> None:
 
     from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 
-    options = ScoringOptions(policy=NormalizerPolicy.parse("none"), resamples=500)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=500)
+    )
     result = score_rows(corpus_rows(), options).to_dict()
     raw = result["overall"]["views"]["raw"]
     assert raw["wer"]["ci95"] == [0.2868548630717929, 0.34207755820424224]
@@ -117,7 +120,9 @@ def test_one_language_overall_is_its_language_block() -> None:
     from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 
     rows = [r for r in corpus_rows() if r.language == "fr"]
-    options = ScoringOptions(policy=NormalizerPolicy.parse("none"), resamples=200)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=200)
+    )
     result = score_rows(rows, options).to_dict()
     language = dict(result["by_language"]["fr"])
     assert "by_slice" in language and "by_slice" not in result["overall"]
@@ -132,7 +137,9 @@ def test_streamed_records_equal_the_list_and_the_collector_resumes() -> None:
 
     from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 
-    options = ScoringOptions(policy=NormalizerPolicy.parse("auto"), resamples=0)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("auto"), bootstrap=BootstrapSettings(resamples=0)
+    )
     result = score_rows(corpus_rows(), options)
     assert gc.isenabled()
     assert list(result.iter_records()) == result.records

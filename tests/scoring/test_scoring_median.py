@@ -12,6 +12,7 @@ import pytest
 from earmark.file_scoring import score_predictions
 from earmark.report.results import results_schema
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.stats.settings import BootstrapSettings
 
 
 def _row(i: str, ref: str, hyp: str, lang: str = "en", slices: tuple[str, ...] = ()) -> ScoringRow:
@@ -22,7 +23,7 @@ def _score(rows: list[ScoringRow], aggregate: str = "micro") -> dict:
     options = ScoringOptions(
         policy=NormalizerPolicy.parse("auto"),
         aggregate=aggregate,  # type: ignore[arg-type]
-        resamples=0,
+        bootstrap=BootstrapSettings(resamples=0),
     )
     return score_rows(rows, options).to_dict()
 

@@ -23,6 +23,7 @@ from earmark.scoring.row_counts import (
     PairTable,
     count_rows,
 )
+from earmark.stats.settings import BootstrapSettings
 
 CORPUS = [
     ("e1", "en", "The cat sat on the mat.", "the cat sat on a mat"),
@@ -44,7 +45,9 @@ POLICIES = ["auto", "en-v1", "none", "zh=zh-eval-v1,*=crude-v1", "mmv-cer-v1"]
 
 def _records(policy: str) -> list[dict[str, Any]]:
     rows = [ScoringRow(id=i, reference=r, hypothesis=h, language=lang) for i, lang, r, h in CORPUS]
-    options = ScoringOptions(policy=NormalizerPolicy.parse(policy), resamples=0)
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse(policy), bootstrap=BootstrapSettings(resamples=0)
+    )
     return score_rows(rows, options).records
 
 

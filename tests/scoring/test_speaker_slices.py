@@ -20,6 +20,7 @@ from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.stats.bootstrap import bootstrap_ci
+from earmark.stats.settings import BootstrapSettings
 
 # Speaker a: 2 rows, 1 error in 4 words each; b: 3 rows, none wrong; c: 1 row all wrong.
 ROWS = [
@@ -39,7 +40,11 @@ REF_UNITS = np.array([4, 4, 2, 2, 2, 2])
 
 
 def _options(**kw: object) -> ScoringOptions:
-    return ScoringOptions(policy=NormalizerPolicy.parse("none"), resamples=400, seed=7, **kw)  # type: ignore[arg-type]
+    return ScoringOptions(
+        policy=NormalizerPolicy.parse("none"),
+        bootstrap=BootstrapSettings(resamples=400, seed=7),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def _wer(block: dict) -> dict:

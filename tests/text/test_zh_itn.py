@@ -18,6 +18,7 @@ import pytest
 from earmark.cli import main
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.rows import ScoringRow
+from earmark.stats.settings import BootstrapSettings
 from earmark.text import available_normalizers, get_normalizer, zh_itn_v1
 
 needs_cn2an = pytest.mark.skipif(
@@ -28,7 +29,10 @@ needs_cn2an = pytest.mark.skipif(
 
 def _block(pairs: list[tuple[str, str]], policy: str) -> dict[str, Any]:
     rows = [ScoringRow(f"u{i}", r, h, "zh") for i, (r, h) in enumerate(pairs)]
-    result = score_rows(rows, ScoringOptions(NormalizerPolicy.parse(policy), resamples=0))
+    result = score_rows(
+        rows,
+        ScoringOptions(NormalizerPolicy.parse(policy), bootstrap=BootstrapSettings(resamples=0)),
+    )
     block: dict[str, Any] = result.to_dict()["by_language"]["zh"]
     return block
 

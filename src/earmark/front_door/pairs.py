@@ -17,6 +17,7 @@ from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
 from earmark.results import Estimate, MetricResult
 from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
+from earmark.stats.settings import BootstrapSettings
 
 #: `earmark score`'s defaults (`earmark.scoring.protocols.resolve` without a protocol).
 DEFAULT_BOOTSTRAP = 10_000
@@ -126,9 +127,8 @@ def score(
         ScoringRow(id=str(i), reference=ref, hypothesis=hyp, language=language or None)
         for i, (ref, hyp) in enumerate(zip(refs, hyps, strict=True), start=1)
     ]
-    options = ScoringOptions(
-        policy=NormalizerPolicy.parse(normalizer), resamples=bootstrap, seed=seed
-    )
+    settings = BootstrapSettings(resamples=bootstrap, seed=seed)
+    options = ScoringOptions(policy=NormalizerPolicy.parse(normalizer), bootstrap=settings)
     block = score_rows(rows, options).to_dict()["overall"]
     # One language for every pair: one normaliser, so the overall block is never null.
     view = block["primary_view"]
@@ -143,9 +143,9 @@ def score(
         view=view,
         headline=_METRIC_OF_UNIT[block["normalizer"]["headline_unit"]],
         n_utterances=block["n_utterances"],
-        bootstrap=options.resamples,
-        seed=options.seed,
-        level=options.level,
+        bootstrap=settings.resamples,
+        seed=settings.seed,
+        level=settings.level,
         metrics=MappingProxyType(metrics),
     )
 

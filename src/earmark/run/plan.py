@@ -55,7 +55,7 @@ from earmark.rundir.plan_file import PLAN_KEYS as PLAN_KEYS
 from earmark.rundir.plan_file import check_frozen as check_frozen
 from earmark.rundir.plan_file import file_sha256 as file_sha256
 from earmark.rundir.plan_file import read_plan_toml as read_plan_toml
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.scoring.scorer import ScoringOptions
@@ -206,8 +206,7 @@ class RunPlan:
         return ScoringOptions(
             policy=NormalizerPolicy.parse(self.normalizer),
             aggregate=protocol.aggregate if protocol is not None else "micro",
-            resamples=self.bootstrap,
-            seed=self.seed,
+            bootstrap=BootstrapSettings(resamples=self.bootstrap, seed=self.seed),
             protocol=protocol,
             cluster=self.cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
             min_per_slice=self.min_per_slice,

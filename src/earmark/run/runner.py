@@ -481,10 +481,10 @@ def finish_run(
         summary = scored.to_dict()
         summary["error_analysis"] = error_analysis_section(scored)
         summary["punctuation"] = punctuation_section(
-            rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.level
+            rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.bootstrap.level
         )
         summary["critical_tokens"] = critical_tokens_section(
-            rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.level
+            rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.bootstrap.level
         )
         long_form = _long_form(utterances, raw_rows, plan, scoring)
         if long_form is not None:
@@ -664,7 +664,11 @@ def _long_form(
                 }
             )
     return long_form_section(
-        recordings, scoring.policy, resamples=plan.bootstrap, seed=plan.seed, level=scoring.level
+        recordings,
+        scoring.policy,
+        resamples=plan.bootstrap,
+        seed=plan.seed,
+        level=scoring.bootstrap.level,
     )
 
 

@@ -46,6 +46,7 @@ from earmark.scoring.policy import NormalizerPolicy, headline_unit, mixed_unit
 from earmark.scoring.protocols import Protocol
 from earmark.scoring.rows import ScoringRow
 from earmark.stats.protocol_bootstrap import python_random_ci
+from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
 from earmark.text.base import Normalizer, published_differences
 
@@ -64,7 +65,6 @@ METRIC_FOR_UNIT = {"word": "wer", "char": "cer"}
 #: that key already means the match error rate inside every metric object.
 MIXED_METRIC = "mixed_er"
 TOKENIZER = {"word": words, "char": chars}
-DEFAULT_SEED = 20260926
 EMPTY_REFERENCE_CONVENTION = (
     "per-utterance rate with an empty reference is 0 when the hypothesis is empty, else 1 "
     "(macro only; micro rates sum counts)"
@@ -96,9 +96,8 @@ class ScoringOptions:
 
     policy: NormalizerPolicy
     aggregate: Aggregate = "micro"
-    resamples: int = 10_000
-    seed: int = DEFAULT_SEED
-    level: float = 0.95
+    #: Resamples (0: no intervals), seed and level of every interval these options draw.
+    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
     #: Break figures down by slice too (manifest `slices`).
     by_slice: bool = True
     #: The published protocol these settings follow (`--protocol`); it also chooses the
@@ -136,9 +135,10 @@ class ScoringOptions:
         p = self.protocol
         if p is None:
             return
-        ours = (self.policy.to_dict(), self.aggregate, self.seed, self.level)
+        b = self.bootstrap
+        ours = (self.policy.to_dict(), self.aggregate, b.seed, b.level)
         theirs = (NormalizerPolicy.parse(p.normalizer).to_dict(), p.aggregate, p.seed, p.level)
-        if ours != theirs or self.resamples not in (0, p.resamples):
+        if ours != theirs or b.resamples not in (0, p.resamples):
             raise EarmarkError(
                 f"scoring options contradict protocol {p.name}: it fixes normalizer "
                 f"{p.normalizer}, aggregate {p.aggregate}, {p.resamples} resamples, seed "
@@ -149,9 +149,7 @@ class ScoringOptions:
 
     def to_dict(self) -> dict[str, Any]:
         bootstrap: dict[str, Any] = {
-            "resamples": self.resamples,
-            "seed": self.seed,
-            "level": self.level,
+            **self.bootstrap.to_dict(),
             "method": "percentile",
             "unit": "clip (rows sharing a cluster key are resampled together)"
             if self.cluster == "clip"
@@ -989,26 +987,27 @@ def _metric(
     n_rows: int,
 ) -> dict[str, Any]:
     python_random = options.protocol is not None and options.protocol.generator == "python-random"
+    boot = options.bootstrap
     # Numbered by first appearance among exactly these rows, as the key strings were.
-    clusters = _first_appearance(cluster_codes) if options.resamples > 0 else cluster_codes
+    clusters = _first_appearance(cluster_codes) if boot.resamples > 0 else cluster_codes
     out = metric_object(
         arr,
         clusters,
         aggregate=options.aggregate,
-        resamples=0 if python_random else options.resamples,
-        seed=options.seed,
-        level=options.level,
+        resamples=0 if python_random else boot.resamples,
+        seed=boot.seed,
+        level=boot.level,
         null_reasons=null_reasons,
         n_rows=n_rows,
     )
-    if python_random and out["value"] is not None and options.resamples > 0:
+    if python_random and out["value"] is not None and boot.resamples > 0:
         ci = python_random_ci(
             (arr[:, 0] + arr[:, 1] + arr[:, 2]).tolist(),
             (arr[:, 0] + arr[:, 1] + arr[:, 3]).tolist(),
             clusters=clusters.tolist() if len(set(clusters.tolist())) < len(arr) else None,
-            resamples=options.resamples,
-            seed=options.seed,
-            level=options.level,
+            resamples=boot.resamples,
+            seed=boot.seed,
+            level=boot.level,
         )
         if ci is not None:
             out["ci95"] = [ci.low, ci.high]
