@@ -14,7 +14,7 @@ from earmark.metrics.counts import ErrorCounts
 from earmark.report.results import results_schema
 from earmark.results import (
     ArmResult,
-    BootstrapSettings,
+    BootstrapRecord,
     Comparison,
     Estimate,
     MetricResult,
@@ -53,7 +53,7 @@ def test_typed_figures_equal_the_file(results: Results, raw: dict) -> None:
     assert arm.languages == ("en", "ga", "zh")
     assert arm.coverage.references == 31 and arm.coverage.statuses == {"ok": 31}
     assert arm.overall is None and arm.overall_null_reason == arm_raw["overall_null_reason"]
-    assert arm.bootstrap == BootstrapSettings(
+    assert arm.bootstrap == BootstrapRecord(
         resamples=10000,
         seed=20260926,
         level=0.95,

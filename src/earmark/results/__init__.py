@@ -12,7 +12,7 @@ from __future__ import annotations
 from earmark.results.arm import (
     ArmResult,
     ArmSpec,
-    BootstrapSettings,
+    BootstrapRecord,
     Coverage,
     Exclusion,
     ModelInfo,
@@ -63,7 +63,7 @@ __all__ = [
     "RESULTS_SCHEMA",
     "ArmResult",
     "ArmSpec",
-    "BootstrapSettings",
+    "BootstrapRecord",
     "CeilingCheck",
     "CompareMetric",
     "Comparison",

@@ -41,8 +41,13 @@ class NormalizerPolicy(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class BootstrapSettings(Record):
-    """How every interval of the arm was drawn: resamples, seed, level, cluster unit."""
+class BootstrapRecord(Record):
+    """The results file's `bootstrap` block: how every interval of the arm was drawn.
+
+    A record, not the settings (`earmark.stats.BootstrapSettings`, the three numbers that
+    draw an interval): it adds what the file says about them (method, unit, cluster,
+    generator), and reads back every field earmark has ever written there.
+    """
 
     resamples: int = field(metadata=json_key(INT))
     seed: int = field(metadata=json_key(INT))
@@ -190,7 +195,7 @@ class ArmResult(Record):
     protocol: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     normalizer_policy: NormalizerPolicy = field(metadata=json_key(Nested(NormalizerPolicy)))
     aggregate: str = field(metadata=json_key(AGGREGATE))
-    bootstrap: BootstrapSettings = field(metadata=json_key(Nested(BootstrapSettings)))
+    bootstrap: BootstrapRecord = field(metadata=json_key(Nested(BootstrapRecord)))
     #: Pre-registered minimums (`min_per_slice`, `min_speakers`) when set.
     minimums: Mapping[str, int] | None = field(default=None, metadata=json_key(MapOf(INT)))
     conventions: Mapping[str, str] = field(metadata=json_key(MapOf(STR)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from earmark.errors import EarmarkError
-from earmark.results.arm import BootstrapSettings, NormalizerPolicy
+from earmark.results.arm import BootstrapRecord, NormalizerPolicy
 from earmark.results.codec import (
     AGGREGATE,
     ANY,
@@ -151,7 +151,7 @@ class Comparison(Record):
     reference_arm: str = field(metadata=json_key(STR))
     normalizer_policy: NormalizerPolicy = field(metadata=json_key(Nested(NormalizerPolicy)))
     aggregate: str = field(metadata=json_key(AGGREGATE))
-    bootstrap: BootstrapSettings = field(metadata=json_key(Nested(BootstrapSettings)))
+    bootstrap: BootstrapRecord = field(metadata=json_key(Nested(BootstrapRecord)))
     n_shared: int = field(metadata=json_key(INT))
     n_clusters: int | None = field(default=None, metadata=json_key(INT))
     arms_order: tuple[str, ...] | None = field(default=None, metadata=json_key(TupleOf(STR)))
