@@ -36,8 +36,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from earmark.errors import EarmarkError
-from earmark.records import read_records
 from earmark.rundir.json_records import read_json_record
+from earmark.rundir.layout import ARM_MODEL, PLAN, PREDICTIONS, PROVENANCE, arm_folder
+from earmark.rundir.predictions import read_prediction_objects
+from earmark.rundir.results_file import check_predictions_file, load_results
 
 Status = Literal["ok", "mismatch", "unavailable"]
 #: Summary keys `score_rows` produces, compared one by one.
@@ -120,20 +122,10 @@ def _summarise(diffs: list[str]) -> str:
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
+    """Every row, strictly: verify re-scores all of them, so a torn line is an error."""
     if not path.is_file():
-        raise EarmarkError("no predictions.jsonl", file=str(path.parent))
-    rows = []
-    for number, line in read_records(path):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise EarmarkError(f"invalid JSON ({exc.msg})", file=str(path), line=number) from None
-        if not isinstance(row, dict):
-            raise EarmarkError("expected a JSON object per line", file=str(path), line=number)
-        rows.append(row)
-    return rows
+        raise EarmarkError(f"no {PREDICTIONS}", file=str(path.parent))
+    return read_prediction_objects(path)
 
 
 def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[Any]:
@@ -311,7 +303,7 @@ def _check_manifest(results: dict[str, Any], provenance: dict[str, Any] | None) 
 def _check_plan(run: Path, results: dict[str, Any], provenance: dict[str, Any] | None) -> Check:
     from earmark.run.runner import plan_from_dict
 
-    path = run / "plan.json"
+    path = run / PLAN
     if not path.is_file():
         return Check("plan sha256", "unavailable", "no plan.json (earmark score output)")
     try:
@@ -369,11 +361,10 @@ def _model_folder(model: dict[str, Any], spec: dict[str, Any] | None) -> Path | 
 def _check_models(run: Path, results: dict[str, Any]) -> list[Check]:
     from earmark.engines.file_hashes import sha256_file
 
-    arms_dir = run / "arms"
     checks = []
     for name, arm in results.get("arms", {}).items():
         label = f"arm {name}: model file hashes"
-        path = arms_dir / name / "model.json"
+        path = arm_folder(run, name) / ARM_MODEL
         if not path.is_file():
             checks.append(Check(label, "unavailable", "no arms/<name>/model.json (not a run)"))
             continue
@@ -425,14 +416,12 @@ def _check_probes(results: dict[str, Any]) -> Check:
 
 def verify_run(run_dir: str | os.PathLike[str]) -> VerifyReport:
     """Every check on one run (or score) directory."""
-    from earmark.report.results import check_predictions_file, load_results
-
     run = Path(run_dir)
     results = load_results(run)
     check_predictions_file(run, results)
-    provenance = read_json_record(run / "provenance.json")
-    read_json_record(run / "plan.json")  # refused here when empty; checked in full below
-    rows = _read_rows(run / "predictions.jsonl")
+    provenance = read_json_record(run / PROVENANCE)
+    read_json_record(run / PLAN)  # refused here when empty; checked in full below
+    rows = _read_rows(run / PREDICTIONS)
     report = VerifyReport(str(run))
     arms = results.get("arms") or {}
     plan = results.get("plan") if isinstance(results.get("plan"), dict) else None
