@@ -10,6 +10,7 @@ from earmark.postprocess.evaluate import OutputRecord, SourceRow, run_processor,
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.markdown import render_postprocess_markdown
 from earmark.postprocess.processors import ProcessorOutput
+from earmark.stats.settings import BootstrapSettings
 
 SOURCES = [
     # A: no marks in the transcript; the formatter restores both marks exactly.
@@ -48,7 +49,13 @@ class ScriptedFormatter:
 @pytest.fixture(scope="module")
 def evaluated() -> tuple[list[OutputRecord], dict[str, Any]]:
     records = run_processor(SOURCES, ScriptedFormatter(), repeats=3, guard=LexicalGuard())
-    summary = summarise(SOURCES, records, repeats=3, guard=LexicalGuard(), resamples=2000, seed=7)
+    summary = summarise(
+        SOURCES,
+        records,
+        repeats=3,
+        guard=LexicalGuard(),
+        bootstrap=BootstrapSettings(resamples=2000, seed=7),
+    )
     return records, summary
 
 
@@ -134,7 +141,9 @@ def test_determinism_and_timing(evaluated) -> None:
 
 def test_one_repeat_has_no_determinism_figure() -> None:
     records = run_processor(SOURCES, ScriptedFormatter(), repeats=1, guard=LexicalGuard())
-    summary = summarise(SOURCES, records, repeats=1, guard=LexicalGuard(), resamples=0)
+    summary = summarise(
+        SOURCES, records, repeats=1, guard=LexicalGuard(), bootstrap=BootstrapSettings(resamples=0)
+    )
     det = summary["overall"]["determinism"]
     assert det["value"] is None and "one repeat" in det["null_reason"]
     assert summary["overall"]["acceptance"]["per_output"]["ci95"] is None
@@ -143,7 +152,9 @@ def test_one_repeat_has_no_determinism_figure() -> None:
 def test_missing_transcripts_are_skipped_and_listed() -> None:
     sources = [*SOURCES, SourceRow("D", "好的。", None, "zh", status="engine_exception:X")]
     records = run_processor(sources, ScriptedFormatter(), repeats=3, guard=LexicalGuard())
-    summary = summarise(sources, records, repeats=3, guard=LexicalGuard(), resamples=0)
+    summary = summarise(
+        sources, records, repeats=3, guard=LexicalGuard(), bootstrap=BootstrapSettings(resamples=0)
+    )
     assert summary["overall"]["acceptance"]["per_output"]["total"] == 9
     assert summary["overall"]["n_skipped"] == 3
     assert summary["skipped"][0] == {
@@ -159,7 +170,13 @@ def test_cer_invariant_violation_is_reported_not_raised() -> None:
     # An accepted output whose content differs from the source: impossible under the guard,
     # so the summary must shout about it rather than crash or hide it.
     records = [OutputRecord(0, 0, "今天不好。", "今天不好。", True, None, 0.1)]
-    summary = summarise(SOURCES[:1], records, repeats=1, guard=LexicalGuard(), resamples=0)
+    summary = summarise(
+        SOURCES[:1],
+        records,
+        repeats=1,
+        guard=LexicalGuard(),
+        bootstrap=BootstrapSettings(resamples=0),
+    )
     cer = summary["overall"]["cer"]
     assert cer["invariant"]["holds"] is False
     assert cer["invariant"]["violations"] == [{"id": "A", "repeat": 0, "accepted": True}]
@@ -176,7 +193,9 @@ def test_cer_invariant_violation_is_reported_not_raised() -> None:
 def test_unguarded_processor_delivers_changed_text() -> None:
     records = [OutputRecord(0, 0, "他來了", "他來了", True, None, 0.0)]
     sources = [SourceRow("T", "他來了。", "他来了", "zh")]
-    summary = summarise(sources, records, repeats=1, guard=None, resamples=0)
+    summary = summarise(
+        sources, records, repeats=1, guard=None, bootstrap=BootstrapSettings(resamples=0)
+    )
     cer = summary["overall"]["cer"]
     assert summary["guarded"] is False and cer["expected_equal"] is False
     assert "invariant" not in cer

@@ -14,6 +14,7 @@ from earmark.errors import EarmarkError
 from earmark.postprocess.evaluate import SourceRow, run_processor, summarise
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.processors import build_processor
+from earmark.stats.settings import BootstrapSettings
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 
@@ -221,7 +222,9 @@ def test_opencc_evaluation_is_unguarded_and_judged_by_cer() -> None:
         SourceRow("t2", "hello", "hello", "zh-TW"),
     ]
     records = run_processor(sources, build_processor("opencc:s2t"), repeats=1, guard=None)
-    summary = summarise(sources, records, repeats=1, guard=None, resamples=0)
+    summary = summarise(
+        sources, records, repeats=1, guard=None, bootstrap=BootstrapSettings(resamples=0)
+    )
     overall = summary["overall"]
     assert overall["acceptance"]["per_output"]["accepted"] == 2
     assert overall["delivered_changed"] == 1

@@ -22,6 +22,7 @@ from earmark.postprocess.markdown import render_postprocess_markdown
 from earmark.postprocess.openai_chat import served_identity
 from earmark.postprocess.processors import build_processor
 from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from earmark.stats.settings import BootstrapSettings
 
 
 def postprocess_run(
@@ -88,9 +89,8 @@ def postprocess_run(
         records = run_processor(sources, built, repeats=repeats, guard=guard, progress=progress)
     finally:
         built.close()
-    summary = summarise(
-        sources, records, repeats=repeats, guard=guard, resamples=resamples, seed=seed, level=level
-    )
+    bootstrap = BootstrapSettings(resamples=resamples, seed=seed, level=level)
+    summary = summarise(sources, records, repeats=repeats, guard=guard, bootstrap=bootstrap)
     served = None
     if built.kind == "openai-chat":
         served = identity = served_identity(built.describe()["model"], [r.detail for r in records])

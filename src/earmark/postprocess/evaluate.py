@@ -38,7 +38,8 @@ from earmark.metrics.punctuation import (
 )
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.processors import Processor
-from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
+from earmark.stats import bootstrap_statistic
+from earmark.stats.settings import BootstrapSettings
 
 CER_DEFINITION = (
     "content CER (seed 001): Levenshtein distance between the content characters of the "
@@ -148,61 +149,55 @@ def _ratio(numerator: Any, denominator: Any) -> Any:
         return np.where(denominator > 0, numerator / np.maximum(denominator, 1e-300), np.nan)
 
 
-@dataclass(frozen=True)
-class _Bootstrap:
-    resamples: int
-    seed: int
-    level: float
+def _estimate(
+    boot: BootstrapSettings,
+    columns: Sequence[Sequence[float]],
+    statistic: Callable[..., Any],
+    clusters: Sequence[str],
+    null_reason: str,
+) -> dict[str, Any]:
+    """{value, ci95}; None with `null_reason` when the statistic is undefined.
 
-    def estimate(
-        self,
-        columns: Sequence[Sequence[float]],
-        statistic: Callable[..., Any],
-        clusters: Sequence[str],
-        null_reason: str,
-    ) -> dict[str, Any]:
-        """{value, ci95}; None with `null_reason` when the statistic is undefined.
-
-        Every call on the same columns, clusters and seed resamples the same clips, so
-        the raw, delivered and difference intervals below share their replicates.
-        """
-        if not clusters:
-            return {"value": None, "ci95": None, "null_reason": "no outputs"}
-        with np.errstate(divide="ignore", invalid="ignore"):
-            full = [np.asarray(c, dtype=np.float64).sum() for c in columns]
-            value = float(statistic(*full))
-        if not np.isfinite(value):
-            return {"value": None, "ci95": None, "null_reason": null_reason}
-        out: dict[str, Any] = {"value": value, "ci95": None}
-        if self.resamples > 0:
-            result = bootstrap_statistic(
-                columns,
-                statistic,
-                clusters=np.asarray(clusters, dtype=object),
-                resamples=self.resamples,
-                seed=self.seed,
-                level=self.level,
-            )
-            if result.low is not None and result.high is not None:
-                out["ci95"] = [result.low, result.high]
-        return out
+    Every call on the same columns, clusters and seed resamples the same clips, so the
+    raw, delivered and difference intervals below share their replicates.
+    """
+    if not clusters:
+        return {"value": None, "ci95": None, "null_reason": "no outputs"}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        full = [np.asarray(c, dtype=np.float64).sum() for c in columns]
+        value = float(statistic(*full))
+    if not np.isfinite(value):
+        return {"value": None, "ci95": None, "null_reason": null_reason}
+    out: dict[str, Any] = {"value": value, "ci95": None}
+    if boot.resamples > 0:
+        result = bootstrap_statistic(
+            columns,
+            statistic,
+            clusters=np.asarray(clusters, dtype=object),
+            resamples=boot.resamples,
+            seed=boot.seed,
+            level=boot.level,
+        )
+        if result.low is not None and result.high is not None:
+            out["ci95"] = [result.low, result.high]
+    return out
 
 
 def _acceptance(
-    sources: Sequence[SourceRow], records: Sequence[OutputRecord], boot: _Bootstrap
+    sources: Sequence[SourceRow], records: Sequence[OutputRecord], boot: BootstrapSettings
 ) -> dict[str, Any]:
     done = [r for r in records if not r.skipped]
     clusters = [sources[r.source].cluster_key for r in done]
     accepted = [int(r.accepted) for r in done]
-    per_output = boot.estimate(
-        (accepted, [1] * len(done)), _ratio, clusters, "no processed outputs"
+    per_output = _estimate(
+        boot, (accepted, [1] * len(done)), _ratio, clusters, "no processed outputs"
     )
     by_clip: dict[str, bool] = {}
     for r, key in zip(done, clusters, strict=True):
         by_clip[key] = by_clip.get(key, True) and r.accepted
     passed = [int(v) for v in by_clip.values()]
-    per_clip = boot.estimate(
-        (passed, [1] * len(passed)), _ratio, list(by_clip), "no processed clips"
+    per_clip = _estimate(
+        boot, (passed, [1] * len(passed)), _ratio, list(by_clip), "no processed clips"
     )
     per_repeat: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for r in done:
@@ -234,7 +229,7 @@ def _f1(matches: Any, ref: Any, hyp: Any) -> Any:
 
 
 def _punctuation(
-    sources: Sequence[SourceRow], records: Sequence[OutputRecord], boot: _Bootstrap
+    sources: Sequence[SourceRow], records: Sequence[OutputRecord], boot: BootstrapSettings
 ) -> dict[str, Any]:
     memo: dict[tuple[str, str], PunctuationCounts] = {}  # repeats share most pairs
 
@@ -283,8 +278,8 @@ def _punctuation(
             "position_recall": total.position_recall(),
             "type_precision": total.type_precision(),
             "type_recall": total.type_recall(),
-            "position_f1": boot.estimate(columns, f1(name, "position"), clusters, no_marks),
-            "type_f1": boot.estimate(columns, f1(name, "type"), clusters, no_marks),
+            "position_f1": _estimate(boot, columns, f1(name, "position"), clusters, no_marks),
+            "type_f1": _estimate(boot, columns, f1(name, "type"), clusters, no_marks),
         }
 
     return {
@@ -292,8 +287,10 @@ def _punctuation(
         "delivered": side("delivered", delivered),
         "difference": {
             "definition": "delivered F1 - raw F1, same resampled clips in every replicate",
-            "position_f1": boot.estimate(columns, f1("difference", "position"), clusters, no_marks),
-            "type_f1": boot.estimate(columns, f1("difference", "type"), clusters, no_marks),
+            "position_f1": _estimate(
+                boot, columns, f1("difference", "position"), clusters, no_marks
+            ),
+            "type_f1": _estimate(boot, columns, f1("difference", "type"), clusters, no_marks),
         },
         "n_outputs": len(records),
         "n_clusters": len(set(clusters)),
@@ -303,7 +300,7 @@ def _punctuation(
 def _cer(
     sources: Sequence[SourceRow],
     records: Sequence[OutputRecord],
-    boot: _Bootstrap,
+    boot: BootstrapSettings,
     expect_equal: bool,
 ) -> dict[str, Any]:
     from rapidfuzz.distance import Levenshtein
@@ -331,14 +328,14 @@ def _cer(
         "ref_chars": sum(ref_chars),
         "raw": {
             "errors": sum(raw_errors),
-            **boot.estimate(columns, lambda a, b, n: _ratio(a, n), clusters, empty),
+            **_estimate(boot, columns, lambda a, b, n: _ratio(a, n), clusters, empty),
         },
         "delivered": {
             "errors": sum(delivered_errors),
-            **boot.estimate(columns, lambda a, b, n: _ratio(b, n), clusters, empty),
+            **_estimate(boot, columns, lambda a, b, n: _ratio(b, n), clusters, empty),
         },
-        "difference": boot.estimate(
-            columns, lambda a, b, n: _ratio(b, n) - _ratio(a, n), clusters, empty
+        "difference": _estimate(
+            boot, columns, lambda a, b, n: _ratio(b, n) - _ratio(a, n), clusters, empty
         ),
         "equal": equal,
         "expected_equal": expect_equal,
@@ -398,7 +395,7 @@ def _timing(records: Sequence[OutputRecord]) -> dict[str, Any]:
 def _block(
     sources: Sequence[SourceRow],
     records: Sequence[OutputRecord],
-    boot: _Bootstrap,
+    boot: BootstrapSettings,
     repeats: int,
     expect_equal: bool,
 ) -> dict[str, Any]:
@@ -417,24 +414,25 @@ def _block(
     }
 
 
+#: 10,000 resamples, the default seed, 95%: the settings of `earmark postprocess`.
+_DEFAULT_BOOTSTRAP = BootstrapSettings()
+
+
 def summarise(
     sources: Sequence[SourceRow],
     records: Sequence[OutputRecord],
     *,
     repeats: int,
     guard: LexicalGuard | None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
+    bootstrap: BootstrapSettings = _DEFAULT_BOOTSTRAP,
 ) -> dict[str, Any]:
     """Acceptance, punctuation F1 raw vs delivered, CER check, determinism and timing,
     overall and per language. Pure: a function of the records alone."""
-    boot = _Bootstrap(resamples, seed, level)
     expect_equal = guard is not None and not guard.changes_content
     by_language: dict[str, list[OutputRecord]] = defaultdict(list)
     for r in records:
         by_language[sources[r.source].language or "und"].append(r)
-    overall = _block(sources, records, boot, repeats, expect_equal)
+    overall = _block(sources, records, bootstrap, repeats, expect_equal)
     warnings: list[str] = []
     invariant = overall["cer"].get("invariant")
     if invariant is not None and not invariant["holds"]:
@@ -452,15 +450,13 @@ def summarise(
         "repeats": repeats,
         "guarded": guard is not None,
         "bootstrap": {
-            "resamples": resamples,
-            "seed": seed,
-            "level": level,
+            **bootstrap.to_dict(),
             "method": "percentile",
             "unit": "clip: every output of a clip (all repeats) is resampled together",
         },
         "overall": overall,
         "by_language": {
-            lang: _block(sources, recs, boot, repeats, expect_equal)
+            lang: _block(sources, recs, bootstrap, repeats, expect_equal)
             for lang, recs in sorted(by_language.items())
         },
         "timing": _timing(records),
