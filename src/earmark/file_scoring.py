@@ -152,7 +152,7 @@ def score_predictions(
             min_speakers=min_speakers,
             glm=rules,
         )
-        resamples, seed, punctuation = choice.resamples, choice.seed, choice.punctuation
+        punctuation = choice.punctuation
         # The punctuation and critical-token metrics and the sclite reports read the rows
         # and texts again: only then are they kept; otherwise each chunk's go once its
         # records are written.
@@ -193,14 +193,12 @@ def score_predictions(
                 if punctuation:
                     summary["punctuation"] = punctuation_section(
                         rows,
-                        resamples=resamples,
-                        seed=seed,
-                        level=options.bootstrap.level,
+                        bootstrap=options.bootstrap,
                         mark_rule=check_mark_rule(choice.punctuation_marks),
                     )
                 if critical_tokens:
                     summary["critical_tokens"] = critical_tokens_section(
-                        rows, resamples=resamples, seed=seed, level=options.bootstrap.level
+                        rows, bootstrap=options.bootstrap
                     )
             name = arm_name or arm or Path(predictions).stem
             if sclite_reports:

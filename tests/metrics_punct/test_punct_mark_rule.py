@@ -19,6 +19,7 @@ from earmark.metrics.punctuation import (
 from earmark.scoring.extra_metrics import punctuation_section
 from earmark.scoring.protocols import get_protocol, resolve
 from earmark.scoring.rows import ScoringRow
+from earmark.stats.settings import BootstrapSettings
 
 
 def marks(text: str, rule: str = "word-internal") -> list[tuple[int, str]]:
@@ -97,8 +98,10 @@ def test_mmv_protocol_keeps_the_seed_001_rule() -> None:
 
 def test_section_records_its_rule() -> None:
     rows = [ScoringRow("a", "I don't know.", "I dont know.", "en")]
-    new = punctuation_section(rows, resamples=0)
-    old = punctuation_section(rows, resamples=0, mark_rule="every-mark")
+    new = punctuation_section(rows, bootstrap=BootstrapSettings(resamples=0))
+    old = punctuation_section(
+        rows, bootstrap=BootstrapSettings(resamples=0), mark_rule="every-mark"
+    )
     assert new["mark_rule"] == "word-internal" and old["mark_rule"] == "every-mark"
     assert new["overall"]["position"]["f1"]["value"] == 1.0
     assert old["overall"]["position"]["f1"]["value"] == pytest.approx(2 / 3)

@@ -7,10 +7,12 @@ import json
 import jsonschema
 import pytest
 
+from earmark.errors import EarmarkError
 from earmark.metrics.punctuation import MAX_ALIGNMENT_CELLS, NO_MARKS_REASON
 from earmark.report.results import results_schema
 from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
+from earmark.stats.settings import BootstrapSettings
 
 PUNCT_ROWS = [
     # ， at the right place as ","; 。 at the right place as "!": 2 position, 1 type match.
@@ -23,7 +25,7 @@ PUNCT_ROWS = [
 
 
 def test_punctuation_overall_language_and_slice() -> None:
-    section = punctuation_section(PUNCT_ROWS, resamples=500, seed=1)
+    section = punctuation_section(PUNCT_ROWS, bootstrap=BootstrapSettings(resamples=500, seed=1))
     overall = section["overall"]
     assert (overall["ref_marks"], overall["hyp_marks"]) == (5, 3)
     assert (overall["position_matches"], overall["type_matches"]) == (3, 2)
@@ -65,7 +67,9 @@ def test_punctuation_overall_language_and_slice() -> None:
 
 
 def test_punctuation_undefined_is_none_with_reason() -> None:
-    section = punctuation_section([ScoringRow("x", "你好", "你好")], resamples=100)
+    section = punctuation_section(
+        [ScoringRow("x", "你好", "你好")], bootstrap=BootstrapSettings(resamples=100)
+    )
     f1 = section["overall"]["position"]["f1"]
     assert f1 == {"value": None, "ci95": None, "null_reason": NO_MARKS_REASON}
     assert section["overall"]["null_reason"] == NO_MARKS_REASON
@@ -76,7 +80,7 @@ def test_missing_hypothesis_loses_its_marks_and_repeats_cluster() -> None:
         ScoringRow("c#0", "好，的。", "好，的。", "zh", cluster="c"),
         ScoringRow("c#1", "好，的。", None, "zh", status=MISSING_HYPOTHESIS, cluster="c"),
     ]
-    overall = punctuation_section(rows, resamples=200)["overall"]
+    overall = punctuation_section(rows, bootstrap=BootstrapSettings(resamples=200))["overall"]
     assert (overall["ref_marks"], overall["hyp_marks"], overall["position_matches"]) == (4, 2, 2)
     assert overall["n_utterances"] == 2 and overall["n_clusters"] == 1
     # One cluster: every resample is the whole corpus, so the interval is a point.
@@ -86,7 +90,7 @@ def test_missing_hypothesis_loses_its_marks_and_repeats_cluster() -> None:
 def test_too_long_pairs_are_excluded_and_listed() -> None:
     side = int(MAX_ALIGNMENT_CELLS**0.5) + 10
     rows = [ScoringRow("long", "好" * side + "。", "好" * side), ScoringRow("ok", "好。", "好。")]
-    section = punctuation_section(rows, resamples=0)
+    section = punctuation_section(rows, bootstrap=BootstrapSettings(resamples=0))
     assert section["excluded"] == [{"id": "long", "reason": "alignment_too_large"}]
     assert section["n_scored"] == 1 and section["overall"]["position"]["f1"]["value"] == 1.0
 
@@ -107,7 +111,9 @@ TOKEN_ROWS = [
 
 def test_critical_tokens_hand_computed() -> None:
     section = critical_tokens_section(
-        TOKEN_ROWS, resamples=500, seed=3, slice_minimums={"numbers": 3, "long": 1}
+        TOKEN_ROWS,
+        bootstrap=BootstrapSettings(resamples=500, seed=3),
+        slice_minimums={"numbers": 3, "long": 1},
     )
     cats = section["overall"]["categories"]
     assert (cats["date"]["ref"], cats["date"]["matched"]) == (1, 1)
@@ -163,9 +169,30 @@ def test_sections_fit_the_results_schema() -> None:
     schema = results_schema()
     arm_schema = schema["$defs"]["arm"]
     sections = {
-        "punctuation": punctuation_section(PUNCT_ROWS, resamples=50),
-        "critical_tokens": critical_tokens_section(TOKEN_ROWS, resamples=50),
+        "punctuation": punctuation_section(PUNCT_ROWS, bootstrap=BootstrapSettings(resamples=50)),
+        "critical_tokens": critical_tokens_section(
+            TOKEN_ROWS, bootstrap=BootstrapSettings(resamples=50)
+        ),
     }
     for name, section in sections.items():
         jsonschema.validate(section, arm_schema["properties"][name])
         json.dumps(section, allow_nan=False)  # plain JSON: no NaN or numpy scalars
+
+
+def test_both_sections_record_the_settings_they_drew_with() -> None:
+    settings = BootstrapSettings(resamples=30, seed=5, level=0.9)
+    for section in (
+        punctuation_section(PUNCT_ROWS, bootstrap=settings),
+        critical_tokens_section(TOKEN_ROWS, bootstrap=settings),
+    ):
+        assert section["bootstrap"] == {
+            "resamples": 30,
+            "seed": 5,
+            "level": 0.9,
+            "method": "percentile",
+            "unit": "clip (rows sharing a cluster key are resampled together)",
+        }
+    for section_of in (punctuation_section, critical_tokens_section):
+        with pytest.raises(EarmarkError, match="must be >= 0, got -1") as caught:
+            section_of(PUNCT_ROWS, bootstrap=BootstrapSettings(resamples=-1))
+        assert caught.value.field == "resamples"

@@ -480,12 +480,8 @@ def finish_run(
             )
         summary = scored.to_dict()
         summary["error_analysis"] = error_analysis_section(scored)
-        summary["punctuation"] = punctuation_section(
-            rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.bootstrap.level
-        )
-        summary["critical_tokens"] = critical_tokens_section(
-            rows, resamples=plan.bootstrap, seed=plan.seed, level=scoring.bootstrap.level
-        )
+        summary["punctuation"] = punctuation_section(rows, bootstrap=scoring.bootstrap)
+        summary["critical_tokens"] = critical_tokens_section(rows, bootstrap=scoring.bootstrap)
         long_form = _long_form(utterances, raw_rows, plan, scoring)
         if long_form is not None:
             summary["long_form"] = long_form

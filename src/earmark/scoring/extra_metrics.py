@@ -36,8 +36,9 @@ from earmark.metrics.punctuation import (
     run_punctuation_probes,
 )
 from earmark.scoring.rows import ScoringRow
-from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_statistic
+from earmark.stats import bootstrap_statistic
 from earmark.stats.bootstrap import bootstrap_statistics
+from earmark.stats.settings import BootstrapSettings
 
 PUNCTUATION_DEFINITION = (
     "seed 001: ASCII marks mapped to full-width (、 kept distinct), content = text without "
@@ -94,42 +95,40 @@ def _stat(
     columns: Sequence[Sequence[float]] | None,
     statistic: Statistic,
     clusters: Sequence[str],
-    options: _Options,
+    boot: BootstrapSettings,
 ) -> dict[str, Any]:
     """{value, ci95} or {value: None, ci95: None, null_reason}."""
     if value is None:
         return {"value": None, "ci95": None, "null_reason": null_reason}
     out: dict[str, Any] = {"value": value, "ci95": None}
-    if columns is not None and options.resamples > 0:
+    if columns is not None and boot.resamples > 0:
         result = bootstrap_statistic(
             columns,
             statistic,
             clusters=np.asarray(clusters, dtype=object),
-            resamples=options.resamples,
-            seed=options.seed,
-            level=options.level,
+            resamples=boot.resamples,
+            seed=boot.seed,
+            level=boot.level,
         )
         if result.low is not None and result.high is not None:
             out["ci95"] = [result.low, result.high]
     return out
 
 
-class _Options:
-    def __init__(self, resamples: int, seed: int, level: float) -> None:
-        if resamples < 0:
-            raise EarmarkError(f"must be >= 0, got {resamples}", field="resamples")
-        self.resamples = resamples
-        self.seed = seed
-        self.level = level
+def _checked(boot: BootstrapSettings) -> BootstrapSettings:
+    """The settings, refused before any counting when the resample count is negative."""
+    if boot.resamples < 0:
+        raise EarmarkError(f"must be >= 0, got {boot.resamples}", field="resamples")
+    return boot
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "resamples": self.resamples,
-            "seed": self.seed,
-            "level": self.level,
-            "method": "percentile",
-            "unit": "clip (rows sharing a cluster key are resampled together)",
-        }
+
+def _bootstrap_block(boot: BootstrapSettings) -> dict[str, Any]:
+    """The section's `bootstrap` record: the settings, then how they were used."""
+    return {
+        **boot.to_dict(),
+        "method": "percentile",
+        "unit": "clip (rows sharing a cluster key are resampled together)",
+    }
 
 
 def _groups(rows: Sequence[ScoringRow], indices: Sequence[int]) -> dict[str, dict[str, list[int]]]:
@@ -154,7 +153,7 @@ def _tally_stats(
     ref: Sequence[int],
     hyp: Sequence[int],
     clusters: Sequence[str],
-    options: _Options,
+    boot: BootstrapSettings,
     *,
     per_type: bool = False,
 ) -> dict[str, Any]:
@@ -175,15 +174,15 @@ def _tally_stats(
     )
     wanted = {k: f for k, f in statistics.items() if values[k][0] is not None}
     intervals: dict[str, Any] = {}
-    if wanted and options.resamples > 0:
+    if wanted and boot.resamples > 0:
         everything = (0, 1, 2)
         intervals = bootstrap_statistics(
             (matches, ref, hyp),
             {k: (f, everything) for k, f in wanted.items()},
             clusters=np.asarray(clusters, dtype=object),
-            resamples=options.resamples,
-            seed=options.seed,
-            level=options.level,
+            resamples=boot.resamples,
+            seed=boot.seed,
+            level=boot.level,
         )
     out: dict[str, Any] = {}
     for name, (value, reason) in values.items():
@@ -198,7 +197,7 @@ def _tally_stats(
 
 
 def _punctuation_block(
-    counts: Sequence[PunctuationCounts], clusters: Sequence[str], options: _Options
+    counts: Sequence[PunctuationCounts], clusters: Sequence[str], boot: BootstrapSettings
 ) -> dict[str, Any]:
     total = sum(counts, PunctuationCounts())
     ref = [c.ref_marks for c in counts]
@@ -211,7 +210,7 @@ def _punctuation_block(
             [t.ref for t in tallies],
             [t.hyp for t in tallies],
             clusters,
-            options,
+            boot,
             per_type=True,
         )
         per_type[name] = {"ref": tally.ref, "hyp": tally.hyp, "matched": tally.matched, **stats}
@@ -222,33 +221,33 @@ def _punctuation_block(
         "hyp_marks": total.hyp_marks,
         "position_matches": total.position_matches,
         "type_matches": total.type_matches,
-        "position": _tally_stats([c.position_matches for c in counts], ref, hyp, clusters, options),
-        "position_type": _tally_stats(
-            [c.type_matches for c in counts], ref, hyp, clusters, options
-        ),
+        "position": _tally_stats([c.position_matches for c in counts], ref, hyp, clusters, boot),
+        "position_type": _tally_stats([c.type_matches for c in counts], ref, hyp, clusters, boot),
         "per_type": per_type,
         "null_reason": total.null_reason,
     }
 
 
+#: 10,000 resamples, the default seed, 95%: what `score` and `run` draw unless told.
+_DEFAULT_BOOTSTRAP = BootstrapSettings()
+
+
 def punctuation_section(
     rows: Sequence[ScoringRow],
     *,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
+    bootstrap: BootstrapSettings = _DEFAULT_BOOTSTRAP,
     mark_rule: MarkRule = WORD_INTERNAL,
 ) -> dict[str, Any]:
     """Punctuation position and position+type precision/recall/F1 (seed 001), with clip
     bootstrap CIs, overall, per language and per slice, plus the scorer probe record.
 
-    `resamples=0` skips the intervals (`ci95` is then None). A pair too long to align
+    `bootstrap.resamples == 0` skips the intervals (`ci95` is then None). A pair too long to align
     (`MAX_ALIGNMENT_CELLS`) is excluded and listed with reason `alignment_too_large`.
     `mark_rule` says whether apostrophes in words and decimal points in numbers are marks
     (`earmark.metrics.punctuation`); the section records it.
     """
     mark_rule = check_mark_rule(mark_rule)
-    options = _Options(resamples, seed, level)
+    boot = _checked(bootstrap)
     counts: list[PunctuationCounts | None] = []
     excluded: list[dict[str, str]] = []
     memo: dict[tuple[str, str], PunctuationCounts | None] = {}  # repeats repeat pairs
@@ -267,7 +266,7 @@ def punctuation_section(
     def block(indices: Sequence[int]) -> dict[str, Any]:
         chosen = [counts[i] for i in indices]
         return _punctuation_block(
-            [c for c in chosen if c is not None], [rows[i].cluster_key for i in indices], options
+            [c for c in chosen if c is not None], [rows[i].cluster_key for i in indices], boot
         )
 
     probes = run_punctuation_probes()
@@ -276,7 +275,7 @@ def punctuation_section(
         "metric": "punctuation-f1",
         "definition": f"{PUNCTUATION_DEFINITION}; {MARK_RULE_DEFINITIONS[mark_rule]}",
         "mark_rule": mark_rule,
-        "bootstrap": options.to_dict(),
+        "bootstrap": _bootstrap_block(boot),
         "n_rows": len(rows),
         "n_scored": len(scored),
         "excluded": excluded,
@@ -292,7 +291,7 @@ def punctuation_section(
 
 
 def _category_entry(
-    name: str, per_row: Sequence[CategoryCounts], clusters: Sequence[str], options: _Options
+    name: str, per_row: Sequence[CategoryCounts], clusters: Sequence[str], boot: BootstrapSettings
 ) -> dict[str, Any]:
     total = sum(per_row, CategoryCounts())
     matched = [c.matched for c in per_row]
@@ -309,13 +308,15 @@ def _category_entry(
             (matched, ref) if total.ref else None,
             _nan_ratio,
             clusters,
-            options,
+            boot,
         ),
-        "precision": _stat(total.precision(), NO_HYP_TOKENS, None, _nan_ratio, clusters, options),
+        "precision": _stat(total.precision(), NO_HYP_TOKENS, None, _nan_ratio, clusters, boot),
     }
 
 
-def _exact_match(hits: Sequence[int], clusters: Sequence[str], options: _Options) -> dict[str, Any]:
+def _exact_match(
+    hits: Sequence[int], clusters: Sequence[str], boot: BootstrapSettings
+) -> dict[str, Any]:
     n = len(hits)
     stat = _stat(
         sum(hits) / n if n else None,
@@ -323,7 +324,7 @@ def _exact_match(hits: Sequence[int], clusters: Sequence[str], options: _Options
         (hits, [1] * n) if n else None,
         _nan_ratio,
         clusters,
-        options,
+        boot,
     )
     return {"matched": sum(hits), "n": n, **stat}
 
@@ -333,21 +334,21 @@ def _critical_block(
     rows: Sequence[ScoringRow],
     counts: Sequence[CriticalTokenCounts],
     exact: Sequence[int],
-    options: _Options,
+    boot: BootstrapSettings,
 ) -> dict[str, Any]:
     clusters = [rows[i].cluster_key for i in indices]
     categories = {
-        name: _category_entry(name, [counts[i][name] for i in indices], clusters, options)
+        name: _category_entry(name, [counts[i][name] for i in indices], clusters, boot)
         for name in CATEGORIES
     }
     categories["total"] = _category_entry(
-        "total", [counts[i].total for i in indices], clusters, options
+        "total", [counts[i].total for i in indices], clusters, boot
     )
     return {
         "n_utterances": len(indices),
         "n_clusters": len(set(clusters)),
         "categories": categories,
-        "exact_match": _exact_match([exact[i] for i in indices], clusters, options),
+        "exact_match": _exact_match([exact[i] for i in indices], clusters, boot),
     }
 
 
@@ -371,9 +372,7 @@ def _failure(row: ScoringRow, counts: CriticalTokenCounts) -> dict[str, Any] | N
 def critical_tokens_section(
     rows: Sequence[ScoringRow],
     *,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
+    bootstrap: BootstrapSettings = _DEFAULT_BOOTSTRAP,
     slice_minimums: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """Critical-token recall (with clip bootstrap CIs) and precision per category, the
@@ -384,7 +383,7 @@ def critical_tokens_section(
     appears in `slice_counts` (with 0 when no row carries it) and `shortfall` lists those
     below their minimum.
     """
-    options = _Options(resamples, seed, level)
+    boot = _checked(bootstrap)
     counts = [
         critical_token_counts(r.reference, r.hypothesis_text, r.language or "und") for r in rows
     ]
@@ -395,7 +394,7 @@ def critical_tokens_section(
     groups = _groups(rows, everything)
 
     def block(indices: Sequence[int]) -> dict[str, Any]:
-        return _critical_block(indices, rows, counts, exact, options)
+        return _critical_block(indices, rows, counts, exact, boot)
 
     failures = [f for r, c in zip(rows, counts, strict=True) if (f := _failure(r, c))]
     slice_counts: dict[str, dict[str, Any]] = {}
@@ -415,7 +414,7 @@ def critical_tokens_section(
         "definition": CRITICAL_TOKENS_DEFINITION,
         "exact_match_definition": EXACT_MATCH_DEFINITION,
         "categories": list(CATEGORIES),
-        "bootstrap": options.to_dict(),
+        "bootstrap": _bootstrap_block(boot),
         "n_rows": len(rows),
         "overall": block(everything),
         "by_language": {k: block(v) for k, v in groups["by_language"].items()},
