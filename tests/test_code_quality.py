@@ -46,9 +46,6 @@ ALLOWED_DUPLICATES: dict[frozenset[str], str] = {
     frozenset(
         {"postprocess/evaluate.py::_ratio", "scoring/extra_metrics.py::_nan_ratio"}
     ): "owner busy (postprocess/, scoring/); the lead merges next",
-    frozenset(
-        {"run/store.py::row_key", "rundir/predictions.py::arm_row_key"}
-    ): "owner busy (run/store.py, rundir/); the lead merges next",
 }
 
 
