@@ -36,17 +36,7 @@ TRIVIAL_DUMP_CHARS = 200
 
 #: Identical bodies still allowed, each group exactly as found (`path::qualified.name`) and
 #: why. An entry that no longer matches fails the test, so the list can only shrink.
-ALLOWED_DUPLICATES: dict[frozenset[str], str] = {
-    frozenset(
-        {
-            "postprocess/evaluate.py::SourceRow.cluster_key",
-            "scoring/rows.py::ScoringRow.cluster_key",
-        }
-    ): "owner busy (postprocess/, scoring/); the lead merges next",
-    frozenset(
-        {"postprocess/evaluate.py::_ratio", "scoring/extra_metrics.py::_nan_ratio"}
-    ): "owner busy (postprocess/, scoring/); the lead merges next",
-}
+ALLOWED_DUPLICATES: dict[frozenset[str], str] = {}
 
 
 def _function_bodies(src: Path) -> dict[str, list[str]]:

@@ -38,6 +38,8 @@ from earmark.metrics.punctuation import (
 )
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.processors import Processor
+from earmark.scoring.extra_metrics import f1_of, nan_ratio
+from earmark.scoring.rows import ClusterKeyed
 from earmark.stats import bootstrap_statistic
 from earmark.stats.settings import BootstrapSettings
 
@@ -50,7 +52,7 @@ ONE_REPEAT = "one repeat per transcript: determinism is not measured"
 
 
 @dataclass(frozen=True)
-class SourceRow:
+class SourceRow(ClusterKeyed):
     """One saved transcript to post-process. `hypothesis=None` means the recogniser gave
     none (its `status` says why): it is not sent to the processor and stays missing."""
 
@@ -63,10 +65,6 @@ class SourceRow:
     cluster: str | None = None
     #: The recogniser's repeat index when the run transcribed each clip several times.
     source_repeat: int = 0
-
-    @property
-    def cluster_key(self) -> str:
-        return self.cluster if self.cluster is not None else self.id
 
 
 @dataclass(frozen=True)
@@ -144,11 +142,6 @@ def _one(
 # --- summary ----------------------------------------------------------------------------
 
 
-def _ratio(numerator: Any, denominator: Any) -> Any:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, numerator / np.maximum(denominator, 1e-300), np.nan)
-
-
 def _estimate(
     boot: BootstrapSettings,
     columns: Sequence[Sequence[float]],
@@ -190,14 +183,14 @@ def _acceptance(
     clusters = [sources[r.source].cluster_key for r in done]
     accepted = [int(r.accepted) for r in done]
     per_output = _estimate(
-        boot, (accepted, [1] * len(done)), _ratio, clusters, "no processed outputs"
+        boot, (accepted, [1] * len(done)), nan_ratio, clusters, "no processed outputs"
     )
     by_clip: dict[str, bool] = {}
     for r, key in zip(done, clusters, strict=True):
         by_clip[key] = by_clip.get(key, True) and r.accepted
     passed = [int(v) for v in by_clip.values()]
     per_clip = _estimate(
-        boot, (passed, [1] * len(passed)), _ratio, list(by_clip), "no processed clips"
+        boot, (passed, [1] * len(passed)), nan_ratio, list(by_clip), "no processed clips"
     )
     per_repeat: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for r in done:
@@ -222,10 +215,6 @@ def _acceptance(
         },
         "reasons": dict(sorted(Counter(r.reason for r in done if not r.accepted).items())),
     }
-
-
-def _f1(matches: Any, ref: Any, hyp: Any) -> Any:
-    return _ratio(2 * matches, ref + hyp)
 
 
 def _punctuation(
@@ -257,8 +246,8 @@ def _punctuation(
 
     def f1(side: str, kind: str) -> Callable[..., Any]:
         def statistic(rp: Any, rt: Any, ref: Any, rh: Any, dp: Any, dt: Any, dh: Any) -> Any:
-            raw_f1 = _f1(rp if kind == "position" else rt, ref, rh)
-            delivered_f1 = _f1(dp if kind == "position" else dt, ref, dh)
+            raw_f1 = f1_of(rp if kind == "position" else rt, ref, rh)
+            delivered_f1 = f1_of(dp if kind == "position" else dt, ref, dh)
             if side == "raw":
                 return raw_f1
             if side == "delivered":
@@ -328,14 +317,14 @@ def _cer(
         "ref_chars": sum(ref_chars),
         "raw": {
             "errors": sum(raw_errors),
-            **_estimate(boot, columns, lambda a, b, n: _ratio(a, n), clusters, empty),
+            **_estimate(boot, columns, lambda a, b, n: nan_ratio(a, n), clusters, empty),
         },
         "delivered": {
             "errors": sum(delivered_errors),
-            **_estimate(boot, columns, lambda a, b, n: _ratio(b, n), clusters, empty),
+            **_estimate(boot, columns, lambda a, b, n: nan_ratio(b, n), clusters, empty),
         },
         "difference": _estimate(
-            boot, columns, lambda a, b, n: _ratio(b, n) - _ratio(a, n), clusters, empty
+            boot, columns, lambda a, b, n: nan_ratio(b, n) - nan_ratio(a, n), clusters, empty
         ),
         "equal": equal,
         "expected_equal": expect_equal,

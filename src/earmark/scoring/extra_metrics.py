@@ -72,21 +72,24 @@ TOO_LONG = "alignment_too_large"
 Statistic = Callable[..., Any]
 
 
-def _nan_ratio(numerator: Any, denominator: Any) -> Any:
+def nan_ratio(numerator: Any, denominator: Any) -> Any:
+    """numerator / denominator elementwise, NaN where the denominator is 0 (a rate with no
+    units to count is not 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(denominator > 0, numerator / np.maximum(denominator, 1e-300), np.nan)
 
 
-def _f1(matches: Any, ref: Any, hyp: Any) -> Any:
-    return _nan_ratio(2 * matches, ref + hyp)
+def f1_of(matches: Any, ref: Any, hyp: Any) -> Any:
+    """F1 = 2·matches / (reference marks + hypothesis marks), elementwise; NaN with none."""
+    return nan_ratio(2 * matches, ref + hyp)
 
 
 def _precision(matches: Any, ref: Any, hyp: Any) -> Any:
-    return _nan_ratio(matches, hyp)
+    return nan_ratio(matches, hyp)
 
 
 def _recall(matches: Any, ref: Any, hyp: Any) -> Any:
-    return _nan_ratio(matches, ref)
+    return nan_ratio(matches, ref)
 
 
 def _stat(
@@ -170,7 +173,7 @@ def _tally_stats(
         "f1": (2 * m / (r + h) if r + h else None, NO_MARKS_REASON + scope),
     }
     statistics = (
-        {"f1": _f1} if per_type else {"precision": _precision, "recall": _recall, "f1": _f1}
+        {"f1": f1_of} if per_type else {"precision": _precision, "recall": _recall, "f1": f1_of}
     )
     wanted = {k: f for k, f in statistics.items() if values[k][0] is not None}
     intervals: dict[str, Any] = {}
@@ -306,11 +309,11 @@ def _category_entry(
             total.recall(),
             NO_REF_TOKENS,
             (matched, ref) if total.ref else None,
-            _nan_ratio,
+            nan_ratio,
             clusters,
             boot,
         ),
-        "precision": _stat(total.precision(), NO_HYP_TOKENS, None, _nan_ratio, clusters, boot),
+        "precision": _stat(total.precision(), NO_HYP_TOKENS, None, nan_ratio, clusters, boot),
     }
 
 
@@ -322,7 +325,7 @@ def _exact_match(
         sum(hits) / n if n else None,
         "no utterances",
         (hits, [1] * n) if n else None,
-        _nan_ratio,
+        nan_ratio,
         clusters,
         boot,
     )

@@ -11,8 +11,20 @@ OK = "ok"
 MISSING_HYPOTHESIS = "missing_hypothesis"
 
 
+class ClusterKeyed:
+    """A row whose bootstrap cluster is its `cluster`, or its own id when it has none:
+    repeats of a clip share a cluster and are resampled together."""
+
+    id: str
+    cluster: str | None
+
+    @property
+    def cluster_key(self) -> str:
+        return self.cluster if self.cluster is not None else self.id
+
+
 @dataclass(frozen=True)
-class ScoringRow:
+class ScoringRow(ClusterKeyed):
     """A reference/hypothesis pair. `hypothesis=None` means missing (all deletions).
 
     `status` carries the reason code when the system produced no usable output
@@ -30,10 +42,6 @@ class ScoringRow:
     cluster: str | None = None
     duration: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def cluster_key(self) -> str:
-        return self.cluster if self.cluster is not None else self.id
 
     @property
     def hypothesis_text(self) -> str:
