@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from earmark.compare.api import compare
+from earmark.file_comparison import compare
 
 
 def _mutate(rng: random.Random, words: list[str], vocab: list[str], rate: float) -> list[str]:

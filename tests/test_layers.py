@@ -11,8 +11,8 @@ round a longer loop), so each layer can be read, tested and replaced on its own:
 4. `corpus`, `engines`: what goes in
 5. `scoring`, `compare`: figures from rows
 6. `rundir`: the only code that knows a run folder's files
-7. `run`, `report`, `postprocess`, `file_scoring`: running, rendering, post-processing, and
-   `earmark score`'s read-score-write of a predictions file
+7. `run`, `report`, `postprocess`, `file_scoring`, `file_comparison`: running, rendering,
+   post-processing, and `earmark score`/`compare`'s read-figure-write of files and folders
 8. `distributed`, `verification`: what composes runs and reports
 9. `commands`, `cli`, `front_door`, the package itself (`earmark.wer`, ...)
 """
@@ -52,6 +52,7 @@ LAYERS: dict[str, int] = {
     "report": 7,
     "postprocess": 7,
     "file_scoring": 7,
+    "file_comparison": 7,
     "distributed": 8,
     "verification": 8,
     **dict.fromkeys(("commands", "cli", "front_door", "__main__", "__init__"), 9),

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from compare_fixtures import write_rows
 
-from earmark.compare.api import compare
 from earmark.compare.diagnostics import char_script, dominant_script, spearman
+from earmark.file_comparison import compare
 
 WORDS = "one two three four five six seven eight nine ten eleven twelve".split()
 

@@ -9,7 +9,7 @@ import pytest
 from compare_fixtures import write_rows
 
 from earmark.cli import main
-from earmark.compare.gap import gap
+from earmark.file_comparison import gap
 
 
 def _corpus(tmp_path: Path, name: str, wrong_every: int, language: str = "ga") -> Path:

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 from compare_fixtures import write_rows
 
-from earmark.compare.api import compare, write_compare
-from earmark.compare.gap import gap
+from earmark.file_comparison import compare, gap, write_compare
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "data" / "golden"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from compare_fixtures import write_rows
 
-from earmark.compare.loading import load_arm_specs, load_arms
 from earmark.errors import EarmarkError
+from earmark.rundir.arm_inputs import load_arm_specs, load_arms
 
 
 def _run_dir(tmp_path: Path) -> Path:

@@ -10,8 +10,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from earmark.compare.loading import load_arms
 from earmark.postprocess.files import read_sources
+from earmark.rundir.arm_inputs import load_arms
 
 ROWS = [
     {"id": "a", "reference": "one\u2028two", "hypothesis": "one\u2029two", "arm": "x"},

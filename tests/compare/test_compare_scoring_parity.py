@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from compare_fixtures import write_rows
 
-from earmark.compare.api import compare
-from earmark.compare.loading import load_arms
+from earmark.file_comparison import compare
+from earmark.rundir.arm_inputs import load_arms
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
 from earmark.stats.settings import BootstrapSettings
 

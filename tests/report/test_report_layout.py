@@ -19,7 +19,7 @@ import pytest
 from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ZH_REF, ArmData, make_run, zh_rows
 
-from earmark.compare.api import compare
+from earmark.file_comparison import compare
 from earmark.report.html import ALIGNMENT_LIMIT, TEXT_LIMIT, write_html_report
 from earmark.report.leaderboard import write_leaderboard
 

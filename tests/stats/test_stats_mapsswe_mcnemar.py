@@ -298,7 +298,7 @@ def _arm(folder: Path, name: str, hyps: dict[str, str], refs: dict[str, str]) ->
 
 
 def test_compare_reports_mcnemar_and_mapsswe_with_holm(tmp_path: Path) -> None:
-    from earmark.compare.api import compare
+    from earmark.file_comparison import compare
     from earmark.stats import holm_adjust
 
     refs = {f"u{k}": "a b c d e f" for k in range(8)}
@@ -336,7 +336,7 @@ def test_compare_reports_mcnemar_and_mapsswe_with_holm(tmp_path: Path) -> None:
 
 
 def test_compare_with_repeats_leaves_mapsswe_null(tmp_path: Path) -> None:
-    from earmark.compare.api import compare
+    from earmark.file_comparison import compare
 
     rows_r = [{"id": "u1", "repeat": k, "reference": "a b", "hypothesis": "a x"} for k in range(2)]
     rows_c = [{"id": "u1", "repeat": k, "reference": "a b", "hypothesis": "a b"} for k in range(2)]

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from earmark.scoring.protocols import resolve
 
     if args.gap:
-        from earmark.compare.gap import gap
+        from earmark.file_comparison import gap
 
         if args.arms:
             raise EarmarkError("--gap takes its two runs itself; drop the ARM arguments")
@@ -106,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.arms:
         raise EarmarkError("give at least one ARM (or --gap RUN_A RUN_B)")
-    from earmark.compare.api import compare
     from earmark.compare.compare_report import print_compare
+    from earmark.file_comparison import compare
 
     result = compare(
         args.arms,

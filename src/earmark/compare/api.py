@@ -8,12 +8,10 @@ compared; every other row is listed in `unpaired` with its arm and a reason.
 from __future__ import annotations
 
 import functools
-import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -22,13 +20,12 @@ from numpy.typing import NDArray
 from earmark import __version__
 from earmark.compare.churn import exact_match_block, exact_matches
 from earmark.compare.diagnostics import ArmRows, diagnose_arm, dominant_script, ranking_flips
-from earmark.compare.loading import ArmData, RowKey, load_arm_specs
+from earmark.compare.loading import ArmData, RowKey
 from earmark.compare.paired import apply_holm, paired_comparison, row_letters
-from earmark.compare.parallel import default_jobs, fork_map
+from earmark.compare.parallel import fork_map
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.protocols import Protocol, resolve
+from earmark.scoring.protocols import Protocol
 from earmark.scoring.row_counts import (
     METRIC_FOR_UNIT,
     PRIMARY,
@@ -497,70 +494,9 @@ def _null_pair(reason: str) -> dict[str, Any]:
     }
 
 
-def write_compare(out_dir: str | os.PathLike[str], result: dict[str, Any]) -> Path:
-    """Write compare.json and compare.md; returns the JSON path."""
-    from earmark.compare.compare_report import render_compare_markdown
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "compare.json"
-    atomic_write_json(path, result)
-    atomic_write_text(out / "compare.md", render_compare_markdown(result))
-    return path
-
-
-def compare(
-    specs: Sequence[str],
-    *,
-    normalizer: str | None = None,
-    reference: str | None = None,
-    aggregate: Aggregate | None = None,
-    resamples: int | None = None,
-    seed: int | None = None,
-    out_dir: str | os.PathLike[str] | None = None,
-    jobs: int | None = None,
-    protocol: str | None = None,
-) -> dict[str, Any]:
-    """Load arms from specs (see `earmark.compare.loading`), compare, optionally write.
-
-    `protocol` fixes normaliser, aggregation, resamples and seed (settings given with it
-    must agree); without one: micro, 10,000 resamples, seed `DEFAULT_SEED`, `normalizer`
-    required. `jobs` (default: the cores available) only changes the speed, never a
-    number."""
-    choice = resolve(
-        protocol,
-        normalizer=normalizer,
-        aggregate=aggregate,
-        resamples=resamples,
-        seed=seed,
-        flags={"normalizer": "normalizer", "resamples": "resamples"},
-    )
-    jobs = default_jobs() if jobs is None else jobs
-    arms = load_arm_specs(list(specs), jobs=jobs)
-    if reference is not None and reference not in arms and reference in specs:
-        # The reference may be given as one of the ARM specs (`RUN_DIR#ARM`, a file):
-        # it names the arm that spec loaded, when it loaded exactly one.
-        loaded = load_arm_specs([reference], jobs=1)
-        if len(loaded) == 1:
-            reference = next(iter(loaded))
-    options = CompareOptions(
-        normalizer=choice.normalizer,
-        reference=reference,
-        aggregate=choice.aggregate,
-        bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
-        protocol=choice.protocol,
-    )
-    result = compare_arms(arms, options, jobs=jobs)
-    if out_dir is not None:
-        write_compare(out_dir, result)
-    return result
-
-
 __all__ = [
     "CompareOptions",
     "align_arms",
-    "compare",
     "compare_arms",
     "null_metric",
-    "write_compare",
 ]

@@ -13,18 +13,14 @@ the reason.
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from earmark import __version__
-from earmark.compare.loading import ArmData, load_arms
-from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_json, atomic_write_text
+from earmark.compare.loading import ArmData
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.row_counts import METRIC_FOR_UNIT, PairTable, count_rows, scope_metrics
 from earmark.stats import utterance_rates
@@ -32,16 +28,6 @@ from earmark.stats.resampling import cluster_index, cluster_totals, resample_tot
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 SCHEMA_ID = "earmark.compare.gap/1"
-
-
-def _pick_arm(spec: str, arm: str | None) -> ArmData:
-    arms = load_arms(spec if arm is None or "#" in spec else f"{spec}#{arm}")
-    if len(arms) != 1:
-        raise EarmarkError(
-            f"{spec} holds {len(arms)} arms ({', '.join(a.name for a in arms)})",
-            hint="name the system with --arm NAME (or RUN_DIR#ARM)",
-        )
-    return arms[0]
 
 
 def _replicate_rates(
@@ -154,34 +140,6 @@ def corpus_gap(
         "metrics": units,
         "definition": "gap = rate(corpus_b) - rate(corpus_a)",
     }
-
-
-def gap(
-    run_a: str,
-    run_b: str,
-    *,
-    normalizer: str,
-    arm: str | None = None,
-    aggregate: str = "micro",
-    resamples: int = 10_000,
-    seed: int = DEFAULT_SEED,
-    out_dir: str | os.PathLike[str] | None = None,
-) -> dict[str, Any]:
-    """Load the arm from both runs, compute the gap, optionally write gap.json/gap.md."""
-    result = corpus_gap(
-        _pick_arm(run_a, arm),
-        _pick_arm(run_b, arm),
-        normalizer=normalizer,
-        aggregate=aggregate,
-        resamples=resamples,
-        seed=seed,
-    )
-    if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(out / "gap.json", result)
-        atomic_write_text(out / "gap.md", render_gap_markdown(result))
-    return result
 
 
 def render_gap_markdown(result: dict[str, Any]) -> str:

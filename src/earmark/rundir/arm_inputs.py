@@ -1,0 +1,150 @@
+"""Arms to compare, read from the command line's arm specs: a run directory, one arm of a
+multi-arm run, or a predictions file.
+
+An arm spec is one of
+
+- `RUN_DIR` — every arm of an `earmark run` directory, or the one arm of an `earmark
+  score` output directory (its `predictions.jsonl` is read);
+- `RUN_DIR#ARM` — one arm of a multi-arm run (`#`, not `:`, so Windows drive letters and
+  URLs stay unambiguous; a path that exists with a `#` in its name is taken whole);
+- `FILE` — a predictions file: JSONL rows with `id`, `reference`, `hypothesis` (null when
+  missing) and optionally `arm`, `repeat`, `language`, `slices`, `status`,
+  `audio_seconds`, `language_mismatch`, `clip`/`cluster`; CSV/TSV go through
+  `earmark.scoring.readers`;
+- `NAME=SPEC` — any of the above under another arm name (two score directories would
+  otherwise both be called by their folder name).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from earmark.compare.loading import ArmData
+from earmark.errors import EarmarkError
+from earmark.records import json_objects, read_records
+from earmark.rundir.layout import PREDICTIONS, RESULTS
+
+_LABEL = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._+-]*)=(.+)$")
+_JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+
+
+def _split_spec(spec: str) -> tuple[str | None, Path, str | None]:
+    """(label, path, arm) from `[NAME=]PATH[#ARM]`."""
+    label = None
+    match = _LABEL.match(spec)
+    if match and not Path(spec).exists():
+        label, spec = match.group(1), match.group(2)
+    if Path(spec).exists() or "#" not in spec:
+        return label, Path(spec), None
+    path, _, arm = spec.rpartition("#")
+    return label, Path(path), arm or None
+
+
+def _rows_from_delimited(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    from earmark.scoring.readers import read_pairs
+
+    read = read_pairs(path)
+    return [
+        (
+            number,
+            {
+                "id": r.id,
+                "reference": r.reference,
+                "hypothesis": r.hypothesis,
+                "language": r.language,
+                "slices": list(r.slices),
+                "status": r.status,
+                "clip": r.cluster,
+            },
+        )
+        for number, r in enumerate(read.rows, start=2)
+    ]
+
+
+def _recorded_arms(folder: Path) -> dict[str, Any]:
+    path = folder / RESULTS
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    arms = data.get("arms") if isinstance(data, dict) else None
+    return arms if isinstance(arms, dict) else {}
+
+
+def load_arms(spec: str) -> list[ArmData]:
+    """Every arm a spec names (one, or all arms of a run directory)."""
+    label, path, wanted = _split_spec(spec)
+    recorded: dict[str, Any] = {}
+    if path.is_dir():
+        recorded = _recorded_arms(path)
+        file = path / PREDICTIONS
+        if not file.is_file():
+            raise EarmarkError(
+                f"no {PREDICTIONS} in this directory",
+                file=str(path),
+                hint="give an `earmark run` or `earmark score` output directory, or a file",
+            )
+        default_name = next(iter(recorded)) if len(recorded) == 1 else path.name
+    elif path.is_file():
+        file = path
+        default_name = path.stem
+    else:
+        raise EarmarkError("no such file or directory", file=str(path))
+    records = (
+        list(json_objects(read_records(file), str(file)))
+        if file.suffix.lower() in _JSONL_SUFFIXES or file.name == PREDICTIONS
+        else _rows_from_delimited(file)
+    )
+    arms: dict[str, ArmData] = {}
+    for line, record in records:
+        arm_field = record.get("arm")
+        name = arm_field if isinstance(arm_field, str) and arm_field else default_name
+        if wanted is not None and name != wanted:
+            continue
+        arm = arms.get(name)
+        if arm is None:
+            arm = arms[name] = ArmData(name=name, source=str(file), recorded=recorded.get(name))
+        arm.add(record, str(file), line)
+    if wanted is not None and wanted not in arms:
+        names = sorted({str(r.get("arm") or default_name) for _, r in records})
+        raise EarmarkError(
+            f"no arm {wanted!r} in {file}",
+            file=str(file),
+            field="arm",
+            hint="arms there: " + (", ".join(names) or "(none)"),
+        )
+    if not arms:
+        raise EarmarkError("no prediction rows", file=str(file))
+    if label is not None:
+        if len(arms) > 1:
+            raise EarmarkError(
+                f"{spec!r} names {len(arms)} arms; a NAME= label needs exactly one",
+                hint="select one arm with RUN_DIR#ARM",
+            )
+        (only,) = arms.values()
+        only.name = label
+        return [only]
+    return list(arms.values())
+
+
+def load_arm_specs(specs: list[str], *, jobs: int = 1) -> dict[str, ArmData]:
+    """Arms by name from several specs; a name given twice is refused, not overwritten.
+
+    `jobs` > 1 reads several files at once (forked workers); the result is the same."""
+    from earmark.compare.parallel import fork_map
+
+    out: dict[str, ArmData] = {}
+    for loaded in fork_map(load_arms, specs, jobs):
+        for arm in loaded:
+            if arm.name in out:
+                raise EarmarkError(
+                    f"two arms are named {arm.name!r} ({out[arm.name].source} and {arm.source})",
+                    hint="rename one with NAME=SPEC, e.g. q8=runs/q8",
+                )
+            out[arm.name] = arm
+    return out
