@@ -17,6 +17,7 @@ from earmark.run.runner import _long_form
 from earmark.scoring.long_form_section import SegmentedRecording, long_form_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.stats import bootstrap_ci
+from earmark.stats.settings import BootstrapSettings
 
 AUTO = NormalizerPolicy.parse("auto")
 REFERENCE = "red green blue white"
@@ -109,7 +110,7 @@ def test_runner_long_form_clusters_repeats_by_utterance() -> None:
         for repeat in range(2)
     ]
     plan = SimpleNamespace(repeats=2, bootstrap=RESAMPLES, seed=SEED)
-    scoring = SimpleNamespace(policy=AUTO, level=0.95)
+    scoring = SimpleNamespace(policy=AUTO, bootstrap=BootstrapSettings(RESAMPLES, SEED, 0.95))
     section = _long_form(utterances, raw_rows, plan, scoring)  # type: ignore[arg-type]
     assert section is not None
     assert section["n_recordings"] == 6
