@@ -38,9 +38,8 @@ from earmark.metrics.punctuation import (
 )
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.processors import Processor
-from earmark.scoring.extra_metrics import f1_of, nan_ratio
+from earmark.scoring.extra_metrics import f1_of, nan_ratio, stat_block
 from earmark.scoring.rows import ClusterKeyed
-from earmark.stats import bootstrap_statistic
 from earmark.stats.settings import BootstrapSettings
 
 CER_DEFINITION = (
@@ -159,21 +158,9 @@ def _estimate(
     with np.errstate(divide="ignore", invalid="ignore"):
         full = [np.asarray(c, dtype=np.float64).sum() for c in columns]
         value = float(statistic(*full))
-    if not np.isfinite(value):
-        return {"value": None, "ci95": None, "null_reason": null_reason}
-    out: dict[str, Any] = {"value": value, "ci95": None}
-    if boot.resamples > 0:
-        result = bootstrap_statistic(
-            columns,
-            statistic,
-            clusters=np.asarray(clusters, dtype=object),
-            resamples=boot.resamples,
-            seed=boot.seed,
-            level=boot.level,
-        )
-        if result.low is not None and result.high is not None:
-            out["ci95"] = [result.low, result.high]
-    return out
+    return stat_block(
+        value if np.isfinite(value) else None, null_reason, columns, statistic, clusters, boot
+    )
 
 
 def _acceptance(

@@ -92,7 +92,7 @@ def _recall(matches: Any, ref: Any, hyp: Any) -> Any:
     return nan_ratio(matches, ref)
 
 
-def _stat(
+def stat_block(
     value: float | None,
     null_reason: str,
     columns: Sequence[Sequence[float]] | None,
@@ -100,7 +100,8 @@ def _stat(
     clusters: Sequence[str],
     boot: BootstrapSettings,
 ) -> dict[str, Any]:
-    """{value, ci95} or {value: None, ci95: None, null_reason}."""
+    """{value, ci95} or {value: None, ci95: None, null_reason}: a figure with its clip
+    bootstrap interval, as every extra metric (and post-processing) records it."""
     if value is None:
         return {"value": None, "ci95": None, "null_reason": null_reason}
     out: dict[str, Any] = {"value": value, "ci95": None}
@@ -305,7 +306,7 @@ def _category_entry(
         "matched": total.matched,
         "lost": total.ref - total.matched,
         "spurious": total.hyp - total.matched,
-        "recall": _stat(
+        "recall": stat_block(
             total.recall(),
             NO_REF_TOKENS,
             (matched, ref) if total.ref else None,
@@ -313,7 +314,7 @@ def _category_entry(
             clusters,
             boot,
         ),
-        "precision": _stat(total.precision(), NO_HYP_TOKENS, None, nan_ratio, clusters, boot),
+        "precision": stat_block(total.precision(), NO_HYP_TOKENS, None, nan_ratio, clusters, boot),
     }
 
 
@@ -321,7 +322,7 @@ def _exact_match(
     hits: Sequence[int], clusters: Sequence[str], boot: BootstrapSettings
 ) -> dict[str, Any]:
     n = len(hits)
-    stat = _stat(
+    stat = stat_block(
         sum(hits) / n if n else None,
         "no utterances",
         (hits, [1] * n) if n else None,
