@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from earmark.errors import EarmarkError
+from earmark.language_tags import base_language
 from earmark.text.base import Normalizer, ViewPair
 
 #: Languages written without spaces between words (ISO 639-1 and -3 codes): Chinese,
@@ -48,12 +49,6 @@ AUTO_DEFAULT = "crude-v1"
 MixedPair = Callable[[str, str], ViewPair]
 
 
-def _base_language(language: str | None) -> str:
-    if not language:
-        return ""
-    return language.replace("_", "-").split("-")[0].lower()
-
-
 @dataclass(frozen=True)
 class NormalizerPolicy:
     """`default` for any language not in `by_language` (keys are base codes: `zh`, `ga`)."""
@@ -86,13 +81,13 @@ class NormalizerPolicy:
             if key.strip() == "*":
                 default = value.strip()
             else:
-                mapping[_base_language(key.strip())] = value.strip()
+                mapping[base_language(key.strip())] = value.strip()
         if default == "auto":
             return cls(default=AUTO_DEFAULT, by_language={**AUTO_BY_LANGUAGE, **mapping})
         return cls(default=default, by_language=mapping)
 
     def for_language(self, language: str | None) -> str:
-        return self.by_language.get(_base_language(language), self.default)
+        return self.by_language.get(base_language(language), self.default)
 
     def names(self) -> set[str]:
         return {self.default, *self.by_language.values()}
@@ -109,7 +104,7 @@ def headline_unit(normalizer: Normalizer, languages: Iterable[str]) -> dict[str,
     """
     unit = normalizer.units[0]
     names = sorted(
-        {CHARACTER_LANGUAGES[c] for c in map(_base_language, languages) if c in CHARACTER_LANGUAGES}
+        {CHARACTER_LANGUAGES[c] for c in map(base_language, languages) if c in CHARACTER_LANGUAGES}
     )
     own = getattr(normalizer, "headline_unit_reason", None)
     if unit == "char" and names:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from earmark.errors import EarmarkError
+from earmark.language_tags import base_language
 from earmark.metrics.alignment import EditTally, count_errors_array
 from earmark.metrics.analysis import worst_utterances
 from earmark.metrics.counts import ErrorCounts
@@ -404,7 +405,7 @@ class _Group:
         counts = part.counts[(view, norm.units[0])]
         errors = counts[:, 0] + counts[:, 1] + counts[:, 2]
         candidates = part.available[view] & (errors > 0)
-        languages = [_base_language(r.language) for r in part.rows]
+        languages = [_language_key(r.language) for r in part.rows]
         by_language: dict[str, list[int]] = {}
         for pos, language in enumerate(languages):
             by_language.setdefault(language, []).append(pos)
@@ -941,7 +942,7 @@ def _score_part(part: _Part, edits: dict[str, EditTally], glm: Glm | None = None
                 units: Literal["given", "words"] = "words" if unit == "word" else "given"
                 tallies = None
                 if view == norm.primary_view and unit == norm.units[0]:
-                    langs = [_base_language(rows[p].language) for p in pending_pos[view]]
+                    langs = [_language_key(rows[p].language) for p in pending_pos[view]]
                     for lang in set(langs):
                         edits.setdefault(lang, EditTally())
                     tallies = [edits[lang] for lang in langs]
@@ -1109,7 +1110,7 @@ def _compute_block(
         if count
     }
     languages = {
-        _policy_language(facts.language_names[code])
+        base_language(facts.language_names[code])
         for code in _present(_at(facts.language_code, rows, whole))
     }
     normalizer: dict[str, Any] = {
@@ -1237,12 +1238,8 @@ def _slice_positions(
     return slices
 
 
-def _policy_language(language: str | None) -> str:
-    """`ga-IE` -> `ga`; "" for a row without a language."""
-    return (language or "").replace("_", "-").split("-")[0].lower()
-
-
-def _base_language(language: str | None) -> str:
+def _language_key(language: str | None) -> str:
+    """The `by_language` key of a row: its tag as written, `und` when it has none."""
     if not language:
         return "und"
     return language
@@ -1357,7 +1354,7 @@ class CorpusScorer:
         for group in groups.values():
             group.seal()
         # Per row: its language as the blocks name it ("und" for none).
-        base_of = [_base_language(name) for name in facts.language_names]
+        base_of = [_language_key(name) for name in facts.language_names]
         by_language: dict[str, Any] = {}
         for group in groups.values():
             by_language.update(_language_blocks(group, facts, base_of, options))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from earmark.language_tags import base_language
 from earmark.metrics.streaming import StreamFigures, StreamingTally, Unit
 from earmark.results.display import fmt_ms
 from earmark.scoring.policy import CHARACTER_LANGUAGES
@@ -39,8 +40,7 @@ FAILED = "failed"
 
 def unit_for(language: str | None) -> Unit:
     """Characters for languages written without spaces between words, else words."""
-    base = (language or "").replace("_", "-").split("-")[0].lower()
-    return "char" if base in CHARACTER_LANGUAGES else "word"
+    return "char" if base_language(language) in CHARACTER_LANGUAGES else "word"
 
 
 def streaming_section(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
