@@ -33,19 +33,12 @@ def int64_tensor(name: str, values: list[int]) -> Any:
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
-def build_tiny_nemo_ctc(
-    out_dir: str | Path, *, seed: int = 0, int8: bool = True, blank_bias: float = -1.0
-) -> Path:
-    """Write `model.onnx`, `tokens.txt` and (with `int8`) `model.int8.onnx` into `out_dir`.
+def ctc_projection(seed: int, blank_bias: float) -> tuple[list[Any], list[Any]]:
+    """The initialisers and nodes every tiny CTC model shares: features transposed,
+    subsampled by `SUBSAMPLING`, one random projection to the vocabulary (the blank's logit
+    shifted by `blank_bias`), log-softmax."""
+    from onnx import helper, numpy_helper
 
-    `blank_bias` is added to the blank's logit; a negative value makes blanks rarer than
-    chance so the random model emits some text. Returns the folder.
-    """
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     vocab = len(TOKENS)
     rng = np.random.default_rng(seed)
     weight = (rng.standard_normal((FEATURE_DIM, vocab)) * 0.5).astype(np.float32)
@@ -70,6 +63,26 @@ def build_tiny_nemo_ctc(
         helper.make_node("MatMul", ["subsampled", "proj.weight"], ["projected"]),
         helper.make_node("Add", ["projected", "proj.bias"], ["logits"]),
         helper.make_node("LogSoftmax", ["logits"], ["logprobs"], axis=-1),
+    ]
+    return initialisers, nodes
+
+
+def build_tiny_nemo_ctc(
+    out_dir: str | Path, *, seed: int = 0, int8: bool = True, blank_bias: float = -1.0
+) -> Path:
+    """Write `model.onnx`, `tokens.txt` and (with `int8`) `model.int8.onnx` into `out_dir`.
+
+    `blank_bias` is added to the blank's logit; a negative value makes blanks rarer than
+    chance so the random model emits some text. Returns the folder.
+    """
+    import onnx
+    from onnx import TensorProto, helper
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    vocab = len(TOKENS)
+    initialisers, nodes = ctc_projection(seed, blank_bias)
+    nodes += [
         # NeMo exports also return the encoded lengths; sherpa-onnx computes its own.
         helper.make_node("Identity", ["length"], ["encoded_lengths"]),
     ]

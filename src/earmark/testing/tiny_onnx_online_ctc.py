@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, SUBSAMPLING, TOKENS, int64_tensor
+from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, SUBSAMPLING, TOKENS, ctc_projection
 
 #: Feature frames (10 ms each) per model call; the chunk shift is the same (no overlap).
 WINDOW_FRAMES = 8
@@ -38,34 +36,13 @@ def build_tiny_online_nemo_ctc(
     `blank_bias` is added to the blank's logit (negative: the random model says more).
     """
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     vocab = len(TOKENS)
-    rng = np.random.default_rng(seed)
-    weight = (rng.standard_normal((FEATURE_DIM, vocab)) * 0.5).astype(np.float32)
-    bias = np.zeros(vocab, dtype=np.float32)
-    bias[TOKENS.index("<blk>")] = blank_bias
-
-    initialisers = [
-        numpy_helper.from_array(weight, "proj.weight"),
-        numpy_helper.from_array(bias, "proj.bias"),
-        int64_tensor("slice.starts", [0]),
-        int64_tensor("slice.ends", [np.iinfo(np.int64).max]),
-        int64_tensor("slice.axes", [1]),
-        int64_tensor("slice.steps", [SUBSAMPLING]),
-    ]
-    nodes = [
-        helper.make_node("Transpose", ["audio_signal"], ["frames"], perm=[0, 2, 1]),
-        helper.make_node(
-            "Slice",
-            ["frames", "slice.starts", "slice.ends", "slice.axes", "slice.steps"],
-            ["subsampled"],
-        ),
-        helper.make_node("MatMul", ["subsampled", "proj.weight"], ["projected"]),
-        helper.make_node("Add", ["projected", "proj.bias"], ["logits"]),
-        helper.make_node("LogSoftmax", ["logits"], ["logprobs"], axis=-1),
+    initialisers, nodes = ctc_projection(seed, blank_bias)
+    nodes += [
         helper.make_node("Identity", ["length"], ["encoded_lengths"]),
         *(
             helper.make_node("Identity", [name], [f"{name}_next"])
