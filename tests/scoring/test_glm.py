@@ -21,6 +21,7 @@ from earmark.metrics.sclite_alignment import align_sclite
 from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.scoring.glm import GLM_VERSION, markup_slots, parse_glm, plain_text, read_glm
 from earmark.scoring.sclite_formats import pair_trn, read_trn
+from sclite_oracle import sclite_rsum
 
 SCTK = shutil.which("sctk")
 needs_sctk = pytest.mark.skipif(
@@ -206,27 +207,7 @@ def speaker_counts(results: dict) -> dict[str, list[int]]:
 
 def sclite_counts(cwd: Path) -> dict[str, list[int]]:
     """speaker -> [# Snt, # Wrd, C, S, D, I] from `sctk sclite -D -o rsum`."""
-    assert SCTK is not None
-    out = subprocess.run(
-        [SCTK, "sclite", "-r", "ref.trn", "trn", "-h", "hyp.trn", "trn", "-i", "rm", "-D"]
-        + ["-o", "rsum", "stdout"],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    table: dict[str, list[int]] = {}
-    for line in out.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 3:
-            continue
-        try:
-            values = [int(float(v)) for v in " ".join(cells[1:3]).split()[:6]]
-        except ValueError:
-            continue
-        if len(values) == 6 and cells[0] not in ("SPKR", "Mean", "S.D.", "Median"):
-            table["total" if cells[0] == "Sum" else cells[0]] = values
-    return table
+    return {"total" if k == "Sum" else k: v for k, v in sclite_rsum(cwd).items()}
 
 
 def score(tmp_path: Path, **options: object) -> dict:

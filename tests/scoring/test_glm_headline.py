@@ -22,6 +22,7 @@ from earmark.cli import main
 from earmark.file_scoring import score_predictions
 from earmark.metrics.alignment import EditTally
 from earmark.scoring.glm import GLM_VERSION, Glm, parse_glm, read_glm
+from sclite_oracle import sclite_rsum
 
 SCTK = shutil.which("sctk")
 needs_sctk = pytest.mark.skipif(
@@ -214,28 +215,10 @@ def test_headline_counts_equal_sclites_on_hand_pairs(tmp_path: Path) -> None:
 
 def sclite_totals(folder: Path) -> dict[str, list[int]]:
     """speaker -> [C, S, D, I, # Wrd] from `sctk sclite -D -o rsum` on markup.trn."""
-    assert SCTK is not None
-    out = subprocess.run(
-        [SCTK, "sclite", "-r", "markup.trn", "trn", "-h", "hyp.trn", "trn", "-i", "rm", "-D"]
-        + ["-o", "rsum", "stdout"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    table: dict[str, list[int]] = {}
-    for line in out.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 3:
-            continue
-        try:
-            values = [int(float(v)) for v in " ".join(cells[1:3]).split()[:6]]
-        except ValueError:
-            continue
-        if len(values) == 6 and cells[0] not in ("SPKR", "Mean", "S.D.", "Median"):
-            _, words, c, s, d, i = values
-            table["Sum" if cells[0] == "Sum" else cells[0]] = [c, s, d, i, words]
-    return table
+    return {
+        k: [c, s, d, i, words]
+        for k, (_, words, c, s, d, i) in sclite_rsum(folder, "markup.trn").items()
+    }
 
 
 @needs_sctk
