@@ -3,6 +3,7 @@ tests skip, saying so, when sctk is not installed)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -17,6 +18,9 @@ from scipy import stats as scipy_stats
 from earmark.errors import EarmarkError
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.stats.paired_tests import (
+    _same_alignment_segments,
+    _state_machine_segments,
+    mapsswe_from_segments,
     mapsswe_segments,
     mapsswe_test,
     mcnemar_test,
@@ -123,6 +127,30 @@ def test_mapsswe_segments_laws() -> None:
         assert sum(s[1] for s in segs) == sum(c != "C" for c in x)
         assert sum(s[2] for s in segs) == sum(c != "C" for c in y)
         assert all(s[1] or s[2] for s in segs)
+
+
+def test_same_alignment_path_equals_the_state_machine() -> None:
+    """When both systems share one alignment `mapsswe_segments` reads runs of C instead
+    of stepping sclite's state machine: equal on every string of up to 7 letters, at
+    each `min_good`, and on long random ones."""
+    strings = ["".join(t) for k in range(8) for t in itertools.product("CSDI", repeat=k)]
+    rng = random.Random(5)
+    for _ in range(300):
+        rate = rng.choice([0.02, 0.1, 0.4])
+        letters = (rng.choice("SDI") if rng.random() < rate else "C" for _ in range(120))
+        strings.append("".join(letters))
+    for min_good in (1, 2, 3, 4):
+        for x in strings:
+            assert _same_alignment_segments(x, min_good) == _state_machine_segments(
+                x, x, min_good
+            ), (x, min_good)
+    assert mapsswe_segments("CCSCCIC", "CCSCCIC") == [(5, 1, 1), (3, 1, 1)]
+
+
+def test_mapsswe_from_segments_is_the_test_over_sentences() -> None:
+    sentences = [("CCSCC", "CCCCC"), ("SCC", "SCC"), ("SSCC", "CCCC"), ("CCC", "CCS")]
+    found = [seg for x, y in sentences for seg in mapsswe_segments(x, y)]
+    assert mapsswe_from_segments(found) == mapsswe_test(sentences)
 
 
 def evals(ref: list[str], hyp: list[str]) -> str:

@@ -21,7 +21,13 @@ from earmark import __version__
 from earmark.compare.churn import exact_match_block, exact_matches
 from earmark.compare.diagnostics import ArmRows, diagnose_arm, dominant_script, ranking_flips
 from earmark.compare.loading import ArmData, RowKey
-from earmark.compare.paired import apply_holm, paired_comparison, row_letters
+from earmark.compare.paired import (
+    Segments,
+    apply_holm,
+    paired_comparison,
+    row_letters,
+    row_segments,
+)
 from earmark.compare.parallel import fork_map
 from earmark.errors import EarmarkError
 from earmark.scoring.policy import NormalizerPolicy
@@ -323,6 +329,11 @@ class _CompareInputs:
     hyps: dict[str, list[str | None]]
     bootstrap: BootstrapSettings
     aggregate: str
+    #: unit -> table entry -> alignment letters, filled as pairs need them (in a forked
+    #: worker, its own copy: shared by the challengers that worker handles).
+    letter_memo: dict[str, dict[int, str]] = field(default_factory=dict)
+    #: unit -> (reference arm's entry, challenger's entry) -> that row's MAPSSWE segments.
+    segment_memo: dict[str, dict[tuple[int, int], Segments]] = field(default_factory=dict)
 
     def everything(self) -> NDArray[np.int64]:
         """Positions of every shared row (the overall scope)."""
@@ -420,6 +431,7 @@ def _pairs(inputs: _CompareInputs, challenger: str) -> list[dict[str, Any]]:
         (None, inputs.everything()),
         *inputs.by_lang.items(),
     ]
+    found = {unit: _RowSegments(inputs, challenger, unit) for unit in ("word", "char")}
     out: list[dict[str, Any]] = []
     for language, positions in scopes:
         names = sorted({ref_rows.normalizers[p] for p in positions.tolist()})
@@ -447,20 +459,16 @@ def _pairs(inputs: _CompareInputs, challenger: str) -> list[dict[str, Any]]:
         available = ref_rows.available()[positions] & challenger_rows.available()[positions]
         kept = positions[available]
         for unit in norm.units:
-            letters = None
+            segments = None
             if clusters is None:  # MAPSSWE takes one hypothesis per utterance
-                texts = (table.primary_reference, table.primary_hypothesis)
-                letters = (
-                    row_letters(*texts, ref_rows.entries[kept], unit),
-                    row_letters(*texts, challenger_rows.entries[kept], unit),
-                )
+                segments = found[unit].get(kept)
             result = paired_comparison(
                 ref_rows.counts(unit)[kept],
                 challenger_rows.counts(unit)[kept],
                 _sub(clusters, kept),
                 inputs.bootstrap,
                 inputs.aggregate,
-                letters,
+                segments,
             )
             out.append(
                 {
@@ -472,6 +480,38 @@ def _pairs(inputs: _CompareInputs, challenger: str) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+class _RowSegments:
+    """Each row's MAPSSWE segments for one challenger and unit, found once whichever
+    scopes (overall, its language) hold the row. Letters and segments are memoised by
+    table entry (and entry pair) in `inputs`: a row where the challenger agrees with the
+    reference arm has one entry on both sides, so it is aligned and segmented once for
+    every challenger a worker handles."""
+
+    def __init__(self, inputs: _CompareInputs, challenger: str, unit: str) -> None:
+        self.reference_entries = inputs.vs_human[inputs.reference].entries
+        self.challenger_entries = inputs.vs_human[challenger].entries
+        self.texts = (inputs.table.primary_reference, inputs.table.primary_hypothesis)
+        self.letters = inputs.letter_memo.setdefault(unit, {})
+        self.by_entries = inputs.segment_memo.setdefault(unit, {})
+        self.unit = unit
+
+    def get(self, rows: NDArray[np.int64]) -> list[Segments]:
+        pairs = list(
+            zip(
+                self.reference_entries[rows].tolist(),
+                self.challenger_entries[rows].tolist(),
+                strict=True,
+            )
+        )
+        todo = list({pair: None for pair in pairs if pair not in self.by_entries})
+        if todo:
+            xs, ys = (np.asarray(side, dtype=np.int64) for side in zip(*todo, strict=True))
+            x = row_letters(*self.texts, xs, self.unit, self.letters)
+            y = row_letters(*self.texts, ys, self.unit, self.letters)
+            self.by_entries.update(zip(todo, row_segments(x, y), strict=True))
+        return [self.by_entries[pair] for pair in pairs]
 
 
 def _sub(clusters: NDArray[np.int64] | None, positions: NDArray[np.int64]) -> Any:

@@ -30,7 +30,7 @@ from earmark.stats import (
     utterance_rates,
     wilcoxon_signed_rank,
 )
-from earmark.stats.paired_tests import mapsswe_test, mcnemar_test
+from earmark.stats.paired_tests import mapsswe_from_segments, mapsswe_segments, mcnemar_test
 from earmark.stats.settings import BootstrapSettings
 
 IntArray = NDArray[np.int64]
@@ -57,11 +57,16 @@ def evaluation_letters(reference: str, hypothesis: str, unit: str) -> str:
 
 
 def row_letters(
-    references: Sequence[str], hypotheses: Sequence[str], entries: IntArray, unit: str
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    entries: IntArray,
+    unit: str,
+    memo: dict[int, str] | None = None,
 ) -> list[str]:
     """`evaluation_letters` of each row, given per-entry normalised texts (a
-    `PairTable`'s primary view) and each row's entry; each entry is aligned once."""
-    seen: dict[int, str] = {}
+    `PairTable`'s primary view) and each row's entry; each entry is aligned once (across
+    calls too, when they share a `memo` for this unit)."""
+    seen: dict[int, str] = {} if memo is None else memo
     out = []
     for entry in entries.tolist():
         found = seen.get(entry)
@@ -69,6 +74,19 @@ def row_letters(
             found = seen[entry] = evaluation_letters(references[entry], hypotheses[entry], unit)
         out.append(found)
     return out
+
+
+Segments = list[tuple[int, int, int]]
+
+
+def row_segments(
+    reference_letters: Sequence[str], challenger_letters: Sequence[str]
+) -> list[Segments]:
+    """Each row's MAPSSWE segments (x = reference arm, y = challenger), found once so that
+    every scope holding the row reuses them."""
+    return [
+        mapsswe_segments(x, y) for x, y in zip(reference_letters, challenger_letters, strict=True)
+    ]
 
 
 def _rate(errors: IntArray, ref_units: IntArray, aggregate: str) -> float | None:
@@ -84,14 +102,15 @@ def paired_comparison(
     clusters: NDArray[np.int64] | None,
     bootstrap: BootstrapSettings,
     aggregate: str,
-    letters: tuple[Sequence[str], Sequence[str]] | None = None,
+    segments: Sequence[Segments] | None = None,
 ) -> dict[str, Any]:
     """Difference, CI, win share and paired tests for one metric on aligned rows.
 
     Row i of both count arrays is the same utterance scored against the same normalised
     human reference, so both share N_ref per row (checked: a mismatch is a bug upstream).
-    `letters` (reference arm's, challenger's), one alignment string per row
-    (`evaluation_letters`), feed MAPSSWE; without them MAPSSWE is null with a reason.
+    `segments`, each row's MAPSSWE segments (`row_segments`: reference arm x, challenger
+    y, from their `evaluation_letters`), feed MAPSSWE; without them it is null with a
+    reason.
     """
     errors_a = reference_counts[:, 0] + reference_counts[:, 1] + reference_counts[:, 2]
     errors_b = challenger_counts[:, 0] + challenger_counts[:, 1] + challenger_counts[:, 2]
@@ -150,7 +169,7 @@ def paired_comparison(
     # A clip is correct when every repeat of it is: repeats are not independent sentences.
     mcnemar = mcnemar_test(per_clip_a, per_clip_b)
     out["mcnemar_p"] = mcnemar.p_value
-    mapsswe_block = _mapsswe(letters, clusters, errors_a.size)
+    mapsswe_block = _mapsswe(segments, clusters, errors_a.size)
     out["mapsswe_p"] = mapsswe_block["p_value"]
     out["tests"] = {
         "unit": "clip (errors summed over repeats)",
@@ -171,7 +190,7 @@ def paired_comparison(
 
 
 def _mapsswe(
-    letters: tuple[Sequence[str], Sequence[str]] | None,
+    segments: Sequence[Segments] | None,
     clusters: NDArray[np.int64] | None,
     n_rows: int,
 ) -> dict[str, Any]:
@@ -182,9 +201,9 @@ def _mapsswe(
             "null_reason": "repeats of a clip are not independent sentences; MAPSSWE "
             "takes one hypothesis per utterance",
         }
-    if letters is None or len(letters[0]) != n_rows:
+    if segments is None or len(segments) != n_rows:
         return {"p_value": None, "null_reason": "no alignments given"}
-    result = mapsswe_test(zip(letters[0], letters[1], strict=True))
+    result = mapsswe_from_segments(seg for row in segments for seg in row)
     return {
         **result.to_dict(),
         "alignment": "earmark (fewest edits; sc_stats uses sclite's weighted alignment)",

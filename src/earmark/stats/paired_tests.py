@@ -8,6 +8,7 @@ test oracle.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -254,6 +255,10 @@ def mcnemar_test(x: ArrayLike, y: ArrayLike) -> McNemarResult:
 MAPSSWE_MIN_GOOD = 2
 
 
+_LETTERS = frozenset("CSDI")
+_CORRECT_RUN = re.compile("C+")
+
+
 def mapsswe_segments(
     x_evals: str, y_evals: str, min_good: int = MAPSSWE_MIN_GOOD
 ) -> list[tuple[int, int, int]]:
@@ -268,27 +273,70 @@ def mapsswe_segments(
     neither system errs are not segments. This is the state machine of sclite's
     `mtchprs.c` (states b, e, g), run until *both* alignments are used up, so trailing
     insertions of either system count (sc_stats counts them too).
+
+    When both alignments are the same string (two arms that agree on a sentence: most
+    sentences of a weight-type sweep) the segments are found from its runs of C instead
+    of the state machine; a property test pins the two equal.
     """
     if min_good < 1:
         raise EarmarkError("min_good must be at least 1", field="min_good")
     for name, evals in (("x_evals", x_evals), ("y_evals", y_evals)):
-        if set(evals) - set("CSDI"):
+        if not _LETTERS.issuperset(evals):
             raise EarmarkError("evaluation letters are C, S, D and I", field=name)
-    if sum(c != "I" for c in x_evals) != sum(c != "I" for c in y_evals):
+    if len(x_evals) - x_evals.count("I") != len(y_evals) - y_evals.count("I"):
         raise EarmarkError(
             "the two alignments cover different numbers of reference words",
             field="y_evals",
             hint="align both systems to the same reference",
         )
+    if x_evals == y_evals:
+        return _same_alignment_segments(x_evals, min_good)
+    return _state_machine_segments(x_evals, y_evals, min_good)
+
+
+def _same_alignment_segments(evals: str, min_good: int) -> list[tuple[int, int, int]]:
+    """`mapsswe_segments(evals, evals)` from the runs of C.
+
+    With one alignment on both sides a word is good when it is C, and any other letter
+    (I included) ends a run of good words. The state machine closes a segment at the
+    `min_good`-th C of a run of at least `min_good`, and the next one opens `min_good - 1`
+    columns before the end of that run; the sentence opens in the "between segments"
+    state, so a leading run of any length bounds too. What follows the last bounding
+    run (never only C's, runs being maximal) is the final segment.
+    """
+    out: list[tuple[int, int, int]] = []
+    bound_end = -1  # last column of the run that bounds the open stretch on the left
+    for run in _CORRECT_RUN.finditer(evals):
+        start, end = run.span()
+        if start == 0:
+            bound_end = end - 1
+        elif end - start >= min_good:
+            out.append(_segment(evals, max(bound_end - (min_good - 1), 0), start + min_good))
+            bound_end = end - 1
+    if bound_end < len(evals) - 1:
+        out.append(_segment(evals, max(bound_end - (min_good - 1), 0), len(evals)))
+    return out
+
+
+def _segment(evals: str, start: int, stop: int) -> tuple[int, int, int]:
+    span = evals[start:stop]
+    errors = len(span) - span.count("C")
+    return (len(span) - span.count("I"), errors, errors)
+
+
+def _state_machine_segments(
+    x_evals: str, y_evals: str, min_good: int
+) -> list[tuple[int, int, int]]:
+    """sclite's state machine, column by column (see `mapsswe_segments`)."""
     n1, n2 = len(x_evals), len(y_evals)
     out: list[tuple[int, int, int]] = []
 
     def close(beg1: int, beg2: int, end1: int, end2: int) -> None:
         s1, s2 = x_evals[max(beg1, 0) : end1 + 1], y_evals[max(beg2, 0) : end2 + 1]
-        e1 = sum(c != "C" for c in s1)
-        e2 = sum(c != "C" for c in s2)
+        e1 = len(s1) - s1.count("C")
+        e2 = len(s2) - s2.count("C")
         if e1 or e2:
-            refs = (sum(c != "I" for c in s1) + sum(c != "I" for c in s2)) // 2
+            refs = (len(s1) - s1.count("I") + len(s2) - s2.count("I")) // 2
             out.append((refs, e1, e2))
 
     i1 = i2 = eog1 = eog2 = good = 0
@@ -355,7 +403,18 @@ def mapsswe_test(
     >>> (r.n_segments, r.errors_x, r.errors_y, r.mean_difference)
     (4, 2, 2, 0.0)
     """
-    segments = [seg for x, y in sentences for seg in mapsswe_segments(x, y, min_good)]
+    return mapsswe_from_segments(
+        (seg for x, y in sentences for seg in mapsswe_segments(x, y, min_good)), min_good
+    )
+
+
+def mapsswe_from_segments(
+    segments: Iterable[tuple[int, int, int]], min_good: int = MAPSSWE_MIN_GOOD
+) -> MapssweResult:
+    """`mapsswe_test` from segments already found (`mapsswe_segments` of each sentence, in
+    sentence order): a caller testing several subsets of the same sentences finds each
+    sentence's segments once."""
+    segments = list(segments)
     diffs = np.asarray([e1 - e2 for _, e1, e2 in segments], dtype=np.float64)
 
     def result(
