@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
             "markdown_cells",
             "terminal_table",
             "testing",
+            "collector",
         ),
         1,
     ),

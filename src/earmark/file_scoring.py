@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.artefacts import write_artefacts
+from earmark.collector import collector_paused
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.report.markdown import render_results_markdown
@@ -27,7 +28,7 @@ from earmark.scoring.probes import failed, run_scorer_probes
 from earmark.scoring.protocols import resolve
 from earmark.scoring.readers import FieldNames, stream_pairs
 from earmark.scoring.rows import ScoringRow
-from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions, _collector_paused
+from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions
 from earmark.stats.settings import BootstrapSettings
 
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
@@ -119,7 +120,7 @@ def score_predictions(
     # predictions.jsonl form no reference cycles, and the collector's passes over the
     # 100,000 live rows while those records were built cost ~0.4 s of a ~2.9 s
     # `--bootstrap 0` run. It resumes (and collects anything left) on exit.
-    with folder, _collector_paused():
+    with folder, collector_paused():
         choice = resolve(
             protocol,
             normalizer=normalizer,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 
 import pytest
@@ -49,3 +50,20 @@ def _dies_on_two(item: int) -> int:
 def test_a_worker_that_dies_is_an_error_not_a_missing_result() -> None:
     with pytest.raises(RuntimeError, match="died before returning task 2"):
         fork_map(_dies_on_two, list(range(5)), jobs=2)
+
+
+def _frozen_in_worker(_: int) -> int:
+    return gc.get_freeze_count()
+
+
+def test_workers_start_with_the_parent_heap_frozen_and_the_parent_unfreezes() -> None:
+    """The parent's objects are frozen at fork (the workers' collector never walks them);
+    the parent's own collector sees them again afterwards, even after a failure."""
+    keep = [[i] for i in range(1000)]  # container objects alive in the parent
+    assert gc.get_freeze_count() == 0
+    frozen = fork_map(_frozen_in_worker, [0, 1], jobs=2)
+    assert all(count >= len(keep) for count in frozen)
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(ValueError):
+        fork_map(_fails_on_three, list(range(6)), jobs=2)
+    assert gc.get_freeze_count() == 0

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from earmark.collector import collector_paused
 from earmark.compare.loading import ArmData
 from earmark.errors import EarmarkError
 from earmark.records import json_objects, read_records
@@ -95,6 +96,18 @@ def load_arms(spec: str) -> list[ArmData]:
         default_name = path.stem
     else:
         raise EarmarkError("no such file or directory", file=str(path))
+    with collector_paused():
+        return _arms_in_file(file, label, spec, wanted, default_name, recorded)
+
+
+def _arms_in_file(
+    file: Path,
+    label: str | None,
+    spec: str,
+    wanted: str | None,
+    default_name: str,
+    recorded: dict[str, Any],
+) -> list[ArmData]:
     records = (
         list(json_objects(read_records(file), str(file)))
         if file.suffix.lower() in _JSONL_SUFFIXES or file.name == PREDICTIONS
