@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,11 +30,9 @@ def test_multilingual_layout(tiny_zh_model: Path) -> None:
     )
 
 
-def test_build_is_fast_and_deterministic(tmp_path: Path) -> None:
+def test_build_is_deterministic(tmp_path: Path) -> None:
     a = build_tiny_whisper(tmp_path / "a", fixed_text="你好", seed=3)
-    started = time.perf_counter()  # timed once imports are warm; ~0.3 s measured here
     b = build_tiny_whisper(tmp_path / "b", fixed_text="你好", seed=3)
-    assert time.perf_counter() - started < 2.0
     digest = lambda p: hashlib.sha256((p / "model.bin").read_bytes()).hexdigest()  # noqa: E731
     assert digest(a) == digest(b)
     assert digest(build_tiny_whisper(tmp_path / "c", fixed_text="你好", seed=4)) != digest(a)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -148,9 +147,7 @@ def test_faster_whisper_closure_follows_the_extra_not_dev_tools() -> None:
     from earmark.engines.runtime_footprint import _backend_footprint
 
     _backend_footprint.cache_clear()
-    started = time.perf_counter()
     record = backend_footprint("faster-whisper")
-    seconds = time.perf_counter() - started
     closure = record["distributions"]
     assert {"faster-whisper", "ctranslate2", "tokenizers", "huggingface-hub", "av"} <= set(closure)
     assert "onnxruntime" in closure and "numpy" in closure
@@ -159,7 +156,6 @@ def test_faster_whisper_closure_follows_the_extra_not_dev_tools() -> None:
     assert not {"black", "flake8", "pytest", "sympy"} & set(closure)
     assert record["total_bytes"] == sum(d["bytes"] for d in closure.values())
     assert closure["ctranslate2"]["bytes"] == _ctranslate2_oracle()
-    assert seconds < 5.0  # measured ~0.12 s warm, ~0.3 s cold on the CI box
     # Cached per process, and callers get their own copy.
     record["total_bytes"] = -1
     assert backend_footprint("faster-whisper")["total_bytes"] > 0

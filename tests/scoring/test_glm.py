@@ -8,7 +8,6 @@ import json
 import random
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -89,20 +88,6 @@ def test_plain_slots_give_sclites_alignment_exactly() -> None:
         ref = [rng.choice(vocab) for _ in range(rng.randint(0, 8))]
         hyp = [rng.choice(vocab) for _ in range(rng.randint(0, 8))]
         assert align_slots(words(*ref), hyp) == align_sclite(ref, hyp)
-
-
-def test_speed_on_fifteen_word_pairs() -> None:
-    rng = random.Random(3)
-    vocab = [f"w{k}" for k in range(30)]
-    pairs = []
-    for _ in range(2000):
-        ref = [Slot((rng.choice(vocab), rng.choice(vocab))) for _ in range(15)]
-        pairs.append((ref, [rng.choice(vocab) for _ in range(15)]))
-    start = time.perf_counter()
-    for ref, hyp in pairs:
-        align_slots(ref, hyp)
-    per_pair = (time.perf_counter() - start) / len(pairs)
-    assert per_pair < 2e-3  # measured 0.04 ms (align_sclite: 0.036 ms) on the shared machine
 
 
 # ------------------------------------------------------------------ GLM rules files
