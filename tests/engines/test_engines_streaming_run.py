@@ -1,11 +1,6 @@
-"""`earmark run` with a streaming arm, end to end: rows carry their partials, results.json
-and results.md carry the figures (hand-computed from the reference program).
-
-PENDING: this file is named so that pytest does not collect it. It passes once the row
-builder (run/arm_loop.py) writes `stream_record(hyp)` into the row and the runner and
-the Markdown report add the streaming section (the edits are in the streaming helper's
-report); then rename it to `test_engines_streaming_run.py`.
-"""
+"""`earmark run` with a streaming arm, end to end: rows carry their partials, results.json,
+results.md and the HTML report carry the figures (hand-computed from the reference
+program)."""
 
 from __future__ import annotations
 
@@ -84,3 +79,9 @@ def test_a_streaming_arm_records_partials_and_reports_its_figures(tmp_path: Path
     markdown = (out / "results.md").read_text("utf-8")
     assert markdown.count("### Streaming") == 1
     assert "| en | word | 4 |" in markdown and "| 33.3% | 50.0% |" in markdown
+    assert main(["report", str(out)]) == 0
+    page = (out / "report.html").read_text("utf-8")
+    assert page.count("<h3>Streaming</h3>") == 1
+    streaming = page.split("<h3>Streaming</h3>", 1)[1].split("</table>", 1)[0]
+    assert "<td>live</td><td>en</td><td>word</td>" in streaming and "batch" not in streaming
+    assert ">33.3%</td>" in streaming and ">50.0%</td>" in streaming

@@ -431,7 +431,7 @@ def _pairs(inputs: _CompareInputs, challenger: str) -> list[dict[str, Any]]:
         (None, inputs.everything()),
         *inputs.by_lang.items(),
     ]
-    found = {unit: _RowSegments(inputs, challenger, unit) for unit in ("word", "char")}
+    found: dict[str, _RowSegments] = {}
     out: list[dict[str, Any]] = []
     for language, positions in scopes:
         names = sorted({ref_rows.normalizers[p] for p in positions.tolist()})
@@ -461,6 +461,8 @@ def _pairs(inputs: _CompareInputs, challenger: str) -> list[dict[str, Any]]:
         for unit in norm.units:
             segments = None
             if clusters is None:  # MAPSSWE takes one hypothesis per utterance
+                if unit not in found:
+                    found[unit] = _RowSegments(inputs, challenger, unit)
                 segments = found[unit].get(kept)
             result = paired_comparison(
                 ref_rows.counts(unit)[kept],

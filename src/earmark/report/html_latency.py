@@ -1,5 +1,6 @@
 """The latency and resources section: decode-time box plots from the prediction rows,
-and the per-arm and per-language resource tables from results.json."""
+the per-arm and per-language resource tables from results.json, and, for arms that
+streamed, their streaming figures (the same table results.md shows)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from earmark.report.html_page import Markup, chart, html_table, num, seconds, se
 from earmark.report.plots import Distribution, latency_plot
 from earmark.report.run_directory import base_language
 from earmark.results.display import fmt_decimal, fmt_mib
+from earmark.scoring.streaming_section import STREAMING_HEADER, streaming_rows
 
 
 def render_latency(page: ReportInputs) -> str:
@@ -74,4 +76,21 @@ def render_latency(page: ReportInputs) -> str:
     if lang_rows:
         body.append("<h3>Per language</h3>")
         body.append(html_table(["arm", "language", "clips", "p50", "p95", "RTF"], lang_rows))
+    body += _streaming(page)
     return section("latency", "Latency and resources", body)
+
+
+def _streaming(page: ReportInputs) -> list[str]:
+    """Streaming arms' figures per language; nothing when no arm streamed."""
+    rows: list[list[object]] = []
+    for arm_name, arm in page.results.arms.items():
+        for row in streaming_rows(arm.streaming):
+            rows.append([arm_name, row[0], row[1], *(num(cell) for cell in row[2:])])
+    if not rows:
+        return []
+    return [
+        "<h3>Streaming</h3>",
+        "<p>Time to first token (wall time; audio fed), final latency after the last audio "
+        "chunk, churn and stability of the partial results (docs/streaming.md).</p>",
+        html_table(["arm", *STREAMING_HEADER], rows),
+    ]
