@@ -13,6 +13,7 @@ digest set agrees with a Python set; and the per-row memory of the ids is the di
 from __future__ import annotations
 
 import json
+import os
 import random
 import tracemalloc
 from collections.abc import Iterable
@@ -237,6 +238,55 @@ def test_reread_gives_the_rows_of_every_kind_of_stream(tmp_path: Path) -> None:
     ):
         first = list(stream.rows)
         assert list(stream.reread()) == first == list(stream.reread())
+
+
+def _touch(path: Path) -> None:
+    """Same size and bytes; only the modification time moves (1 ms on)."""
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+
+
+def _append(path: Path) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("utt3 e\n")
+
+
+def test_a_file_changed_before_it_is_read_again_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows of two different contents are never scored as one corpus: a stream refuses to
+    read a file again (on a digest match, or to recheck) once its size or modification
+    time differs from when the stream first read it, or it is gone."""
+    combined = tmp_path / "c.jsonl"
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus_records(30))
+    combined.write_text(lines, "utf-8")
+    hyp, ref = tmp_path / "hyp.kaldi", tmp_path / "ref.kaldi"
+    hyp.write_text("utt1 a b\nutt2 c\n", "utf-8")
+    ref.write_text("utt1 a b\nutt2 c d\n", "utf-8")
+    for path, stream, change in (
+        (combined, stream_pairs(combined, check_ids=False), _touch),
+        (ref, stream_pairs(hyp, refs=ref, fmt="kaldi"), _append),
+    ):
+        first = list(stream.rows)
+        assert list(stream.reread()) == first
+        change(path)
+        with pytest.raises(EarmarkError, match="changed") as caught:
+            list(stream.reread())
+        assert caught.value.file == str(path)
+    gone = stream_pairs(combined, check_ids=False)
+    list(gone.rows)
+    combined.unlink()
+    with pytest.raises(EarmarkError, match="went away"):
+        gone.recheck()
+    # Through the scorer: a digest match after the file changed is that error.
+    combined.write_text(lines, "utf-8")
+    monkeypatch.setattr(scorer_module, "_digest", lambda s: 7)
+    stream = stream_pairs(combined, check_ids=False)
+    scorer = CorpusScorer(ScoringOptions(NormalizerPolicy.parse("none")), reread=stream.reread)
+    chunk = next(stream.chunks(10))  # read before the file changes, matched after
+    _touch(combined)
+    with pytest.raises(EarmarkError, match="changed"):
+        scorer.add(chunk)
 
 
 def test_sorted_runs_agree_with_a_set() -> None:

@@ -325,12 +325,15 @@ def stream_pairs(
                 file=str(pred_path),
             )
         combined_fmt = pred_fmt
+        stamps = _stamps([pred_path])
 
         def recheck() -> None:
+            _unchanged(stamps)
             for _ in _iter_combined(pred_path, combined_fmt, fields, arm):
                 pass
 
         def reread() -> Iterator[ScoringRow]:
+            _unchanged(stamps)
             return _iter_combined(pred_path, combined_fmt, fields, arm, check_ids=False)
 
         return PairStream(
@@ -359,13 +362,51 @@ def _whole(read: Callable[[], ReadResult]) -> PairStream:
     again for `PairStream.reread` (holding on to the rows instead would keep every row
     alive while the stream is scored)."""
     result = read()
+    stamps = _stamps([Path(name) for name in result.source_files])
+
+    def reread() -> Iterator[ScoringRow]:
+        _unchanged(stamps)
+        return iter(read().rows)
+
     return PairStream(
         rows=iter(result.rows),
         excluded=result.excluded,
         source_files=result.source_files,
         formats=result.formats,
-        _reread=lambda: iter(read().rows),
+        _reread=reread,
     )
+
+
+#: A file's (path, size, modification time in ns) when a stream first read it.
+_Stamp = tuple[Path, int, int]
+
+
+def _stamps(paths: list[Path]) -> list[_Stamp]:
+    out = []
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:  # the reader reports a missing file itself
+            continue
+        out.append((path, info.st_size, info.st_mtime_ns))
+    return out
+
+
+def _unchanged(stamps: list[_Stamp]) -> None:
+    """Refuse to read a file again if it changed since the stream first read it: rows read
+    in two passes of different contents would be scored as one corpus."""
+    for path, size, mtime in stamps:
+        try:
+            info = path.stat()
+            now = (info.st_size, info.st_mtime_ns)
+        except OSError:
+            now = None
+        if now != (size, mtime):
+            raise EarmarkError(
+                "the file changed (or went away) while it was being scored",
+                file=str(path),
+                hint="score it again once nothing is writing to it",
+            )
 
 
 @dataclass
