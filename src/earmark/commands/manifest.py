@@ -93,6 +93,12 @@ def register(subparsers: Any) -> None:
         help="the transcripts may be redistributed (default: no, or the existing sidecar's "
         "value with --force)",
     )
+    init.add_argument(
+        "--require-row-provenance",
+        action=argparse.BooleanOptionalAction,
+        help="every row must carry source (dataset and licence); run and validate refuse a "
+        "row without it (default: not required, or the existing sidecar's value with --force)",
+    )
     init.add_argument("--force", action="store_true", help="replace an existing sidecar")
     init.set_defaults(func=_init_sidecar)
 
@@ -261,7 +267,7 @@ def _init_sidecar(args: argparse.Namespace) -> int:
     import dataclasses
     from pathlib import Path
 
-    from earmark.corpus.manifest import licence_gate, read_meta
+    from earmark.corpus.manifest import licence_gate, read_meta, row_provenance_gate
     from earmark.corpus.model import CorpusMeta
     from earmark.corpus.writer import meta_path_for, write_meta
     from earmark.errors import EarmarkError
@@ -293,6 +299,8 @@ def _init_sidecar(args: argparse.Namespace) -> int:
     ):
         if value is not None:
             changes[key] = value
+    if args.require_row_provenance is not None:
+        changes["row_provenance"] = "required" if args.require_row_provenance else None
     if not str(changes.get("dataset", base.dataset)).strip():
         raise EarmarkError("--dataset must not be empty", field="dataset")
     meta = dataclasses.replace(base, **changes)
@@ -306,6 +314,8 @@ def _init_sidecar(args: argparse.Namespace) -> int:
             field=exc.field,
             hint="copy what the publisher states, e.g. --licence CC-BY-4.0",
         ) from None
+    # A sidecar that requires per-row provenance its own rows lack would refuse every run.
+    row_provenance_gate(meta, manifest=manifest)
     write_meta(target, meta)
     print(f"wrote {target}")
     print(

@@ -18,6 +18,7 @@ from earmark.corpus.manifest import (
     manifest_sha256,
     read_manifest,
     read_meta,
+    row_provenance_gate,
     validate_manifest,
 )
 from earmark.corpus.model import CorpusMeta, Source, Utterance
@@ -64,6 +65,7 @@ __all__ = [
     "meta_path_for",
     "read_manifest",
     "read_meta",
+    "row_provenance_gate",
     "resolve_audio_path",
     "select",
     "slice_counts",

@@ -457,6 +457,13 @@ def read_meta(manifest_path: str | os.PathLike[str]) -> CorpusMeta:
             raise EarmarkError("expected a string or null", file=name, field=key)
     if "extra" in data and not isinstance(data["extra"], dict):
         raise EarmarkError("expected an object", file=name, field="extra")
+    if data.get("row_provenance") not in (None, ROW_PROVENANCE_REQUIRED):
+        raise EarmarkError(
+            f"unknown row_provenance {data['row_provenance']!r}",
+            file=name,
+            field="row_provenance",
+            hint=f"'{ROW_PROVENANCE_REQUIRED}' (every row carries source), or leave it out",
+        )
     # A sidecar without `licence` or `consent_basis` declared neither: the gate refuses it.
     return CorpusMeta(**{"licence": None, "consent_basis": None, **data})
 
@@ -489,6 +496,43 @@ def licence_gate(meta: CorpusMeta, *, manifest: str | os.PathLike[str]) -> None:
             hint="record how speakers consented (e.g. 'speakers consented to public release'): "
             "`earmark manifest init-sidecar MANIFEST --force --licence ID --consent TEXT`",
         )
+
+
+#: The sidecar's `row_provenance` value that makes every row's `source` required.
+ROW_PROVENANCE_REQUIRED = "required"
+
+
+def row_provenance_gate(meta: CorpusMeta, *, manifest: str | os.PathLike[str]) -> None:
+    """Refuse a corpus whose sidecar requires per-row provenance when a row lacks it.
+
+    With `row_provenance: "required"` every row must carry `source` naming its dataset and
+    a declared licence (seed 000's manifest mode: per-row data provenance), so a corpus
+    assembled from several sources cannot slip in a row nobody can trace. The first row
+    without it is named by line and id. Without the field nothing is checked.
+    """
+    if meta.row_provenance != ROW_PROVENANCE_REQUIRED:
+        return
+    name = os.fspath(manifest)
+    for line, utt in enumerate(read_manifest(name), start=1):
+        source = utt.source
+        missing = (
+            "source"
+            if source is None
+            else "source.dataset"
+            if not (source.dataset or "").strip()
+            else "source.licence"
+            if not _declared(source.licence)
+            else None
+        )
+        if missing is not None:
+            raise EarmarkError(
+                f"row {utt.id!r} has no {missing}; the sidecar requires per-row provenance",
+                file=name,
+                line=line,
+                field=missing,
+                hint='give every row "source": {"dataset": …, "licence": …} (as its '
+                "publisher states), or drop row_provenance from the sidecar",
+            )
 
 
 def is_public(meta: CorpusMeta) -> bool:
@@ -652,6 +696,7 @@ def validate_manifest(
         meta = read_meta(name)
         report.meta = meta
         licence_gate(meta, manifest=name)
+        row_provenance_gate(meta, manifest=name)
         report.public = is_public(meta)
     except EarmarkError as exc:
         report.licence_problem = str(exc)

@@ -91,9 +91,15 @@ class CorpusMeta:
     revision: str | None = None
     notes: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: "required": every row must say where it came from (`source` with a dataset and a
+    #: declared licence), and `earmark run` / `manifest validate` refuse a row without it.
+    #: None: rows may carry `source`; it is not required.
+    row_provenance: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         if not data["extra"]:
             data.pop("extra")
+        if data["row_provenance"] is None:
+            data.pop("row_provenance")
         return data

@@ -29,6 +29,7 @@ from earmark.corpus.manifest import (
     manifest_sha256,
     read_manifest,
     read_meta,
+    row_provenance_gate,
 )
 from earmark.corpus.model import Utterance
 from earmark.corpus.selection import SelectionRecord, select, split_leakage
@@ -324,6 +325,7 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
     """Run every arm (resuming finished rows), score, and write the run directory."""
     meta = read_meta(plan.manifest)
     licence_gate(meta, manifest=plan.manifest)
+    row_provenance_gate(meta, manifest=plan.manifest)
     corpus_sha = manifest_sha256(plan.manifest)
     utterances, selection = selected_utterances(plan)
     if not utterances:
