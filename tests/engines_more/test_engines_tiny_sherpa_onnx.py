@@ -114,7 +114,7 @@ def test_int8_is_a_quantisation_of_the_same_model(folder: Path, second_clips: li
 def test_metadata_reader_agrees_with_onnx(folder: Path) -> None:
     import onnx
 
-    from earmark.engines.sherpa_onnx import onnx_metadata
+    from earmark.engines.onnx_protobuf import onnx_metadata
 
     for name in ("model.onnx", "model.int8.onnx"):
         expected = {p.key: p.value for p in onnx.load(str(folder / name)).metadata_props}

@@ -1,9 +1,11 @@
 """Offline ONNX models through sherpa-onnx: transducer, Paraformer, CTC, Whisper, SenseVoice.
 
 A sherpa-onnx model is a folder of `*.onnx` files and a `tokens.txt`; its layout says
-what kind of model it is (`model_type=auto`): a joiner means transducer, an encoder and
-decoder without one mean Whisper, a single `model.onnx` means Paraformer unless
-`model_type=` says `nemo_ctc`, `wenet_ctc` or `sense_voice`. The weight type is the file
+what kind of model it is (`model_type=auto`): a joiner means transducer (a NeMo one,
+Parakeet TDT or RNN-T, when the encoder's metadata describes NeMo's prediction network;
+`earmark.engines.sherpa_nemo`), an encoder and decoder without one mean Whisper, a single
+`model.onnx` means Paraformer unless `model_type=` says `nemo_ctc`, `wenet_ctc` or
+`sense_voice`. The weight type is the file
 variant: `compute_type=int8` loads the `*.int8.onnx` files, `float32` the plain ones, so a
 weight-type sweep compares the two exports of one model. Only the files loaded are hashed.
 
@@ -17,7 +19,7 @@ Streaming exports look like offline ones on disk, so they are named, never detec
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,8 +37,11 @@ from earmark.engines.model_source import (
     read_weight_type,
     resolve_source,
 )
+from earmark.engines.onnx_protobuf import onnx_metadata
 from earmark.engines.registry import ONNX_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader
+from earmark.engines.sherpa_nemo import is_nemo_encoder, is_tdt
+from earmark.engines.sherpa_nemo import problems as nemo_problems
 from earmark.engines.spec import ArmSpec
 from earmark.engines.streaming import StreamingOptions, read_streaming, refuse_streaming
 from earmark.errors import EarmarkError
@@ -47,6 +52,7 @@ FEATURE = "the sherpa-onnx backend"
 MODEL_TYPES = (
     "auto",
     "transducer",
+    "nemo_transducer",
     "paraformer",
     "whisper",
     "nemo_ctc",
@@ -65,6 +71,7 @@ DEFAULT_TAIL_PADDING_MS = 660
 #: Which files each model type needs, by role.
 _ROLES = {
     "transducer": ("encoder", "decoder", "joiner"),
+    "nemo_transducer": ("encoder", "decoder", "joiner"),
     "whisper": ("encoder", "decoder"),
     "paraformer": ("model",),
     "nemo_ctc": ("model",),
@@ -162,6 +169,8 @@ def find_layout(folder: Path, model_type: str, weight_type: str | None) -> Sherp
                 f"{kind} needs exactly one {chosen_type} {role} .onnx file (found: {found})"
             )
         files[role] = matches[0]
+    if kind == "transducer" and model_type == "auto" and is_nemo_encoder(files["encoder"]):
+        kind = "nemo_transducer"  # Parakeet TDT and NeMo RNN-T exports
     return SherpaLayout(kind, chosen_type, files, tokens[0])
 
 
@@ -207,6 +216,17 @@ class SherpaOnnxEngine(LocalModelEngine[SherpaOptions, ModelSource]):
                 hint="a folder with tokens.txt and the model's .onnx files; set model_type= "
                 "for CTC or SenseVoice models",
             ) from exc
+        if layout.model_type == "nemo_transducer":
+            found = nemo_problems(layout.files["encoder"], layout.files["joiner"], layout.tokens)
+            if found:
+                raise EarmarkError(
+                    f"arm '{self.name}': {folder} is not a sherpa-onnx NeMo transducer: "
+                    + "; ".join(found),
+                    field="model",
+                    hint="export it with sherpa-onnx's NeMo scripts (Parakeet TDT: "
+                    "sherpa-onnx-nemo-parakeet-tdt-*); sherpa-onnx would end the process on "
+                    "these files",
+                )
         missing = missing_metadata(layout)
         if missing:
             raise EarmarkError(
@@ -242,6 +262,11 @@ class SherpaOnnxEngine(LocalModelEngine[SherpaOptions, ModelSource]):
                 "compute_type_requested": self.options.compute_type,
                 "threads": self.options.threads,
                 "decoding_method": self.options.decoding_method,
+                **(
+                    {"nemo_decoding": "tdt" if is_tdt(layout.files["encoder"]) else "rnnt"}
+                    if layout.model_type == "nemo_transducer"
+                    else {}
+                ),
                 "onnxruntime_version": package_version("onnxruntime"),
                 "content_revision": files.content_revision,
                 "hash_seconds": files.hash_seconds,
@@ -266,6 +291,8 @@ class SherpaOnnxEngine(LocalModelEngine[SherpaOptions, ModelSource]):
         try:
             if layout.model_type == "transducer":
                 recognizer = make.from_transducer(**paths, **common)
+            elif layout.model_type == "nemo_transducer":
+                recognizer = make.from_transducer(**paths, model_type="nemo_transducer", **common)
             elif layout.model_type == "whisper":
                 recognizer = make.from_whisper(
                     paths["encoder"], paths["decoder"], language=key, **common
@@ -364,85 +391,3 @@ def missing_metadata(layout: SherpaLayout) -> list[str]:
     if metadata is None:
         return []
     return [key for key in required if key not in metadata]
-
-
-def onnx_metadata(path: Path) -> dict[str, str] | None:
-    """The `metadata_props` of an ONNX file, read from its protobuf without `onnx`.
-
-    Only ModelProto's top-level fields are walked; the graph (most of the file) is skipped
-    by its length. None when the file is not well-formed protobuf.
-    """
-    try:
-        with open(path, "rb") as handle:
-            found: dict[str, str] = {}
-            for number, value in _fields(handle, path.stat().st_size):
-                if number == 14 and isinstance(value, bytes):
-                    entry = {
-                        n: v.decode("utf-8", "replace")
-                        for n, v in _fields_of(value)
-                        if isinstance(v, bytes) and n in (1, 2)
-                    }
-                    found[entry.get(1, "")] = entry.get(2, "")
-            return found
-    except (OSError, ValueError):
-        return None
-
-
-def _varint(read: Any) -> int:
-    result: int = 0
-    shift = 0
-    while True:
-        byte = read(1)
-        if not byte:
-            raise ValueError("protobuf varint cut short")
-        result |= (byte[0] & 0x7F) << shift
-        if not byte[0] & 0x80:
-            return result
-        shift += 7
-        if shift > 63:
-            raise ValueError("protobuf varint too long")
-
-
-def _fields(handle: Any, size: int) -> Iterator[tuple[int, int | bytes | None]]:
-    """(field number, value) of each top-level field; length-delimited ones other than
-    metadata (field 14) are skipped unread and yielded as None."""
-    while handle.tell() < size:
-        key = _varint(handle.read)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise ValueError("protobuf field number 0")
-        if wire == 0:
-            yield number, _varint(handle.read)
-        elif wire == 1:
-            handle.seek(8, 1)
-            yield number, None
-        elif wire == 5:
-            handle.seek(4, 1)
-            yield number, None
-        elif wire == 2:
-            length = _varint(handle.read)
-            if handle.tell() + length > size:
-                raise ValueError("protobuf field runs past the end of the file")
-            if number == 14:
-                yield number, handle.read(length)
-            else:
-                handle.seek(length, 1)
-                yield number, None
-        else:
-            raise ValueError(f"protobuf wire type {wire} is not supported")
-
-
-def _fields_of(data: bytes) -> Iterator[tuple[int, int | bytes | None]]:
-    import io
-
-    buffer = io.BytesIO(data)
-    while buffer.tell() < len(data):
-        key = _varint(buffer.read)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            yield number, _varint(buffer.read)
-        elif wire == 2:
-            length = _varint(buffer.read)
-            yield number, buffer.read(length)
-        else:
-            raise ValueError(f"protobuf wire type {wire} in metadata entry")
