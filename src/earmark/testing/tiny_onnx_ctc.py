@@ -33,6 +33,23 @@ def int64_tensor(name: str, values: list[int]) -> Any:
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
+def every_nth_frame(source: str, target: str, axis: int, step: int) -> tuple[list[Any], Any]:
+    """The initialisers and the Slice node keeping every `step`-th frame along `axis`:
+    a subsampling stand-in for the convolutions of a real encoder."""
+    from onnx import helper
+
+    initialisers = [
+        int64_tensor("slice.starts", [0]),
+        int64_tensor("slice.ends", [np.iinfo(np.int64).max]),
+        int64_tensor("slice.axes", [axis]),
+        int64_tensor("slice.steps", [step]),
+    ]
+    node = helper.make_node(
+        "Slice", [source, "slice.starts", "slice.ends", "slice.axes", "slice.steps"], [target]
+    )
+    return initialisers, node
+
+
 def ctc_projection(seed: int, blank_bias: float) -> tuple[list[Any], list[Any]]:
     """The initialisers and nodes every tiny CTC model shares: features transposed,
     subsampled by `SUBSAMPLING`, one random projection to the vocabulary (the blank's logit
@@ -48,18 +65,12 @@ def ctc_projection(seed: int, blank_bias: float) -> tuple[list[Any], list[Any]]:
     initialisers = [
         numpy_helper.from_array(weight, "proj.weight"),
         numpy_helper.from_array(bias, "proj.bias"),
-        int64_tensor("slice.starts", [0]),
-        int64_tensor("slice.ends", [np.iinfo(np.int64).max]),
-        int64_tensor("slice.axes", [1]),
-        int64_tensor("slice.steps", [SUBSAMPLING]),
     ]
+    slicing, subsample = every_nth_frame("frames", "subsampled", 1, SUBSAMPLING)
+    initialisers += slicing
     nodes = [
         helper.make_node("Transpose", ["audio_signal"], ["frames"], perm=[0, 2, 1]),
-        helper.make_node(
-            "Slice",
-            ["frames", "slice.starts", "slice.ends", "slice.axes", "slice.steps"],
-            ["subsampled"],
-        ),
+        subsample,
         helper.make_node("MatMul", ["subsampled", "proj.weight"], ["projected"]),
         helper.make_node("Add", ["projected", "proj.bias"], ["logits"]),
         helper.make_node("LogSoftmax", ["logits"], ["logprobs"], axis=-1),

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, TOKENS, int64_tensor
+from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, TOKENS, every_nth_frame, int64_tensor
 
 #: What the model says, and the tokens it spells it with (SentencePiece's word marker).
 TEXT = "world"
@@ -91,13 +91,10 @@ def build_tiny_nemo_tdt(out_dir: str | Path, *, tdt: bool = True) -> Path:
     width = transitions.shape[1]
     float_ = TensorProto.FLOAT
 
+    slicing, subsample = every_nth_frame("audio_signal", "subsampled", 2, SUBSAMPLING)
     encoder = helper.make_graph(
         [
-            helper.make_node(
-                "Slice",
-                ["audio_signal", "slice.starts", "slice.ends", "slice.axes", "slice.steps"],
-                ["subsampled"],
-            ),
+            subsample,
             helper.make_node("MatMul", ["enc.weight", "subsampled"], ["outputs"]),
             helper.make_node("Add", ["length", "round.up"], ["padded"]),
             helper.make_node("Div", ["padded", "factor"], ["encoded_lengths"]),
@@ -113,10 +110,7 @@ def build_tiny_nemo_tdt(out_dir: str | Path, *, tdt: bool = True) -> Path:
         ],
         [
             numpy_helper.from_array(np.zeros((ENCODER_DIM, FEATURE_DIM), np.float32), "enc.weight"),
-            int64_tensor("slice.starts", [0]),
-            int64_tensor("slice.ends", [np.iinfo(np.int64).max]),
-            int64_tensor("slice.axes", [2]),
-            int64_tensor("slice.steps", [SUBSAMPLING]),
+            *slicing,
             numpy_helper.from_array(np.array(SUBSAMPLING - 1, np.int64), "round.up"),
             numpy_helper.from_array(np.array(SUBSAMPLING, np.int64), "factor"),
         ],
