@@ -200,6 +200,7 @@ def test_metadata_covers_every_backend() -> None:
     assert set(BACKENDS) == {
         "faster-whisper",
         "http",
+        "azure-speech",
         "command",
         "stdio",
         "precomputed",

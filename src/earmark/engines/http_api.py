@@ -66,6 +66,19 @@ class HttpOptions:
 
 
 def read_options(arm: ArmSpec) -> HttpOptions:
+    reader = SettingsReader(arm)
+    options = read_http_options(arm, reader)
+    if options.temperature is not None:
+        reader.number("temperature", 0.0, minimum=0.0)
+    reader.finish()
+    return options
+
+
+def read_http_options(
+    arm: ArmSpec, reader: SettingsReader, *, policies: tuple[str, ...] = ("forced", "detect")
+) -> HttpOptions:
+    """The endpoint and transport settings every HTTP backend shares (the caller reads its
+    own settings from `reader` too, then finishes it)."""
     parsed = urlsplit(arm.model)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise EarmarkError(f"arm '{arm.name}': {arm.model!r} is not an http(s) URL", field="model")
@@ -75,7 +88,6 @@ def read_options(arm: ArmSpec) -> HttpOptions:
             field="model",
             hint="put the key in an environment variable and name it with api_key_env=",
         )
-    reader = SettingsReader(arm)
     licence, licence_source = read_licence(reader)
     timeout = reader.number("timeout", 60.0, minimum=0.001)
     options = HttpOptions(
@@ -93,18 +105,15 @@ def read_options(arm: ArmSpec) -> HttpOptions:
         retries=reader.integer("retries", 2, minimum=0),
         backoff=reader.number("backoff", 0.5, minimum=0.0),
         response_format=reader.choice("response_format", ("verbose_json", "json"), "verbose_json"),
-        language_policy=reader.choice("language_policy", ("forced", "detect"), "forced"),
+        language_policy=reader.choice("language_policy", policies, "forced"),
         temperature=reader.text("temperature"),
         licence=licence,
         licence_source=licence_source,
     )
-    if options.temperature is not None:
-        reader.number("temperature", 0.0, minimum=0.0)
-    reader.finish()
     return options
 
 
-class _ClipFailure(Exception):
+class ClipFailure(Exception):
     """A per-clip failure carrying its reason code."""
 
     def __init__(self, code: str, detail: str = "", **extra: Any) -> None:
@@ -243,7 +252,7 @@ class HttpEngine:
                     attempts += 1
                     payload = self._post(audio, sent_language)
                     break
-                except _ClipFailure as failure:
+                except ClipFailure as failure:
                     if failure.code.startswith("format_rejected") and self._format != "json":
                         self._format = "json"
                         continue
@@ -253,8 +262,8 @@ class HttpEngine:
                     if not retryable or attempts > self.options.retries:
                         raise
                     time.sleep(self.options.backoff * (2 ** (attempts - 1)))
-            text, segments, reported = _parse(payload)
-        except _ClipFailure as failure:
+            text, segments, reported, answered = self._parse(payload)
+        except ClipFailure as failure:
             code = failure.code.replace("format_rejected:", "http_error:")
             return Hypothesis(
                 id=clip.id,
@@ -265,7 +274,7 @@ class HttpEngine:
                 extra={"attempts": attempts, "detail": failure.detail[:300], **failure.extra},
             )
         used = reported if reported and len(reported) <= 3 else sent_language
-        extra: dict[str, Any] = {"attempts": attempts, "response_format": self._format}
+        extra: dict[str, Any] = {"attempts": attempts, **answered}
         if reported:
             extra["reported_language"] = reported
         return Hypothesis(
@@ -278,7 +287,8 @@ class HttpEngine:
             extra=extra,
         )
 
-    def _post(self, audio: bytes, language: str | None) -> Any:
+    def _request(self, audio: bytes, language: str | None) -> tuple[str, bytes, dict[str, str]]:
+        """(URL, body, headers) of one clip's request: OpenAI's multipart form."""
         fields = {"model": self.options.model, "response_format": self._format}
         if language:
             fields["language"] = language
@@ -288,7 +298,16 @@ class HttpEngine:
         headers = {"Content-Type": content_type, "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        url = f"{self.options.endpoint}/audio/transcriptions"
+        return f"{self.options.endpoint}/audio/transcriptions", body, headers
+
+    def _parse(self, payload: Any) -> tuple[str, tuple[Segment, ...], str | None, dict[str, Any]]:
+        """Text, segments, the language the server reports, and what the row records of
+        the answer; a `ClipFailure` when the answer is not a transcript."""
+        text, segments, reported = _parse(payload)
+        return text, segments, reported, {"response_format": self._format}
+
+    def _post(self, audio: bytes, language: str | None) -> Any:
+        url, body, headers = self._request(audio, language)
         for hops in range(MAX_REDIRECTS + 1):
             reply = self._exchange(url, body, headers)
             if reply.status not in _REDIRECTS:
@@ -304,7 +323,7 @@ class HttpEngine:
             )
             if not follow:
                 shown = _without_credentials(target) if target else None
-                raise _ClipFailure(
+                raise ClipFailure(
                     f"http_redirect:{reply.status}",
                     _redirect_detail(reply.status, target, self._origin, hops),
                     location=shown,
@@ -313,12 +332,12 @@ class HttpEngine:
         if not 200 <= reply.status < 300:
             detail = reply.body.decode("utf-8", "replace")
             if reply.status in _FORMAT_REJECTED and self._format != "json":
-                raise _ClipFailure(f"format_rejected:{reply.status}", detail)
-            raise _ClipFailure(f"http_error:{reply.status}", detail)
+                raise ClipFailure(f"format_rejected:{reply.status}", detail)
+            raise ClipFailure(f"http_error:{reply.status}", detail)
         try:
             return json.loads(reply.body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise _ClipFailure("malformed_response", str(exc)) from None
+            raise ClipFailure("malformed_response", str(exc)) from None
 
     def _exchange(self, url: str, body: bytes, headers: dict[str, str]) -> _Reply:
         """One POST to `url` (same origin as the endpoint) within the request deadline."""
@@ -327,16 +346,16 @@ class HttpEngine:
                 return self._exchange_within(url, body, headers, deadline)
             except (OSError, http.client.HTTPException) as exc:
                 if deadline.passed():
-                    raise _ClipFailure(
+                    raise ClipFailure(
                         "http_timeout",
                         f"no complete response within request_timeout="
                         f"{self.options.request_timeout:g}s",
                     ) from None
                 if isinstance(exc, TimeoutError):
-                    raise _ClipFailure("timeout", str(exc) or "read timed out") from None
+                    raise ClipFailure("timeout", str(exc) or "read timed out") from None
                 if isinstance(exc, (OSError, http.client.IncompleteRead)):
-                    raise _ClipFailure("connection_error", str(exc)) from None
-                raise _ClipFailure("malformed_response", f"{type(exc).__name__}: {exc}") from None
+                    raise ClipFailure("connection_error", str(exc)) from None
+                raise ClipFailure("malformed_response", f"{type(exc).__name__}: {exc}") from None
             finally:
                 if deadline.connection is not None:
                     deadline.connection.close()
@@ -373,7 +392,7 @@ class HttpEngine:
         limit = self.options.max_response_bytes
         declared = response.getheader("Content-Length")
         if declared and declared.strip().isdigit() and int(declared) > limit:
-            raise _ClipFailure(
+            raise ClipFailure(
                 "http_response_too_large",
                 f"Content-Length {int(declared)} exceeds max_response_bytes={limit}",
             )
@@ -387,7 +406,7 @@ class HttpEngine:
                 break
             size += len(chunk)
             if size > limit:
-                raise _ClipFailure(
+                raise ClipFailure(
                     "http_response_too_large",
                     f"more than max_response_bytes={limit} bytes (reading stopped)",
                 )
@@ -467,7 +486,7 @@ def _connect(addresses: list[tuple[int, Any]], port: int, timeout: float) -> soc
 def _parse(payload: Any) -> tuple[str, tuple[Segment, ...], str | None]:
     """Text, segments (empty if absent or malformed) and the language the server reports."""
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
-        raise _ClipFailure("malformed_response", "no string 'text' field")
+        raise ClipFailure("malformed_response", "no string 'text' field")
     segments: list[Segment] = []
     raw_segments = payload.get("segments")
     if isinstance(raw_segments, list):

@@ -201,6 +201,20 @@ BACKENDS: dict[str, BackendInfo] = {
             builder="earmark.engines.http_api:HttpEngine",
         ),
         BackendInfo(
+            name="azure-speech",
+            summary="Microsoft Azure speech-to-text REST API for short audio (stdlib http)",
+            extra=None,
+            runtime_module=None,
+            formats="the region's endpoint, e.g. https://westeurope.stt.speech.microsoft.com "
+            "(key in AZURE_SPEECH_KEY or api_key_env=)",
+            weight_types=(),
+            languages="a locale: locale= (e.g. ga-IE), else the row's tag when it has a region",
+            timestamps="one segment from the result's Offset and Duration",
+            provenance="endpoint without credentials, locale, text form (display, lexical "
+            "or itn), profanity setting, name of the key's env variable; model unverifiable",
+            builder="earmark.engines.azure_speech:AzureSpeechEngine",
+        ),
+        BackendInfo(
             name="command",
             summary=(
                 "any external program: template with {audio}, {language} and {seed}, text on stdout"

@@ -77,10 +77,14 @@ def with_runtime_footprint(info: ModelInfo, backend: str) -> ModelInfo:
     return replace(info, extra={**info.extra, "runtime_footprint": backend_footprint(backend)})
 
 
+#: Backends that send clips to a remote service over HTTP(S).
+REMOTE_BACKENDS = ("http", "azure-speech")
+
+
 def http_hosts(spec: ArmSpec) -> list[str]:
     """An HTTP arm's endpoint URL: the guard allows exactly the addresses its host
     resolves to, on its port."""
-    return [spec.model] if spec.backend == "http" else []
+    return [spec.model] if spec.backend in REMOTE_BACKENDS else []
 
 
 def prediction_row(
@@ -211,7 +215,7 @@ def arm_threads(spec: ArmSpec, plan_threads: int | None) -> int | None:
             return int(value)
         except ValueError:
             return None
-    return None if spec.backend == "http" else plan_threads
+    return None if spec.backend in REMOTE_BACKENDS else plan_threads
 
 
 def threads_source(spec: ArmSpec) -> str:
@@ -219,7 +223,7 @@ def threads_source(spec: ArmSpec) -> str:
     for key in ("cpu_threads", "threads"):
         if key in spec.settings_dict:
             return f"arm setting {key}"
-    if spec.backend == "http":
+    if spec.backend in REMOTE_BACKENDS:
         return "remote engine: its threads are not known"
     return "plan threads (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS)"
 
