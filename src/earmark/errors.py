@@ -48,3 +48,20 @@ class MissingExtraError(EarmarkError):
             hint=f"pip install 'earmark[{extra}]'",
         )
         self.extra = extra
+
+
+def json_type_name(value: object) -> str:
+    """How an error names what a JSON value turned out to be ("a string", "null", ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

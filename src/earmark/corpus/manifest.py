@@ -30,7 +30,7 @@ from typing import Any
 
 from earmark.corpus.model import CorpusMeta, Source, Utterance
 from earmark.corpus.writer import meta_path_for
-from earmark.errors import EarmarkError
+from earmark.errors import EarmarkError, json_type_name
 from earmark.records import require_regular_file
 
 #: Bounds that stop one absurd row from exhausting memory or hiding a broken writer.
@@ -231,7 +231,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
             raise fail(fld, "missing required field", hint=f"every row needs '{fld}'")
         value = row[fld]
         if not isinstance(value, str):
-            raise fail(fld, f"expected a string, got {_json_type(value)}")
+            raise fail(fld, f"expected a string, got {json_type_name(value)}")
         if not allow_empty and not value.strip():
             raise fail(fld, "must not be empty")
         if len(value) > limit:
@@ -242,7 +242,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
         if value is None:
             return None
         if not isinstance(value, str):
-            raise fail(fld, f"expected a string or null, got {_json_type(value)}")
+            raise fail(fld, f"expected a string or null, got {json_type_name(value)}")
         if not value.strip():
             raise fail(fld, "must not be empty (use null or leave it out)")
         if len(value) > limit:
@@ -254,7 +254,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise fail(fld, f"expected a number of seconds, got {_json_type(value)}")
+            raise fail(fld, f"expected a number of seconds, got {json_type_name(value)}")
         if not math.isfinite(value) or value < 0:
             raise fail(fld, f"must be a finite number >= 0, got {value!r}")
         return float(value)
@@ -276,7 +276,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
     if slices_value is None:
         slices_value = []
     if not isinstance(slices_value, list):
-        raise fail("slices", f"expected a list of strings, got {_json_type(slices_value)}")
+        raise fail("slices", f"expected a list of strings, got {json_type_name(slices_value)}")
     for item in slices_value:
         if not isinstance(item, str) or not item.strip():
             raise fail("slices", f"every slice must be a non-empty string, got {item!r}")
@@ -299,7 +299,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
     if row.get("source") is not None:
         src = row["source"]
         if not isinstance(src, dict):
-            raise fail("source", f"expected an object, got {_json_type(src)}")
+            raise fail("source", f"expected an object, got {json_type_name(src)}")
         extra = sorted(set(src) - SOURCE_FIELDS)
         if extra:
             raise fail(f"source.{extra[0]}", f"unknown source field {extra[0]!r}")
@@ -315,7 +315,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
     if custom is None:
         custom = {}
     if not isinstance(custom, dict):
-        raise fail("custom", f"expected an object, got {_json_type(custom)}")
+        raise fail("custom", f"expected an object, got {json_type_name(custom)}")
 
     return Utterance(
         id=utt_id,
@@ -390,22 +390,6 @@ def audio_path_problem(audio: str) -> str | None:
     if ".." in audio and ".." in _SEPARATORS_RE.split(audio):
         return f"path {audio!r} contains a '..' segment"
     return None
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 # --------------------------------------------------------------------------- sidecar

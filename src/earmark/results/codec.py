@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Generic, TypeVar, Union
 
-from earmark.errors import EarmarkError
+from earmark.errors import EarmarkError, json_type_name
 
 #: A JSON value as `json.loads` returns it. (`Union`: a runtime `|` cannot take the
 #: quoted self-reference.)
@@ -53,22 +53,6 @@ def json_path(parent: str, key: str | int) -> str:
 def malformed(path: str, message: str, hint: str = _HINT) -> EarmarkError:
     """The one error a bad file gives: what was wrong, at which JSON path."""
     return EarmarkError(message, field=path or "(top level)", hint=hint)
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def _same(value: Any) -> Any:
@@ -123,7 +107,7 @@ class Codec(Generic[T]):
         return decode
 
     def _wrong(self, value: object, path: str) -> EarmarkError:
-        return malformed(path, f"expected {self.what}, found {_kind(value)}")
+        return malformed(path, f"expected {self.what}, found {json_type_name(value)}")
 
 
 class _Str(Codec[str]):
@@ -155,7 +139,7 @@ class OneOf(Codec[str]):
 
     def decode(self, value: object, path: str) -> str:
         if value not in self.choices:
-            found = repr(value) if isinstance(value, str) else _kind(value)
+            found = repr(value) if isinstance(value, str) else json_type_name(value)
             raise malformed(path, f"expected {self.what}, found {found}")
         assert isinstance(value, str)
         return value
@@ -627,7 +611,7 @@ class Record:
     @classmethod
     def _from_dict_checked(cls: type[R], data: object, path: str) -> R:
         if not isinstance(data, dict):
-            raise malformed(path, f"expected an object, found {_kind(data)}")
+            raise malformed(path, f"expected an object, found {json_type_name(data)}")
         if cls.SCHEMA_ID is not None:
             check_schema(path, data.get("schema"), cls.SCHEMA_ID)
         values: dict[str, Any] = {}
