@@ -70,6 +70,7 @@ def test_a_clip_is_posted_as_wav_with_the_locale_and_the_key(tone_clips: list[Cl
     assert hyp.error is None and hyp.text == "Tá sé 5 a chlog."
     assert hyp.segments == (Segment(0.12, 0.97, "Tá sé 5 a chlog."),)
     assert hyp.extra["recognition_status"] == "Success" and hyp.extra["confidence"] == 0.91
+    assert (hyp.language_requested, hyp.language_used) == ("ga", "ga-IE")  # the locale sent
 
 
 @pytest.mark.parametrize(
@@ -146,6 +147,10 @@ def test_settings_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
         build_engine(parse_arm_spec("azure-speech:https://x.example?language_policy=detect"))
     with pytest.raises(EarmarkError, match="text"):
         build_engine(parse_arm_spec("azure-speech:https://x.example?text=bold"))
+    # OpenAI's form fields mean nothing to Azure: refused, not silently ignored.
+    for setting in ("model=whisper-1", "temperature=0", "response_format=json"):
+        with pytest.raises(EarmarkError, match=setting.split("=")[0]):
+            build_engine(parse_arm_spec(f"azure-speech:https://x.example?{setting}"))
     monkeypatch.delenv("AZURE_SPEECH_KEY")
     engine = build_engine(parse_arm_spec("azure-speech:http://127.0.0.1:9?locale=ga-IE"))
     with pytest.raises(EarmarkError, match="AZURE_SPEECH_KEY is not set"):

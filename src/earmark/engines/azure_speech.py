@@ -31,8 +31,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from earmark.engines.base import ModelInfo, Segment
-from earmark.engines.http_api import ClipFailure, HttpEngine, HttpOptions, read_http_options
+from earmark.engines.base import Segment
+from earmark.engines.http_api import ClipFailure, HttpOptions, RemoteEngine, read_http_options
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 
@@ -64,46 +64,42 @@ def read_options(arm: ArmSpec) -> tuple[HttpOptions, AzureSettings]:
         profanity=reader.choice("profanity", ("raw", "masked", "removed"), "raw"),
     )
     reader.finish()
-    return replace(options, model=BACKEND, response_format="json"), azure
+    return options, azure
 
 
-class AzureSpeechEngine(HttpEngine):
+class AzureSpeechEngine(RemoteEngine):
     """One request per clip to Azure's short-audio recognition endpoint."""
+
+    backend = BACKEND
+    runtime = "azure-speech-rest (short audio)"
+    determinism_note = (
+        "a remote service: earmark cannot control or see its model version, and the API "
+        "takes no seed"
+    )
 
     def __init__(self, arm: ArmSpec, options: HttpOptions, azure: AzureSettings) -> None:
         super().__init__(arm, options)
         self.azure = azure
 
     @classmethod
-    def check_spec(cls, arm: ArmSpec) -> Any:
+    def check_spec(cls, arm: ArmSpec) -> tuple[HttpOptions, AzureSettings]:
         return read_options(arm)
 
     @classmethod
     def from_spec(cls, arm: ArmSpec) -> AzureSpeechEngine:
-        options, azure = read_options(arm)
-        return cls(arm, options, azure)
+        return cls(arm, *read_options(arm))
 
-    def load(self) -> ModelInfo:
-        info = super().load()
-        transport = {k: v for k, v in info.extra.items() if k not in ("model", "response_format")}
-        return replace(
-            info,
-            backend=BACKEND,
-            artifact_id=f"azure-speech @ {self.options.endpoint}",
-            runtime="azure-speech-rest (short audio)",
-            determinism_note="a remote service: earmark cannot control or see its model "
-            "version, and the API takes no seed",
-            extra={
-                **transport,
-                "api": PATH,
-                "locale": self.azure.locale,
-                "text": self.azure.text,
-                "profanity": self.azure.profanity,
-                "note": "hosted service: model and revision cannot be verified",
-            },
-        )
+    def _service_record(self) -> dict[str, Any]:
+        return {
+            "model": BACKEND,
+            "api": PATH,
+            "locale": self.azure.locale,
+            "text": self.azure.text,
+            "profanity": self.azure.profanity,
+        }
 
-    def _request(self, audio: bytes, language: str | None) -> tuple[str, bytes, dict[str, str]]:
+    def _language_sent(self, language: str | None) -> str | None:
+        """The locale: the arm's, else the row's tag when it names a region."""
         locale = self.azure.locale or (language if language and "-" in language else None)
         if locale is None:
             raise ClipFailure(
@@ -111,8 +107,11 @@ class AzureSpeechEngine(HttpEngine):
                 f"Azure takes a locale such as ga-IE; the row's language is {language!r}: "
                 "set locale= on the arm",
             )
+        return locale
+
+    def _request(self, audio: bytes, language: str | None) -> tuple[str, bytes, dict[str, str]]:
         query = urlencode(
-            {"language": locale, "format": "detailed", "profanity": self.azure.profanity}
+            {"language": language, "format": "detailed", "profanity": self.azure.profanity}
         )
         headers = {
             "Content-Type": "audio/wav; codecs=audio/pcm; samplerate=16000",

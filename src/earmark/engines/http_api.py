@@ -24,7 +24,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
@@ -49,8 +49,9 @@ DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 @dataclass(frozen=True)
 class HttpOptions:
+    """The endpoint and transport settings every HTTP backend shares."""
+
     endpoint: str
-    model: str
     api_key_env: str | None
     timeout: float
     request_timeout: float
@@ -58,27 +59,39 @@ class HttpOptions:
     follow_redirects: str
     retries: int
     backoff: float
-    response_format: str
     language_policy: str
-    temperature: str | None
     licence: str | None
     licence_source: str | None
 
 
-def read_options(arm: ArmSpec) -> HttpOptions:
+@dataclass(frozen=True)
+class TranscriptionFields:
+    """What OpenAI's `/audio/transcriptions` form carries besides the audio."""
+
+    model: str
+    response_format: str
+    temperature: str | None
+
+
+def read_options(arm: ArmSpec) -> tuple[HttpOptions, TranscriptionFields]:
     reader = SettingsReader(arm)
     options = read_http_options(arm, reader)
-    if options.temperature is not None:
+    fields = TranscriptionFields(
+        model=reader.text("model", "whisper-1") or "whisper-1",
+        response_format=reader.choice("response_format", ("verbose_json", "json"), "verbose_json"),
+        temperature=reader.text("temperature"),
+    )
+    if fields.temperature is not None:
         reader.number("temperature", 0.0, minimum=0.0)
     reader.finish()
-    return options
+    return options, fields
 
 
 def read_http_options(
     arm: ArmSpec, reader: SettingsReader, *, policies: tuple[str, ...] = ("forced", "detect")
 ) -> HttpOptions:
-    """The endpoint and transport settings every HTTP backend shares (the caller reads its
-    own settings from `reader` too, then finishes it)."""
+    """The endpoint and transport settings (the caller reads its service's own settings
+    from `reader` too, then finishes it, so a setting no part reads is refused)."""
     parsed = urlsplit(arm.model)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise EarmarkError(f"arm '{arm.name}': {arm.model!r} is not an http(s) URL", field="model")
@@ -90,9 +103,8 @@ def read_http_options(
         )
     licence, licence_source = read_licence(reader)
     timeout = reader.number("timeout", 60.0, minimum=0.001)
-    options = HttpOptions(
+    return HttpOptions(
         endpoint=arm.model.rstrip("/"),
-        model=reader.text("model", "whisper-1") or "whisper-1",
         api_key_env=reader.text("api_key_env"),
         timeout=timeout,
         # `timeout` bounds each socket read; a server sending a byte just before each
@@ -104,13 +116,10 @@ def read_http_options(
         follow_redirects=reader.choice("follow_redirects", ("none", "same-origin"), "none"),
         retries=reader.integer("retries", 2, minimum=0),
         backoff=reader.number("backoff", 0.5, minimum=0.0),
-        response_format=reader.choice("response_format", ("verbose_json", "json"), "verbose_json"),
         language_policy=reader.choice("language_policy", policies, "forced"),
-        temperature=reader.text("temperature"),
         licence=licence,
         licence_source=licence_source,
     )
-    return options
 
 
 class ClipFailure(Exception):
@@ -166,26 +175,24 @@ class _Deadline:
         self._timer.cancel()
 
 
-class HttpEngine:
-    """Sends each clip as a 16 kHz PCM-16 WAV; parses `text` (and `segments`)."""
+class RemoteEngine:
+    """One HTTP(S) request per clip to a remote recogniser: the key, the resolved
+    addresses, retries, redirects, deadlines and bounded reads. A service says how a clip
+    becomes a request (`_request`), what its answer means (`_parse`) and what its record
+    adds (`_service_record`)."""
+
+    backend: ClassVar[str]
+    runtime: ClassVar[str]
+    determinism_note: ClassVar[str]
 
     def __init__(self, arm: ArmSpec, options: HttpOptions) -> None:
         self.arm = arm
         self.name = arm.name
         self.options = options
         self._key: str | None = None
-        self._format = options.response_format
         self._loaded = False
         self._origin = _origin(options.endpoint)
         self._addresses: list[tuple[int, Any]] = []
-
-    @classmethod
-    def check_spec(cls, arm: ArmSpec) -> HttpOptions:
-        return read_options(arm)
-
-    @classmethod
-    def from_spec(cls, arm: ArmSpec) -> HttpEngine:
-        return cls(arm, read_options(arm))
 
     def load(self) -> ModelInfo:
         if self._loaded:
@@ -202,26 +209,24 @@ class HttpEngine:
                 )
         self._addresses = _resolve(self.name, self._origin)
         self._loaded = True
+        service = self._service_record()
         return ModelInfo(
-            backend=BACKEND,
-            artifact_id=f"{self.options.model} @ {self.options.endpoint}",
+            backend=self.backend,
+            artifact_id=f"{service['model']} @ {self.options.endpoint}",
             revision=None,
             file_sha256={},
             licence=self.options.licence,
             licence_source=self.options.licence_source,
-            runtime="openai-compatible-http",
+            runtime=self.runtime,
             runtime_version=None,
             compute_type=None,
             load_seconds=time.perf_counter() - started,
             deterministic=False,
-            determinism_note="a remote service: earmark cannot control its sampling "
-            "(the transcription API takes no seed, and a temperature sent is the server's "
-            "to honour)",
+            determinism_note=self.determinism_note,
             extra={
                 "endpoint": self.options.endpoint,
-                "model": self.options.model,
+                **service,
                 "api_key_env": env,
-                "response_format": self.options.response_format,
                 "language_policy": self.options.language_policy,
                 "timeout": self.options.timeout,
                 "request_timeout": self.options.request_timeout,
@@ -241,11 +246,33 @@ class HttpEngine:
     def close(self) -> None:
         self._key = None
 
+    def _service_record(self) -> dict[str, Any]:
+        """The service's part of the model record; its `model` names what is asked for."""
+        raise NotImplementedError
+
+    def _language_sent(self, language: str | None) -> str | None:
+        """The language the request names (None: the service detects it)."""
+        return language if self.options.language_policy == "forced" else None
+
+    def _request(self, audio: bytes, language: str | None) -> tuple[str, bytes, dict[str, str]]:
+        """(URL, body, headers) of one clip's request."""
+        raise NotImplementedError
+
+    def _parse(self, payload: Any) -> tuple[str, tuple[Segment, ...], str | None, dict[str, Any]]:
+        """Text, segments, the language the server reports, and what the row records of
+        the answer; a `ClipFailure` when the answer is not a transcript."""
+        raise NotImplementedError
+
+    def _try_otherwise(self, failure: ClipFailure) -> bool:
+        """Change the request after this failure and send it again at once (no retry
+        counted); False when the failure stands."""
+        return False
+
     def _one(self, clip: Clip, language: str | None) -> Hypothesis:
         started = time.perf_counter()
         attempts = 0
-        sent_language = language if self.options.language_policy == "forced" else None
         try:
+            sent_language = self._language_sent(language)
             audio = wav_bytes(clip)
             while True:
                 try:
@@ -253,8 +280,7 @@ class HttpEngine:
                     payload = self._post(audio, sent_language)
                     break
                 except ClipFailure as failure:
-                    if failure.code.startswith("format_rejected") and self._format != "json":
-                        self._format = "json"
+                    if self._try_otherwise(failure):
                         continue
                     retryable = failure.code == "connection_error" or failure.code.startswith(
                         "http_error:5"
@@ -264,13 +290,12 @@ class HttpEngine:
                     time.sleep(self.options.backoff * (2 ** (attempts - 1)))
             text, segments, reported, answered = self._parse(payload)
         except ClipFailure as failure:
-            code = failure.code.replace("format_rejected:", "http_error:")
             return Hypothesis(
                 id=clip.id,
                 text="",
                 decode_seconds=time.perf_counter() - started,
                 language_requested=language,
-                error=code,
+                error=failure.code,
                 extra={"attempts": attempts, "detail": failure.detail[:300], **failure.extra},
             )
         used = reported if reported and len(reported) <= 3 else sent_language
@@ -286,25 +311,6 @@ class HttpEngine:
             segments=segments,
             extra=extra,
         )
-
-    def _request(self, audio: bytes, language: str | None) -> tuple[str, bytes, dict[str, str]]:
-        """(URL, body, headers) of one clip's request: OpenAI's multipart form."""
-        fields = {"model": self.options.model, "response_format": self._format}
-        if language:
-            fields["language"] = language
-        if self.options.temperature is not None:
-            fields["temperature"] = self.options.temperature
-        body, content_type = _multipart(fields, audio)
-        headers = {"Content-Type": content_type, "Accept": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        return f"{self.options.endpoint}/audio/transcriptions", body, headers
-
-    def _parse(self, payload: Any) -> tuple[str, tuple[Segment, ...], str | None, dict[str, Any]]:
-        """Text, segments, the language the server reports, and what the row records of
-        the answer; a `ClipFailure` when the answer is not a transcript."""
-        text, segments, reported = _parse(payload)
-        return text, segments, reported, {"response_format": self._format}
 
     def _post(self, audio: bytes, language: str | None) -> Any:
         url, body, headers = self._request(audio, language)
@@ -330,10 +336,7 @@ class HttpEngine:
                 )
             url = target
         if not 200 <= reply.status < 300:
-            detail = reply.body.decode("utf-8", "replace")
-            if reply.status in _FORMAT_REJECTED and self._format != "json":
-                raise ClipFailure(f"format_rejected:{reply.status}", detail)
-            raise ClipFailure(f"http_error:{reply.status}", detail)
+            raise ClipFailure(f"http_error:{reply.status}", reply.body.decode("utf-8", "replace"))
         try:
             return json.loads(reply.body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -414,6 +417,58 @@ class HttpEngine:
         if response.length:  # the server closed before the length it declared
             raise http.client.IncompleteRead(b"".join(chunks), response.length)
         return b"".join(chunks)
+
+
+class HttpEngine(RemoteEngine):
+    """OpenAI's `/audio/transcriptions`: each clip as a 16 kHz PCM-16 WAV in a multipart
+    form; parses `text` (and `segments`)."""
+
+    backend = BACKEND
+    runtime = "openai-compatible-http"
+    determinism_note = (
+        "a remote service: earmark cannot control its sampling (the transcription API takes "
+        "no seed, and a temperature sent is the server's to honour)"
+    )
+
+    def __init__(self, arm: ArmSpec, options: HttpOptions, fields: TranscriptionFields) -> None:
+        super().__init__(arm, options)
+        self.fields = fields
+        self._format = fields.response_format
+
+    @classmethod
+    def check_spec(cls, arm: ArmSpec) -> tuple[HttpOptions, TranscriptionFields]:
+        return read_options(arm)
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> HttpEngine:
+        return cls(arm, *read_options(arm))
+
+    def _service_record(self) -> dict[str, Any]:
+        return {"model": self.fields.model, "response_format": self.fields.response_format}
+
+    def _request(self, audio: bytes, language: str | None) -> tuple[str, bytes, dict[str, str]]:
+        fields = {"model": self.fields.model, "response_format": self._format}
+        if language:
+            fields["language"] = language
+        if self.fields.temperature is not None:
+            fields["temperature"] = self.fields.temperature
+        body, content_type = _multipart(fields, audio)
+        headers = {"Content-Type": content_type, "Accept": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        return f"{self.options.endpoint}/audio/transcriptions", body, headers
+
+    def _parse(self, payload: Any) -> tuple[str, tuple[Segment, ...], str | None, dict[str, Any]]:
+        text, segments, reported = _parse(payload)
+        return text, segments, reported, {"response_format": self._format}
+
+    def _try_otherwise(self, failure: ClipFailure) -> bool:
+        """A server that does not do verbose_json: json from now on (this clip included)."""
+        rejected = failure.code in {f"http_error:{status}" for status in _FORMAT_REJECTED}
+        if rejected and self._format != "json":
+            self._format = "json"
+            return True
+        return False
 
 
 def _origin(url: str) -> tuple[str, str, int]:
