@@ -67,3 +67,14 @@ def test_workers_start_with_the_parent_heap_frozen_and_the_parent_unfreezes() ->
     with pytest.raises(ValueError):
         fork_map(_fails_on_three, list(range(6)), jobs=2)
     assert gc.get_freeze_count() == 0
+
+
+def test_a_callers_own_freeze_is_left_in_place() -> None:
+    keep = [[i] for i in range(100)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert fork_map(_frozen_in_worker, [0, 1], jobs=2)
+        assert gc.get_freeze_count() >= frozen and len(keep) == 100
+    finally:
+        gc.unfreeze()

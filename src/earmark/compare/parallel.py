@@ -59,12 +59,15 @@ def fork_map(func: Callable[[Item], Result], items: Sequence[Item], jobs: int) -
     # The workers inherit the parent's heap (every row already read and counted): frozen,
     # their garbage collector never walks it (Python's advice before forking), which was a
     # fifth of their time at 12 arms x 100k rows; it also spares those pages from
-    # copy-on-write. The parent unfreezes when the map is done.
+    # copy-on-write. The parent unfreezes when the map is done, unless its caller had
+    # frozen objects of its own (unfreezing would release theirs too; ours then stay frozen).
+    caller_froze = gc.get_freeze_count() > 0
     gc.freeze()
     try:
         return _fork_map(ctx, func, items, jobs)
     finally:
-        gc.unfreeze()
+        if not caller_froze:
+            gc.unfreeze()
 
 
 def _fork_map(
