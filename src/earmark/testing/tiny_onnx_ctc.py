@@ -33,6 +33,27 @@ def int64_tensor(name: str, values: list[int]) -> Any:
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
+def save_model(graph: Any, path: Path, metadata: dict[str, str] | None = None) -> Any:
+    """Wrap `graph` as an opset-17 model readable by every onnxruntime that sherpa-onnx
+    1.x/2.x bundles (IR version 8), set its metadata, check it and write it; returns it."""
+    import onnx
+    from onnx import helper
+
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    if metadata:
+        helper.set_model_props(model, metadata)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return model
+
+
+def write_tokens(folder: Path) -> None:
+    """`tokens.txt` as sherpa-onnx reads it: `symbol id` per line, the blank last."""
+    lines = [f"{token} {i}" for i, token in enumerate(TOKENS)]
+    (folder / "tokens.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def every_nth_frame(source: str, target: str, axis: int, step: int) -> tuple[list[Any], Any]:
     """The initialisers and the Slice node keeping every `step`-th frame along `axis`:
     a subsampling stand-in for the convolutions of a real encoder."""
@@ -112,8 +133,6 @@ def build_tiny_nemo_ctc(
         ],
         initialisers,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8  # readable by every onnxruntime that sherpa-onnx 1.x/2.x bundles
     metadata = {
         "vocab_size": str(vocab),
         "subsampling_factor": str(SUBSAMPLING),
@@ -122,11 +141,8 @@ def build_tiny_nemo_ctc(
         "model_type": "EncDecCTCModelBPE",
         "comment": "earmark tiny random-weight test model",
     }
-    helper.set_model_props(model, metadata)
-    onnx.checker.check_model(model)
-    onnx.save(model, str(out / "model.onnx"))
-    lines = [f"{token} {i}" for i, token in enumerate(TOKENS)]
-    (out / "tokens.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    save_model(graph, out / "model.onnx", metadata)
+    write_tokens(out)
     if int8:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 

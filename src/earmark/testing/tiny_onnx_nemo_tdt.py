@@ -26,11 +26,17 @@ frames (0.08 s each) reads `TEXT`, and, decoded as TDT, token k is stamped at fr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, TOKENS, every_nth_frame, int64_tensor
+from earmark.testing.tiny_onnx_ctc import (
+    FEATURE_DIM,
+    TOKENS,
+    every_nth_frame,
+    int64_tensor,
+    save_model,
+    write_tokens,
+)
 
 #: What the model says, and the tokens it spells it with (SentencePiece's word marker).
 TEXT = "world"
@@ -61,18 +67,6 @@ def _transitions() -> np.ndarray:
     table[chain[-1], blank] = 10.0
     table[chain[-1], vocab + len(DURATIONS) - 1] = 10.0
     return table
-
-
-def _save(graph: Any, path: Path, metadata: dict[str, str] | None = None) -> None:
-    import onnx
-    from onnx import helper
-
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    if metadata:
-        helper.set_model_props(model, metadata)
-    onnx.checker.check_model(model)
-    onnx.save(model, str(path))
 
 
 def build_tiny_nemo_tdt(out_dir: str | Path, *, tdt: bool = True) -> Path:
@@ -116,7 +110,7 @@ def build_tiny_nemo_tdt(out_dir: str | Path, *, tdt: bool = True) -> Path:
         ],
     )
     url = "tiny-parakeet-tdt (earmark test)" if tdt else "tiny-nemo-rnnt (earmark test)"
-    _save(
+    save_model(
         encoder,
         out / "encoder.onnx",
         {
@@ -154,7 +148,7 @@ def build_tiny_nemo_tdt(out_dir: str | Path, *, tdt: bool = True) -> Path:
         ],
         [numpy_helper.from_array(np.eye(vocab, dtype=np.float32), "dec.embedding")],
     )
-    _save(decoder, out / "decoder.onnx")
+    save_model(decoder, out / "decoder.onnx")
 
     joiner = helper.make_graph(
         [
@@ -177,7 +171,6 @@ def build_tiny_nemo_tdt(out_dir: str | Path, *, tdt: bool = True) -> Path:
             int64_tensor("unsqueeze.axes", [1]),
         ],
     )
-    _save(joiner, out / "joiner.onnx")
-    lines = [f"{token} {i}" for i, token in enumerate(TOKENS)]
-    (out / "tokens.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    save_model(joiner, out / "joiner.onnx")
+    write_tokens(out)
     return out

@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from earmark.testing.tiny_onnx_ctc import FEATURE_DIM, SUBSAMPLING, TOKENS, ctc_projection
+from earmark.testing.tiny_onnx_ctc import (
+    FEATURE_DIM,
+    SUBSAMPLING,
+    TOKENS,
+    ctc_projection,
+    save_model,
+    write_tokens,
+)
 
 #: Feature frames (10 ms each) per model call; the chunk shift is the same (no overlap).
 WINDOW_FRAMES = 8
@@ -35,7 +42,6 @@ def build_tiny_online_nemo_ctc(
 
     `blank_bias` is added to the blank's logit (negative: the random model says more).
     """
-    import onnx
     from onnx import TensorProto, helper
 
     out = Path(out_dir)
@@ -74,8 +80,6 @@ def build_tiny_online_nemo_ctc(
         ],
         initialisers,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8  # readable by every onnxruntime that sherpa-onnx 1.x/2.x bundles
     metadata = {
         "vocab_size": str(vocab - 1),  # NeMo counts the vocabulary without the blank
         "window_size": str(WINDOW_FRAMES),
@@ -86,9 +90,6 @@ def build_tiny_online_nemo_ctc(
         "model_type": "EncDecCTCModelBPE",
         "comment": "earmark tiny random-weight streaming test model",
     }
-    helper.set_model_props(model, metadata)
-    onnx.checker.check_model(model)
-    onnx.save(model, str(out / "model.onnx"))
-    lines = [f"{token} {i}" for i, token in enumerate(TOKENS)]
-    (out / "tokens.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    save_model(graph, out / "model.onnx", metadata)
+    write_tokens(out)
     return out
