@@ -32,7 +32,11 @@ def is_nemo_encoder(encoder: Path) -> bool:
 
 def is_tdt(encoder: Path) -> bool:
     """sherpa-onnx's own rule: TDT when the encoder's `url` metadata contains "tdt"."""
-    return "tdt" in (onnx_metadata(encoder) or {}).get("url", "")
+    return _names_tdt(onnx_metadata(encoder) or {})
+
+
+def _names_tdt(metadata: dict[str, str]) -> bool:
+    return "tdt" in metadata.get("url", "")
 
 
 def problems(encoder: Path, joiner: Path, tokens: Path) -> list[str]:
@@ -60,13 +64,14 @@ def problems(encoder: Path, joiner: Path, tokens: Path) -> list[str]:
             "(with the blank)"
         )
     width = onnx_output_width(joiner)
+    tdt = _names_tdt(metadata)
     if width is not None:
-        if is_tdt(encoder) and width <= vocab:
+        if tdt and width <= vocab:
             found.append(
                 f"{joiner.name} returns {width} logits: a TDT joiner returns the {vocab} "
                 "tokens' and at least one duration's"
             )
-        elif not is_tdt(encoder) and width != vocab:
+        elif not tdt and width != vocab:
             found.append(
                 f"{joiner.name} returns {width} logits, not the vocabulary's {vocab} (a TDT "
                 "model's encoder metadata names it in `url`)"
