@@ -498,25 +498,33 @@ def row_provenance_gate(meta: CorpusMeta, *, manifest: str | os.PathLike[str]) -
         return
     name = os.fspath(manifest)
     for line, utt in enumerate(read_manifest(name), start=1):
-        source = utt.source
-        missing = (
-            "source"
-            if source is None
-            else "source.dataset"
-            if not (source.dataset or "").strip()
-            else "source.licence"
-            if not _declared(source.licence)
-            else None
-        )
-        if missing is not None:
-            raise EarmarkError(
-                f"row {utt.id!r} has no {missing}; the sidecar requires per-row provenance",
-                file=name,
-                line=line,
-                field=missing,
-                hint='give every row "source": {"dataset": …, "licence": …} (as its '
-                "publisher states), or drop row_provenance from the sidecar",
-            )
+        problem = row_provenance_problem(utt, line, name)
+        if problem is not None:
+            raise problem
+
+
+def row_provenance_problem(utt: Utterance, line: int, manifest: str) -> EarmarkError | None:
+    """The error for one row without the provenance a requiring sidecar asks for."""
+    source = utt.source
+    missing = (
+        "source"
+        if source is None
+        else "source.dataset"
+        if not (source.dataset or "").strip()
+        else "source.licence"
+        if not _declared(source.licence)
+        else None
+    )
+    if missing is None:
+        return None
+    return EarmarkError(
+        f"row {utt.id!r} has no {missing}; the sidecar requires per-row provenance",
+        file=manifest,
+        line=line,
+        field=missing,
+        hint='give every row "source": {"dataset": …, "licence": …} (as its '
+        "publisher states), or drop row_provenance from the sidecar",
+    )
 
 
 def is_public(meta: CorpusMeta) -> bool:
@@ -644,8 +652,19 @@ def validate_manifest(
     if root is not None and not root.is_dir():
         raise EarmarkError("audio root is not a directory", file=str(root))
 
+    # The sidecar is read first so that a requirement on the rows (per-row provenance) is
+    # checked in this one pass; a sidecar problem is reported after the rows, as before.
+    try:
+        meta: CorpusMeta | None = read_meta(name)
+        sidecar_problem: EarmarkError | None = None
+    except EarmarkError as exc:
+        meta, sidecar_problem = None, exc
+    required = meta is not None and meta.row_provenance == ROW_PROVENANCE_REQUIRED
+    provenance_problem: EarmarkError | None = None
     for utt in read_manifest(name):
         rows += 1
+        if required and provenance_problem is None:
+            provenance_problem = row_provenance_problem(utt, rows, name)
         digest.update(utt.to_json().encode("utf-8"))
         digest.update(b"\n")
         languages[utt.language] += 1
@@ -677,10 +696,12 @@ def validate_manifest(
         problems=problems,
     )
     try:
-        meta = read_meta(name)
+        if meta is None:
+            raise sidecar_problem or EarmarkError("no sidecar", file=name)
         report.meta = meta
         licence_gate(meta, manifest=name)
-        row_provenance_gate(meta, manifest=name)
+        if provenance_problem is not None:
+            raise provenance_problem
         report.public = is_public(meta)
     except EarmarkError as exc:
         report.licence_problem = str(exc)
