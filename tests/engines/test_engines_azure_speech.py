@@ -160,20 +160,10 @@ def test_settings_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_earmark_run_scores_an_azure_arm(tmp_path: Path, tone_clips: list[Clip]) -> None:
     """End to end: the egress guard lets exactly the endpoint through, and the rows and
     results carry the transcript, the status and the record."""
+    from clip_corpus import write_clip_corpus
     from earmark.cli import main
-    from earmark.corpus.model import CorpusMeta, Utterance
-    from earmark.corpus.writer import write_manifest
 
-    audio = tmp_path / "corpus" / "audio"
-    audio.mkdir(parents=True)
-    rows = []
-    for clip in tone_clips:
-        soundfile.write(audio / f"{clip.id}.wav", clip.audio, 16000, subtype="PCM_16")
-        rows.append(Utterance(id=clip.id, audio=f"audio/{clip.id}.wav",
-                              text="tá sé cúig a chlog", language="ga"))  # fmt: skip
-    manifest = tmp_path / "corpus" / "manifest.jsonl"
-    write_manifest(manifest, rows, CorpusMeta(dataset="tones", licence="CC0-1.0",
-                                              consent_basis="synthetic"))  # fmt: skip
+    manifest = write_clip_corpus(tmp_path / "corpus", tone_clips, "tá sé cúig a chlog", "ga")
     out = tmp_path / "run"
     with LoopbackServer(lambda request: answer(DETAILED)) as server:
         arm = f"azure-speech:{server.url}?locale=ga-IE&text=lexical&name=azure"

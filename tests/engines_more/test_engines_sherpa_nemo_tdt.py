@@ -152,22 +152,10 @@ def test_what_sherpa_onnx_would_exit_on_is_an_error(
 
 def test_a_run_records_the_decoding_in_results(tdt: Path, tmp_path: Path) -> None:
     """End to end through `earmark run`: the arm's model record says TDT."""
-    import soundfile
-
+    from clip_corpus import write_clip_corpus
     from earmark.cli import main
-    from earmark.corpus.model import CorpusMeta, Utterance
-    from earmark.corpus.writer import write_manifest
 
-    audio = tmp_path / "corpus" / "audio"
-    audio.mkdir(parents=True)
-    rows = []
-    for clip in _clips():
-        soundfile.write(audio / f"{clip.id}.wav", clip.audio, 16000, subtype="PCM_16")
-        rows.append(Utterance(id=clip.id, audio=f"audio/{clip.id}.wav", text="world",
-                              language="en"))  # fmt: skip
-    manifest = tmp_path / "corpus" / "manifest.jsonl"
-    write_manifest(manifest, rows, CorpusMeta(dataset="tones", licence="CC0-1.0",
-                                              consent_basis="synthetic"))  # fmt: skip
+    manifest = write_clip_corpus(tmp_path / "corpus", _clips(), TEXT, "en")
     out = tmp_path / "run"
     args = ["run", "--manifest", str(manifest), "--arm", f"sherpa-onnx:{tdt}?name=tdt",
             "--normalizer", "none", "--bootstrap", "0", "--out", str(out), "--quiet"]  # fmt: skip
