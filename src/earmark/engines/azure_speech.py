@@ -85,10 +85,6 @@ class AzureSpeechEngine(RemoteEngine):
     def check_spec(cls, arm: ArmSpec) -> tuple[HttpOptions, AzureSettings]:
         return read_options(arm)
 
-    @classmethod
-    def from_spec(cls, arm: ArmSpec) -> AzureSpeechEngine:
-        return cls(arm, *read_options(arm))
-
     def _service_record(self) -> dict[str, Any]:
         return {
             "model": BACKEND,

@@ -194,6 +194,15 @@ class RemoteEngine:
         self._origin = _origin(options.endpoint)
         self._addresses: list[tuple[int, Any]] = []
 
+    @classmethod
+    def check_spec(cls, arm: ArmSpec) -> tuple[Any, ...]:
+        """The arm's settings: the transport's and the service's (refused if unknown)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_spec(cls, arm: ArmSpec) -> RemoteEngine:
+        return cls(arm, *cls.check_spec(arm))
+
     def load(self) -> ModelInfo:
         if self._loaded:
             raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
@@ -438,10 +447,6 @@ class HttpEngine(RemoteEngine):
     @classmethod
     def check_spec(cls, arm: ArmSpec) -> tuple[HttpOptions, TranscriptionFields]:
         return read_options(arm)
-
-    @classmethod
-    def from_spec(cls, arm: ArmSpec) -> HttpEngine:
-        return cls(arm, *read_options(arm))
 
     def _service_record(self) -> dict[str, Any]:
         return {"model": self.fields.model, "response_format": self.fields.response_format}
