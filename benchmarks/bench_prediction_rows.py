@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from earmark.report.html import write_html_report
-from earmark.report.html_examples import render_worst
-from earmark.report.html_inputs import ReportInputs
-from earmark.report.run_directory import load_run
+from earmark.render.html import write_html_report
+from earmark.render.html_examples import render_worst
+from earmark.render.html_inputs import ReportInputs
+from earmark.render.run_directory import load_run
 from earmark.results import PredictionRow
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "tests" / "report" / "data" / "example-run"

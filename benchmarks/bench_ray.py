@@ -31,7 +31,7 @@ from earmark.corpus.demo import demo_audio_root, demo_manifest_path
 from earmark.corpus.manifest import read_manifest, read_meta
 from earmark.corpus.writer import write_manifest
 from earmark.engines.spec import parse_arm_spec
-from earmark.run.plan import RunPlan
+from earmark.execution.plan import RunPlan
 
 ARM = "faster-whisper:bundled:tiny.en?compute_type=int8&beam_size=1&temperature=0&name=tiny"
 
@@ -62,8 +62,8 @@ def main() -> int:
 
     import ray
 
-    from earmark.distributed import run_arm_on_ray
-    from earmark.run.runner import RunOptions, _run_arm_isolated, selected_utterances
+    from earmark.execution.ray_executor import run_arm_on_ray
+    from earmark.execution.runner import RunOptions, _run_arm_isolated, selected_utterances
 
     with tempfile.TemporaryDirectory(prefix="earmark-bench-ray-") as tmp:
         root = Path(tmp)

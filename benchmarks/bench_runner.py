@@ -51,8 +51,8 @@ def bare_loop(rows) -> float:
 
 
 def earmark_arm(rows, out: Path) -> float:
-    from earmark.run.arm_worker import run_arm
-    from earmark.run.plan import RunPlan
+    from earmark.execution.arm_worker import run_arm
+    from earmark.execution.plan import RunPlan
 
     plan = RunPlan(
         manifest=str(demo_manifest_path()),

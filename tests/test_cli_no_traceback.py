@@ -136,7 +136,7 @@ def test_unexpected_error_one_line_and_the_trace_in_a_file(
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("a bug\non two lines")
 
-    monkeypatch.setattr("earmark.report.html.write_html_report", broken)
+    monkeypatch.setattr("earmark.render.html.write_html_report", broken)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr("tempfile.tempdir", None)  # re-read TMPDIR
     assert main(["report", str(tmp_path)]) == 1
@@ -153,7 +153,7 @@ def test_interrupt_keeps_exit_130(monkeypatch: pytest.MonkeyPatch, capsys) -> No
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("earmark.report.html.write_html_report", interrupted)
+    monkeypatch.setattr("earmark.render.html.write_html_report", interrupted)
     assert main(["report", "x"]) == 130
     assert "interrupted" in one_line(capsys.readouterr().err.splitlines())
 

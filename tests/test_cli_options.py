@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from earmark.cli import main
-from earmark.commands import arguments
-from earmark.commands.run import BATCH_BACKENDS, DEVICE_BACKENDS, with_batch_size, with_device
+from earmark.cli import arguments
+from earmark.cli.run import BATCH_BACKENDS, DEVICE_BACKENDS, with_batch_size, with_device
 from earmark.corpus.demo import demo_audio_root, demo_manifest_path
 from earmark.engines.registry import validate_arm
 from earmark.engines.spec import parse_arm_spec
@@ -184,7 +184,7 @@ def _corpus_with_recorded_root(tmp_path: Path) -> Path:
 def test_validate_check_audio_uses_the_audio_root_run_uses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from earmark.run.plan import default_audio_root
+    from earmark.execution.plan import default_audio_root
 
     manifest = _corpus_with_recorded_root(tmp_path)
     assert default_audio_root(manifest.resolve()) == (tmp_path / "data").resolve()
@@ -319,7 +319,7 @@ def test_with_device_and_batch_size_fill_only_unset_settings() -> None:
 
 def _captured_plan(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Keep the plan the command hands to the runner, and run nothing."""
-    import earmark.run.runner as runner
+    import earmark.execution.runner as runner
 
     seen: dict[str, Any] = {}
 
@@ -328,7 +328,7 @@ def _captured_plan(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         return {"arms": {}, "failures": []}
 
     monkeypatch.setattr(runner, "run_plan", capture)
-    monkeypatch.setattr("earmark.report.terminal.print_summary", lambda *a, **k: None)
+    monkeypatch.setattr("earmark.render.terminal.print_summary", lambda *a, **k: None)
     return seen
 
 
@@ -444,7 +444,7 @@ def test_score_csv_reads_back_with_counts_and_formula_guard(
 
 
 def test_guard_cell_prefixes_only_formula_starts() -> None:
-    from earmark.report.predictions_csv import guard_cell
+    from earmark.render.predictions_csv import guard_cell
 
     for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
         assert guard_cell(text) == "'" + text

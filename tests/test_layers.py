@@ -9,12 +9,13 @@ round a longer loop), so each layer can be read, tested and replaced on its own:
 2. `metrics` (built on `text`), `artefacts`
 3. `results`: the typed model of everything earmark writes and reads
 4. `corpus`, `engines`: what goes in
-5. `scoring`, `compare`: figures from rows
+5. `scoring`, `comparison`: figures from rows
 6. `rundir`: the only code that knows a run folder's files
-7. `run`, `report`, `postprocess`, `file_scoring`, `file_comparison`: running, rendering,
-   post-processing, and `earmark score`/`compare`'s read-figure-write of files and folders
-8. `distributed`, `verification`: what composes runs and reports
-9. `commands`, `cli`, `front_door`, the package itself (`earmark.wer`, ...)
+7. `execution`, `render`, `decisions`, `postprocess`, `file_scoring`, `file_comparison`: running,
+   rendering, deciding, post-processing, and `earmark score`/`compare`'s read-figure-write of
+   files and folders
+8. `verification`: what composes runs and reports
+9. `api` (one function per verb), then `cli` and the package itself (`earmark.wer`, ...)
 """
 
 from __future__ import annotations
@@ -47,16 +48,16 @@ LAYERS: dict[str, int] = {
     "corpus": 4,
     "engines": 4,
     "scoring": 5,
-    "compare": 5,
+    "comparison": 5,
     "rundir": 6,
-    "run": 7,
-    "report": 7,
+    "execution": 7,
+    "render": 7,
+    "decisions": 7,
     "postprocess": 7,
     "file_scoring": 7,
     "file_comparison": 7,
-    "distributed": 8,
     "verification": 8,
-    **dict.fromkeys(("commands", "cli", "front_door", "__main__", "__init__"), 9),
+    **dict.fromkeys(("api", "cli", "__main__", "__init__"), 9),
 }
 
 

@@ -233,21 +233,20 @@ def test_equals_earmark_score_on_the_same_pairs(case: str, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    "module", ["earmark", "earmark.front_door.pairs", "earmark.front_door.subcommands"]
+    "module", ["earmark", "earmark.api.pairs", "earmark.api.subcommands"]
 )
 def test_docstring_examples_run(module: str) -> None:
-    # doctest's finder unwraps `earmark.run/compare/report` (`__wrapped__`) while it walks
-    # the package's namespace; resolving them first imports what they need, so the walk
-    # does not see the namespace grow (which it refuses) in a fresh process.
+    # The verbs are plain functions now (no package shares their names), so doctest's walk
+    # of the namespace sees nothing grow while it unwraps them.
     import earmark
 
     for name in ("run", "compare", "report"):
-        assert callable(getattr(earmark, name).__wrapped__)
+        assert callable(getattr(earmark, name))
     result = doctest.testmod(
         sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
     )
     assert result.failed == 0
-    if module != "earmark.front_door.subcommands":
+    if module != "earmark.api.subcommands":
         assert result.attempted > 0
 
 
@@ -273,27 +272,27 @@ def _modules_after(code: str) -> set[str]:
 
 def test_import_earmark_imports_no_front_door_yet() -> None:
     mods = _modules_after("import earmark")
-    assert "earmark.front_door.pairs" not in mods and "numpy" not in mods
+    assert "earmark.api.pairs" not in mods and "numpy" not in mods
 
 
 def test_scoring_strings_imports_nothing_heavy() -> None:
     mods = _modules_after('import earmark\nassert earmark.wer(["a b"], ["a c"]) == 0.5')
     assert "earmark.scoring.scorer" in mods  # the real scoring path ran
     assert not [m for m in HEAVY if m in mods]
-    assert "earmark.front_door.subcommands" not in mods
+    assert "earmark.api.subcommands" not in mods
 
 
 def test_run_compare_report_are_functions_and_still_packages() -> None:
-    import earmark.report.html as html
-    import earmark.run.runner as runner
-    from earmark.front_door import subcommands
+    import earmark.render.html as html
+    import earmark.execution.runner as runner
+    from earmark.api import subcommands
 
     for name in ("run", "compare", "report"):
         function = getattr(earmark, name)
         assert callable(function)
         assert inspect.signature(function) == inspect.signature(getattr(subcommands, name))
         assert inspect.getdoc(function) == inspect.getdoc(getattr(subcommands, name))
-    assert earmark.run.runner is runner and earmark.report.html is html
+    assert earmark.execution.runner is runner and earmark.render.html is html
     assert sorted(earmark.__all__) == sorted(dir(earmark))
 
 

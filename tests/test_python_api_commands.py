@@ -20,8 +20,8 @@ import pytest
 import earmark
 from earmark.cli import build_parser, main
 from earmark.errors import EarmarkError
-from earmark.front_door import subcommands
-from earmark.front_door.subcommands import FUNCTIONS
+from earmark.api import subcommands
+from earmark.api.subcommands import FUNCTIONS
 
 DEMO = Path(earmark.__file__).parent / "demo_corpus" / "manifest.jsonl"
 

@@ -2,7 +2,7 @@
 `RUN#ARM`, prediction files), compare them, write `compare.json`/`compare.md`; and the
 cross-corpus gap (`compare --gap`), written as `gap.json`/`gap.md`.
 
-The comparison itself (`earmark.compare.api.compare_arms`, `earmark.compare.gap.corpus_gap`)
+The comparison itself (`earmark.comparison.api.compare_arms`, `earmark.comparison.gap.corpus_gap`)
 takes arms already read; reading and writing folders sits here, above the run directory.
 """
 
@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from earmark.collector import collector_paused
-from earmark.compare.api import Aggregate, CompareOptions, compare_arms
-from earmark.compare.gap import corpus_gap, render_gap_markdown
-from earmark.compare.loading import ArmData
-from earmark.compare.parallel import default_jobs
+from earmark.comparison.api import Aggregate, CompareOptions, compare_arms
+from earmark.comparison.gap import corpus_gap, render_gap_markdown
+from earmark.comparison.loading import ArmData
+from earmark.comparison.parallel import default_jobs
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.rundir.arm_inputs import load_arm_specs, load_arms
@@ -28,7 +28,7 @@ from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 def write_compare(out_dir: str | os.PathLike[str], result: dict[str, Any]) -> Path:
     """Write compare.json and compare.md; returns the JSON path."""
-    from earmark.compare.compare_report import render_compare_markdown
+    from earmark.comparison.compare_report import render_compare_markdown
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

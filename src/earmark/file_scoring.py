@@ -19,7 +19,7 @@ from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
-from earmark.report.markdown import render_results_markdown
+from earmark.render.markdown import render_results_markdown
 from earmark.rundir.layout import PREDICTIONS
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from earmark.compare.api import arm_determinism
-from earmark.compare.loading import ArmData
+from earmark.comparison.api import arm_determinism
+from earmark.comparison.loading import ArmData
 
 
 def _arm(name: str, recorded: dict | None) -> ArmData:

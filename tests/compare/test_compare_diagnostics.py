@@ -6,7 +6,7 @@ from pathlib import Path
 
 from compare_fixtures import write_rows
 
-from earmark.compare.diagnostics import char_script, dominant_script, spearman
+from earmark.comparison.diagnostics import char_script, dominant_script, spearman
 from earmark.file_comparison import compare
 
 WORDS = "one two three four five six seven eight nine ten eleven twelve".split()

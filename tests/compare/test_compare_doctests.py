@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import doctest
 
-import earmark.compare.diagnostics as diagnostics
+import earmark.comparison.diagnostics as diagnostics
 
 
 def test_diagnostics_doctests() -> None:

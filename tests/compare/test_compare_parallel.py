@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from earmark.compare import parallel
-from earmark.compare.parallel import fork_map
+from earmark.comparison import parallel
+from earmark.comparison.parallel import fork_map
 
 
 def _scaled(table: dict[str, int], key: str) -> tuple[int, int]:

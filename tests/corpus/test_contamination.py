@@ -18,7 +18,7 @@ from earmark.metrics.contamination import (
     matched_positions,
     ngram_keys,
 )
-from earmark.report.contamination import check_contamination
+from earmark.render.contamination import check_contamination
 
 
 def write_manifest(path, rows):

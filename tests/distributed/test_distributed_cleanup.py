@@ -18,10 +18,10 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
 
     import ray
-    from earmark.distributed import ray_cluster, run_arm_on_ray
+    from earmark.execution.ray_executor import ray_cluster, run_arm_on_ray
     from earmark.engines.spec import parse_arm_spec
-    from earmark.run.plan import RunPlan
-    from earmark.run.runner import selected_utterances
+    from earmark.execution.plan import RunPlan
+    from earmark.execution.runner import selected_utterances
 
     def descendants(root):
         children = {}

@@ -13,14 +13,15 @@ import pytest
 
 from earmark.corpus.manifest import manifest_sha256, read_meta
 from earmark.engines.spec import parse_arm_spec
-from earmark.run.arm_worker import run_arm
-from earmark.run.plan import RunPlan
-from earmark.run.runner import RunOptions, finish_run, selected_utterances
-from earmark.run.store import PredictionStore
+from earmark.execution.arm_worker import run_arm
+from earmark.execution.plan import RunPlan
+from earmark.execution.runner import RunOptions, finish_run, selected_utterances
+from earmark.execution.store import PredictionStore
 
 pytest.importorskip("ray", reason="needs the ray extra")
 
-from earmark.distributed import WORKER_LOST, run_arm_on_ray  # noqa: E402
+from earmark.execution.ray_executor import run_arm_on_ray
+from earmark.execution.sharding import WORKER_LOST  # noqa: E402
 
 #: Row fields that measure time and so differ between any two runs.
 TIMING_FIELDS = {"decode_seconds", "audio_load_seconds", "end_to_end_seconds"}

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from earmark.corpus.model import Utterance
 from earmark.engines.spec import parse_arm_spec
 from earmark.errors import EarmarkError, MissingExtraError
-from earmark.run.plan import RunPlan
-from earmark.run.ray_arm_server import ArmServer
-from earmark.run.sharding import ShardQueue, WorkItem, make_shards
+from earmark.execution.plan import RunPlan
+from earmark.execution.ray_arm_server import ArmServer
+from earmark.execution.sharding import ShardQueue, WorkItem, make_shards
 
 
 def _items(n: int) -> list[WorkItem]:
@@ -89,7 +89,7 @@ def test_actor_reports_a_load_error_as_data(tmp_path: Path, monkeypatch) -> None
     assert info["error"]["module"] == "faster_whisper"
     assert server.transcribe_shard(make_shards(_items(1), 1)[0])["rows"] == []
 
-    from earmark.run.ray_executor import _raise_load_error
+    from earmark.execution.ray_executor import _raise_load_error
 
     with pytest.raises(MissingExtraError) as caught:
         _raise_load_error(plan.arms[0], info["error"])
@@ -97,7 +97,7 @@ def test_actor_reports_a_load_error_as_data(tmp_path: Path, monkeypatch) -> None
 
 
 def test_missing_ray_raises_missing_extra(tmp_path: Path, monkeypatch) -> None:
-    from earmark.distributed import run_arm_on_ray
+    from earmark.execution.ray_executor import run_arm_on_ray
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray → ImportError
     plan = _plan(tmp_path, f"command:{sys.executable} x.py {{audio}}?name=a")
@@ -107,7 +107,7 @@ def test_missing_ray_raises_missing_extra(tmp_path: Path, monkeypatch) -> None:
 
 
 def test_bad_setting_fails_before_any_cluster_work(tmp_path: Path, monkeypatch) -> None:
-    from earmark.distributed import run_arm_on_ray
+    from earmark.execution.ray_executor import run_arm_on_ray
 
     monkeypatch.setitem(sys.modules, "ray", None)  # proves Ray is not even imported
     plan = _plan(tmp_path, f"command:{sys.executable} x.py {{audio}}?bogus=1&name=a")

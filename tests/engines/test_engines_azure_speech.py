@@ -15,7 +15,7 @@ import soundfile
 from earmark.engines import build_engine, parse_arm_spec
 from earmark.engines.base import Clip, Segment
 from earmark.errors import EarmarkError
-from earmark.run.arm_loop import http_hosts
+from earmark.execution.arm_loop import http_hosts
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 KEY = "azure-test-key-0123"

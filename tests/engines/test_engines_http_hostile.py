@@ -26,7 +26,7 @@ from earmark.corpus.writer import write_manifest
 from earmark.engines import build_engine, parse_arm_spec
 from earmark.engines.base import Clip, Hypothesis
 from earmark.errors import EarmarkError
-from earmark.run.egress import EgressGuard, EgressRefused
+from earmark.execution.egress import EgressGuard, EgressRefused
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 SECRET = "sk-hostile-test-0123456789"

@@ -17,7 +17,7 @@ from earmark.engines.transformers_ctc import TransformersCtcEngine
 from earmark.engines.transformers_runtime import TransformersEngine
 from earmark.engines.transformers_seq2seq import TransformersSeq2SeqEngine
 from earmark.engines.vosk import VoskEngine
-from earmark.run.egress_child import socket_target
+from earmark.execution.egress_child import socket_target
 
 
 class _Upper(ClipByClipEngine[None, None]):

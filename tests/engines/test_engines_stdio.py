@@ -28,8 +28,8 @@ from earmark.engines.base import Clip
 from earmark.engines.clip_audio import wav_bytes
 from earmark.engines.file_hashes import content_revision
 from earmark.errors import EarmarkError
-from earmark.run.arm_worker import model_info_dict
-from earmark.run.provenance import is_verifiable
+from earmark.execution.arm_worker import model_info_dict
+from earmark.execution.provenance import is_verifiable
 
 ECHO = Path(echo_module.__file__)
 PROGRAM = f"{sys.executable} {ECHO}"

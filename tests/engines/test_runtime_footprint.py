@@ -168,7 +168,7 @@ def test_built_in_backend_without_runtime_records_an_empty_closure() -> None:
 
 
 def test_results_md_shows_the_runtime_beside_the_model_size() -> None:
-    from earmark.report.markdown import render_results_markdown
+    from earmark.render.markdown import render_results_markdown
 
     example = Path(__file__).parents[1] / "report" / "data" / "example-run" / "results.json"
     results = json.loads(example.read_text("utf-8"))

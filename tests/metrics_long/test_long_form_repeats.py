@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from earmark.corpus.model import Utterance
-from earmark.run.runner import _long_form
+from earmark.execution.runner import _long_form
 from earmark.scoring.long_form_section import SegmentedRecording, long_form_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.stats import bootstrap_ci

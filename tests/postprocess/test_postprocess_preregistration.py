@@ -25,7 +25,7 @@ from earmark.errors import EarmarkError
 from earmark.postprocess.api import postprocess_run
 from earmark.postprocess.plan import record_prompt_sha256
 from earmark.postprocess.processors import build_processor
-from earmark.run.plan import freeze_plan, load_plan
+from earmark.execution.plan import freeze_plan, load_plan
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 RUN_PLAN = """\

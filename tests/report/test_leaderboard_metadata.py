@@ -13,8 +13,8 @@ from report_builders import ArmData, make_run
 
 from earmark.cli import main
 from earmark.corpus.manifest import manifest_sha256
-from earmark.report.leaderboard import build_leaderboard, model_shape
-from earmark.report.run_directory import load_run
+from earmark.render.leaderboard import build_leaderboard, model_shape
+from earmark.render.run_directory import load_run
 
 REF = "the cat sat on the mat"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ArmData, make_run
 
-from earmark.report.html import write_html_report
+from earmark.render.html import write_html_report
 
 pytestmark = NEEDS_CHROMIUM
 EXAMPLE = Path(__file__).parent / "data" / "example-run"

@@ -15,9 +15,9 @@ from report_builders import ZH_REF, ArmData, make_run, zh_rows
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.report.decision import DecisionRules, write_decision
-from earmark.report.leaderboard import build_leaderboard, write_leaderboard
-from earmark.report.run_directory import load_run
+from earmark.decisions.decide import DecisionRules, write_decision
+from earmark.render.leaderboard import build_leaderboard, write_leaderboard
+from earmark.render.run_directory import load_run
 
 FAILED = {"status": "arm_failed", "hypothesis": None}
 

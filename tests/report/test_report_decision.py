@@ -10,7 +10,7 @@ from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.report.decision import DecisionRules, write_decision
+from earmark.decisions.decide import DecisionRules, write_decision
 
 DAY = date(2026, 11, 30)
 BASE = [2] * 40  # 80 errors on 440 characters: CER 18.18%

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.report.decision import DecisionRules
+from earmark.decisions.decide import DecisionRules
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 #: The record's `rules` keys, in the order `asdict` gave them when the three were fields.

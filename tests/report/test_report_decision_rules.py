@@ -1,6 +1,6 @@
 """The promotion rule on hand-built typed evidence: no run directory, no bootstrap.
 
-`decision_rules` reads only the frozen records of `decision_evidence`, so each threshold,
+`decisions.rules` reads only the frozen records of `decisions.evidence`, so each threshold,
 each boundary and the order in which the verdicts take precedence can be pinned with
 figures chosen by hand.
 """
@@ -12,24 +12,24 @@ from typing import Any
 
 import pytest
 
-from earmark.report.decision_ceilings import CeilingCheck, Ceilings
-from earmark.report.decision_evidence import (
+from earmark.decisions.ceilings import CeilingCheck, Ceilings
+from earmark.decisions.evidence import (
     Coverage,
     DecisionEvidence,
     LanguageEvidence,
     Measure,
     ResourceEvidence,
 )
-from earmark.report.decision_gates import RecordGate
-from earmark.report.decision_rules import (
+from earmark.decisions.gates import RecordGate
+from earmark.decisions.rules import (
     VERDICTS,
     DecisionRules,
     judge,
     judge_language,
     judge_resources,
 )
-from earmark.report.decision_settings import SettingDifference, SettingsComparison
-from earmark.report.decision_sides import SideRecord
+from earmark.decisions.settings import SettingDifference, SettingsComparison
+from earmark.decisions.sides import SideRecord
 
 RULES = DecisionRules()
 FULL = Coverage(40, 40, {}, False, None)

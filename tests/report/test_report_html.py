@@ -11,9 +11,9 @@ import pytest
 from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
-from earmark.report.html import SECTIONS, alignment_html, render_html_report, write_html_report
-from earmark.report.markdown import fmt_rate
-from earmark.report.run_directory import load_run
+from earmark.render.html import SECTIONS, alignment_html, render_html_report, write_html_report
+from earmark.render.markdown import fmt_rate
+from earmark.render.run_directory import load_run
 
 EXAMPLE = Path(__file__).parent / "data" / "example-run"
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'

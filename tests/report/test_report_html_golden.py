@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from earmark.report.html import write_html_report
+from earmark.render.html import write_html_report
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "html-golden"

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from earmark.report.html import render_html_report
-from earmark.report.html_inputs import ReportInputs, primary_metric, rate, sdi
-from earmark.report.markdown import fmt_rate
-from earmark.report.run_directory import load_run, primary_metric_name
+from earmark.render.html import render_html_report
+from earmark.render.html_inputs import ReportInputs, primary_metric, rate, sdi
+from earmark.render.markdown import fmt_rate
+from earmark.render.run_directory import load_run, primary_metric_name
 from earmark.results import MetricResult
 
 DATA = Path(__file__).parent / "data"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from report_builders import ArmData, make_run, zh_rows
 
-from earmark.report.html import TEXT_LIMIT, render_html_report
-from earmark.report.leaderboard import BOARD_SCRIPT, write_leaderboard
-from earmark.report.plots import Bar, axis_cap, bar_chart
-from earmark.report.run_directory import load_run
+from earmark.render.html import TEXT_LIMIT, render_html_report
+from earmark.render.leaderboard import BOARD_SCRIPT, write_leaderboard
+from earmark.render.plots import Bar, axis_cap, bar_chart
+from earmark.render.run_directory import load_run
 
 XSS = "</script><script>window.__xss=1</script><!--"
 

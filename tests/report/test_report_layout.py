@@ -20,8 +20,8 @@ from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ZH_REF, ArmData, make_run, zh_rows
 
 from earmark.file_comparison import compare
-from earmark.report.html import ALIGNMENT_LIMIT, TEXT_LIMIT, write_html_report
-from earmark.report.leaderboard import write_leaderboard
+from earmark.render.html import ALIGNMENT_LIMIT, TEXT_LIMIT, write_html_report
+from earmark.render.leaderboard import write_leaderboard
 
 pytestmark = NEEDS_CHROMIUM
 EXAMPLE = Path(__file__).parent / "data" / "example-run"

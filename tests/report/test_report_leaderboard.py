@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from report_builders import ArmData, make_run
 
 from earmark.cli import main
-from earmark.report.leaderboard import build_leaderboard, competition_ranks, write_leaderboard
-from earmark.report.run_directory import load_run
+from earmark.render.leaderboard import build_leaderboard, competition_ranks, write_leaderboard
+from earmark.render.run_directory import load_run
 
 REF = "the cat sat on the mat"
 

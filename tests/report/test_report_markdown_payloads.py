@@ -18,7 +18,7 @@ from report_builders import ArmData, make_run
 
 from earmark.cli import main
 from earmark.postprocess.markdown import render_postprocess_markdown
-from earmark.report.markdown import md_code, md_fence, md_table, md_text
+from earmark.render.markdown import md_code, md_fence, md_table, md_text
 
 markdown_it = pytest.importorskip("markdown_it", reason="needs markdown-it-py (test extra)")
 

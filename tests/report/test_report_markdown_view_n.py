@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from earmark.file_scoring import score_predictions
-from earmark.report.markdown import render_results_markdown
+from earmark.render.markdown import render_results_markdown
 
 
 def _results(tmp_path: Path, rows: list[dict]) -> dict:

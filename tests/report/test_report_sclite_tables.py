@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from earmark.cli import main
-from earmark.report.html import CONFUSION_LIMIT, render_html_report, write_html_report
-from earmark.report.run_directory import load_run
+from earmark.render.html import CONFUSION_LIMIT, render_html_report, write_html_report
+from earmark.render.run_directory import load_run
 
 REF = (
     "i said { ok / okay } (uh) then (um) left (spk1-u1)\n"

@@ -32,9 +32,9 @@ from report_builders import MANIFEST_SHA, ArmData, make_run, zh_rows
 from rich.console import Console
 
 from earmark.cli import main
-from earmark.report.leaderboard import write_leaderboard
-from earmark.report.markdown import render_results_markdown
-from earmark.report.terminal import print_summary, print_worst_alignments
+from earmark.render.leaderboard import write_leaderboard
+from earmark.render.markdown import render_results_markdown
+from earmark.render.terminal import print_summary, print_worst_alignments
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "text-golden"

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import earmark.results.display as display
-from earmark.report.markdown import render_results_markdown
+from earmark.render.markdown import render_results_markdown
 from earmark.results import MetricResult, Results
 from earmark.results.display import fmt_rate, fmt_sdi, fmt_stat
 

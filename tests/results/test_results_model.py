@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from earmark.metrics.counts import ErrorCounts
-from earmark.report.results import results_schema
+from earmark.render.results import results_schema
 from earmark.results import (
     ArmResult,
     BootstrapRecord,

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from earmark.cli import main
-from earmark.report.results import build_results
+from earmark.render.results import build_results
 from earmark.results import (
     Comparison,
     Decision,

@@ -11,8 +11,8 @@ from earmark.cli import main
 from earmark.corpus.demo import demo_manifest_path
 from earmark.engines.spec import parse_arm_spec
 from earmark.errors import EarmarkError
-from earmark.run.arm_environment import arm_environment, clip_seed, with_plan_threads
-from earmark.run.plan import RunPlan, load_plan
+from earmark.execution.arm_environment import arm_environment, clip_seed, with_plan_threads
+from earmark.execution.plan import RunPlan, load_plan
 
 
 def _plan(**kw: object) -> RunPlan:

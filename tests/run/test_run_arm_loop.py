@@ -20,13 +20,13 @@ from earmark.corpus.manifest import read_manifest, read_meta
 from earmark.corpus.model import Utterance
 from earmark.corpus.writer import write_manifest
 from earmark.engines.spec import parse_arm_spec
-from earmark.run.arm_loop import ArmTally, WorkItem, cache_key, work_items
-from earmark.run.arm_worker import run_arm
-from earmark.run.plan import RunPlan
-from earmark.run.ray_arm_server import ArmServer
-from earmark.run.runner import selected_utterances
-from earmark.run.sharding import make_shards
-from earmark.run.store import PredictionStore
+from earmark.execution.arm_loop import ArmTally, WorkItem, cache_key, work_items
+from earmark.execution.arm_worker import run_arm
+from earmark.execution.plan import RunPlan
+from earmark.execution.ray_arm_server import ArmServer
+from earmark.execution.runner import selected_utterances
+from earmark.execution.sharding import make_shards
+from earmark.execution.store import PredictionStore
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "demo-golden.json").read_text("utf-8"))
 SRC = Path(__file__).resolve().parents[2] / "src" / "earmark"
@@ -219,11 +219,9 @@ def _imports(path: Path) -> list[tuple[str, list[str]]]:
     return found
 
 
-def test_run_does_not_import_distributed_and_no_private_names_cross_modules() -> None:
-    for path in sorted((SRC / "run").glob("*.py")) + sorted((SRC / "distributed").glob("*.py")):
+def test_no_private_names_cross_execution_modules() -> None:
+    for path in sorted((SRC / "execution").glob("*.py")):
         for module, names in _imports(path):
-            if path.parent.name == "run":
-                assert not module.startswith("earmark.distributed"), (path.name, module)
             if module.startswith("earmark."):
                 private = [n for n in names if n.startswith("_")]
                 assert not private, (path.name, module, private)

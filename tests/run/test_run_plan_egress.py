@@ -10,8 +10,8 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.run.egress import EgressGuard, EgressRefused
-from earmark.run.plan import check_frozen, freeze_plan, load_plan
+from earmark.execution.egress import EgressGuard, EgressRefused
+from earmark.execution.plan import check_frozen, freeze_plan, load_plan
 
 PLAN = """
 manifest = "corpus/manifest.jsonl"

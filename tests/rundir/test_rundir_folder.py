@@ -17,7 +17,7 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.report.run_directory import load_run
+from earmark.render.run_directory import load_run
 from earmark.results import RESULTS_SCHEMA, ModelInfo, Resources, Results
 from earmark.rundir import layout
 from earmark.rundir.folder import RunFolder

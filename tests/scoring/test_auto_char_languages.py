@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from earmark.cli import main
-from earmark.report.run_directory import primary_metric_name
+from earmark.render.run_directory import primary_metric_name
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.rows import ScoringRow
 from earmark.stats.settings import BootstrapSettings

@@ -352,7 +352,7 @@ def test_pra_lines_match_sclites_for_markup(tmp_path: Path) -> None:
     word blank) read as `sctk sclite -D -o pra` prints them."""
     import jsonschema
 
-    from earmark.report.results import results_schema
+    from earmark.render.results import results_schema
 
     (tmp_path / "ref.trn").write_text(REF, "utf-8")
     (tmp_path / "hyp.trn").write_text(HYP, "utf-8")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from earmark.cli import main
 from earmark.file_scoring import score_predictions
 from earmark.metrics.tokens import is_cjk_unit, mixed, words
-from earmark.report.markdown import render_results_markdown
+from earmark.render.markdown import render_results_markdown
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring import policy as policy_module
 from earmark.scoring import scorer as scorer_module

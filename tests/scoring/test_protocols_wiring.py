@@ -10,7 +10,7 @@ from test_protocols import IRISH, _jsonl, published_figures
 
 from earmark.cli import main
 from earmark.file_scoring import score_predictions
-from earmark.report.results import results_schema
+from earmark.render.results import results_schema
 
 
 def _score(tmp_path: Path, *extra: str) -> tuple[dict, str]:

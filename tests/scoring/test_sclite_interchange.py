@@ -483,7 +483,7 @@ def test_alignment_without_reports_is_refused(tmp_path: Path) -> None:
 def test_results_schema_accepts_the_sclite_block(tmp_path: Path) -> None:
     import jsonschema
 
-    from earmark.report.results import results_schema
+    from earmark.render.results import results_schema
 
     ref, hyp = write_trn(tmp_path, *random_corpus(3, n=10))
     results = score_predictions(hyp, refs=ref, normalizer="none", resamples=0, sclite_reports=True)

@@ -22,7 +22,7 @@ import pytest
 from cli_process import earmark, one_error_line, wait_until_it_holds
 from earmark.errors import EarmarkError
 from earmark.outputs import LOCK_NAME, atomic_write_bytes, atomic_write_text, lock_output_folder
-from earmark.report.results import results_schema
+from earmark.render.results import results_schema
 
 SENTENCES = [
     ("the cat sat on the mat", "the cat sat on a mat"),

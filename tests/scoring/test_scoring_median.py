@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from earmark.file_scoring import score_predictions
-from earmark.report.results import results_schema
+from earmark.render.results import results_schema
 from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
 from earmark.stats.settings import BootstrapSettings
 

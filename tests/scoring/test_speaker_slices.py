@@ -15,7 +15,7 @@ from earmark.corpus.selection import split_leakage
 from earmark.corpus.writer import write_manifest
 from earmark.errors import EarmarkError
 from earmark.file_scoring import score_predictions
-from earmark.run.plan import load_plan
+from earmark.execution.plan import load_plan
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows

@@ -357,7 +357,7 @@ def test_compare_reports_mcnemar_and_mapsswe_with_holm(tmp_path: Path) -> None:
     # Holm across the two challengers, each test on its own.
     assert b["mcnemar_p_holm"] == pytest.approx(holm_adjust([b["mcnemar_p"], 1.0])[0])
     assert b["mapsswe_p_holm"] == b["mapsswe_p"]  # the only MAPSSWE p in the family
-    from earmark.compare.compare_report import render_compare_markdown
+    from earmark.comparison.compare_report import render_compare_markdown
 
     text = render_compare_markdown(r)
     assert "MAPSSWE p" in text and "McNemar p" in text

@@ -10,7 +10,7 @@ as is), or a branch or tag (`main` when absent) that is resolved through
 huggingface_hub to the commit it points to *now* (`resolve_hub_revision`), and that
 exact commit is downloaded. `resolved_revision=<commit>` records the answer in the arm
 (`pin_hub_revision`): an arm carrying it never re-resolves its moving ref, which is what
-a frozen plan and a resumed run need (`earmark.run.plan` refuses to freeze an arm with a
+a frozen plan and a resumed run need (`earmark.execution.plan` refuses to freeze an arm with a
 moving ref and no recorded commit). Provenance keeps both: `artifact_id` names the ref
 the operator asked for (`org/model@main`, or the commit), `revision` the commit loaded.
 

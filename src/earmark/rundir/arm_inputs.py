@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.collector import collector_paused
-from earmark.compare.loading import ArmData
+from earmark.comparison.loading import ArmData
 from earmark.errors import EarmarkError
 from earmark.records import json_objects, read_records
 from earmark.rundir.layout import PREDICTIONS, RESULTS
@@ -149,7 +149,7 @@ def load_arm_specs(specs: list[str], *, jobs: int = 1) -> dict[str, ArmData]:
     """Arms by name from several specs; a name given twice is refused, not overwritten.
 
     `jobs` > 1 reads several files at once (forked workers); the result is the same."""
-    from earmark.compare.parallel import fork_map
+    from earmark.comparison.parallel import fork_map
 
     out: dict[str, ArmData] = {}
     for loaded in fork_map(load_arms, specs, jobs):

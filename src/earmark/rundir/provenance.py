@@ -1,7 +1,7 @@
 """Reading a run's `provenance.json` and judging whether its result can be verified.
 
 Seed 000 forbids publishing a winner without model revision (or file hashes), corpus hash
-and host profile. `earmark run` records them (`earmark.run.provenance` collects the host
+and host profile. `earmark run` records them (`earmark.execution.provenance` collects the host
 and software half); the report, the leaderboard and the decision record all ask the same
 question of what was recorded, so the rule is written once, here, beside the reader.
 """

@@ -1,0 +1,125 @@
+"""`earmark compare`: arms on the same utterances, or one arm across two corpora (--gap)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from earmark.cli.arguments import non_negative_int, output_path
+from earmark.stats.settings import DEFAULT_SEED
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare arms: churn vs a reference arm, WER vs it and vs humans, paired tests",
+        description="Compare arms on the utterances they share: exact-match rate (churn) and "
+        "WER/CER against a reference arm, WER/CER against the human reference, paired "
+        "bootstrap differences, sign and Wilcoxon tests (Holm-adjusted across arms), per "
+        "language and slice, and harness-artefact diagnostics. Writes compare.json and "
+        "compare.md. With --gap RUN_A RUN_B: one system's WER difference across two corpora.",
+    )
+    p.add_argument(
+        "arms",
+        nargs="*",
+        metavar="ARM",
+        help="RUN_DIR (all its arms), RUN_DIR#ARM, a predictions file, or NAME=any of these",
+    )
+    p.add_argument("--reference", metavar="ARM", help="reference arm name (default: the first)")
+    p.add_argument(
+        "--normalizer",
+        help="NAME, 'auto' (per language), or LANG=NAME,...,*=NAME (as earmark score); "
+        "required unless --protocol gives it",
+    )
+    p.add_argument(
+        "--protocol",
+        metavar="NAME",
+        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
+        "its normaliser, aggregation, resamples, seed and per-arm CI generator; flags that "
+        "contradict it are refused (see docs/protocols.md)",
+    )
+    p.add_argument(
+        "--aggregate",
+        choices=("micro", "macro"),
+        help="micro (default): summed errors / summed reference units; macro: mean of "
+        "per-utterance rates (labelled as such)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        metavar="B",
+        help="resamples (default 10000; 0: no confidence intervals)",
+    )
+    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--gap",
+        nargs=2,
+        metavar=("RUN_ON_CORPUS_A", "RUN_ON_CORPUS_B"),
+        help="cross-corpus gap of one system (writes gap.json and gap.md)",
+    )
+    p.add_argument("--arm", help="with --gap: the arm to take from each run")
+    p.add_argument("--out", required=True, type=output_path, help="output directory")
+    p.add_argument(
+        "--quiet", action="store_true", help="print nothing; write compare.json/.md only"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from earmark.errors import EarmarkError
+    from earmark.scoring.protocols import resolve
+
+    if args.gap:
+        from earmark.file_comparison import gap
+
+        if args.arms:
+            raise EarmarkError("--gap takes its two runs itself; drop the ARM arguments")
+        if args.protocol is not None:
+            raise EarmarkError(
+                "--protocol is not supported with --gap yet",
+                field="protocol",
+                hint="score each run with `earmark score --protocol`, or give --gap "
+                "--normalizer/--aggregate/--bootstrap/--seed explicitly",
+            )
+        choice = resolve(
+            None,
+            normalizer=args.normalizer,
+            aggregate=args.aggregate,
+            resamples=args.bootstrap,
+            seed=args.seed,
+        )
+        result = gap(
+            args.gap[0],
+            args.gap[1],
+            normalizer=choice.normalizer,
+            arm=args.arm,
+            aggregate=choice.aggregate,
+            resamples=choice.resamples,
+            seed=choice.seed,
+            out_dir=args.out,
+        )
+        if not args.quiet:
+            from earmark.comparison.gap import render_gap_markdown
+
+            print(render_gap_markdown(result))
+            print(f"wrote {args.out}/gap.json, gap.md")
+        return 0
+    if not args.arms:
+        raise EarmarkError("give at least one ARM (or --gap RUN_A RUN_B)")
+    from earmark.comparison.compare_report import print_compare
+    from earmark.file_comparison import compare
+
+    result = compare(
+        args.arms,
+        normalizer=args.normalizer,
+        reference=args.reference,
+        aggregate=args.aggregate,
+        resamples=args.bootstrap,
+        seed=args.seed,
+        out_dir=args.out,
+        protocol=args.protocol,
+    )
+    if not args.quiet:
+        print_compare(result)
+        print(f"wrote {args.out}/compare.json, compare.md")
+    return 0

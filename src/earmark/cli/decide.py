@@ -1,0 +1,81 @@
+"""`earmark decide`: a dated promotion/rejection record for a challenger vs a baseline."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from earmark.cli.arguments import output_path, share
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "decide",
+        help="apply the promotion rule to a challenger vs a baseline (dated record)",
+        description="The pre-registered promotion rule: >= 20% relative error reduction, "
+        "or >= 30% lower latency / core cost at non-inferior error (paired bootstrap CI), "
+        "on the same data. "
+        "Writes decision-YYYY-MM-DD.md and .json with verdict promote / blocked / stay / "
+        "research only / reject, the evidence and the non-metric gates to confirm. "
+        "Refuses unlike decoding settings; rejects a challenger over the plan's [ceilings].",
+    )
+    p.add_argument(
+        "--baseline",
+        required=True,
+        metavar="RUN[#ARM]",
+        help="the current system: a run directory, or RUN#ARM for one of its arms",
+    )
+    p.add_argument(
+        "--challenger",
+        required=True,
+        metavar="RUN[#ARM]",
+        help="the candidate, on the same data: a run directory, or RUN#ARM",
+    )
+    p.add_argument(
+        "--rules",
+        metavar="FILE.toml",
+        help="thresholds (default: the promotion rule above; see docs/report.md)",
+    )
+    p.add_argument(
+        "--out", required=True, type=output_path, metavar="DIR", help="where the record is written"
+    )
+    p.add_argument(
+        "--min-coverage",
+        type=share,
+        metavar="SHARE",
+        help="share of rows per language that must have a hypothesis from the engine on "
+        "both sides (default 1: every row; overrides min_coverage in --rules); below it "
+        "the verdict is stay, not judged",
+    )
+    p.add_argument(
+        "--allow-setting-differences",
+        metavar="KEY,...|all",
+        help="decoding settings allowed to differ between the sides (e.g. beam_size,threads, "
+        "or all); others that differ refuse the comparison. Backend, model and compute_type "
+        "are the subject and always allowed. Recorded in the decision record",
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing; write the record only")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from earmark.decisions.decide import DecisionRules, write_decision
+
+    rules = DecisionRules.from_toml(args.rules) if args.rules else DecisionRules()
+    if args.min_coverage is not None:
+        rules = replace(rules, min_coverage=args.min_coverage)
+    if args.allow_setting_differences is not None:
+        rules = replace(
+            rules, allow_setting_differences=tuple(args.allow_setting_differences.split(","))
+        )
+    record, md_path, json_path = write_decision(
+        args.baseline, args.challenger, args.out, rules=rules
+    )
+    if not args.quiet:
+        print(f"verdict: {record['verdict']}")
+        for reason in record["reasons"]:
+            print(f"- {reason}")
+        print(f"wrote {md_path} and {json_path}")
+    return 0

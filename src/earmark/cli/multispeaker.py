@@ -1,0 +1,103 @@
+"""`earmark multispeaker`: cpWER, ORC-WER, tcpWER and DI-cpWER of whole recordings via meeteval.
+
+A command of its own rather than `earmark score --multi-speaker`: its inputs are two
+segment files of whole recordings (speaker and times per segment), not utterance pairs,
+and most of `score`'s options (fields, punctuation, sclite reports, macro aggregation)
+have no meaning here; its output is its own schema (`earmark.multispeaker/1`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from earmark.cli.arguments import non_negative_float, non_negative_int, output_path
+from earmark.stats.settings import DEFAULT_SEED
+
+METRIC_CHOICES = ("cpwer", "orcwer", "tcpwer", "dicpwer")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "multispeaker",
+        help="multi-speaker WER of whole recordings (cpWER, ORC-WER, tcpWER, DI-cpWER) "
+        "through meeteval",
+        description="Score speaker-attributed segments of whole recordings with meeteval "
+        "(needs `pip install 'earmark[multi-speaker]'`); writes multispeaker.json and "
+        "multispeaker.md with per-recording and total counts and a bootstrap CI over "
+        "recordings (see docs/multispeaker.md).",
+    )
+    p.add_argument("references", help="reference segments: segment JSON, SegLST JSON or stm")
+    p.add_argument("hypotheses", help="hypothesis segments, in the same forms")
+    p.add_argument(
+        "--metric",
+        action="append",
+        choices=METRIC_CHOICES,
+        help="cpwer (the default), orcwer, tcpwer (needs --collar) or dicpwer (greedy); "
+        "repeat for several, bootstrapped on the same resamples",
+    )
+    p.add_argument(
+        "--collar",
+        type=non_negative_float,
+        metavar="S",
+        help="tcpWER's collar in seconds (required with tcpwer; CHiME recipes use 5)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("json", "stm"),
+        help="input form of both files (default: from the suffix, .json or .stm)",
+    )
+    p.add_argument(
+        "--normalizer",
+        required=True,
+        help="a word normaliser applied to both sides (e.g. en-v1, crude-v1), or none",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        default=10_000,
+        metavar="B",
+        help="resamples of recordings (default 10000; 0: no confidence intervals)",
+    )
+    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--exclude-unmatched",
+        action="store_true",
+        help="list and skip hypothesis recordings without a reference (default: error)",
+    )
+    p.add_argument("--out", required=True, type=output_path, help="output directory")
+    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from earmark.scoring.multispeaker import NAMES, score_multispeaker
+
+    result = score_multispeaker(
+        args.references,
+        args.hypotheses,
+        args.metric or ["cpwer"],
+        fmt=args.format,
+        collar=args.collar,
+        normalizer=args.normalizer,
+        resamples=args.bootstrap,
+        seed=args.seed,
+        allow_extra=args.exclude_unmatched,
+        out_dir=args.out,
+    )
+    if not args.quiet:
+        n = len(result.recordings)
+        print(f"{n} recording{'' if n == 1 else 's'}, scored by meeteval {result.meeteval_version}")
+        for name, m in result.metrics.items():
+            rate = "n/a" if m.total.rate is None else f"{100 * m.total.rate:.2f}%"
+            ci = ""
+            if m.ci is not None and m.ci.get("low") is not None:
+                ci = f" [{100 * m.ci['low']:.2f}, {100 * m.ci['high']:.2f}]"
+            print(f"{NAMES[name]}: {rate}{ci} ({m.total.errors} errors / {m.total.length} words)")
+        if result.missing_hypotheses:
+            missing = len(result.missing_hypotheses)
+            print(
+                f"{missing} recording{'' if missing == 1 else 's'} without hypothesis (all deleted)"
+            )
+        print(f"wrote {args.out}/multispeaker.json, multispeaker.md")
+    return 0

@@ -1,0 +1,74 @@
+"""`earmark plan freeze|show`: freeze a TOML plan before any data is acquired (seed 001).
+
+Freezing reads the plan only: no manifest, sidecar or audio needs to exist yet. A
+`[postprocess]` table freezes a post-processor's settings too (`earmark.postprocess.plan`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("plan", help="freeze or show a run plan (TOML)")
+    verbs = p.add_subparsers(dest="plan_command", metavar="VERB")
+    freeze = verbs.add_parser(
+        "freeze",
+        help="check PLAN.toml's structure (no data needed) and write PLAN.toml.sha256 (its "
+        "bytes' SHA-256, and a [postprocess] prompt file's, recorded in the plan)",
+    )
+    freeze.add_argument("plan")
+    freeze.set_defaults(func=run_freeze)
+    show = verbs.add_parser(
+        "show",
+        help="print the parsed plan, its canonical SHA-256 and the file's, and its "
+        "[postprocess] table",
+    )
+    show.add_argument("plan")
+    show.set_defaults(func=run_show)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def run_freeze(args: argparse.Namespace) -> int:
+    from earmark.execution.plan import freeze_plan, read_plan_toml
+
+    frozen = freeze_plan(args.plan)
+    data = read_plan_toml(args.plan)
+    verbs = [v for v, key in (("run", "arms"), ("postprocess", "postprocess")) if key in data]
+    digest = frozen.sha256
+    if frozen.prompt_sha256_added:
+        print(
+            f"recorded prompt_sha256 = {frozen.prompt_sha256_added} in {args.plan}'s "
+            "[postprocess] table (the prompt file's SHA-256)"
+        )
+    print(f"{digest}  {args.plan}")
+    print(
+        f"wrote {frozen.record}; use it with: earmark {'|'.join(verbs)} --plan {args.plan} "
+        f"--expect-sha256 {digest}"
+    )
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    import json
+
+    from earmark.errors import EarmarkError
+    from earmark.postprocess.plan import plan_postprocess
+    from earmark.execution.plan import file_sha256, load_plan, read_plan_toml
+
+    data = read_plan_toml(args.plan)
+    shown: dict[str, object] = {"file_sha256": file_sha256(args.plan)}
+    if "manifest" in data or "arms" in data or "postprocess" not in data:
+        try:
+            plan = load_plan(args.plan)
+        except EarmarkError:
+            # Before the data exists: the structure, with the audio root not yet resolved
+            # against the manifest's sidecar (so this canonical hash may still change).
+            plan = load_plan(args.plan, resolve_data=False)
+            shown["audio_root_resolved"] = False
+        shown.update({"sha256": plan.sha256(), "plan": plan.to_dict()})
+    if "postprocess" in data:
+        shown["postprocess"] = plan_postprocess(args.plan).to_dict()
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
+    return 0

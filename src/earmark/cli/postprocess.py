@@ -1,0 +1,108 @@
+"""`earmark postprocess`: run a formatter or script converter over a run's transcripts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from earmark.cli.arguments import non_negative_int, output_path, positive_int
+from earmark.stats.settings import DEFAULT_SEED
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "postprocess",
+        help="evaluate an output post-processor (formatter, script conversion) on a run",
+        description="Send every transcript of a run through a post-processor REPEATS times, "
+        "deliver guarded outputs, and measure acceptance, punctuation F1 raw vs delivered, "
+        "CER equality and determinism with clip bootstrap intervals. Writes "
+        "postprocess.json, postprocess.md and a delivered predictions.jsonl.",
+    )
+    p.add_argument("--run", required=True, help="run directory, score output, or predictions.jsonl")
+    p.add_argument(
+        "--processor",
+        help="command:PROGRAM ARGS | openai-chat:URL?model=M&temperature=0&prompt_file=P "
+        "| opencc:s2t (t2s, s2tw, s2twp, s2hk)",
+    )
+    p.add_argument(
+        "--repeats", type=positive_int, help="calls per transcript (default: 3, or the plan's)"
+    )
+    p.add_argument(
+        "--plan",
+        metavar="PLAN.toml",
+        help="take processor, prompt, repeats and guard options from the plan's [postprocess] "
+        "table (see `earmark plan freeze`); options also given must agree",
+    )
+    p.add_argument(
+        "--expect-sha256",
+        metavar="H",
+        help="refuse unless the plan file has this SHA-256 (printed by `earmark plan freeze`)",
+    )
+    p.add_argument("--arm", help="arm to post-process when the run has several")
+    p.add_argument(
+        "--allow-substitution",
+        action="append",
+        default=[],
+        metavar="A=B",
+        help="treat A and B as the same text in the lexical guard (repeatable)",
+    )
+    p.add_argument(
+        "--guard-marks",
+        default="",
+        metavar="MARKS",
+        help="punctuation marks the guard treats as content (e.g. '、·' to reject 、→·; "
+        "default: none)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=non_negative_int,
+        metavar="B",
+        help="bootstrap resamples (default: 10000, or the plan's bootstrap; 0: no CIs)",
+    )
+    p.add_argument(
+        "--seed", type=int, help=f"bootstrap seed (default: {DEFAULT_SEED}, or the plan's seed)"
+    )
+    p.add_argument("--out", required=True, type=output_path, help="output directory")
+    p.add_argument("--quiet", action="store_true", help="print warnings only")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from earmark.postprocess.api import postprocess_run
+
+    document = postprocess_run(
+        args.run,
+        args.processor,
+        repeats=args.repeats,
+        out_dir=args.out,
+        arm=args.arm,
+        allow_substitutions=args.allow_substitution,
+        guard_marks=args.guard_marks,
+        resamples=args.bootstrap,
+        seed=args.seed,
+        plan=args.plan,
+        expect_sha256=args.expect_sha256,
+    )
+    summary = document["summary"]
+    for warning in summary["warnings"]:
+        print(f"earmark: WARNING: {warning}", file=sys.stderr)
+    if not args.quiet:
+        acc = summary["overall"]["acceptance"]
+        punct = summary["overall"]["punctuation"]
+
+        def f1(stat: dict[str, Any]) -> str:
+            return "—" if stat["value"] is None else f"{stat['value']:.3f}"
+
+        print(
+            f"accepted {acc['per_output']['accepted']}/{acc['per_output']['total']} outputs, "
+            f"{acc['per_clip']['passed']}/{acc['per_clip']['total']} clips; position F1 "
+            f"{f1(punct['raw']['position_f1'])} -> {f1(punct['delivered']['position_f1'])}, "
+            f"position+type F1 {f1(punct['raw']['type_f1'])} -> "
+            f"{f1(punct['delivered']['type_f1'])}"
+        )
+        print(
+            f"wrote {args.out}/postprocess.json, postprocess.md, predictions.jsonl, "
+            "artefacts.sha256"
+        )
+    return 0

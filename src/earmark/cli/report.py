@@ -1,0 +1,46 @@
+"""`earmark report`: write a run's self-contained HTML report."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from earmark.cli.arguments import non_negative_int, output_path
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write a self-contained HTML report of a run directory",
+        description="Render RUN_DIR (results.json, predictions.jsonl, provenance.json and, "
+        "when given or present, compare.json) as one HTML file that loads nothing from the "
+        "network.",
+    )
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a run or `earmark score` output directory")
+    p.add_argument(
+        "--compare",
+        metavar="COMPARE_DIR_OR_JSON",
+        help="compare.json (or its directory) from `earmark compare`; default: RUN_DIR's own",
+    )
+    p.add_argument(
+        "--out", metavar="FILE", type=output_path, help="output file (default RUN_DIR/report.html)"
+    )
+    p.add_argument("--title", help="page title (default: 'earmark report: ' and RUN_DIR's name)")
+    p.add_argument(
+        "--worst",
+        type=non_negative_int,
+        default=5,
+        metavar="K",
+        help="worst utterances shown per arm × language (default: %(default)s)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from earmark.render.html import write_html_report
+
+    path = write_html_report(
+        args.run_dir, compare=args.compare, out=args.out, title=args.title, worst_k=args.worst
+    )
+    print(f"wrote {path}")
+    return 0

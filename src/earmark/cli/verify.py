@@ -1,0 +1,53 @@
+"""`earmark verify RUN_DIR`: recompute every figure and hash of a run; exit 1 on a mismatch."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from earmark.cli.arguments import output_path
+
+if TYPE_CHECKING:
+    from earmark.verification import VerifyReport
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="recompute a run's figures from predictions.jsonl and check its hashes",
+        description="Re-normalise, recount, re-aggregate and re-bootstrap every figure in "
+        "results.json from predictions.jsonl (CIs must reproduce exactly), and check the "
+        "manifest, model-file and plan hashes. Exit 1 on any mismatch.",
+    )
+    p.add_argument("run_dir", metavar="RUN_DIR", help="an earmark run or score output directory")
+    p.add_argument(
+        "--json", metavar="FILE", type=output_path, help="also write the report as JSON to FILE"
+    )
+    p.add_argument("--quiet", action="store_true", help="print only mismatches")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return 0 if check(args).ok else 1
+
+
+def check(args: argparse.Namespace) -> VerifyReport:
+    """Verify, print and write as the command does, and return the report (what
+    `earmark.verify` returns to a Python caller, where the CLI has only an exit status)."""
+    from earmark.outputs import atomic_write_json
+    from earmark.verification import verify_run
+
+    report = verify_run(args.run_dir)
+    if args.json:
+        atomic_write_json(args.json, report.to_dict())
+    for check in report.checks:
+        if args.quiet and check.status != "mismatch":
+            continue
+        print(f"{check.status.upper():<12} {check.name}: {check.detail}")
+    mismatches = sum(c.status == "mismatch" for c in report.checks)
+    print(
+        f"verify {args.run_dir}: "
+        + ("OK" if report.ok else f"FAILED ({mismatches} mismatch(es))")
+        + f" — {len(report.checks)} checks"
+    )
+    return report

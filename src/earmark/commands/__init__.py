@@ -1,1 +1,0 @@
-"""Subcommands of the earmark CLI, one module each."""

@@ -1,0 +1,479 @@
+"""Egress audit: during a run, outbound connections are refused and recorded.
+
+Seed 000 asks for "logs/egress audit": inference after setup must be local. While a
+guard is active, every `socket.connect`/`connect_ex` and name lookup in this process is
+checked; allowed destinations (the endpoint of an HTTP arm, or everything under
+`--allow-network`) go through and are recorded, anything else raises
+`EgressRefused` and is recorded. Unix-domain sockets are local IPC and always pass.
+Connects are checked by address, so an allowed name is resolved once when the guard is
+made and its addresses are allowed (and recorded); an endpoint URL allows exactly those
+addresses on its port.
+
+The audit covers the arm's process tree, not just its process (`ProcessTreeAudit`):
+every Python process the arm starts runs `earmark.execution.egress_child` as its
+`sitecustomize` and applies the same policy, HTTP clients that honour proxy variables are
+sent to a local recorder that refuses and records, and a started program that cannot be
+followed is named in the record, which then says `audited: false`, never just 0 attempts.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import shutil
+import socket
+import socketserver
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from earmark.execution import egress_child
+
+
+class EgressRefused(ConnectionRefusedError):
+    """Raised inside the run when code tries to reach the network without permission."""
+
+
+@dataclass
+class EgressGuard:
+    """Context manager that patches socket connect and lookups for its lifetime."""
+
+    allowed_hosts: frozenset[str] = frozenset()
+    allow_all: bool = False
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    #: Follow the processes the arm starts (see `ProcessTreeAudit`).
+    process_tree: bool = True
+    #: (address, port) pairs an endpoint URL allows: its host resolved once, its port only.
+    allowed_endpoints: frozenset[tuple[str, int]] = frozenset()
+    #: Each name the guard resolved → the addresses it allows for it (recorded).
+    resolved: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._saved: dict[str, Any] = {}
+        self.tree: ProcessTreeAudit | None = None
+        # Looking an endpoint's name up again is harmless: only its addresses connect.
+        self._lookups = (
+            self.allowed_hosts | set(self.resolved) | {a for a, _ in self.allowed_endpoints}
+        )
+
+    @classmethod
+    def for_hosts(cls, hosts: Iterable[str], allow_all: bool = False) -> EgressGuard:
+        """Entries are host names or addresses (any port) or endpoint URLs (exactly the
+        addresses the URL's host resolves to now, on the URL's port).
+
+        Names are resolved here, once, outside the guard: connects are checked by
+        address, so allowing only a name let nothing through (`http://localhost:8080`
+        failed every clip), and resolving again at connect time would follow the name
+        wherever it pointed next."""
+        names: set[str] = set()
+        endpoints: set[tuple[str, int]] = set()
+        resolved: dict[str, list[str]] = {}
+        for entry in hosts:
+            if not entry:
+                continue
+            if "://" in entry:
+                host, port = _endpoint(entry)
+                addresses = _resolve(host, port, resolved) if not allow_all else [host]
+                endpoints.update((address, port) for address in addresses)
+            else:
+                names.add(entry.lower())
+                if not allow_all:
+                    names.update(_resolve(entry.lower(), None, resolved))
+        return cls(
+            allowed_hosts=frozenset(names),
+            allow_all=allow_all,
+            allowed_endpoints=frozenset(endpoints),
+            resolved=resolved,
+        )
+
+    def _allows(self, kind: str, host: str, port: Any) -> bool:
+        if self.allow_all or host in self.allowed_hosts:
+            return True
+        if kind == "lookup":
+            return host in self._lookups
+        try:
+            return (host, int(port)) in self.allowed_endpoints
+        except (TypeError, ValueError):
+            return False
+
+    def _check(self, kind: str, host: Any, port: Any) -> None:
+        host_text = str(host).lower() if host is not None else ""
+        allowed = self._allows(kind, host_text, port)
+        with self._lock:
+            self.attempts.append(
+                {
+                    "time": time.time(),
+                    "kind": kind,
+                    "host": host_text,
+                    "port": port,
+                    "allowed": allowed,
+                }
+            )
+        if not allowed:
+            raise EgressRefused(
+                f"earmark egress guard refused a network {kind} to {host_text}:{port} "
+                "(pass --allow-network to permit it; it is recorded in provenance)"
+            )
+
+    def __enter__(self) -> EgressGuard:
+        guard = self
+        original_connect = socket.socket.connect
+        original_connect_ex = socket.socket.connect_ex
+        original_getaddrinfo = socket.getaddrinfo
+
+        def connect(sock: socket.socket, address: Any) -> None:
+            target = egress_child.socket_target(sock, address)
+            if target is not None:
+                guard._check("connect", *target)
+            return original_connect(sock, address)
+
+        def connect_ex(sock: socket.socket, address: Any) -> int:
+            target = egress_child.socket_target(sock, address)
+            if target is not None:
+                guard._check("connect", *target)
+            return original_connect_ex(sock, address)
+
+        def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+            if host not in (None, "", "localhost") and not str(host).startswith("127."):
+                guard._check("lookup", host, port)
+            return original_getaddrinfo(host, port, *args, **kwargs)
+
+        self._saved = {
+            "connect": original_connect,
+            "connect_ex": original_connect_ex,
+            "getaddrinfo": original_getaddrinfo,
+        }
+        socket.socket.connect = connect  # type: ignore[method-assign,assignment]
+        socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
+        socket.getaddrinfo = getaddrinfo
+        if self.process_tree:
+            if self.tree is None:
+                # The descendants' policy has no ports: they get the endpoint's addresses.
+                hosts = self.allowed_hosts | {a for a, _ in self.allowed_endpoints}
+                self.tree = ProcessTreeAudit(hosts | set(self.resolved), self.allow_all)
+            self.tree.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        socket.socket.connect = self._saved["connect"]  # type: ignore[method-assign]
+        socket.socket.connect_ex = self._saved["connect_ex"]  # type: ignore[method-assign]
+        socket.getaddrinfo = self._saved["getaddrinfo"]
+        if self.tree is not None:
+            self.tree.stop()
+            with self._lock:
+                self.attempts.extend(self.tree.take_attempts())
+
+    def record(self) -> dict[str, Any]:
+        """Policy, every attempt (this process's and its descendants'), and whether the
+        whole process tree was audited; when not, which processes escaped and why."""
+        allowed = sorted(self.allowed_hosts) + sorted(
+            f"[{a}]:{p}" if ":" in a else f"{a}:{p}" for a, p in self.allowed_endpoints
+        )
+        record: dict[str, Any] = {
+            "policy": "allow all (--allow-network)"
+            if self.allow_all
+            else "refuse all except: " + (", ".join(allowed) or "nothing"),
+            "attempts": list(self.attempts),
+            "refused": sum(1 for a in self.attempts if not a["allowed"]),
+        }
+        if self.resolved:
+            record["resolved"] = {name: list(v) for name, v in sorted(self.resolved.items())}
+        if self.tree is not None:
+            record.update(self.tree.summary())
+        elif not self.process_tree:
+            record["scope"] = "this process only"
+        return record
+
+
+def _endpoint(url: str) -> tuple[str, int]:
+    """`http://LocalHost:8080/v1` → ("localhost", 8080); the scheme's port when none."""
+    parts = urlsplit(url)
+    default = 443 if parts.scheme.lower() == "https" else 80
+    return (parts.hostname or "").lower(), parts.port or default
+
+
+def _resolve(host: str, port: int | None, resolved: dict[str, list[str]]) -> list[str]:
+    """The addresses `host` names now (itself for an address); recorded under the name.
+    A name that does not resolve allows nothing, and the record shows it empty."""
+    try:
+        ipaddress.ip_address(host)
+        return [host]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        infos = []
+    addresses = list(dict.fromkeys(str(info[4][0]).lower() for info in infos))
+    resolved[host] = addresses
+    return addresses
+
+
+def merge_tree_summaries(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any]:
+    """One arm's process-tree summary from several processes' (Ray actors'): audited
+    only if every one was; a process that sent none makes the whole arm unaudited."""
+    merged: dict[str, Any] = {
+        "audited": True,
+        "scope": "every actor process and every process they started",
+        "processes": {"started": 0, "python_audited": 0, "unaudited": 0},
+    }
+    reasons: list[str] = []
+    unaudited: list[dict[str, Any]] = []
+    for summary in summaries:
+        if not summary:
+            merged["audited"] = False
+            reasons.append("a process sent no process-tree summary")
+            continue
+        for key in merged["processes"]:
+            merged["processes"][key] += int((summary.get("processes") or {}).get(key, 0))
+        if summary.get("audited") is False:
+            merged["audited"] = False
+            reasons.append(str(summary.get("unaudited_reason") or "not audited"))
+            unaudited.extend(summary.get("unaudited") or [])
+    if not merged["audited"]:
+        merged["unaudited_reason"] = "; ".join(dict.fromkeys(reasons))
+        merged["unaudited"] = unaudited[:UNAUDITED_SHOWN]
+    return merged
+
+
+#: Events that escape a process tree audit (the parent names them in the record).
+UNAUDITED_SHOWN = 20
+
+
+class ProcessTreeAudit:
+    """Follows the processes an arm starts while its guard is active.
+
+    The arm's own spawns are watched (each child gets the audit's environment and a
+    token); Python descendants load `egress_child` as `sitecustomize`, apply the policy,
+    log attempts and say hello with their token; proxy-honouring HTTP clients are sent
+    to a recorder on 127.0.0.1 that refuses and logs. A spawned process with no hello
+    carrying its token is unaudited: it could have connected without being seen.
+    """
+
+    def __init__(self, allowed_hosts: frozenset[str], allow_all: bool) -> None:
+        self.allowed_hosts = allowed_hosts
+        self.allow_all = allow_all
+        self._folder: Path | None = None
+        self._offset = 0
+        self._attempts: list[dict[str, Any]] = []
+        self.spawns: list[dict[str, Any]] = []
+        self.hellos: set[tuple[str | None, int]] = set()
+        self.failed_tokens: set[str] = set()
+        self._recorder: _ProxyRecorder | None = None
+        self._undo: Any = None
+        self._saved_env: dict[str, str | None] = {}
+
+    @property
+    def log(self) -> str:
+        assert self._folder is not None
+        return str(self._folder / "events.jsonl")
+
+    def start(self) -> None:
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="earmark-egress-"))
+            weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
+            source = Path(egress_child.__file__).read_text("utf-8")
+            (self._folder / "sitecustomize.py").write_text(source, "utf-8")
+            Path(self.log).touch()
+        site = str(self._folder)
+        base = {
+            egress_child.LOG: self.log,
+            egress_child.SITE: site,
+            egress_child.ALLOWED: ",".join(sorted(self.allowed_hosts)),
+            egress_child.ALLOW_ALL: "1" if self.allow_all else "0",
+        }
+        additions = dict(base)
+        if not self.allow_all:
+            self._recorder = _ProxyRecorder(self.log)
+            address = self._recorder.start()
+            additions[egress_child.RECORDER] = address
+            for name in egress_child.PROXY_VARIABLES:
+                lower = name.lower()
+                if lower == "no_proxy":
+                    additions[name] = ",".join(sorted(self.allowed_hosts))
+                else:
+                    additions[name] = f"http://{address}"
+        # In this process's environment too (not the proxies: they would reroute the
+        # arm's own clients), so programs started by paths the watch does not patch
+        # still carry the audit into their Python descendants.
+        previous = os.environ.get("PYTHONPATH")
+        env = {**base, "PYTHONPATH": os.pathsep.join(p for p in (site, previous) if p)}
+        self._saved_env = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        self._undo = egress_child.install_spawn_watch(self.log, additions)
+
+    def stop(self) -> None:
+        if self._undo is not None:
+            self._undo()
+            self._undo = None
+        for key, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        self._saved_env = {}
+        if self._recorder is not None:
+            self._recorder.stop()
+            self._recorder = None
+        self._harvest()
+
+    def _harvest(self) -> None:
+        try:
+            with open(self.log, "rb") as handle:
+                handle.seek(self._offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return
+        complete = data[: data.rfind(b"\n") + 1]
+        self._offset += len(complete)
+        for line in complete.decode("utf-8", "replace").split("\n"):
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            kind = event.pop("event", None)
+            if kind == "attempt":
+                self._attempts.append({**event, "process": "descendant"})
+            elif kind == "hello":
+                self.hellos.add((event.get("token"), int(event.get("pid") or 0)))
+            elif kind == "spawn":
+                self.spawns.append(event)
+            elif kind == "spawn_failed":
+                self.failed_tokens.add(str(event.get("token")))
+
+    def take_attempts(self) -> list[dict[str, Any]]:
+        taken, self._attempts = self._attempts, []
+        return taken
+
+    def unaudited(self) -> list[dict[str, Any]]:
+        """Spawned processes that never said hello with their token."""
+        out = []
+        for spawn in self.spawns:
+            token = spawn.get("token")
+            if token in self.failed_tokens:
+                continue
+            if token is not None and (token, int(spawn.get("pid") or 0)) in self.hellos:
+                continue
+            reason = (
+                "a shell started with os.system"
+                if spawn.get("kind") == "shell"
+                else "not a Python process that loaded the audit (a shell, a compiled "
+                "program, or Python run with -I/-E/-S)"
+            )
+            out.append({**spawn, "reason": reason})
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        escaped = self.unaudited()
+        started = [s for s in self.spawns if s.get("token") not in self.failed_tokens]
+        summary: dict[str, Any] = {
+            "audited": not escaped,
+            "scope": "this process and every process it started",
+            "processes": {
+                "started": len(started),
+                "python_audited": len(self.hellos),
+                "unaudited": len(escaped),
+            },
+        }
+        if escaped:
+            programs = sorted({str(s.get("program")) for s in escaped})
+            summary["unaudited_reason"] = (
+                f"{len(escaped)} started process(es) could not be audited "
+                f"({', '.join(programs[:5])}): their own connections are not seen; only "
+                "HTTP clients that honour proxy variables reach the recorder"
+                if not self.allow_all
+                else f"{len(escaped)} started process(es) could not be audited "
+                f"({', '.join(programs[:5])}): their connections are not seen"
+            )
+            summary["unaudited"] = escaped[:UNAUDITED_SHOWN]
+        return summary
+
+
+class _ProxyRecorder:
+    """An HTTP proxy on 127.0.0.1 that forwards nothing: it logs the destination of
+    each request (`CONNECT host:port` or an absolute URL) as a refused attempt and
+    answers 403."""
+
+    def __init__(self, log: str) -> None:
+        self.log = log
+        self._server: socketserver.ThreadingTCPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> str:
+        log = self.log
+
+        class Handler(socketserver.StreamRequestHandler):
+            timeout = 5
+
+            def handle(self) -> None:
+                try:
+                    line = self.rfile.readline(8192).decode("latin-1").strip()
+                except OSError:
+                    return
+                host, port = _proxy_target(line)
+                egress_child.write_event(
+                    log,
+                    {
+                        "event": "attempt",
+                        "time": time.time(),
+                        "kind": "proxy",
+                        "host": host,
+                        "port": port,
+                        "allowed": False,
+                        "pid": None,
+                        "program": None,
+                        "request": line[:200],
+                    },
+                )
+                body = b"earmark egress guard: network access refused during the run\n"
+                try:
+                    self.wfile.write(
+                        b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+                        + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                        + body
+                    )
+                except OSError:
+                    pass
+
+        server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        host, port = server.server_address[:2]
+        return f"{host!s}:{port}"
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def _proxy_target(request_line: str) -> tuple[str, int | None]:
+    """`CONNECT h:443 HTTP/1.1` → (h, 443); `GET http://h:8080/x HTTP/1.1` → (h, 8080)."""
+    from urllib.parse import urlsplit
+
+    parts = request_line.split()
+    if len(parts) < 2:
+        return "", None
+    method, target = parts[0].upper(), parts[1]
+    if method == "CONNECT":
+        host, _, port = target.rpartition(":")
+        return host.strip("[]").lower(), int(port) if port.isdigit() else None
+    url = urlsplit(target)
+    default = 443 if url.scheme == "https" else 80
+    return (url.hostname or "").lower(), url.port or default

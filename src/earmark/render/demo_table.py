@@ -1,0 +1,134 @@
+"""The demo's terminal table: per language WER/CER with CIs, speed, no-speech output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from earmark.render.markdown import fmt_rate
+from earmark.render.terminal import Column, print_fitted
+
+ENGLISH_ONLY_NOTE = (
+    "{arm} is an English-only model: the Mandarin and Irish rows show what such a model does "
+    "to other languages (it answers in fluent English — insertions and substitutions, not "
+    "a transcript), which is why earmark keeps insertion and no-speech diagnostics beside "
+    "WER. To evaluate a multilingual model, run e.g.\n"
+    "  earmark run --manifest <manifest.jsonl> --arm "
+    "'faster-whisper:/path/to/whisper-small-ct2?compute_type=int8&beam_size=5' --out runs/small\n"
+    "(Irish is not a Whisper language; use a CTC model for it — see `earmark engines`)."
+)
+
+
+#: The columns that are the same on every machine (the README's table, pinned by a test).
+FIXED_COLUMNS = (
+    "language",
+    "normaliser",
+    "N",
+    "WER [95% CI]",
+    "CER [95% CI]",
+    "output on no-speech",
+    "runaway / loops",
+)
+#: The columns that depend on the machine and its load.
+SPEED_COLUMNS = ("RTF", "p95 latency")
+
+
+def demo_rows(arm: dict[str, Any]) -> list[dict[str, str]]:
+    """One row per language: the fixed columns and the speed columns, as printed."""
+    speed = arm.get("resources_by_language", {})
+    rows = []
+    for lang, block in arm["by_language"].items():
+        view = block["views"][block["primary_view"]]
+        lang_speed = speed.get(lang, {})
+        rtf = lang_speed.get("real_time_factor")
+        p95 = lang_speed.get("latency_p95_seconds")
+        h = block["hallucination"]
+        rows.append(
+            {
+                "language": lang,
+                "normaliser": block["normalizer"]["name"],
+                "N": str(block["n_utterances"]),
+                "WER [95% CI]": fmt_rate(view.get("wer"))
+                if view.get("wer")
+                else "n/a (characters)",
+                "CER [95% CI]": fmt_rate(view.get("cer")),
+                "output on no-speech": f"{h['no_speech_with_output']}/{h['no_speech_rows']}"
+                if h["no_speech_rows"]
+                else "—",
+                "runaway / loops": f"{h['runaway_outputs']} / {h['repetition_loops']}",
+                "RTF": f"{rtf:.3f}" if rtf is not None else "—",
+                "p95 latency": f"{p95:.2f} s" if p95 is not None else "—",
+            }
+        )
+    return rows
+
+
+def demo_markdown(results: dict[str, Any]) -> str:
+    """The machine-independent part of the demo's table as Markdown: what the README shows."""
+    lines = []
+    for arm in results["arms"].values():
+        lines.append("| " + " | ".join(FIXED_COLUMNS) + " |")
+        lines.append("|" + "---|" * len(FIXED_COLUMNS))
+        for row in demo_rows(arm):
+            lines.append("| " + " | ".join(row[c] for c in FIXED_COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+#: How each column shrinks on a narrow terminal (speed first, then the loop counts).
+TERMINAL_COLUMNS = {
+    "language": Column("language", "lang"),
+    "normaliser": Column("normaliser", "norm."),
+    "N": Column("N", numeric=True),
+    "WER [95% CI]": Column("WER [95% CI]", "WER", numeric=True),
+    "CER [95% CI]": Column("CER [95% CI]", "CER", numeric=True),
+    "RTF": Column("RTF", drop=2, numeric=True),
+    "p95 latency": Column("p95 latency", "p95", drop=2, numeric=True, breaks=()),
+    "output on no-speech": Column("output on no-speech", "no-speech\noutput", numeric=True),
+    "runaway / loops": Column("runaway / loops", "runaway\n/ loops", drop=1, numeric=True),
+}
+
+
+def print_demo_table(results: dict[str, Any], console: Any = None) -> None:
+    """The demo's table fitted to the terminal (see `terminal.print_fitted`), then the
+    arm's speed, code path, language and English-only notes."""
+    from rich.console import Console
+
+    console = console if console is not None else Console()
+    for name, arm in results["arms"].items():
+        names = FIXED_COLUMNS[:5] + SPEED_COLUMNS + FIXED_COLUMNS[5:]
+        print_fitted(
+            console,
+            [TERMINAL_COLUMNS[c] for c in names],
+            [[row[c] for c in names] for row in demo_rows(arm)],
+            title=f"earmark demo — {name} (micro rates, 95% clip-bootstrap CI)",
+        )
+        res = arm.get("resources") or {}
+        if res:
+            console.print(
+                f"load {res.get('load_seconds', 0):.2f} s · overall RTF "
+                f"{(res.get('real_time_factor') or 0):.3f} · p95 "
+                f"{(res.get('latency_p95_seconds') or 0):.2f} s · peak RSS "
+                f"{(res.get('peak_rss_bytes') or 0) / 2**20:.0f} MiB · CPU "
+                f"{(res.get('cpu_seconds') or 0):.1f} s"
+            )
+        model = arm.get("model") or {}
+        cpu = (model.get("extra") or {}).get("cpu_runtime") or {}
+        if cpu:
+            pinned = cpu.get("pinned") or {}
+            console.print(
+                f"decoded with CTranslate2 ISA {cpu.get('isa') or 'unknown'} "
+                f"({'pinned' if pinned.get('CT2_FORCE_CPU_ISA') else 'chosen by the runtime'}), "
+                f"SGEMM {cpu.get('sgemm_backend') or 'unknown'}, "
+                f"{(arm.get('resources') or {}).get('threads') or '?'} thread(s); "
+                + (
+                    "deterministic (per-clip seeded sampling)"
+                    if arm.get("deterministic")
+                    else f"NOT deterministic: {arm.get('determinism_note')}"
+                )
+            )
+        if arm.get("language_mismatches"):
+            console.print(
+                f"{arm['language_mismatches']} clip(s) were decoded in another language than "
+                "requested (recorded as a deviation in provenance.json)."
+            )
+        if model.get("english_only"):
+            console.print(ENGLISH_ONLY_NOTE.format(arm=name))
