@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from earmark.render.markdown import fmt_rate
-from earmark.render.terminal import Column, print_fitted
+from earmark.results.display import fmt_rate
+from earmark.terminal_table import Column, print_fitted
 
 ENGLISH_ONLY_NOTE = (
     "{arm} is an English-only model: the Mandarin and Irish rows show what such a model does "

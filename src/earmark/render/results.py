@@ -2,8 +2,7 @@
 
 The schema is frozen: a change of meaning is a new schema version, never an edit. Reading
 and writing the results file and its predictions live in `earmark.rundir.results_file`
-(the one module that knows a folder's files); they are re-exported here for the callers
-that still import them from this module.
+(the one module that knows a folder's files).
 """
 
 from __future__ import annotations
@@ -11,25 +10,6 @@ from __future__ import annotations
 import json
 from importlib import resources
 from typing import Any
-
-from earmark.rundir.layout import PREDICTIONS
-from earmark.rundir.results_file import (
-    SCHEMA_ID,
-    build_results,
-    check_predictions_file,
-    load_results,
-    write_results,
-)
-
-__all__ = [
-    "PREDICTIONS",
-    "SCHEMA_ID",
-    "build_results",
-    "check_predictions_file",
-    "load_results",
-    "results_schema",
-    "write_results",
-]
 
 
 def results_schema() -> dict[str, Any]:
