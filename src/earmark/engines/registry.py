@@ -23,6 +23,7 @@ from earmark.engines.base import Clip, Engine, Hypothesis, ModelInfo
 from earmark.engines.extras import is_installed
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 #: CTranslate2 compute types faster-whisper accepts (the weight type of an arm).
 CTRANSLATE2_WEIGHT_TYPES = (
@@ -403,7 +404,10 @@ class PluginEngine:
 
     def load(self) -> ModelInfo:
         loaded = self.engine.load()
-        plugin = {"backend": self.info.name, "distribution": self.info.plugin}
+        plugin: dict[str, JSONValue] = {
+            "backend": self.info.name,
+            "distribution": self.info.plugin,
+        }
         plugin["entry_point"] = self.info.builder
         return dataclasses.replace(loaded, extra={**loaded.extra, "plugin": plugin})
 

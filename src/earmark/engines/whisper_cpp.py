@@ -47,6 +47,7 @@ from earmark.engines.registry import GGML_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 BACKEND = "whisper-cpp"
 EXTRA = "whisper-cpp"
@@ -307,7 +308,7 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
                 "weight_type_header": header.weight_type,
                 "ftype": header.ftype,
                 "quantization_version": header.quantization_version,
-                "hparams": header.hparams,
+                "hparams": dict[str, JSONValue](header.hparams),
                 "compute_type_requested": self.options.compute_type,
                 "threads": self.options.threads,
                 "beam_size": self.options.beam_size,

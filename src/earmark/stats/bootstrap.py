@@ -30,9 +30,7 @@ from earmark.stats.resampling import (
     cluster_totals,
     resample_totals,
 )
-from earmark.stats.settings import DEFAULT_LEVEL as DEFAULT_LEVEL
-from earmark.stats.settings import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
-from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
+from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 Aggregate = Literal["micro", "macro"]
 Key = TypeVar("Key", bound=Hashable)
