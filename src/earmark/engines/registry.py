@@ -288,7 +288,7 @@ class BrokenPlugin:
     plugin: str
     error: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {**asdict(self), "installed": False}
 
 

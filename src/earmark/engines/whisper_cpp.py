@@ -265,7 +265,7 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
         header = self._checked_header(path)
         files = fingerprint(path)
         started = time.perf_counter()
-        params: dict[str, Any] = {
+        params: dict[str, object] = {
             "print_progress": False,
             "print_realtime": False,
             "temperature": self.options.temperature,
@@ -460,7 +460,7 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
             return failed_hypothesis(clip.id, language, started, exc)
         seconds = time.perf_counter() - started
         requested = primary_language(language)
-        extra: dict[str, Any] = {"language_policy": self.options.language_policy}
+        extra: dict[str, JSONValue] = {"language_policy": self.options.language_policy}
         if self.options.samples:
             count = self._fallbacks()
             if count is not None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from earmark.results.codec import JSONValue
-
 #: A character vocabulary: id 0 is the CTC blank (pad), "|" the word delimiter.
 CTC_VOCAB = ["<pad>", "<unk>", "|", *"abcdefghijklmnopqrstuvwxyz'"]
 #: The Paraformer's output tokens; blank, <s>, </s> and <unk> are never emitted.
@@ -144,7 +142,7 @@ def build_tiny_whisper_hf(folder: Path) -> Path:
     return folder
 
 
-def _paraformer_config(d_model: int = 16) -> dict[str, JSONValue]:
+def _paraformer_config(d_model: int = 16) -> dict[str, object]:
     """funasr's Paraformer template, shrunk: 8 mel bins, one 16-wide layer each side."""
     return {
         "model": "BiCifParaformer",
