@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any
+
+from earmark.results.codec import JSONValue
 
 
-def results_schema() -> dict[str, Any]:
+def results_schema() -> dict[str, JSONValue]:
     """The JSON Schema of `results.json` (draft 2020-12)."""
     text = resources.files("earmark.render").joinpath("schema/results-1.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: dict[str, JSONValue] = json.loads(text)
     return loaded
