@@ -82,16 +82,7 @@ def iter_combined(
         key = row.id if row.cluster is None else (row.id, row.cluster)
         first = first_line.get(key)
         if first is not None:
-            several = len(arms_seen) > 1 and arm is None
-            raise EarmarkError(
-                f"duplicate utterance id {row.id!r} (first on line {first})",
-                file=str(path),
-                line=line,
-                field=fields.id,
-                hint="this file holds several arms: pass --arm NAME"
-                if several
-                else f"repeats of one clip need distinct ids and a shared '{fields.cluster}' field",
-            )
+            raise _duplicate(row.id, first, path, line, fields, len(arms_seen) > 1 and arm is None)
         first_line[key] = line
         yield row
     if arm is not None and arm not in arms_seen:
@@ -101,3 +92,18 @@ def iter_combined(
             field="arm",
             hint="arms in this file: " + (", ".join(sorted(arms_seen)) or "none"),
         )
+
+
+def _duplicate(
+    ident: str, first: int, path: Path, line: int, fields: FieldNames, several_arms: bool
+) -> EarmarkError:
+    """A repeated id, naming both its lines and the likely cause."""
+    return EarmarkError(
+        f"duplicate utterance id {ident!r} (first on line {first})",
+        file=str(path),
+        line=line,
+        field=fields.id,
+        hint="this file holds several arms: pass --arm NAME"
+        if several_arms
+        else f"repeats of one clip need distinct ids and a shared '{fields.cluster}' field",
+    )
