@@ -18,6 +18,9 @@ from typing import Any
 from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
 from earmark.errors import EarmarkError
+from earmark.formats.fields import FieldNames
+from earmark.formats.pairs import stream_pairs
+from earmark.formats.rows import ScoringRow
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.render.markdown import render_results_markdown
 from earmark.rundir.layout import PREDICTIONS
@@ -26,8 +29,6 @@ from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import failed, run_scorer_probes
 from earmark.scoring.protocols import resolve
-from earmark.scoring.readers import FieldNames, stream_pairs
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions
 from earmark.stats.settings import BootstrapSettings
 

@@ -130,7 +130,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
 
 def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[Any]:
     """The rows exactly as the runner (arm rows) or `earmark score` built them."""
-    from earmark.scoring.rows import ScoringRow
+    from earmark.formats.rows import ScoringRow
 
     out = []
     for row in rows:

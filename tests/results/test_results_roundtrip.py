@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from earmark.cli import main
+from earmark.formats.rows import ScoringRow
 from earmark.results import (
     Comparison,
     Decision,
@@ -27,7 +28,6 @@ from earmark.results import (
 from earmark.rundir.results_file import build_results
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 

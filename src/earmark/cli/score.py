@@ -173,9 +173,9 @@ def add_speaker_arguments(p: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from earmark.file_scoring import score_predictions
+    from earmark.formats.fields import FieldNames
     from earmark.render.terminal import print_summary, print_worst_alignments
     from earmark.scoring.protocols import resolve
-    from earmark.scoring.readers import FieldNames
 
     choice = resolve(
         args.protocol,

@@ -38,6 +38,7 @@ from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan
 from earmark.execution.provenance import host_profile, software_profile
 from earmark.execution.store import PredictionStore
+from earmark.formats.rows import MISSING_HYPOTHESIS, ScoringRow
 from earmark.outputs import atomic_write_json, lock_output_folder
 from earmark.render.markdown import render_results_markdown
 from earmark.rundir.layout import (
@@ -54,7 +55,6 @@ from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 from earmark.scoring.probes import run_scorer_probes
-from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.scoring.streaming_section import streaming_section
 

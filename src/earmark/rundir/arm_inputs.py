@@ -10,7 +10,7 @@ An arm spec is one of
 - `FILE` — a predictions file: JSONL rows with `id`, `reference`, `hypothesis` (null when
   missing) and optionally `arm`, `repeat`, `language`, `slices`, `status`,
   `audio_seconds`, `language_mismatch`, `clip`/`cluster`; CSV/TSV go through
-  `earmark.scoring.readers`;
+  `earmark.formats.pairs`;
 - `NAME=SPEC` — any of the above under another arm name (two score directories would
   otherwise both be called by their folder name).
 """
@@ -45,7 +45,7 @@ def _split_spec(spec: str) -> tuple[str | None, Path, str | None]:
 
 
 def _rows_from_delimited(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    from earmark.scoring.readers import read_pairs
+    from earmark.formats.pairs import read_pairs
 
     read = read_pairs(path)
     return [
