@@ -165,7 +165,7 @@ def _verify_arm(
     repeats: int,
     folder: Path | None = None,
 ) -> list[Check]:
-    from earmark.execution.runner import latency_by_language
+    from earmark.execution.resources import latency_by_language
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.protocols import get_protocol
     from earmark.scoring.scorer import ScoringOptions, score_rows
@@ -301,7 +301,7 @@ def _check_manifest(results: dict[str, Any], provenance: dict[str, Any] | None) 
 
 
 def _check_plan(run: Path, results: dict[str, Any], provenance: dict[str, Any] | None) -> Check:
-    from earmark.execution.runner import plan_from_dict
+    from earmark.execution.plan import plan_from_dict
 
     path = run / PLAN
     if not path.is_file():

@@ -193,18 +193,16 @@ def run(
     """
     args, status = invoke("run", dict(locals()))
     folder = Path(args.out)
-    if status != 0:
-        import json
-
-        from earmark.cli.run import failure_message
-
-        results = json.loads((folder / RESULTS).read_text("utf-8"))
-        raise EarmarkError(
-            failure_message(results) or f"earmark run exited with status {status}",
-            file=str(folder / RESULTS),
-        )
     from earmark.results import read_results
 
+    if status != 0:
+        from earmark.execution.run_request import failure_message
+
+        raise EarmarkError(
+            failure_message(read_results(folder / RESULTS))
+            or f"earmark run exited with status {status}",
+            file=str(folder / RESULTS),
+        )
     return read_results(folder / RESULTS)
 
 

@@ -53,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
     from earmark.corpus.demo import demo_audio_root, demo_manifest_path
     from earmark.engines.cpu_runtime import cpu_flags, supports_isa
     from earmark.engines.spec import parse_arm_spec
+    from earmark.execution.options import RunOptions
     from earmark.execution.plan import RunPlan
-    from earmark.execution.runner import RunOptions, run_plan
+    from earmark.execution.runner import run_plan
     from earmark.render.demo_table import print_demo_table
 
     isa: str | None = None if args.cpu_isa.lower() == "auto" else args.cpu_isa.upper()
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     )
     results = run_plan(plan, args.out, RunOptions(quiet=args.quiet, command_line=list(sys.argv)))
     if not args.quiet:
-        print_demo_table(results)
+        print_demo_table(results.to_dict())
         print(
             f"\nRun directory: {args.out} (results.json, predictions.jsonl, "
             "provenance.json, results.md)"
