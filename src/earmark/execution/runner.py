@@ -710,8 +710,9 @@ def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) 
     """Harness-artefact diagnostics of every arm (insertion-driven failure, truncation,
     script mismatch, empty outputs, normaliser-induced ranking flips), computed by the
     same code as `earmark compare` so a run and a comparison flag the same things."""
-    from earmark.comparison.api import CompareOptions, compare_arms
+    from earmark.comparison.api import compare_arms
     from earmark.comparison.loading import ArmData
+    from earmark.comparison.options import CompareOptions
     from earmark.stats.settings import BootstrapSettings
 
     arms: dict[str, ArmData] = {}
@@ -725,8 +726,7 @@ def run_diagnostics(arm_rows: dict[str, list[dict[str, Any]]], normalizer: str) 
         CompareOptions(normalizer=normalizer, bootstrap=BootstrapSettings(resamples=0)),
         jobs=1,
     )
-    diagnostics: dict[str, Any] = compared["diagnostics"]
-    return diagnostics
+    return dict(compared.diagnostics or {})
 
 
 def latency_by_language(rows: list[dict[str, Any]]) -> dict[str, Any]:
