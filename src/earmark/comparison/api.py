@@ -19,14 +19,13 @@ from earmark.comparison.determinism import arm_determinism
 from earmark.comparison.diagnostics import ranking_flips
 from earmark.comparison.inputs import CompareInputs, count_inputs
 from earmark.comparison.loading import ArmData
-from earmark.comparison.options import CompareOptions
+from earmark.comparison.options import CompareOptions, policy_record
 from earmark.comparison.pair_figures import pair_figures
 from earmark.comparison.paired import apply_holm
 from earmark.comparison.pairing import align_arms
 from earmark.comparison.parallel import fork_map
 from earmark.errors import EarmarkError
 from earmark.results.arm import BootstrapRecord
-from earmark.results.arm import NormalizerPolicy as PolicyRecord
 from earmark.results.codec import JSONObject, JSONValue
 from earmark.results.comparison import COMPARE_SCHEMA, Comparison, ComparisonArm, PairedDifference
 from earmark.scoring.policy import NormalizerPolicy
@@ -77,9 +76,7 @@ def compare_arms(
         earmark_version=__version__,
         created=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         reference_arm=reference,
-        normalizer_policy=PolicyRecord(
-            default=policy.default, by_language=dict(sorted(policy.by_language.items()))
-        ),
+        normalizer_policy=policy_record(policy),
         aggregate=options.aggregate,
         bootstrap=_bootstrap_record(options),
         n_shared=len(aligned.keys),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from earmark.results.arm import NormalizerPolicy as PolicyRecord
+from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.protocols import Protocol
 from earmark.stats.settings import BootstrapSettings
 
@@ -26,3 +28,10 @@ class CompareOptions:
     @property
     def python_random(self) -> bool:
         return self.protocol is not None and self.protocol.generator == "python-random"
+
+
+def policy_record(policy: NormalizerPolicy) -> PolicyRecord:
+    """The `normalizer_policy` record compare.json and gap.json write (languages sorted)."""
+    return PolicyRecord(
+        default=policy.default, by_language=dict(sorted(policy.by_language.items()))
+    )
