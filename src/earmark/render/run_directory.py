@@ -129,9 +129,7 @@ def load_run(
     results = load_results(path)
     check_predictions_file(folder.path, results)
     provenance = folder.provenance()
-    compare_data = (
-        read_compare_record(compare) if compare is not None else folder.compare_record()
-    )
+    compare_data = read_compare_record(compare) if compare is not None else folder.compare_record()
     return RunDirectory(
         path=folder.path,
         results=results,
