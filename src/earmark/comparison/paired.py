@@ -210,34 +210,7 @@ def paired_comparison(
         if boot.low is not None and boot.high is not None:
             ci = (float(boot.low), float(boot.high))
         better, tied = boot.share_b_better, boot.share_tied
-    if clusters is None:  # every row its own clip
-        per_clip_a, per_clip_b = errors_a, errors_b
-    else:
-        _, compact = np.unique(clusters, return_inverse=True)
-        compact = compact.reshape(-1)
-        per_clip_a = np.bincount(compact, weights=errors_a)
-        per_clip_b = np.bincount(compact, weights=errors_b)
-    sign = sign_test(per_clip_a, per_clip_b)
-    wilcoxon = wilcoxon_signed_rank(per_clip_a, per_clip_b)
-    # A clip is correct when every repeat of it is: repeats are not independent sentences.
-    mcnemar = mcnemar_test(per_clip_a, per_clip_b)
-    mapsswe_block = _mapsswe(segments, clusters, errors_a.size)
-    mapsswe_p = mapsswe_block["p_value"]
-    tests: dict[str, JSONValue] = {
-        "unit": "clip (errors summed over repeats)",
-        "n_clips": int(per_clip_a.size),
-        "challenger_fewer_errors": sign.n_positive,
-        "challenger_more_errors": sign.n_negative,
-        "tied": sign.n_zero,
-        "wilcoxon_method": wilcoxon.method,
-        "mcnemar": {
-            **mcnemar.to_dict(),
-            "unit": "clip (correct = no error on any repeat)",
-            "reference_only_correct": mcnemar.only_x_correct,
-            "challenger_only_correct": mcnemar.only_y_correct,
-        },
-        "mapsswe": mapsswe_block,
-    }
+    tests = _ClipTests(errors_a, errors_b, clusters, segments)
     return PairedDifference(
         reference=label.reference,
         challenger=label.challenger,
@@ -251,13 +224,59 @@ def paired_comparison(
         ci=ci,
         share_challenger_better=better,
         share_tied=tied,
-        sign_test_p=sign.p_value,
-        wilcoxon_p=wilcoxon.p_value,
-        mcnemar_p=mcnemar.p_value,
-        mapsswe_p=mapsswe_p if isinstance(mapsswe_p, float | int) else None,
+        sign_test_p=tests.sign.p_value,
+        wilcoxon_p=tests.wilcoxon.p_value,
+        mcnemar_p=tests.mcnemar.p_value,
+        mapsswe_p=tests.mapsswe_p,
         n=n,
-        tests=tests,
+        tests=tests.workings(),
     )
+
+
+class _ClipTests:
+    """The paired tests on per-clip error counts (errors summed over a clip's repeats
+    first: repeats of one clip are not independent observations) and MAPSSWE."""
+
+    def __init__(
+        self,
+        errors_a: IntArray,
+        errors_b: IntArray,
+        clusters: NDArray[np.int64] | None,
+        segments: Sequence[Segments] | None,
+    ) -> None:
+        if clusters is None:  # every row its own clip
+            per_clip_a, per_clip_b = errors_a, errors_b
+        else:
+            _, compact = np.unique(clusters, return_inverse=True)
+            compact = compact.reshape(-1)
+            per_clip_a = np.bincount(compact, weights=errors_a)
+            per_clip_b = np.bincount(compact, weights=errors_b)
+        self.n_clips = int(per_clip_a.size)
+        self.sign = sign_test(per_clip_a, per_clip_b)
+        self.wilcoxon = wilcoxon_signed_rank(per_clip_a, per_clip_b)
+        # A clip is correct when every repeat of it is: repeats are not independent sentences.
+        self.mcnemar = mcnemar_test(per_clip_a, per_clip_b)
+        self.mapsswe = _mapsswe(segments, clusters, errors_a.size)
+        p = self.mapsswe["p_value"]
+        self.mapsswe_p = p if isinstance(p, float | int) else None
+
+    def workings(self) -> dict[str, JSONValue]:
+        """The pair's `tests` block: units, tallies and methods behind each p."""
+        return {
+            "unit": "clip (errors summed over repeats)",
+            "n_clips": self.n_clips,
+            "challenger_fewer_errors": self.sign.n_positive,
+            "challenger_more_errors": self.sign.n_negative,
+            "tied": self.sign.n_zero,
+            "wilcoxon_method": self.wilcoxon.method,
+            "mcnemar": {
+                **self.mcnemar.to_dict(),
+                "unit": "clip (correct = no error on any repeat)",
+                "reference_only_correct": self.mcnemar.only_x_correct,
+                "challenger_only_correct": self.mcnemar.only_y_correct,
+            },
+            "mapsswe": self.mapsswe,
+        }
 
 
 def _mapsswe(
