@@ -22,9 +22,16 @@ from numpy.typing import NDArray
 from earmark import __version__
 from earmark.comparison.loading import ArmData
 from earmark.comparison.options import policy_record
+from earmark.comparison.pairing import cluster_codes
 from earmark.results.codec import JSONValue
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.row_counts import METRIC_FOR_UNIT, PairTable, count_rows, scope_metrics
+from earmark.scoring.row_counts import (
+    METRIC_FOR_UNIT,
+    PairTable,
+    RowCounts,
+    count_rows,
+    scope_metrics,
+)
 from earmark.stats import utterance_rates
 from earmark.stats.resampling import cluster_index, cluster_totals, resample_totals
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
@@ -52,6 +59,36 @@ def _replicate_rates(
     return rates
 
 
+def _gap_interval(
+    sides: list[tuple[RowCounts, NDArray[np.int64]]],
+    unit: str,
+    aggregate: str,
+    bootstrap: BootstrapSettings,
+) -> tuple[JSONValue, int]:
+    """The percentile interval of B - A over independent replicates (corpus A with the
+    seed, B with seed + 1), and how many replicates were dropped (a rate with no units)."""
+    reps = []
+    for offset, (rows, clusters) in enumerate(sides):
+        ok = rows.available()
+        reps.append(
+            _replicate_rates(
+                rows.counts(unit)[ok],
+                clusters[ok],
+                aggregate,
+                bootstrap.resamples,
+                bootstrap.seed + offset,
+            )
+        )
+    diff = reps[1] - reps[0]
+    kept = diff[np.isfinite(diff)]
+    ci: JSONValue = None
+    if kept.size:
+        tail = (1.0 - bootstrap.level) / 2.0
+        lo, hi = np.quantile(kept, [tail, 1.0 - tail])
+        ci = [float(lo), float(hi)]
+    return ci, int(diff.size - kept.size)
+
+
 def corpus_gap(
     corpus_a: ArmData,
     corpus_b: ArmData,
@@ -72,12 +109,7 @@ def corpus_gap(
     figures: dict[str, dict[str, dict[str, JSONValue]]] = {}
     for label, arm in (("a", corpus_a), ("b", corpus_b)):
         rows = count_rows(table, arm.references, arm.hypotheses, arm.languages)
-        seen: dict[str, int] = {}
-        clusters = np.fromiter(
-            (seen.setdefault(c, len(seen)) for c in arm.clusters),
-            dtype=np.int64,
-            count=len(arm.clusters),
-        )
+        clusters = cluster_codes(arm.clusters)
         everything = np.arange(len(arm), dtype=np.int64)
         counted[label] = (rows, clusters)
         names[label] = sorted(set(rows.normalizers))
@@ -107,22 +139,9 @@ def corpus_gap(
         else:
             entry["value"] = value_b - value_a
             if resamples > 0:
-                reps = []
-                for offset, label in enumerate(("a", "b")):
-                    rows, clusters = counted[label]
-                    ok = rows.available()
-                    reps.append(
-                        _replicate_rates(
-                            rows.counts(unit)[ok], clusters[ok], aggregate, resamples, seed + offset
-                        )
-                    )
-                diff = reps[1] - reps[0]
-                kept = diff[np.isfinite(diff)]
-                if kept.size:
-                    tail = (1.0 - level) / 2.0
-                    lo, hi = np.quantile(kept, [tail, 1.0 - tail])
-                    entry["ci95"] = [float(lo), float(hi)]
-                entry["dropped_resamples"] = int(diff.size - kept.size)
+                entry["ci95"], entry["dropped_resamples"] = _gap_interval(
+                    [counted["a"], counted["b"]], unit, aggregate, bootstrap
+                )
         entry["metric"] = metric
         gaps[metric] = entry
     units: list[JSONValue] = [
