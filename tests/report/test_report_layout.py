@@ -97,7 +97,7 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     second.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in changed), "utf-8")
     result = compare([str(first), str(second)], normalizer="auto", resamples=200, seed=1)
-    (run / "compare.json").write_text(json.dumps(result, ensure_ascii=False), "utf-8")
+    (run / "compare.json").write_text(result.to_json(), "utf-8")
     return run
 
 

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from earmark.comparison.compare_report import print_compare
     from earmark.file_comparison import compare
 
-    result = compare(
+    compared = compare(
         args.arms,
         normalizer=args.normalizer,
         reference=args.reference,
@@ -120,6 +120,6 @@ def run(args: argparse.Namespace) -> int:
         protocol=args.protocol,
     )
     if not args.quiet:
-        print_compare(result)
+        print_compare(compared)
         print(f"wrote {args.out}/compare.json, compare.md")
     return 0

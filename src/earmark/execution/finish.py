@@ -219,20 +219,20 @@ def run_diagnostics(
     """Harness-artefact diagnostics of every arm (insertion-driven failure, truncation,
     script mismatch, empty outputs, normaliser-induced ranking flips), computed by the
     same code as `earmark compare` so a run and a comparison flag the same things."""
-    from earmark.comparison.api import CompareOptions, compare_arms
+    from earmark.comparison.api import compare_arms
     from earmark.comparison.loading import ArmData
+    from earmark.comparison.options import CompareOptions
     from earmark.stats.settings import BootstrapSettings
 
     arms: dict[str, ArmData] = {}
     for name, rows in arm_rows.items():
         data = ArmData(name=name, source=PREDICTIONS)
         for line, row in enumerate(rows, start=1):
-            data.add(dict(row), PREDICTIONS, line)
+            data.add(cast("Mapping[str, JSONValue]", row), PREDICTIONS, line)
         arms[name] = data
     compared = compare_arms(
         arms,
         CompareOptions(normalizer=normalizer, bootstrap=BootstrapSettings(resamples=0)),
         jobs=1,
     )
-    diagnostics: dict[str, JSONValue] = compared["diagnostics"]
-    return diagnostics
+    return dict(compared.diagnostics or {})

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.rundir.folder import RunFolder, read_compare
+from earmark.rundir.folder import RunFolder, read_compare_record
 from earmark.rundir.predictions import row_key
 from earmark.rundir.provenance import arm_verifiable
 from earmark.rundir.results_file import check_predictions_file, load_results
@@ -117,7 +117,7 @@ def load_run(
     results = load_results(path)
     check_predictions_file(folder.path, results)
     provenance = folder.provenance()
-    compare_data = read_compare(compare) if compare is not None else folder.compare_record()
+    compare_data = read_compare_record(compare) if compare is not None else folder.compare_record()
     return RunDirectory(
         path=folder.path,
         results=results,
