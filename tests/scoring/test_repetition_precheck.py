@@ -12,9 +12,10 @@ import random
 import pytest
 
 from earmark.metrics.hallucination import repetition_loop
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.rows import ScoringRow
-from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 

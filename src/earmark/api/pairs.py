@@ -129,20 +129,17 @@ def score(
     ]
     settings = BootstrapSettings(resamples=bootstrap, seed=seed)
     options = ScoringOptions(policy=NormalizerPolicy.parse(normalizer), bootstrap=settings)
-    block = score_rows(rows, options).to_dict()["overall"]
+    block = score_rows(rows, options).arm.overall
     # One language for every pair: one normaliser, so the overall block is never null.
-    view = block["primary_view"]
-    figures = block["views"][view]
-    metrics = {
-        name: MetricResult.from_dict(figures[name], f"overall.views.{view}.{name}")
-        for name in _RATE_METRICS
-        if isinstance(figures.get(name), dict)
-    }
+    assert block is not None
+    view = block.primary_view
+    figures = block.views[view].metrics
+    metrics = {name: figures[name] for name in _RATE_METRICS if name in figures}
     return CorpusScore(
-        normalizer=block["normalizer"]["name"],
+        normalizer=block.normalizer.name,
         view=view,
-        headline=_METRIC_OF_UNIT[block["normalizer"]["headline_unit"]],
-        n_utterances=block["n_utterances"],
+        headline=_METRIC_OF_UNIT[block.normalizer.headline_unit or block.normalizer.units[0]],
+        n_utterances=block.n_utterances,
         bootstrap=settings.resamples,
         seed=settings.seed,
         level=settings.level,

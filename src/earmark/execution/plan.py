@@ -58,7 +58,7 @@ from earmark.rundir.plan_file import read_plan_toml as read_plan_toml
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 if TYPE_CHECKING:
-    from earmark.scoring.scorer import ScoringOptions
+    from earmark.scoring.options import ScoringOptions
 
 if sys.version_info >= (3, 11):
     pass
@@ -198,9 +198,9 @@ class RunPlan:
     def scoring_options(self) -> ScoringOptions:
         """How the run's rows are scored: the plan's normaliser policy, bootstrap and seed,
         and with a protocol its aggregation and CI generator too."""
+        from earmark.scoring.options import ScoringOptions
         from earmark.scoring.policy import NormalizerPolicy
         from earmark.scoring.protocols import get_protocol
-        from earmark.scoring.scorer import ScoringOptions
 
         protocol = get_protocol(self.protocol) if self.protocol is not None else None
         return ScoringOptions(

@@ -35,11 +35,12 @@ from earmark.corpus.model import Utterance
 from earmark.corpus.selection import SelectionRecord, select, split_leakage
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_json, lock_output_folder
-from earmark.render.markdown import render_results_markdown
 from earmark.execution.plan import RunPlan
 from earmark.execution.provenance import host_profile, software_profile
 from earmark.execution.store import PredictionStore
+from earmark.outputs import atomic_write_json, lock_output_folder
+from earmark.render.markdown import render_results_markdown
+from earmark.results.arm import ArmResult
 from earmark.rundir.layout import (
     ARM_EGRESS,
     ARM_MODEL,
@@ -53,9 +54,10 @@ from earmark.rundir.provenance import is_verifiable
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
-from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.scorer import score_rows
 from earmark.scoring.streaming_section import streaming_section
 
 Isolation = Literal["process", "inline"]
@@ -480,7 +482,7 @@ def finish_run(
             all_records.append(
                 {**raw, **speaker, "normalizer": record["normalizer"], "views": record["views"]}
             )
-        summary = scored.to_dict()
+        summary: dict[str, Any] = scored.to_dict()
         summary["error_analysis"] = error_analysis_section(scored)
         summary["punctuation"] = punctuation_section(rows, bootstrap=scoring.bootstrap)
         summary["critical_tokens"] = critical_tokens_section(rows, bootstrap=scoring.bootstrap)
@@ -561,7 +563,8 @@ def finish_run(
     provenance["verifiable"] = {"ok": verifiable, "missing": missing}
     probes = run_scorer_probes()
     results = build_results(
-        arms_results,
+        # The arms' summaries are still assembled as JSON here: read as typed records.
+        {name: ArmResult.from_dict(summary) for name, summary in arms_results.items()},
         probes,
         diagnostics=run_diagnostics(arm_rows, plan.normalizer),
         corpus=corpus,

@@ -24,10 +24,10 @@ from __future__ import annotations
 import os
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import AlignedOp, align
@@ -37,6 +37,9 @@ from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.outputs import atomic_write_text
 from earmark.scoring.glm import Glm, markup_slots, plain_text
 from earmark.scoring.sclite_formats import trn_speaker
+
+if TYPE_CHECKING:
+    from earmark.scoring.scorer import ScoreResult
 
 AlignmentName = Literal["earmark", "sclite"]
 ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite")
@@ -407,8 +410,8 @@ def write_sclite_reports(
 
 
 def utterance_alignments(
-    records: Iterable[dict[str, Any]],
-    primary_views: dict[str, tuple[str, str]],
+    records: Iterable[Mapping[str, Any]],
+    primary_views: Mapping[str, tuple[str, str]],
     alignment: AlignmentName,
     extras: dict[str, dict[str, Any]],
     glm: Glm | None = None,
@@ -443,19 +446,16 @@ def utterance_alignments(
     return out, missing
 
 
-def add_sclite_reports(
-    summary: dict[str, Any],
-    scored: Any,
+def sclite_reports_section(
+    scored: ScoreResult,
     *,
     name: str,
     alignment: str,
     out_dir: str | os.PathLike[str] | None,
     glm: Glm | None = None,
-) -> None:
-    """Put the `sclite` block into an arm's summary and, with `out_dir`, write the files.
-
-    `scored` is `scoring.scorer.ScoreResult` (its rows, groups and records).
-    """
+) -> dict[str, Any]:
+    """An arm's `sclite` block from the scored corpus (its rows, groups and records) and,
+    with `out_dir`, the report files it names."""
     if alignment not in ALIGNMENTS:
         raise EarmarkError(
             f"unknown alignment {alignment!r}", field="alignment", hint="earmark or sclite"
@@ -478,7 +478,7 @@ def add_sclite_reports(
         section["ctm_words_outside_segments"] = outside
     if out_dir is not None:
         section["files"] = write_sclite_reports(out_dir, name, alignments)
-    summary["sclite"] = section
+    return section
 
 
 __all__ = [
@@ -486,7 +486,6 @@ __all__ = [
     "EditTables",
     "SpeakerLine",
     "UtteranceAlignment",
-    "add_sclite_reports",
     "align_tokens",
     "render_dtl",
     "render_pra",
