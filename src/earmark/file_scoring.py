@@ -63,6 +63,7 @@ def score_predictions(
     arm: str | None = None,
     punctuation: bool = False,
     critical_tokens: bool = False,
+    extra_metrics: tuple[str, ...] = (),
     sclite_reports: bool = False,
     alignment: str = "earmark",
     glm: str | os.PathLike[str] | None = None,
@@ -91,7 +92,8 @@ def score_predictions(
 
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
-    blocks with a reason (`earmark.scoring.scorer.ScoringOptions`).
+    blocks with a reason (`earmark.scoring.options.ScoringOptions`). `extra_metrics`
+    ("wip") adds optional figures beside MER and WIL (results without it keep their bytes).
 
     The input is scored `CHUNK_ROWS` rows at a time (`earmark.scoring.scorer.CorpusScorer`),
     one file of references and hypotheses read as it goes: memory grows with the corpus
@@ -154,6 +156,7 @@ def score_predictions(
             min_per_slice=min_per_slice,
             min_speakers=min_speakers,
             glm=rules,
+            extra_metrics=extra_metrics,
         )
         punctuation = choice.punctuation
         # The punctuation and critical-token metrics and the sclite reports read the rows
