@@ -27,11 +27,24 @@ TOKENIZER = {"word": words, "char": chars}
 
 def score_part(part: Part, edits: dict[str, EditTally], glm: Glm | None = None) -> None:
     """Normalise and count one part's rows; the primary view's edits go to `edits`."""
+    pending, pending_pos = _normalise(part)
+    _count(part, pending, pending_pos, edits, glm)
+    _score_mixed(part)
+
+
+#: Per view: the normalised (reference, hypothesis) pairs to count, and their positions.
+Pending = dict[str, list[tuple[str, str]]]
+PendingPositions = dict[str, list[int]]
+
+
+def _normalise(part: Part) -> tuple[Pending, PendingPositions]:
+    """Normalise every row's pair per view (texts, null reasons, loop flags into `part`)
+    and gather each view's available pairs for the batch counter."""
     norm = part.normalizer
     rows = part.rows
     n = len(rows)
-    pending: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    pending_pos: dict[str, list[int]] = defaultdict(list)
+    pending: Pending = defaultdict(list)
+    pending_pos: PendingPositions = defaultdict(list)
     for view in norm.views:
         part.available[view] = np.zeros(n, dtype=bool)
         part.reasons[view] = [""] * n
@@ -51,7 +64,7 @@ def score_part(part: Part, edits: dict[str, EditTally], glm: Glm | None = None) 
             view,
             part.reasons[view],
             part.texts[view],
-            pending[(view, "")],
+            pending[view],
             pending_pos[view],
             view == norm.primary_view,
         )
@@ -89,12 +102,27 @@ def score_part(part: Part, edits: dict[str, EditTally], glm: Glm | None = None) 
                 # every row (~0.3 s per 100,000 rows); the answer is the same.
                 if len(tokens) - len(set(tokens)) >= loop_needs and repetition_loop(tokens):
                     repetition[pos] = True
+    return pending, pending_pos
+
+
+def _count(
+    part: Part,
+    pending: Pending,
+    pending_pos: PendingPositions,
+    edits: dict[str, EditTally],
+    glm: Glm | None,
+) -> None:
+    """Count each view's pairs per unit in one batch; the primary view and unit's edits
+    are tallied per language as they are counted."""
+    norm = part.normalizer
+    rows = part.rows
+    n = len(rows)
     for view in norm.views:
         positions = np.asarray(pending_pos[view], dtype=np.int64)
         part.available[view][positions] = True
         for unit in norm.units:
             arr = np.zeros((n, 4), dtype=np.int64)
-            texts_list = pending.get((view, ""))
+            texts_list = pending.get(view)
             if texts_list:
                 units: Literal["given", "words"] = "words" if unit == "word" else "given"
                 tallies = None
@@ -108,7 +136,6 @@ def score_part(part: Part, edits: dict[str, EditTally], glm: Glm | None = None) 
                 else:
                     arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
             part.counts[(view, unit)] = arr
-    _score_mixed(part)
 
 
 def _score_mixed(part: Part) -> None:

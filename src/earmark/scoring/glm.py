@@ -42,7 +42,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import EditTally
@@ -63,10 +63,18 @@ HEADLINE_SCOPE = (
 
 _EMPTY = "@"
 _GROUP = re.compile(r"\{([^{}]*)\}")
+class _Where(TypedDict):
+    """Where a rule or markup sits, as `EarmarkError` takes it."""
+
+    file: str | None
+    line: int | None
+    field: str
+
+
 _NO_CONTEXT = re.compile(r"\s*/\s*\[\s*\]\s*__\s*\[\s*\]\s*$")
 
 
-def _single(term: str, where: dict[str, Any], what: str) -> str:
+def _single(term: str, where: _Where, what: str) -> str:
     words = term.split()
     if len(words) != 1:
         raise EarmarkError(
@@ -77,7 +85,7 @@ def _single(term: str, where: dict[str, Any], what: str) -> str:
     return words[0]
 
 
-def _alternatives(body: str, where: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
+def _alternatives(body: str, where: _Where) -> tuple[tuple[str, ...], bool]:
     """`a / b / @` -> (("a", "b"), optional=True)."""
     words: list[str] = []
     optional = False
@@ -179,7 +187,7 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
         line = raw.split(";;", 1)[0].strip()
         if not line:
             continue
-        where: dict[str, Any] = {"file": source, "line": number, "field": "rule"}
+        where: _Where = {"file": source, "line": number, "field": "rule"}
         if "=>" in line:
             left, right = line.split("=>", 1)
             right = _NO_CONTEXT.sub("", right)
@@ -247,7 +255,7 @@ def has_markup(words: list[str] | tuple[str, ...]) -> bool:
 def markup_slots(text: str, *, source: str | None = None, line: int | None = None) -> list[Slot]:
     """sclite reference markup -> slots: `{ a / b }` alternates (`{ uh / @ }` skippable),
     `(uh)` optional words, every other word a slot of its own."""
-    where: dict[str, Any] = {"file": source, "line": line, "field": "text"}
+    where: _Where = {"file": source, "line": line, "field": "text"}
     slots: list[Slot] = []
     at = 0
     for match in [*_GROUP.finditer(text), None]:

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from earmark.errors import EarmarkError
 from earmark.metrics.alignment import AlignedOp, align
@@ -35,6 +35,7 @@ from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.outputs import atomic_write_text
+from earmark.results.codec import JSONValue
 from earmark.scoring.glm import Glm, markup_slots, plain_text
 from earmark.scoring.sclite_formats import trn_speaker
 
@@ -70,7 +71,7 @@ class SpeakerLine:
     counts: ErrorCounts
     sentence_errors: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         c = self.counts
         return {
             "speaker": self.speaker,
@@ -101,7 +102,7 @@ def align_tokens(
 
 
 def reference_slots(
-    ref_tokens: Sequence[str], extra: dict[str, Any], glm: Glm | None, row_id: str
+    ref_tokens: Sequence[str], extra: dict[str, JSONValue], glm: Glm | None, row_id: str
 ) -> list[Slot] | None:
     """The slots a reference aligns as, or None when it has no markup and no GLM applies.
 
@@ -121,7 +122,7 @@ def reference_slots(
     return slots if glm is None else [glm.widen(slot) for slot in slots]
 
 
-def speaker_of(row_id: str, extra: dict[str, Any] | None) -> str:
+def speaker_of(row_id: str, extra: dict[str, JSONValue] | None) -> str:
     """The speaker a row is reported under (see the module docstring)."""
     if extra and isinstance(extra.get("speaker"), str) and extra["speaker"]:
         return str(extra["speaker"])
@@ -172,7 +173,7 @@ class EditTables:
                     dels[str(op.ref)] += 1
         return cls(pairs, ins, dels)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         """Every entry (not only the most frequent), most frequent first, ties by text."""
         return {
             "confusion_pairs": [
@@ -193,7 +194,7 @@ def sclite_section(
     alignment: AlignmentName,
     *,
     not_aligned: Sequence[dict[str, str]] = (),
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """results.json's `sclite` block: per-speaker and total counts, the full edit tables."""
     lines = speaker_lines(alignments)
     return {
@@ -203,7 +204,7 @@ def sclite_section(
         "speakers": [x.to_dict() for x in lines],
         "total": total_line(lines).to_dict(),
         **EditTables.of(alignments).to_dict(),
-        "not_aligned": list(not_aligned),
+        "not_aligned": cast("JSONValue", list(not_aligned)),
     }
 
 
@@ -413,7 +414,7 @@ def utterance_alignments(
     records: Iterable[Mapping[str, Any]],
     primary_views: Mapping[str, tuple[str, str]],
     alignment: AlignmentName,
-    extras: dict[str, dict[str, Any]],
+    extras: dict[str, dict[str, JSONValue]],
     glm: Glm | None = None,
 ) -> tuple[list[UtteranceAlignment], list[dict[str, str]]]:
     """Align each scored record's primary view; rows without one are listed, not dropped.
@@ -453,7 +454,7 @@ def sclite_reports_section(
     alignment: str,
     out_dir: str | os.PathLike[str] | None,
     glm: Glm | None = None,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """An arm's `sclite` block from the scored corpus (its rows, groups and records) and,
     with `out_dir`, the report files it names."""
     if alignment not in ALIGNMENTS:
@@ -469,7 +470,7 @@ def sclite_reports_section(
     alignments, missing = utterance_alignments(scored.iter_records(), primary, chosen, extras, glm)
     section = sclite_section(alignments, chosen, not_aligned=missing)
     if glm is not None:
-        section["glm"] = glm.component
+        section["glm"] = dict(glm.component)
     marked = sum(1 for e in extras.values() if "reference_markup" in e)
     if marked:
         section["reference_markup"] = marked
@@ -477,7 +478,7 @@ def sclite_reports_section(
     if outside:
         section["ctm_words_outside_segments"] = outside
     if out_dir is not None:
-        section["files"] = write_sclite_reports(out_dir, name, alignments)
+        section["files"] = cast("JSONValue", write_sclite_reports(out_dir, name, alignments))
     return section
 
 
