@@ -1,7 +1,7 @@
 """The scorer keeps each id as an 8-byte digest, and never lets a digest change an output.
 
-`_RowKeys` finds repeated ids and numbers the bootstrap's clusters from 64-bit digests
-when it can read the rows again (`reread`, or rows it keeps); on any match the strings
+`RowKeys` (`earmark.scoring.row_keys`) finds repeated ids and numbers the bootstrap's
+clusters from 64-bit digests when it can read the rows again (`reread`, or rows it keeps); on any match the strings
 cannot confirm it reads the ids again and goes on exactly as the string-keeping scorer
 (`reread=None`). Pinned here: the cluster codes are the first-appearance numbering of
 the cluster key strings (an oracle written out below) on random ids with repeats, shared

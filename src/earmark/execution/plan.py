@@ -148,7 +148,7 @@ class RunPlan:
     #: (`check_ceilings`); `earmark decide` rejects a challenger above one.
     ceilings: dict[str, dict[str, float]] = field(default_factory=dict)
     #: The bootstrap unit ("clip" or "speaker") and the pre-registered per-slice minimum
-    #: rows and speakers (`earmark.scoring.scorer.ScoringOptions`): frozen with the plan.
+    #: rows and speakers (`earmark.scoring.options.ScoringOptions`): frozen with the plan.
     cluster: str = "clip"
     min_per_slice: int | None = None
     min_speakers: int | None = None
