@@ -1,6 +1,6 @@
 """A folder's figures and rows as a pair: `results.json` naming `predictions.jsonl` by hash.
 
-`results.json` (schema `earmark.results/1`, JSON Schema in `report/schema/results-1.json`)
+`results.json` (schema `earmark.results/1`, JSON Schema in `render/schema/results-1.json`)
 is what a machine re-checks; it is written after predictions.jsonl and records that
 file's SHA-256, so a reader can refuse figures that sit beside rows they were not
 computed from (a rerun killed between its two writes). The schema is frozen: a change of
