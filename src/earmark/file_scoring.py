@@ -23,13 +23,15 @@ from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.render.markdown import render_results_markdown
+from earmark.results.arm import Exclusion
 from earmark.rundir.layout import PREDICTIONS
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
+from earmark.scoring.options import Aggregate, ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import failed, run_scorer_probes
 from earmark.scoring.protocols import resolve
-from earmark.scoring.scorer import Aggregate, CorpusScorer, ScoringOptions
+from earmark.scoring.scorer import CorpusScorer
 from earmark.stats.settings import BootstrapSettings
 
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
@@ -62,6 +64,7 @@ def score_predictions(
     arm: str | None = None,
     punctuation: bool = False,
     critical_tokens: bool = False,
+    extra_metrics: tuple[str, ...] = (),
     sclite_reports: bool = False,
     alignment: str = "earmark",
     glm: str | os.PathLike[str] | None = None,
@@ -90,7 +93,8 @@ def score_predictions(
 
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
-    blocks with a reason (`earmark.scoring.scorer.ScoringOptions`).
+    blocks with a reason (`earmark.scoring.options.ScoringOptions`). `extra_metrics`
+    ("wip") adds optional figures beside MER and WIL (results without it keep their bytes).
 
     The input is scored `CHUNK_ROWS` rows at a time (`earmark.scoring.scorer.CorpusScorer`),
     one file of references and hypotheses read as it goes: memory grows with the corpus
@@ -153,6 +157,7 @@ def score_predictions(
             min_per_slice=min_per_slice,
             min_speakers=min_speakers,
             glm=rules,
+            extra_metrics=extra_metrics,
         )
         punctuation = choice.punctuation
         # The punctuation and critical-token metrics and the sclite reports read the rows
@@ -182,9 +187,15 @@ def score_predictions(
                 raise
             scored = scorer.finish()
             rows = scored.rows
-            summary = scored.to_dict()
-            summary["coverage"]["excluded"] = stream.excluded
-            summary["error_analysis"] = error_analysis_section(scored)
+            figures = replace(
+                scored.arm,
+                coverage=replace(
+                    scored.arm.coverage,
+                    # The reader's exclusions, with what each format adds to them.
+                    excluded=tuple(Exclusion.from_dict(x) for x in stream.excluded),
+                ),
+                error_analysis=error_analysis_section(scored),
+            )
             if punctuation or critical_tokens:
                 from earmark.metrics.punctuation import check_mark_rule
                 from earmark.scoring.extra_metrics import (
@@ -193,37 +204,44 @@ def score_predictions(
                 )
 
                 if punctuation:
-                    summary["punctuation"] = punctuation_section(
-                        rows,
-                        bootstrap=options.bootstrap,
-                        mark_rule=check_mark_rule(choice.punctuation_marks),
+                    figures = replace(
+                        figures,
+                        punctuation=punctuation_section(
+                            rows,
+                            bootstrap=options.bootstrap,
+                            mark_rule=check_mark_rule(choice.punctuation_marks),
+                        ),
                     )
                 if critical_tokens:
-                    summary["critical_tokens"] = critical_tokens_section(
-                        rows, bootstrap=options.bootstrap
+                    figures = replace(
+                        figures,
+                        critical_tokens=critical_tokens_section(rows, bootstrap=options.bootstrap),
                     )
             name = arm_name or arm or Path(predictions).stem
             if sclite_reports:
-                from earmark.scoring.sclite_reports import add_sclite_reports
+                from earmark.scoring.sclite_reports import sclite_reports_section
 
-                add_sclite_reports(
-                    summary, scored, name=name, alignment=alignment, out_dir=out_dir, glm=rules
+                figures = replace(
+                    figures,
+                    sclite=sclite_reports_section(
+                        scored, name=name, alignment=alignment, out_dir=out_dir, glm=rules
+                    ),
                 )
+            if out_dir is not None and rules is not None and figures.glm is not None:
+                # The rules beside the figures they shaped (byte for byte: the recorded
+                # SHA-256 is this file's), so the folder alone re-derives them.
+                atomic_write_bytes(Path(out_dir) / GLM_COPY, [rules.text.encode("utf-8")])
+                figures = replace(figures, glm={**figures.glm, "file": GLM_COPY})
             probes = run_scorer_probes()
             results = build_results(
-                {name: summary},
+                {name: figures},
                 probes,
                 inputs={
                     "files": [str(Path(f)) for f in stream.source_files],
                     "format": fmt or "auto",
-                    "formats_read": stream.formats,
+                    "formats_read": list(stream.formats),
                 },
             )
-            if out_dir is not None and rules is not None:
-                # The rules beside the figures they shaped (byte for byte: the recorded
-                # SHA-256 is this file's), so the folder alone re-derives them.
-                atomic_write_bytes(Path(out_dir) / GLM_COPY, [rules.text.encode("utf-8")])
-                results["arms"][name]["glm"]["file"] = GLM_COPY
             if out_dir is not None and spool is not None and written is not None:
                 markdown = render_results_markdown(results)
                 if not failed(probes):

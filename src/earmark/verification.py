@@ -166,9 +166,10 @@ def _verify_arm(
     folder: Path | None = None,
 ) -> list[Check]:
     from earmark.execution.resources import latency_by_language
+    from earmark.scoring.options import ScoringOptions
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.protocols import get_protocol
-    from earmark.scoring.scorer import ScoringOptions, score_rows
+    from earmark.scoring.scorer import score_rows
     from earmark.stats.settings import DEFAULT_LEVEL, BootstrapSettings
 
     if not rows:

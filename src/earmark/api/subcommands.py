@@ -127,6 +127,7 @@ def score_file(
     punctuation: bool = False,
     punctuation_marks: str | None = None,
     critical_tokens: bool = False,
+    metrics: list[str] | None = None,
     sclite_reports: bool = False,
     alignment: str = "earmark",
     glm: PathArg | None = None,

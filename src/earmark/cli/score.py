@@ -102,6 +102,15 @@ def register(sub: Any) -> None:
         help="add critical-token recall/precision (numbers, dates, currency, URLs, IDs, ...)",
     )
     p.add_argument(
+        "--metrics",
+        action="append",
+        # `earmark.scoring.metric.EXTRA_METRICS`, spelled here so `--help` stays light.
+        choices=("wip",),
+        metavar="NAME",
+        help="also compute an optional figure beside MER and WIL: wip (word information "
+        "preserved, as jiwer defines it); repeatable (default: none, results keep their shape)",
+    )
+    p.add_argument(
         "--sclite-reports",
         action="store_true",
         help="also write sclite-style NAME.sys/.raw (by speaker), .pra (alignments) and .dtl "
@@ -209,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
         punctuation=choice.punctuation,
         punctuation_marks=choice.punctuation_marks,
         critical_tokens=args.critical_tokens,
+        extra_metrics=tuple(args.metrics or ()),
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
         glm=args.glm,
