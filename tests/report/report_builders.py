@@ -15,8 +15,8 @@ from typing import Any
 
 from earmark.engines.file_hashes import content_revision
 from earmark.formats.rows import ScoringRow
-from earmark.render.results import build_results
 from earmark.results.arm import ArmResult
+from earmark.rundir.results_file import build_results
 from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes

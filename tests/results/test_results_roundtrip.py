@@ -17,7 +17,6 @@ import pytest
 
 from earmark.cli import main
 from earmark.formats.rows import ScoringRow
-from earmark.render.results import build_results
 from earmark.results import (
     Comparison,
     Decision,
@@ -26,6 +25,7 @@ from earmark.results import (
     Results,
     read_predictions,
 )
+from earmark.rundir.results_file import build_results
 from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes

@@ -21,7 +21,8 @@ from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan, load_plan
 from earmark.formats.rows import ScoringRow
-from earmark.render.results import build_results, results_schema
+from earmark.render.results import results_schema
+from earmark.rundir.results_file import build_results
 from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes

@@ -20,10 +20,11 @@ import pytest
 import earmark
 from earmark.cli import main
 from earmark.errors import EarmarkError
+from earmark.formats.rows import ScoringRow
 from earmark.metrics.counts import ErrorCounts
 from earmark.render.results import results_schema
 from earmark.results import Results
-from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 
 HAND = [
