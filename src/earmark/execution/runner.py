@@ -534,11 +534,12 @@ def finish_run(
         "selection": bounded_selection(selection),
     }
     leakage = split_leakage(read_manifest(plan.manifest), utterances)
-    if leakage.get("leaked"):
+    shared = leakage.get("shared")
+    if leakage.get("leaked") and isinstance(shared, list):
         deviations.append(
             {
                 "kind": "speaker_leakage",
-                "speakers": len(leakage["shared"]),
+                "speakers": len(shared),
                 "detail": "selected rows share speakers with another split",
             }
         )
@@ -610,7 +611,7 @@ def bounded_selection(selection: SelectionRecord) -> dict[str, Any]:
     if total <= EXCLUSIONS_LISTED:
         return selection.to_dict()
     record = replace(selection, exclusions=selection.exclusions[:EXCLUSIONS_LISTED]).to_dict()
-    record["excluded_counts"] = selection.excluded_counts()
+    record["excluded_counts"] = dict(selection.excluded_counts())
     record["exclusions_total"] = total
     record["exclusions_truncated"] = True
     return record
