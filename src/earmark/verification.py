@@ -7,7 +7,7 @@ A results.json is only as trustworthy as the chain behind it. Verify re-derives 
   re-aggregated and re-bootstrapped with the recorded seed and resample count through the
   same `score_rows` the run used; every value and CI must reproduce *exactly*;
 - **per-row counts**: the counts stored in each predictions row must equal the recount;
-- **manifest**: the recorded SHA-256 against `earmark.corpus.manifest_sha256` of the file;
+- **manifest**: the recorded SHA-256 against `earmark.corpus.manifest.manifest_sha256` of the file;
 - **models**: each `arms/<name>/model.json` `file_sha256` against the files, found from
   the model path the record names (a local folder, `local:` artifact, or a bundled model);
 - **plan**: `plan.json`'s SHA-256 against the recorded plan re-hashed

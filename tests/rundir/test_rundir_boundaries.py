@@ -109,11 +109,14 @@ def test_rundir_imports_nothing_above_it() -> None:
 
 
 def test_one_file_hash() -> None:
-    """The engines' and the corpus importers' file hash is artefacts.sha256_file itself."""
-    from earmark.artefacts import sha256_file as engines_sha256_file
-    from earmark.corpus.sources.audio_paths import file_sha256
+    """One file hash, artefacts.sha256_file: the engines and the corpus importers use it and
+    keep no alias or copy of their own."""
+    import earmark.corpus.sources.audio_paths as corpus_paths
+    import earmark.engines.file_hashes as engine_hashes
 
-    assert file_sha256 is sha256_file and engines_sha256_file is sha256_file
+    for module in (corpus_paths, engine_hashes):
+        for name in ("sha256_file", "file_sha256"):
+            assert getattr(module, name, sha256_file) is sha256_file, (module.__name__, name)
 
 
 @pytest.mark.parametrize("size", [0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 3])

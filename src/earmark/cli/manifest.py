@@ -213,7 +213,7 @@ def _contamination(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from earmark.corpus.manifest import validate_manifest
+    from earmark.corpus.validation import validate_manifest
 
     audio_root = args.audio_root
     if args.check_audio and audio_root is None:

@@ -21,7 +21,7 @@ from earmark.results.arm import (
     RowStatus,
     ScopeResources,
 )
-from earmark.results.codec import JSONObject, JSONValue, Record
+from earmark.results.codec import JSONObject, JSONValue
 from earmark.results.comparison import (
     COMPARE_SCHEMA,
     CompareMetric,
@@ -30,6 +30,7 @@ from earmark.results.comparison import (
     ComparisonScope,
     ExactMatch,
     PairedDifference,
+    read_comparison,
 )
 from earmark.results.decision import (
     DECISION_SCHEMA,
@@ -43,17 +44,19 @@ from earmark.results.decision import (
     ResourceComparison,
     RulesApplied,
     SideCoverage,
+    read_decision,
 )
 from earmark.results.estimate import Estimate
-from earmark.results.io import read_comparison, read_decision, read_predictions, read_results
 from earmark.results.metric import MetricResult, ViewResult
-from earmark.results.predictions import PredictionRow, PredictionView, UnitCounts
+from earmark.results.predictions import PredictionRow, PredictionView, UnitCounts, read_predictions
+from earmark.results.record import Record
 from earmark.results.results_file import (
     RESULTS_SCHEMA,
     PredictionsRef,
     Probe,
     ProvenanceRef,
     Results,
+    read_results,
 )
 from earmark.results.scope import Hallucination, NormalizerInfo, ScopeResult
 

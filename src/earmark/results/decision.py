@@ -7,6 +7,7 @@ evidence per language, resources, settings, ceilings and the gates left to a per
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -22,15 +23,13 @@ from earmark.results.codec import (
     JSONObject,
     JSONValue,
     MapOf,
-    Nested,
     Nullable,
     OneOf,
-    Record,
     TupleOf,
     json_key,
-    lookup,
 )
 from earmark.results.estimate import Estimate
+from earmark.results.record import Nested, Record, lookup
 
 DECISION_SCHEMA = "earmark.decision/1"
 VERDICTS = ("promote", "blocked", "stay", "research only", "reject")
@@ -225,3 +224,8 @@ class Decision(Record):
         return Estimate(
             e.difference, e.difference_ci, level, "percentile (paired bootstrap)", e.null_reason
         )
+
+
+def read_decision(path: str | os.PathLike[str]) -> Decision:
+    """A decision record (`earmark decide --out FILE`)."""
+    return Decision.from_path(path)
