@@ -9,8 +9,9 @@ import pytest
 from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
+from earmark.decisions.decide import DecideOptions, decide_runs
+from earmark.decisions.thresholds import DecisionRules
 from earmark.errors import EarmarkError
-from earmark.decisions.decide import DecisionRules, write_decision
 
 DAY = date(2026, 11, 30)
 BASE = [2] * 40  # 80 errors on 440 characters: CER 18.18%
@@ -19,6 +20,13 @@ BASE = [2] * 40  # 80 errors on 440 characters: CER 18.18%
 def _two_arms(tmp_path, challenger: ArmData, baseline: ArmData | None = None, **kw):
     baseline = baseline or ArmData(zh_rows(BASE))
     return make_run(tmp_path / "run", {"base": baseline, "chal": challenger}, **kw)
+
+
+def write_decision(baseline, challenger, out, rules=None, on=DAY):
+    """The record as its JSON reads (a dict), and the two files written."""
+    options = DecideOptions(baseline, challenger, rules or DecisionRules(), out=out, on=on)
+    outcome = decide_runs(options)
+    return outcome.decision.to_dict(), outcome.markdown_path, outcome.json_path
 
 
 def _decide(run, out, rules=None):

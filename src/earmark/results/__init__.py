@@ -33,16 +33,16 @@ from earmark.results.comparison import (
 )
 from earmark.results.decision import (
     DECISION_SCHEMA,
-    CeilingCheck,
     Decision,
     DecisionResources,
     DecisionSide,
     EvidenceCoverage,
     LanguageEvidence,
-    RateSummary,
+    ResourceCeiling,
     ResourceComparison,
     RulesApplied,
     SideCoverage,
+    SideRate,
 )
 from earmark.results.estimate import Estimate
 from earmark.results.io import read_comparison, read_decision, read_predictions, read_results
@@ -64,7 +64,6 @@ __all__ = [
     "ArmResult",
     "ArmSpec",
     "BootstrapRecord",
-    "CeilingCheck",
     "CompareMetric",
     "Comparison",
     "ComparisonArm",
@@ -91,8 +90,8 @@ __all__ = [
     "PredictionsRef",
     "Probe",
     "ProvenanceRef",
-    "RateSummary",
     "Record",
+    "ResourceCeiling",
     "ResourceComparison",
     "Resources",
     "Results",
@@ -101,6 +100,7 @@ __all__ = [
     "ScopeResources",
     "ScopeResult",
     "SideCoverage",
+    "SideRate",
     "UnitCounts",
     "ViewResult",
     "read_comparison",
