@@ -26,11 +26,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 KEYS = {
     "processor",
@@ -148,7 +150,7 @@ class PostprocessPlan:
     def kind(self) -> str:
         return self.processor.partition(":")[0].strip()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "processor": self.processor,
             "repeats": self.repeats,
@@ -160,7 +162,7 @@ class PostprocessPlan:
             "guard_marks": self.guard_marks,
         }
 
-    def check_prompt(self, *, file: str | None = None) -> dict[str, Any]:
+    def check_prompt(self, *, file: str | None = None) -> dict[str, JSONValue]:
         """The prompt actually on disk against the frozen hash, before any call.
 
         A changed prompt file is refused. A hash without a file is the built-in prompt's
@@ -193,7 +195,7 @@ class PostprocessPlan:
         }
 
 
-def _optional_str(table: dict[str, Any], key: str, error: Any) -> str | None:
+def _optional_str(table: Mapping[str, object], key: str, error: Any) -> str | None:
     value = table.get(key)
     if value is None:
         return None
