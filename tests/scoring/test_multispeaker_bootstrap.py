@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from earmark.scoring.multispeaker import render_markdown, score_segments
+from earmark.scoring.multispeaker import score_segments
+from earmark.scoring.multispeaker_markdown import render_markdown
 from earmark.scoring.segments import Segment
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
