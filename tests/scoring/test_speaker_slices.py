@@ -14,8 +14,8 @@ from earmark.corpus.model import CorpusMeta, Utterance
 from earmark.corpus.selection import split_leakage
 from earmark.corpus.writer import write_manifest
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
 from earmark.execution.plan import load_plan
+from earmark.file_scoring import score_predictions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows

@@ -53,9 +53,9 @@ def run(args: argparse.Namespace) -> int:
     from earmark.corpus.demo import demo_audio_root, demo_manifest_path
     from earmark.engines.cpu_runtime import cpu_flags, supports_isa
     from earmark.engines.spec import parse_arm_spec
-    from earmark.render.demo_table import print_demo_table
     from earmark.execution.plan import RunPlan
     from earmark.execution.runner import RunOptions, run_plan
+    from earmark.render.demo_table import print_demo_table
 
     isa: str | None = None if args.cpu_isa.lower() == "auto" else args.cpu_isa.upper()
     if isa is not None and not supports_isa(isa, cpu_flags()):
