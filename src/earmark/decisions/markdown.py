@@ -72,17 +72,7 @@ def render_decision_markdown(decision: Decision) -> str:
     lines += _speed_markdown(decision.resources, decision.rules)
     lines += _ceilings_markdown(decision.ceilings)
     lines += _settings_markdown(decision.settings)
-    corpus = decision.corpus
-    lines += [
-        "",
-        "## Provenance",
-        "",
-        f"- Corpus: {md_text(corpus.dataset or 'not recorded')}, manifest SHA-256 "
-        f"{md_code(corpus.manifest_sha256 or 'NOT RECORDED')}, selection "
-        f"{md_text(corpus.selection or 'not recorded')}",
-    ]
-    for role, side in (("Baseline", b), ("Challenger", c)):
-        lines.append(f"- {role} {md_code(side.arm)} ({md_text(side.run)}): " + _side_line(side))
+    lines += _provenance_markdown(decision)
     lines += [
         "",
         "## Rules applied",
@@ -106,6 +96,24 @@ def render_decision_markdown(decision: Decision) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _provenance_markdown(decision: Decision) -> list[str]:
+    """The corpus both sides ran on, and each side's model, hashes and host."""
+    from earmark.render.markdown import md_code, md_text
+
+    corpus = decision.corpus
+    lines = [
+        "",
+        "## Provenance",
+        "",
+        f"- Corpus: {md_text(corpus.dataset or 'not recorded')}, manifest SHA-256 "
+        f"{md_code(corpus.manifest_sha256 or 'NOT RECORDED')}, selection "
+        f"{md_text(corpus.selection or 'not recorded')}",
+    ]
+    for role, side in (("Baseline", decision.baseline), ("Challenger", decision.challenger)):
+        lines.append(f"- {role} {md_code(side.arm)} ({md_text(side.run)}): " + _side_line(side))
+    return lines
 
 
 def _side_line(side: DecisionSide) -> str:

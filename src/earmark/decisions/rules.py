@@ -163,27 +163,7 @@ def judge(evidence: DecisionEvidence, rules: DecisionRules) -> Judgement:
     speed = non_inferior and (resources.latency_met or resources.core_cost_met)
     ceilings = evidence.ceilings
     over = [c for c in ceilings.checks if c.met is False]
-    for c in ceilings.checks:
-        if c.met is None:
-            reasons.append(
-                f"ceiling {c.metric.upper()} {c.scope} ≤ {fmt_pct(c.limit)} not checked: "
-                + str(c.challenger_null_reason or "no value")
-            )
-    settings = evidence.settings
-    if settings.differences:
-        reasons.append(
-            "decoding settings differ, allowed: "
-            + "; ".join(
-                f"{d.key} {fmt_shown(d.baseline)} → {fmt_shown(d.challenger)}"
-                for d in settings.differences
-            )
-            + " — the verdict is about these changes together with the system"
-        )
-    if {"model", "compute_type"} <= {d.key for d in settings.subject}:
-        reasons.append(
-            "model and weight type both changed: the verdict is about the pair, "
-            "not either change alone"
-        )
+    reasons += _caveats(evidence)
     short = [
         f"{role} {e.language}: {coverage.reason}"
         for e in evidence.languages
@@ -193,11 +173,6 @@ def judge(evidence: DecisionEvidence, rules: DecisionRules) -> Judgement:
         )
         if coverage.below_minimum
     ]
-    if not evidence.resources.same_host:
-        reasons.append(
-            "latency and core cost not compared: the two runs' host profiles "
-            "differ or are not recorded"
-        )
     if short:
         verdict = "stay"
         reasons.insert(
@@ -233,6 +208,39 @@ def judge(evidence: DecisionEvidence, rules: DecisionRules) -> Judgement:
         verdict = "stay"
         reasons.insert(0, "no promotion rule met: keep the baseline")
     return Judgement(verdict, tuple(reasons), languages, resources)
+
+
+def _caveats(evidence: DecisionEvidence) -> list[str]:
+    """What the reader must know beside the figures: ceilings that could not be checked,
+    allowed setting differences, a paired change of model and weight type, hosts that
+    differ (so speed was not compared)."""
+    out = [
+        f"ceiling {c.metric.upper()} {c.scope} ≤ {fmt_pct(c.limit)} not checked: "
+        + str(c.challenger_null_reason or "no value")
+        for c in evidence.ceilings.checks
+        if c.met is None
+    ]
+    settings = evidence.settings
+    if settings.differences:
+        out.append(
+            "decoding settings differ, allowed: "
+            + "; ".join(
+                f"{d.key} {fmt_shown(d.baseline)} → {fmt_shown(d.challenger)}"
+                for d in settings.differences
+            )
+            + " — the verdict is about these changes together with the system"
+        )
+    if {"model", "compute_type"} <= {d.key for d in settings.subject}:
+        out.append(
+            "model and weight type both changed: the verdict is about the pair, "
+            "not either change alone"
+        )
+    if not evidence.resources.same_host:
+        out.append(
+            "latency and core cost not compared: the two runs' host profiles "
+            "differ or are not recorded"
+        )
+    return out
 
 
 def _win(

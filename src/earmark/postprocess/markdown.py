@@ -32,7 +32,6 @@ def render_postprocess_markdown(report: PostprocessReport) -> str:
     acc = overall.acceptance
     punct = overall.punctuation
     cer = overall.cer
-    det = overall.determinism
     lines = [f"# Post-processor evaluation: {md_text(str(processor['kind']))}", ""]
     for warning in summary.warnings:
         lines += [f"> **WARNING: {md_text(warning)}**", ""]
@@ -66,7 +65,27 @@ def render_postprocess_markdown(report: PostprocessReport) -> str:
         f"| delivered − raw | | {_pct(cer.difference)} | "
         f"{_num(punct.position_f1_difference, True)} | "
         f"{_num(punct.type_f1_difference, True)} |",
+    ]
+    lines += ["", *_detail_lines(report)]
+    boot = summary.bootstrap
+    lines += [
         "",
+        f"Intervals: percentile {boot.level:.0%} from {boot.resamples} resamples of "
+        f"clips (seed {boot.seed}); all repeats of a clip stay together.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _detail_lines(report: PostprocessReport) -> list[str]:
+    """What qualifies the table: acceptance per clip and repeat, outcomes, changed texts,
+    determinism, the CER invariant, processor time and skipped outputs."""
+    summary = report.summary
+    overall = summary.overall
+    acc = overall.acceptance
+    cer = overall.cer
+    det = overall.determinism
+    lines = [
         f"- Acceptance per clip (all repeats must pass): {acc.clips_passed}/"
         f"{acc.clips_total} = {_pct(acc.per_clip)}.",
         "- Per repeat: " + ", ".join(f"#{k}: {a}/{n}" for k, a, n in acc.per_repeat) + ".",
@@ -109,14 +128,7 @@ def render_postprocess_markdown(report: PostprocessReport) -> str:
             f"- {len(summary.skipped)} outputs skipped (no source transcript), listed in "
             "postprocess.json."
         )
-    boot = summary.bootstrap
-    lines += [
-        "",
-        f"Intervals: percentile {boot.level:.0%} from {boot.resamples} resamples of "
-        f"clips (seed {boot.seed}); all repeats of a clip stay together.",
-        "",
-    ]
-    return "\n".join(lines)
+    return lines
 
 
 def _identity_lines(report: PostprocessReport) -> list[str]:

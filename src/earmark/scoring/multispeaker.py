@@ -239,27 +239,10 @@ def score_segments(
             excluded.append(ExcludedRecording(recording, "no_reference"))
     recordings = tuple(sorted(by_recording))
     missing = tuple(r for r in recordings if r not in hyp_by_recording)
-    results: dict[str, MultiSpeakerMetric] = {}
-    for metric in chosen:
-        scores = []
-        for recording in recordings:
-            if recording in missing:
-                scores.append(_all_deleted(metric, recording, by_recording[recording]))
-                continue
-            er = _meeteval_score(
-                metric,
-                _seglst(by_recording[recording]),
-                _seglst(hyp_by_recording[recording]),
-                collar,
-            )
-            scores.append(_recording_score(recording, er))
-        total = sum((s.counts for s in scores), MultiSpeakerCounts())
-        speaker_totals = {
-            name: sum(_count(s.details.get(name)) for s in scores)
-            for name in SPEAKER_COUNTS
-            if any(name in s.details for s in scores)
-        }
-        results[metric] = MultiSpeakerMetric(metric, tuple(scores), total, speaker_totals, None)
+    results = {
+        metric: _score_metric(metric, recordings, by_recording, hyp_by_recording, collar)
+        for metric in chosen
+    }
     if bootstrap.resamples > 0:
         cis = bootstrap_cis(
             {
@@ -285,6 +268,34 @@ def score_segments(
         inputs=inputs or {},
         meeteval_version=version,
     )
+
+
+def _score_metric(
+    metric: str,
+    recordings: Sequence[str],
+    reference: Mapping[str, Sequence[Segment]],
+    hypothesis: Mapping[str, Sequence[Segment]],
+    collar: float | None,
+) -> MultiSpeakerMetric:
+    """One metric over every reference recording (one with no hypothesis: all deleted),
+    its summed counts and speaker counts; the interval is drawn later, for all metrics
+    from one set of resamples."""
+    scores = []
+    for recording in recordings:
+        if recording not in hypothesis:
+            scores.append(_all_deleted(metric, recording, reference[recording]))
+            continue
+        er = _meeteval_score(
+            metric, _seglst(reference[recording]), _seglst(hypothesis[recording]), collar
+        )
+        scores.append(_recording_score(recording, er))
+    total = sum((s.counts for s in scores), MultiSpeakerCounts())
+    speaker_totals = {
+        name: sum(_count(s.details.get(name)) for s in scores)
+        for name in SPEAKER_COUNTS
+        if any(name in s.details for s in scores)
+    }
+    return MultiSpeakerMetric(metric, tuple(scores), total, speaker_totals, None)
 
 
 def _file_record(path: Path, fmt: str) -> SegmentFile:
