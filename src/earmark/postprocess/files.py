@@ -15,9 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
@@ -34,7 +33,7 @@ def predictions_path(path: str | os.PathLike[str]) -> Path:
     )
 
 
-def _string(record: dict[str, Any], name: str, path: Path, line: int) -> str:
+def _string(record: Mapping[str, object], name: str, path: Path, line: int) -> str:
     value = record.get(name)
     if not isinstance(value, str):
         raise EarmarkError("missing or not a string", file=str(path), line=line, field=name)
