@@ -359,7 +359,7 @@ def _model_folder(model: dict[str, Any], spec: dict[str, Any] | None) -> Path | 
 
 
 def _check_models(run: Path, results: dict[str, Any]) -> list[Check]:
-    from earmark.engines.file_hashes import sha256_file
+    from earmark.artefacts import sha256_file
 
     checks = []
     for name, arm in results.get("arms", {}).items():

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.engines.file_hashes import content_revision
-from earmark.render.results import build_results
+from earmark.rundir.results_file import build_results
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.rows import ScoringRow

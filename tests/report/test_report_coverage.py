@@ -17,7 +17,8 @@ from earmark.cli import main
 from earmark.decisions.decide import DecideOptions, decide_runs
 from earmark.decisions.thresholds import DecisionRules
 from earmark.errors import EarmarkError
-from earmark.render.leaderboard import build_leaderboard, write_leaderboard
+from earmark.render.leaderboard import write_leaderboard
+from earmark.render.leaderboard_ranking import build_leaderboard
 from earmark.render.run_directory import load_run
 
 FAILED = {"status": "arm_failed", "hypothesis": None}

@@ -20,7 +20,8 @@ from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ZH_REF, ArmData, make_run, zh_rows
 
 from earmark.file_comparison import compare
-from earmark.render.html import ALIGNMENT_LIMIT, TEXT_LIMIT, write_html_report
+from earmark.render.html import write_html_report
+from earmark.render.html_examples import ALIGNMENT_LIMIT, TEXT_LIMIT
 from earmark.render.leaderboard import write_leaderboard
 
 pytestmark = NEEDS_CHROMIUM

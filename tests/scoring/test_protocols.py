@@ -20,7 +20,8 @@ import pytest
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan, load_plan
-from earmark.render.results import build_results, results_schema
+from earmark.render.results import results_schema
+from earmark.rundir.results_file import build_results
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.protocols import available_protocols, get_protocol, resolve

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from earmark.decisions.formatting import fmt_mib, fmt_pp_ci, fmt_shown
+from earmark.markdown_cells import md_code, md_table, md_text
 from earmark.results.decision import (
     Decision,
     DecisionResources,
@@ -25,8 +26,6 @@ from earmark.results.display import fmt_decimal, fmt_pct, fmt_rate
 def render_decision_markdown(decision: Decision) -> str:
     """The record as the Markdown a person reads: verdict and reasons first, then the
     figures behind them, provenance, the rules applied and the gates to confirm."""
-    from earmark.render.markdown import md_code, md_table, md_text
-
     b, c = decision.baseline, decision.challenger
     lines = [
         f"# Decision record {md_text(decision.date)}: {md_code(c.arm)} vs baseline "
@@ -100,8 +99,6 @@ def render_decision_markdown(decision: Decision) -> str:
 
 def _provenance_markdown(decision: Decision) -> list[str]:
     """The corpus both sides ran on, and each side's model, hashes and host."""
-    from earmark.render.markdown import md_code, md_text
-
     corpus = decision.corpus
     lines = [
         "",
@@ -118,8 +115,6 @@ def _provenance_markdown(decision: Decision) -> list[str]:
 
 def _side_line(side: DecisionSide) -> str:
     """Model, revision, hashes and host of one side, and whether it can be verified."""
-    from earmark.render.markdown import md_code, md_text
-
     model = side.model
     host = side.host or {}
     hashes = model.get("file_sha256")
@@ -141,8 +136,6 @@ def _side_line(side: DecisionSide) -> str:
 
 
 def _speed_markdown(r: DecisionResources, rules: RulesApplied) -> list[str]:
-    from earmark.render.markdown import md_table
-
     speed = [
         [
             f"latency {r.latency.statistic} (s)",
@@ -189,8 +182,6 @@ def _speed_markdown(r: DecisionResources, rules: RulesApplied) -> list[str]:
 
 
 def _ceilings_markdown(ceilings: PlanCeilings) -> list[str]:
-    from earmark.render.markdown import md_code, md_table
-
     if not ceilings.checks:
         return []
     rows = [
@@ -214,8 +205,6 @@ def _ceilings_markdown(ceilings: PlanCeilings) -> list[str]:
 
 
 def _settings_markdown(settings: SettingsComparison) -> list[str]:
-    from earmark.render.markdown import md_table, md_text
-
     rows = [
         [d.key, fmt_shown(d.baseline), fmt_shown(d.challenger), kind]
         for kind, group in (
