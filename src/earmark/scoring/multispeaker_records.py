@@ -94,7 +94,7 @@ class MultiSpeakerMetric:
         return {
             "name": NAMES[self.metric],
             "total": {**self.total.to_dict(), **self.speaker_totals},
-            "ci": None if self.ci is None else self.ci.to_dict(),
+            "ci": None if self.ci is None else {k: v for k, v in self.ci.to_dict().items()},
             "per_recording": [r.to_dict() for r in self.recordings],
         }
 
