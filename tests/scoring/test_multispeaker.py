@@ -122,7 +122,7 @@ def test_counts_match_meeteval_on_the_same_files(tmp_path: Path, seed: int, fmt:
         MultiSpeakerOptions(
             tmp_path / f"ref.{fmt}",
             tmp_path / f"hyp.{fmt}",
-            metrics,
+            tuple(metrics),
             collar=0.5,
             normalizer="none",
             resamples=0,
@@ -338,7 +338,7 @@ def test_cli_mirrors_api_and_writes_json_and_markdown(tmp_path: Path) -> None:
         MultiSpeakerOptions(
             tmp_path / "ref.stm",
             tmp_path / "hyp.stm",
-            ["cpwer", "tcpwer"],
+            ("cpwer", "tcpwer"),
             collar=1.0,
             normalizer="none",
             resamples=200,

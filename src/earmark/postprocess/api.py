@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
@@ -40,13 +40,17 @@ class PostprocessOptions:
     repeats: int | None = None
     out: str | os.PathLike[str] | None = None
     arm: str | None = None
-    allow_substitutions: Sequence[str] = ()
+    allow_substitutions: tuple[str, ...] = ()
     guard_marks: str = ""
     resamples: int | None = None
     seed: int | None = None
     level: float = DEFAULT_LEVEL
     plan: str | os.PathLike[str] | None = None
     expect_sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        # A list given from Python is kept as a tuple: the options stay frozen.
+        object.__setattr__(self, "allow_substitutions", tuple(self.allow_substitutions))
 
 
 @dataclass(frozen=True)

@@ -316,7 +316,7 @@ class MultiSpeakerOptions:
 
     references: str | os.PathLike[str]
     hypotheses: str | os.PathLike[str]
-    metrics: Sequence[str] = ("cpwer",)
+    metrics: tuple[str, ...] = ("cpwer",)
     fmt: str | None = None
     collar: float | None = None
     normalizer: str = "none"
@@ -324,6 +324,10 @@ class MultiSpeakerOptions:
     seed: int | None = None
     allow_extra: bool = False
     out: str | os.PathLike[str] | None = None
+
+    def __post_init__(self) -> None:
+        # A list given from Python is kept as a tuple: the options stay frozen.
+        object.__setattr__(self, "metrics", tuple(self.metrics))
 
 
 def score_multispeaker(options: MultiSpeakerOptions) -> MultiSpeakerResult:
