@@ -218,3 +218,26 @@ def test_cli_decide(tmp_path, capsys):
         == 2
     )
     assert "several arms" in capsys.readouterr().err
+
+
+def test_decide_runs_builds_the_record_in_memory_and_the_cli_writes_the_same(tmp_path):
+    """The typed function returns the record without writing a file; the CLI, which calls
+    it with a folder, writes that record byte for byte, and its Markdown."""
+    run = _two_arms(tmp_path, ArmData(zh_rows([1] * 20 + [2] * 20)))
+    rules = DecisionRules.from_toml(_rules_file(tmp_path))
+    outcome = decide_runs(DecideOptions(f"{run}#base", f"{run}#chal", rules))
+    assert outcome.markdown_path is None and outcome.json_path is None
+    assert not list(tmp_path.rglob("decision-*"))
+    args = ["decide", "--baseline", f"{run}#base", "--challenger", f"{run}#chal"]
+    out = tmp_path / "cli"
+    assert main([*args, "--rules", str(_rules_file(tmp_path)), "--out", str(out), "--quiet"]) == 0
+    (js,) = out.glob("decision-*.json")
+    (md,) = out.glob("decision-*.md")
+    assert js.read_text("utf-8") == outcome.decision.to_json()
+    assert md.read_text("utf-8") == outcome.markdown
+
+
+def _rules_file(tmp_path):
+    path = tmp_path / "rules.toml"
+    path.write_text("resamples = 300\n", "utf-8")
+    return path
