@@ -69,15 +69,6 @@ LAYERS: dict[str, int] = {
 }
 
 
-#: File-level circles still being untied by another work package, by the package they lie in.
-#: The lead empties this after merging those packages; an entry whose package has no circle
-#: left fails `test_known_open_cycles_are_still_open`, so the list cannot go stale.
-KNOWN_OPEN_CYCLES: dict[str, str] = {
-    "postprocess": "command/openai_chat/processors/script_conversion: issue 22, postprocess work",
-    "decisions": "evidence/gates/render/rules: issue 22, decisions work",
-}
-
-
 def _unit(path: Path) -> str:
     """The top-level package or module a file belongs to (`scoring`, `cli`, `__init__`)."""
     return path.relative_to(SRC).parts[0].removesuffix(".py")
@@ -258,21 +249,6 @@ def _one_loop(group: list[str], graph: dict[str, list[str]]) -> list[str]:
     raise AssertionError(f"{group} is not a loop")
 
 
-def _package_of(loop: list[str]) -> str:
-    """The unit a loop lies in when all its files share one (`decisions`), else ''."""
-    units = {name.split(".")[1] if "." in name else "__init__" for name in loop}
-    return units.pop() if len(units) == 1 else ""
-
-
 def test_no_file_cycle() -> None:
-    loops = [
-        " -> ".join(name.removeprefix("earmark.") for name in loop)
-        for loop in _file_cycles()
-        if _package_of(loop) not in KNOWN_OPEN_CYCLES
-    ]
+    loops = [" -> ".join(name.removeprefix("earmark.") for name in loop) for loop in _file_cycles()]
     assert loops == []
-
-
-def test_known_open_cycles_are_still_open() -> None:
-    still_open = {_package_of(loop) for loop in _file_cycles()}
-    assert set(KNOWN_OPEN_CYCLES) - still_open == set(), "empty those entries of KNOWN_OPEN_CYCLES"
