@@ -158,13 +158,18 @@ def test_system_type_is_declared_never_guessed(tmp_path: Path) -> None:
         ("vendor=free", "is not one of open, open-weights, api, closed"),
         ("nobody=open", "which is no system on this board"),
         ("<script>|=open", "which is no system on this board"),
+        ("x" * 100_000 + "=open", "which is no system on this board"),
+        ("vendor=open vendor=api", "names 'vendor' twice"),
+        ("vendor=open\x00", "is not one of"),
     ],
 )
 def test_bad_system_type_flags_are_one_line_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, message: str
 ) -> None:
     run = make_run(tmp_path / "r", {"vendor": ArmData(rows(1))})
-    argv = ["leaderboard", str(run), "--out", str(tmp_path / "lb"), "--system-type", flag]
+    argv = ["leaderboard", str(run), "--out", str(tmp_path / "lb")]
+    for one in flag.split(" "):
+        argv += ["--system-type", one]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
