@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,13 +122,14 @@ class RunDirectory:
         return ok and not missing, missing
 
 
-def saved_hypotheses_reason(arm: str, model: dict[str, Any]) -> str | None:
+def saved_hypotheses_reason(arm: str, model: Mapping[str, object]) -> str | None:
     """Why a precomputed arm recorded before its engine judged itself is unverifiable (the
     engine's own rule, `DeclaredModel`); None for any other arm or a record that judges."""
-    extra = model.get("extra") or {}
+    extra = model.get("extra")
+    extra = extra if isinstance(extra, Mapping) else {}
     if model.get("backend") != PRECOMPUTED or "verifiable" in extra:
         return None
-    if isinstance(extra.get("declared_model"), dict):
+    if isinstance(extra.get("declared_model"), Mapping):
         return None
     return DeclaredModel().unverifiable_reason(arm)
 
