@@ -294,6 +294,7 @@ def leaderboard(
     self_reported: Sequence[PathArg] = (),
     contamination: Sequence[PathArg] = (),
     contamination_share: float = 0.0,
+    system_type: Sequence[str] = (),
     quiet: bool = False,
 ) -> Path:
     """`earmark leaderboard RUN_DIR ... --out OUT`: returns the output folder (Markdown,

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from earmark.cli.arguments import output_path, share
+from earmark.errors import EarmarkError
 
 
 def register(sub: Any) -> None:
@@ -54,8 +55,37 @@ def register(sub: Any) -> None:
         help="mark a row when more than this share of its language's utterances is flagged "
         "(default 0: any flagged utterance); a canary found always marks",
     )
+    # Issue 23 (board): the declared system type.
+    p.add_argument(
+        "--system-type",
+        action="append",
+        default=[],
+        metavar="NAME=TYPE",
+        help="declare a system's type (open, open-weights, api, closed) by arm or system "
+        "name, shown in its own column; undeclared systems show `undeclared` (repeatable)",
+    )
     p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
     p.set_defaults(func=run)
+
+
+def declared_types(pairs: list[str]) -> dict[str, str]:
+    """`NAME=TYPE` flags as a mapping; a pair without `=` or a name given twice is refused
+    (the types themselves are checked against the board's systems when it is built)."""
+    found: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, kind = pair.rpartition("=")
+        if not sep or not name.strip():
+            raise EarmarkError(
+                f"--system-type {pair[:80]!r} is not NAME=TYPE",
+                field="system-type",
+                hint="e.g. --system-type whisper-large=open-weights",
+            )
+        if name.strip() in found:
+            raise EarmarkError(
+                f"--system-type names {name.strip()[:80]!r} twice", field="system-type"
+            )
+        found[name.strip()] = kind
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         self_reported=args.self_reported,
         contamination=args.contamination,
         contamination_share=args.contamination_share,
+        system_types=declared_types(args.system_type),
     )
     if not args.quiet:
         print(written["md"].read_text("utf-8"))
