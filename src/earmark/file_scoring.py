@@ -21,6 +21,7 @@ from earmark.errors import EarmarkError
 from earmark.formats.fields import FieldNames
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
+from earmark.formats.trn import checked_id_format
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.render.markdown import render_results_markdown
 from earmark.results.arm import Exclusion
@@ -67,6 +68,7 @@ def score_predictions(
     extra_metrics: tuple[str, ...] = (),
     sclite_reports: bool = False,
     alignment: str = "earmark",
+    id_format: str | None = None,
     glm: str | os.PathLike[str] | None = None,
     punctuation_marks: str | None = None,
     cluster: str = "clip",
@@ -82,14 +84,15 @@ def score_predictions(
     generator; a setting given with it must agree (`earmark.scoring.protocols.resolve`).
     Without one: aggregate "micro", 10,000 resamples, seed 20260926; `normalizer` required.
 
-    `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion
-    pair) and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or
-    "sclite") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
-    `glm`, a rules file of alternate spellings and optional words (`earmark.scoring.glm`),
-    is applied during alignment, not by rewriting text: the word counts of every view
-    (the headline WER) come from the GLM-aware alignment, and so do the sclite reports'.
-    Results record it beside the normaliser policy (`glm`: name, SHA-256, version); a
-    protocol, which fixes how its published figures are counted, refuses it.
+    `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion pair)
+    and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or "sclite")
+    chooses how those reports split errors (`earmark.scoring.sclite_reports`); `id_format`
+    (rm, spu_id, swb, wsj) reads their speakers from trn ids by sclite's `-i` rule of that
+    name; `glm`, a rules file of alternate spellings and optional words
+    (`earmark.scoring.glm`), is applied during alignment, not by rewriting text: the word
+    counts of every view (the headline WER) come from the GLM-aware alignment, and so do the
+    sclite reports'. Results record it beside the normaliser policy (`glm`: name, SHA-256,
+    version); a protocol, which fixes how its published figures are counted, refuses it.
 
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
@@ -101,6 +104,13 @@ def score_predictions(
     only by each row's counts and an 8-byte digest of its id. The outputs do not depend on
     the chunk size.
     """
+    speaker_ids = checked_id_format(id_format)
+    if id_format is not None and not sclite_reports:
+        raise EarmarkError(
+            "--id-format chooses how the sclite reports read speakers from ids",
+            field="id_format",
+            hint="add --sclite-reports",
+        )
     if alignment != "earmark" and not sclite_reports:
         raise EarmarkError(
             "--alignment chooses the alignment of the sclite reports",
@@ -224,7 +234,12 @@ def score_predictions(
                 figures = replace(
                     figures,
                     sclite=sclite_reports_section(
-                        scored, name=name, alignment=alignment, out_dir=out_dir, glm=rules
+                        scored,
+                        name=name,
+                        alignment=alignment,
+                        out_dir=out_dir,
+                        glm=rules,
+                        id_format=speaker_ids,
                     ),
                 )
             if out_dir is not None and rules is not None and figures.glm is not None:

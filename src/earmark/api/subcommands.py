@@ -130,6 +130,7 @@ def score_file(
     metrics: list[str] | None = None,
     sclite_reports: bool = False,
     alignment: str = "earmark",
+    id_format: str | None = None,
     glm: PathArg | None = None,
     show_alignments: int = 0,
     csv: bool = False,

@@ -123,6 +123,14 @@ def register(sub: Any) -> None:
         help="how the sclite reports split errors: earmark (fewest edits, the default) or "
         "sclite (sclite's weights: sub 4, ins/del 3)",
     )
+    # issue 23, sclite parity: how the sclite reports read speakers from trn ids.
+    p.add_argument(
+        "--id-format",
+        choices=("rm", "spu_id", "swb", "wsj"),
+        default=None,
+        help="read each trn id's speaker by sclite's -i rule of that name for the sclite "
+        "reports (default: the id before its first '-', else the id; see docs/sclite.md)",
+    )
     p.add_argument(
         "--glm",
         metavar="FILE",
@@ -221,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
         extra_metrics=tuple(args.metrics or ()),
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
+        id_format=args.id_format,
         glm=args.glm,
         cluster=args.cluster or "clip",
         min_per_slice=args.min_per_slice,
@@ -229,6 +238,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print_summary(results)
+        if args.id_format is not None:
+            from earmark.formats.trn import ID_FORMAT_RULES
+
+            print("sclite speakers: " + ID_FORMAT_RULES[args.id_format].format(form=args.id_format))
         if args.show_alignments > 0:
             from pathlib import Path
 
