@@ -85,7 +85,7 @@ def score_predictions(
     Without one: aggregate "micro", 10,000 resamples, seed 20260926; `normalizer` required.
 
     `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion pair)
-    and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or "sclite")
+    and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark", "sclite", "kaldi")
     chooses how those reports split errors (`earmark.scoring.sclite_reports`); `id_format`
     (rm, spu_id, swb, wsj) reads their speakers from trn ids by sclite's `-i` rule of that
     name; `glm`, a rules file of alternate spellings and optional words

@@ -118,10 +118,10 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--alignment",
-        choices=("earmark", "sclite"),
+        choices=("earmark", "sclite", "kaldi"),
         default="earmark",
-        help="how the sclite reports split errors: earmark (fewest edits, the default) or "
-        "sclite (sclite's weights: sub 4, ins/del 3)",
+        help="how the sclite reports split errors: earmark (fewest edits, the default), "
+        "sclite (sclite's weights: sub 4, ins/del 3) or kaldi (compute-wer's tie rule)",
     )
     # issue 23, sclite parity: how the sclite reports read speakers from trn ids.
     p.add_argument(

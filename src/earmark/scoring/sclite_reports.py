@@ -1,13 +1,19 @@
 """sclite-style reports of a scored corpus: `.sys`/`.raw` by speaker, `.pra`, `.dtl`.
 
 The counts come from the same normalised texts as results.json (each row's primary
-view), aligned word by word either with earmark's alignment (`metrics.alignment`: fewest
-edits, rapidfuzz's tie rule) or with sclite's weighted one (`metrics.sclite_alignment`:
-sub 4, ins/del 3). The choice is recorded; with `alignment="sclite"` the S/D/I split
-of every utterance is the one `sctk sclite` prints, so the `.sys` table can be checked
-line by line against sclite's. The headline WER of results.json always uses earmark's
-alignment; the two totals of errors differ only where sclite's weights prefer a path
-with more edits (rare: see `metrics.sclite_alignment`).
+view), aligned word by word with earmark's alignment (`metrics.alignment`: fewest edits,
+rapidfuzz's tie rule), with sclite's weighted one (`metrics.sclite_alignment`: sub 4,
+ins/del 3) or with Kaldi's (`metrics.kaldi_alignment`: `compute-wer`'s tie rule). The
+choice is recorded; with `alignment="sclite"` the S/D/I split of every utterance is the
+one `sctk sclite` prints, so the `.sys` table can be checked line by line against
+sclite's, and with `"kaldi"` the one `compute-wer` prints. The headline WER of
+results.json always uses earmark's alignment; the totals of errors differ only where
+sclite's weights prefer a path with more edits (rare: see `metrics.sclite_alignment`;
+Kaldi's total is always the edit distance, earmark's too).
+
+Every figure of `.sys`, `.raw` and `.dtl` is printed as sclite prints it
+(`sclite_figure`: half away from zero; a percentage is part / whole * 100; the S.D. is
+held in a C float), checked cell by cell against `sctk sclite` in tests/scoring.
 
 Alternates and optional words (a `--glm` rules file, or sclite markup in trn
 references) are honoured here, in this block's alignment (`metrics.slot_alignment`),
@@ -42,6 +48,7 @@ from earmark.formats.sclite_markup import markup_slots, plain_text
 from earmark.formats.trn import ID_FORMAT_RULES, IdFormat, sclite_speaker, trn_speaker
 from earmark.metrics.alignment import AlignedOp, align
 from earmark.metrics.counts import ErrorCounts
+from earmark.metrics.kaldi_alignment import align_kaldi
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.outputs import atomic_write_text
@@ -51,9 +58,12 @@ from earmark.scoring.glm import Glm
 if TYPE_CHECKING:
     from earmark.scoring.scorer import ScoreResult
 
-AlignmentName = Literal["earmark", "sclite"]
-ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite")
+AlignmentName = Literal["earmark", "sclite", "kaldi"]
+ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite", "kaldi")
 ALIGNMENT_RULES = {
+    "kaldi": "Kaldi compute-wer's LevenshteinEditDistance: unit costs; ties: the diagonal "
+    "only when strictly cheaper, then deletion, then insertion (see "
+    "earmark.metrics.kaldi_alignment)",
     "earmark": "fewest edits (S+D+I), rapidfuzz tie rule (see earmark.metrics.alignment)",
     "sclite": "sclite's weighted alignment: correct 0, substitution 4, insertion and "
     "deletion 3; ties: diagonal, then deletion, then insertion (sctk net_dp.c)",
@@ -101,11 +111,13 @@ def align_tokens(
     """Columns and counts of one pair under the named alignment."""
     if alignment == "sclite":
         result = align_sclite(reference, hypothesis)
+    elif alignment == "kaldi":
+        result = align_kaldi(reference, hypothesis)
     elif alignment == "earmark":
         result = align(reference, hypothesis)
     else:
         raise EarmarkError(
-            f"unknown alignment {alignment!r}", field="alignment", hint="earmark or sclite"
+            f"unknown alignment {alignment!r}", field="alignment", hint="earmark, sclite or kaldi"
         )
     return result.ops, result.counts
 
@@ -527,9 +539,9 @@ def sclite_reports_section(
     `-i` rule of that name."""
     if alignment not in ALIGNMENTS:
         raise EarmarkError(
-            f"unknown alignment {alignment!r}", field="alignment", hint="earmark or sclite"
+            f"unknown alignment {alignment!r}", field="alignment", hint="earmark, sclite or kaldi"
         )
-    chosen: AlignmentName = "sclite" if alignment == "sclite" else "earmark"
+    chosen = next(a for a in ALIGNMENTS if a == alignment)
     primary = {
         gname: (g.normalizer.primary_view, g.normalizer.units[0])
         for gname, g in scored.groups.items()
