@@ -220,6 +220,7 @@ def compare(
     seed: int | None = None,
     gap: tuple[PathArg, PathArg] | None = None,
     arm: str | None = None,
+    mapsswe: str = "earmark",
     quiet: bool = False,
 ) -> Comparison | Path:
     """`earmark compare ARM ... --out OUT` (or `--gap RUN_A RUN_B`).
