@@ -221,3 +221,52 @@ def test_sclite_figure_rounds_halves_up() -> None:
         "100.0",
         "66.7",
     ]
+
+
+# ------------------------------------------------------------------ hostile ids
+
+
+@pytest.mark.parametrize("ident", ["x\x00y-1", "a\x1b[2J-1", "tab\x7f-2"])
+def test_control_characters_in_trn_ids_are_one_line_errors(tmp_path: Path, ident: str) -> None:
+    write_pair(tmp_path, [("ok-1", "a", "a"), (ident, "b", "b")])
+    with pytest.raises(EarmarkError, match="invalid utterance id") as err:
+        score_predictions(
+            tmp_path / "hyp.trn", refs=tmp_path / "ref.trn", normalizer="none",
+            resamples=0, out_dir=tmp_path / "o", sclite_reports=True, id_format="rm",
+        )  # fmt: skip
+    assert "\n" not in str(err.value)
+
+
+def test_undecodable_trn_is_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "ref.trn").write_bytes(b"a (spk_1)\n\xed\xa0\x80 (spk_2)\n")  # a lone surrogate
+    (tmp_path / "hyp.trn").write_bytes(b"a (spk_1)\n")
+    with pytest.raises(EarmarkError) as err:
+        score_predictions(
+            tmp_path / "hyp.trn", refs=tmp_path / "ref.trn", normalizer="none",
+            resamples=0, out_dir=tmp_path / "o", sclite_reports=True, id_format="spu_id",
+        )  # fmt: skip
+    assert "\n" not in str(err.value)
+
+
+def test_hostile_ids_keep_their_rule_and_every_row(tmp_path: Path) -> None:
+    """Markup, traversal, a 100,000-character id and non-ASCII capitals: each speaker is
+    what the rule says (read, never interpreted), and every row is counted."""
+    huge = "h" * 100_000 + "_1"
+    lines = [
+        ("<script>alert'x'</script>_1", "a b", "a"),
+        ("../../etc/passwd", "c", "c"),  # no separator: the previous row's speaker
+        (huge, "d", "e"),
+        ("ÄB-1", "f", "f"),
+        ("ÄB-2", "g", "g"),
+    ]
+    write_pair(tmp_path, lines)
+    results = score_predictions(
+        tmp_path / "hyp.trn", refs=tmp_path / "ref.trn", normalizer="none",
+        resamples=0, out_dir=tmp_path / "o", sclite_reports=True, id_format="rm",
+    )  # fmt: skip
+    block = results["arms"]["hyp"]["sclite"]
+    speakers = {s["speaker"]: s["sentences"] for s in block["speakers"]}
+    assert speakers == {"<script>alert'x'</script>": 2, "h" * 100_000: 1, "Äb": 2}
+    assert block["total"]["sentences"] == 5
+    sys_text = (tmp_path / "o" / "hyp.sys").read_text("utf-8")
+    assert "<script>alert'x'</script>" in sys_text  # plain text, written as read

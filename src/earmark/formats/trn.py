@@ -14,6 +14,7 @@ refused rather than scored as words (use `--glm` rules there).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -111,7 +112,9 @@ def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
                 hint="expected `word word ... (speaker-utterance)`",
             )
         ident = line[open_at + 1 : -1].strip()
-        if not ident or any(c.isspace() for c in ident):
+        # Control characters (NUL, escapes) in an id would reach the speaker tables and the
+        # terminal verbatim: refused, like whitespace.
+        if not ident or any(c.isspace() or unicodedata.category(c) == "Cc" for c in ident):
             raise EarmarkError(
                 f"invalid utterance id ({ident!r})", file=str(path), line=number, field="id"
             )
