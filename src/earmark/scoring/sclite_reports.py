@@ -38,10 +38,10 @@ import os
 import statistics
 import struct
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 from earmark.errors import EarmarkError
 from earmark.formats.sclite_markup import markup_slots, plain_text
@@ -224,7 +224,10 @@ class EditTables:
         }
 
 
-def _ranked(counter: Counter[Any]) -> list[tuple[Any, int]]:
+_Entry = TypeVar("_Entry", str, tuple[str, str])
+
+
+def _ranked(counter: Counter[_Entry]) -> list[tuple[_Entry, int]]:
     return sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
@@ -394,7 +397,7 @@ def render_pra(name: str, alignments: Sequence[UtteranceAlignment]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _listing(title: str, counter: Counter[Any], show: Any) -> list[str]:
+def _listing(title: str, counter: Counter[_Entry], show: Callable[[_Entry], str]) -> list[str]:
     ranked = _ranked(counter)
     out = [
         f"{title:<33}Total                 ({len(ranked)})",
@@ -488,7 +491,7 @@ def write_sclite_reports(
 
 
 def utterance_alignments(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Mapping[str, JSONValue]],
     primary_views: Mapping[str, tuple[str, str]],
     alignment: AlignmentName,
     extras: dict[str, dict[str, JSONValue]],
@@ -504,24 +507,27 @@ def utterance_alignments(
     out: list[UtteranceAlignment] = []
     missing: list[dict[str, str]] = []
     for record in records:
-        view, unit = primary_views[record["normalizer"]]
-        texts = record["views"].get(view, {})
-        if "reference" not in texts:
-            missing.append({"id": record["id"], "reason": texts.get("null_reason", "no view")})
+        row_id = str(record["id"])
+        view, unit = primary_views[str(record["normalizer"])]
+        views = record["views"]
+        texts = views.get(view, {}) if isinstance(views, dict) else {}
+        if not isinstance(texts, dict) or "reference" not in texts:
+            reason = texts.get("null_reason", "no view") if isinstance(texts, dict) else "no view"
+            missing.append({"id": row_id, "reason": str(reason)})
             continue
-        ref, hyp = texts["reference"], texts["hypothesis"]
+        ref, hyp = str(texts["reference"]), str(texts["hypothesis"])
         ref_tokens = ref.split() if unit == "word" else list(ref)
         hyp_tokens = hyp.split() if unit == "word" else list(hyp)
-        extra = extras.get(record["id"]) or {}
-        slots = reference_slots(ref_tokens, extra, glm, record["id"])
+        extra = extras.get(row_id) or {}
+        slots = reference_slots(ref_tokens, extra, glm, row_id)
         if slots is None:
             ops, counts = align_tokens(ref_tokens, hyp_tokens, alignment)
         else:  # sclite's weights whatever `alignment` says: see the module docstring
             done = align_slots(slots, hyp_tokens)
             ops, counts = done.ops, done.counts
         info = tuple((key, str(extra[key])) for key in ("label", "file", "channel") if key in extra)
-        speaker = speakers[record["id"]] if speakers else speaker_of(record["id"], extra)
-        out.append(UtteranceAlignment(record["id"], speaker, ops, counts, info))
+        speaker = speakers[row_id] if speakers else speaker_of(row_id, extra)
+        out.append(UtteranceAlignment(row_id, speaker, ops, counts, info))
     return out, missing
 
 
