@@ -210,7 +210,7 @@ def test_every_printed_figure_equals_sclites(tmp_path: Path) -> None:
 def test_sclite_figure_rounds_halves_up() -> None:
     """1.25 prints 1.3 in sclite's `.sys` (Python's and printf's `%.1f` give 1.2): the
     rounding adds a half to the value times ten and truncates, as SCTK's `F_ROUND`."""
-    from earmark.scoring.sclite_reports import sclite_figure
+    from earmark.scoring.sclite_text import sclite_figure
 
     assert f"{1.25:.1f}" == "1.2"
     assert [sclite_figure(v) for v in (1.25, 6.25, 18.75, 0.25, 99.95, 2 / 3 * 100)] == [
