@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.cli.options import add_out, add_quiet, add_statistics
 
 
 def register(sub: Any) -> None:
@@ -26,31 +25,7 @@ def register(sub: Any) -> None:
         help="RUN_DIR (all its arms), RUN_DIR#ARM, a predictions file, or NAME=any of these",
     )
     p.add_argument("--reference", metavar="ARM", help="reference arm name (default: the first)")
-    p.add_argument(
-        "--normalizer",
-        help="NAME, 'auto' (per language), or LANG=NAME,...,*=NAME (as earmark score); "
-        "required unless --protocol gives it",
-    )
-    p.add_argument(
-        "--protocol",
-        metavar="NAME",
-        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
-        "its normaliser, aggregation, resamples, seed and per-arm CI generator; flags that "
-        "contradict it are refused (see docs/protocols.md)",
-    )
-    p.add_argument(
-        "--aggregate",
-        choices=("micro", "macro"),
-        help="micro (default): summed errors / summed reference units; macro: mean of "
-        "per-utterance rates (labelled as such)",
-    )
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        metavar="B",
-        help="resamples (default 10000; 0: no confidence intervals)",
-    )
-    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    add_statistics(p, when="required unless --protocol gives it")
     p.add_argument(
         "--gap",
         nargs=2,
@@ -58,10 +33,8 @@ def register(sub: Any) -> None:
         help="cross-corpus gap of one system (writes gap.json and gap.md)",
     )
     p.add_argument("--arm", help="with --gap: the arm to take from each run")
-    p.add_argument("--out", required=True, type=output_path, help="output directory")
-    p.add_argument(
-        "--quiet", action="store_true", help="print nothing; write compare.json/.md only"
-    )
+    add_out(p, "output directory")
+    add_quiet(p)
     p.set_defaults(func=run)
 
 

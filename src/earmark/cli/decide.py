@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.cli.arguments import output_path, share
+from earmark.cli.arguments import share
+from earmark.cli.options import add_out, add_quiet
 
 
 def register(sub: Any) -> None:
@@ -36,9 +37,7 @@ def register(sub: Any) -> None:
         metavar="FILE.toml",
         help="thresholds (default: the promotion rule above; see docs/report.md)",
     )
-    p.add_argument(
-        "--out", required=True, type=output_path, metavar="DIR", help="where the record is written"
-    )
+    add_out(p, "where the record is written", metavar="DIR")
     p.add_argument(
         "--min-coverage",
         type=share,
@@ -54,7 +53,7 @@ def register(sub: Any) -> None:
         "or all); others that differ refuse the comparison. Backend, model and compute_type "
         "are the subject and always allowed. Recorded in the decision record",
     )
-    p.add_argument("--quiet", action="store_true", help="print nothing; write the record only")
+    add_quiet(p)
     p.set_defaults(func=run)
 
 

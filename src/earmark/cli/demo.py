@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path
+from earmark.cli.options import add_bootstrap, add_out, add_quiet
 
 #: faster-whisper's own decoding (beam 5, temperature fallback, seeded per clip) in float32:
 #: on one machine int8 decoded a clip into a loop under one CPU code path and correctly under
@@ -23,27 +23,16 @@ def register(sub: Any) -> None:
         "the bundled English/Mandarin/Irish/no-speech demo corpus with the right normaliser "
         "per language, prints a table and writes a run directory.",
     )
-    p.add_argument(
-        "--out",
-        default="earmark-demo",
-        type=output_path,
-        help="run directory (default: earmark-demo)",
-    )
+    add_out(p, "run directory (default: earmark-demo)", required=False, default="earmark-demo")
     p.add_argument("--arm", default=DEMO_ARM, help=f"arm spec (default: {DEMO_ARM})")
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        default=10_000,
-        metavar="B",
-        help="bootstrap resamples for the CIs (default: %(default)s; 0: no CIs)",
-    )
+    add_bootstrap(p, default=10_000)
     p.add_argument(
         "--cpu-isa",
         default=DEMO_CPU_ISA,
         help=f"CPU code path to pin (default: {DEMO_CPU_ISA}, the README's; 'auto' lets the "
         "runtime choose)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    add_quiet(p, "no progress bars or tables")
     p.set_defaults(func=run)
 
 
@@ -53,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     from earmark.corpus.demo import demo_audio_root, demo_manifest_path
     from earmark.engines.cpu_runtime import cpu_flags, supports_isa
     from earmark.engines.spec import parse_arm_spec
-    from earmark.render.demo_table import print_demo_table
     from earmark.execution.plan import RunPlan
     from earmark.execution.runner import RunOptions, run_plan
+    from earmark.render.demo_table import print_demo_table
 
     isa: str | None = None if args.cpu_isa.lower() == "auto" else args.cpu_isa.upper()
     if isa is not None and not supports_isa(isa, cpu_flags()):

@@ -12,12 +12,14 @@ import argparse
 import json
 from typing import Any
 
+from earmark.cli.options import add_json
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "engines", help="list ASR backends: extra to install, formats, weight types, languages"
     )
-    parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    add_json(parser)
     parser.add_argument(
         "--check",
         metavar="SPEC",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.cli.arguments import output_path, positive_int
+from earmark.cli.arguments import positive_int
+from earmark.cli.options import add_out
 
 
 def register(subparsers: Any) -> None:
@@ -26,9 +27,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="clips to keep per language",
     )
-    parser.add_argument(
-        "--out", required=True, type=output_path, help="output folder (manifest.jsonl, audio)"
-    )
+    add_out(parser, "output folder (manifest.jsonl, audio)")
     parser.add_argument("--split", default="test", help="split (default: test)")
     parser.add_argument(
         "--layout",

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from earmark.cli.arguments import output_path
+from earmark.cli.options import add_out
 
 SOURCES = ("fleurs", "common-voice", "kaldi", "nemo", "lhotse", "hf-datasets")
 
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("source", choices=SOURCES, help="corpus layout")
     parser.add_argument("path", help="corpus folder or manifest file")
-    parser.add_argument("--out", required=True, type=output_path, help="manifest to write (JSONL)")
+    add_out(parser, "manifest to write (JSONL)")
     parser.add_argument("--language", help="language code for the rows (zh, ga, en)")
     parser.add_argument("--split", help="split to import (default: test where it applies)")
     parser.add_argument(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.cli.arguments import output_path, share
+from earmark.cli.arguments import share
+from earmark.cli.options import add_out, add_quiet
 
 
 def register(sub: Any) -> None:
@@ -20,7 +21,7 @@ def register(sub: Any) -> None:
         "rows on its corpus.",
     )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run or score directories")
-    p.add_argument("--out", required=True, type=output_path, metavar="DIR", help="output directory")
+    add_out(p, "output directory", metavar="DIR")
     p.add_argument(
         "--min-coverage",
         type=share,
@@ -54,7 +55,7 @@ def register(sub: Any) -> None:
         help="mark a row when more than this share of its language's utterances is flagged "
         "(default 0: any flagged utterance); a canary found always marks",
     )
-    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
+    add_quiet(p)
     p.set_defaults(func=run)
 
 

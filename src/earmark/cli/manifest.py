@@ -7,7 +7,8 @@ import argparse
 import json
 from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path, positive_int, share
+from earmark.cli.arguments import non_negative_int, positive_int, share
+from earmark.cli.options import add_json, add_normalizer_policy, add_out
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +30,7 @@ def register(subparsers: Any) -> None:
     validate.add_argument(
         "--check-audio", action="store_true", help="decode every clip and check sha256/duration"
     )
-    validate.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json(validate, "the report")
     validate.set_defaults(func=_validate)
 
     hash_ = sub.add_parser("hash", help="print the canonical SHA-256 of a manifest")
@@ -43,9 +44,7 @@ def register(subparsers: Any) -> None:
         "--fraction/--seed hash subset, then --first N (rows, or distinct texts).",
     )
     select.add_argument("manifest")
-    select.add_argument(
-        "--out", required=True, type=output_path, help="path of the selected manifest to write"
-    )
+    add_out(select, "path of the selected manifest to write")
     select.add_argument("--language", action="append", help="keep this language (repeatable)")
     select.add_argument("--slice", action="append", help="keep rows in this slice (repeatable)")
     select.add_argument(
@@ -145,11 +144,7 @@ def _register_contamination(sub: Any) -> None:
         metavar="SHARE",
         help="flag an utterance when at least this share of its n-grams is found (default 0.5)",
     )
-    contamination.add_argument(
-        "--normalizer",
-        default="auto",
-        help="normaliser policy applied to both sides, as in `earmark score` (default auto)",
-    )
+    add_normalizer_policy(contamination, default="auto")
     contamination.add_argument(
         "--canaries", metavar="FILE", help="strings (one a line) that must never appear"
     )
@@ -166,13 +161,7 @@ def _register_contamination(sub: Any) -> None:
         help="the system (arm) the declared text belongs to: the leaderboard then marks that "
         "system's rows only (default: every row on the corpus)",
     )
-    contamination.add_argument(
-        "--out",
-        required=True,
-        type=output_path,
-        metavar="DIR",
-        help="folder for contamination.json and contamination.md",
-    )
+    add_out(contamination, "folder for contamination.json and contamination.md", metavar="DIR")
     contamination.set_defaults(func=_contamination)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path
+from earmark.cli.arguments import non_negative_int
+from earmark.cli.options import add_out
 
 
 def register(sub: Any) -> None:
@@ -22,9 +23,7 @@ def register(sub: Any) -> None:
         metavar="COMPARE_DIR_OR_JSON",
         help="compare.json (or its directory) from `earmark compare`; default: RUN_DIR's own",
     )
-    p.add_argument(
-        "--out", metavar="FILE", type=output_path, help="output file (default RUN_DIR/report.html)"
-    )
+    add_out(p, "output file (default RUN_DIR/report.html)", required=False, metavar="FILE")
     p.add_argument("--title", help="page title (default: 'earmark report: ' and RUN_DIR's name)")
     p.add_argument(
         "--worst",

@@ -8,11 +8,20 @@ from typing import Any
 from earmark.cli.arguments import (
     non_negative_float,
     non_negative_int,
-    output_path,
     positive_float,
     positive_int,
 )
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.cli.options import (
+    add_bootstrap,
+    add_csv,
+    add_expect_sha256,
+    add_normalizer_policy,
+    add_out,
+    add_protocol,
+    add_quiet,
+    add_seed,
+    add_speaker_options,
+)
 
 
 def register(sub: Any) -> None:
@@ -25,7 +34,7 @@ def register(sub: Any) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--plan", help="TOML plan (see `earmark plan --help`)")
     src.add_argument("--manifest", help="manifest JSONL (with its .meta.json sidecar)")
-    p.add_argument("--expect-sha256", help="refuse to run unless the plan file has this SHA-256")
+    add_expect_sha256(p)
     p.add_argument("--audio-root", help="folder the manifest's audio paths are relative to")
     p.add_argument(
         "--arm",
@@ -40,31 +49,16 @@ def register(sub: Any) -> None:
         help="expand each arm into one arm per weight type (compute_type), "
         "the first being the reference, e.g. float32,int8",
     )
-    p.add_argument("--normalizer", help="NAME, auto (the default), or LANG=NAME,...,*=NAME")
-    p.add_argument(
-        "--protocol",
-        metavar="NAME",
-        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
-        "its normaliser, aggregation and CIs; contradicting flags are refused "
-        "(see docs/protocols.md). With --plan, write `protocol = NAME` in the plan",
-    )
+    add_normalizer_policy(p, when="default: auto")
+    add_protocol(p, tail=". With --plan, write `protocol = NAME` in the plan")
     p.add_argument(
         "--repeats",
         type=positive_int,
         default=1,
         help="decodes of every clip per arm (default: 1; more measure run-to-run variation)",
     )
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        metavar="B",
-        help="resamples (default 10000; 0: no confidence intervals)",
-    )
-    p.add_argument(
-        "--seed",
-        type=int,
-        help=f"seed of the bootstrap and of every clip's sampler (default {DEFAULT_SEED})",
-    )
+    add_bootstrap(p)
+    add_seed(p, samplers=True)
     p.add_argument(
         "--threads",
         type=positive_int,
@@ -137,23 +131,14 @@ def register(sub: Any) -> None:
         default=2,
         help="retries of a lost worker's clips (default: %(default)s)",
     )
-    p.add_argument(
-        "--out",
-        required=True,
-        type=output_path,
-        help="run directory (resumed if it exists; one writer at a time: a second run or "
+    add_out(
+        p,
+        "run directory (resumed if it exists; one writer at a time: a second run or "
         "score into it while this one runs is refused)",
     )
-    p.add_argument(
-        "--csv",
-        action="store_true",
-        help="also write predictions.csv beside predictions.jsonl: one row per utterance, "
-        "repeat and arm, for spreadsheets (UTF-8 with BOM)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bars or tables")
-    from earmark.cli.score import add_speaker_arguments
-
-    add_speaker_arguments(p)
+    add_csv(p, "utterance, repeat and arm")
+    add_quiet(p, "no progress bars or tables")
+    add_speaker_options(p)
     p.set_defaults(func=run)
 
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path, positive_int
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.cli.arguments import non_negative_int
+from earmark.cli.options import (
+    add_csv,
+    add_exclude_unmatched,
+    add_out,
+    add_quiet,
+    add_speaker_options,
+    add_statistics,
+)
 
 
 def register(sub: Any) -> None:
@@ -21,27 +28,7 @@ def register(sub: Any) -> None:
         help="hypotheses file (.jsonl, .csv, .tsv, Kaldi `text`, or one sentence per line)",
     )
     p.add_argument("--refs", help="references file, when hypotheses are in a separate file")
-    p.add_argument(
-        "--normalizer",
-        help="NAME (e.g. en-v1, zh-eval-v1, zh-itn-v1, ga-v1, crude-v1, crude-char-v1, none), "
-        "'auto' (per language), or LANG=NAME,...,*=NAME (*=auto keeps auto for the rest) "
-        "(required unless --protocol gives it)",
-    )
-    p.add_argument(
-        "--protocol",
-        metavar="NAME",
-        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
-        "its normaliser, aggregation, bootstrap generator, resamples, seed and quantile "
-        "rule in one word; flags that contradict it are refused (see docs/protocols.md)",
-    )
-    p.add_argument("--aggregate", choices=("micro", "macro"), help="micro (the default) or macro")
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        metavar="B",
-        help="resamples (default 10000; 0: no confidence intervals)",
-    )
-    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    add_statistics(p, when="required unless --protocol gives it")
     p.add_argument(
         "--format",
         choices=("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm"),
@@ -77,11 +64,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--language", help="language of rows that don't name one")
     p.add_argument("--arm", help="the arm to score, when PREDICTIONS is an earmark run's file")
-    p.add_argument(
-        "--exclude-unmatched",
-        action="store_true",
-        help="list and skip hypotheses whose id has no reference (default: error)",
-    )
+    add_exclude_unmatched(p, "hypotheses whose id has no reference")
     p.add_argument(
         "--punctuation",
         action="store_true",
@@ -121,11 +104,9 @@ def register(sub: Any) -> None:
         "`(uh)`) applied during alignment: the headline word counts and the sclite reports "
         "(default: none; see docs/sclite.md)",
     )
-    p.add_argument(
-        "--out",
-        required=True,
-        type=output_path,
-        help="output directory (one writer at a time: a second score or run into it is refused)",
+    add_out(
+        p,
+        "output directory (one writer at a time: a second score or run into it is refused)",
     )
     p.add_argument(
         "--show-alignments",
@@ -135,40 +116,10 @@ def register(sub: Any) -> None:
         help="also print the N worst utterances per language, aligned and coloured "
         "(default: 0: the summary only; results.md shows the 3 worst)",
     )
-    p.add_argument(
-        "--csv",
-        action="store_true",
-        help="also write predictions.csv beside predictions.jsonl: one row per utterance, "
-        "for spreadsheets (UTF-8 with BOM)",
-    )
-    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
-    add_speaker_arguments(p)
+    add_csv(p, "utterance")
+    add_quiet(p)
+    add_speaker_options(p)
     p.set_defaults(func=run)
-
-
-def add_speaker_arguments(p: Any) -> None:
-    """`--cluster`, `--min-per-slice`, `--min-speakers`: shared by `score` and `run`."""
-    p.add_argument(
-        "--cluster",
-        choices=("clip", "speaker"),
-        default=None,
-        help="bootstrap unit: clip (the default; repeats of a clip go together) or speaker "
-        "(every row of one speaker goes together; needs speakers in the rows)",
-    )
-    p.add_argument(
-        "--min-per-slice",
-        type=positive_int,
-        metavar="N",
-        help="a language, slice or speaker block with fewer than N rows reports null "
-        "figures with a reason (pre-registered minimum)",
-    )
-    p.add_argument(
-        "--min-speakers",
-        type=positive_int,
-        metavar="N",
-        help="a language or slice block with fewer than N distinct speakers reports null "
-        "figures with a reason",
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from earmark.cli.arguments import output_path
+from earmark.cli.options import add_quiet
 
 if TYPE_CHECKING:
     from earmark.verification import VerifyReport
@@ -23,7 +24,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--json", metavar="FILE", type=output_path, help="also write the report as JSON to FILE"
     )
-    p.add_argument("--quiet", action="store_true", help="print only mismatches")
+    add_quiet(p, "print only mismatches")
     p.set_defaults(func=run)
 
 
