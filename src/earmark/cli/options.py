@@ -9,6 +9,7 @@ and another in `compare`. What differs by command (what `--out` receives, what
 from __future__ import annotations
 
 import argparse
+from typing import TypeAlias
 
 from earmark.cli.arguments import non_negative_int, output_path, positive_int
 from earmark.stats.settings import DEFAULT_SEED
@@ -24,6 +25,8 @@ POLICY_HELP = (
 )
 
 Parser = argparse.ArgumentParser
+#: What `register(sub)` of every command module adds its parser to.
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def add_out(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from earmark.cli.arguments import non_negative_int
 from earmark.cli.options import (
+    Subcommands,
     add_csv,
     add_exclude_unmatched,
     add_out,
@@ -16,7 +16,7 @@ from earmark.cli.options import (
 )
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "score",
         help="score saved hypotheses (JSONL, CSV, TSV, Kaldi text, plain lines) against references",
@@ -123,69 +123,47 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.file_scoring import score_predictions
-    from earmark.render.terminal import print_summary, print_worst_alignments
-    from earmark.scoring.protocols import resolve
-    from earmark.scoring.readers import FieldNames
+    from pathlib import Path
 
-    choice = resolve(
-        args.protocol,
+    from earmark.api.scoring import score_file
+    from earmark.render.terminal import print_summary, print_worst_alignments
+    from earmark.rundir.layout import PREDICTIONS
+
+    results = score_file(
+        args.predictions,
+        out=args.out,
+        refs=args.refs,
         normalizer=args.normalizer,
+        protocol=args.protocol,
         aggregate=args.aggregate,
-        resamples=args.bootstrap,
+        bootstrap=args.bootstrap,
         seed=args.seed,
+        format=args.format,
+        id_field=args.id_field,
+        reference_field=args.reference_field,
+        hypothesis_field=args.hypothesis_field,
+        language_field=args.language_field,
+        cluster_field=args.cluster_field,
+        language=args.language,
+        arm=args.arm,
+        exclude_unmatched=args.exclude_unmatched,
         punctuation=args.punctuation,
         punctuation_marks=args.punctuation_marks,
-    )
-    protocol = {"protocol": choice.protocol.name} if choice.protocol is not None else {}
-    results = score_predictions(
-        args.predictions,
-        refs=args.refs,
-        normalizer=choice.normalizer,
-        fmt=args.format,
-        fields=FieldNames(
-            id=args.id_field,
-            reference=args.reference_field,
-            hypothesis=args.hypothesis_field,
-            language=args.language_field,
-            cluster=args.cluster_field,
-        ),
-        language=args.language,
-        aggregate=choice.aggregate,
-        resamples=choice.resamples,
-        seed=choice.seed,
-        allow_extra_hypotheses=args.exclude_unmatched,
-        arm=args.arm,
-        out_dir=args.out,
-        punctuation=choice.punctuation,
-        punctuation_marks=choice.punctuation_marks,
         critical_tokens=args.critical_tokens,
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
         glm=args.glm,
-        cluster=args.cluster or "clip",
+        csv=args.csv,
+        cluster=args.cluster,
         min_per_slice=args.min_per_slice,
         min_speakers=args.min_speakers,
-        **protocol,
     )
+    predictions = Path(args.out) / PREDICTIONS
     if not args.quiet:
         print_summary(results)
         if args.show_alignments > 0:
-            from pathlib import Path
-
-            from earmark.rundir.layout import PREDICTIONS
-
-            print_worst_alignments(
-                results, Path(args.out) / PREDICTIONS, per_language=args.show_alignments
-            )
+            print_worst_alignments(results, predictions, per_language=args.show_alignments)
         print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")
-    if args.csv:
-        from pathlib import Path
-
-        from earmark.render.predictions_csv import write_predictions_csv
-        from earmark.rundir.layout import PREDICTIONS
-
-        csv_path = write_predictions_csv(Path(args.out) / PREDICTIONS)
-        if not args.quiet:
-            print(f"wrote {csv_path}")
+        if args.csv:
+            print(f"wrote {predictions.with_suffix('.csv')}")
     return 0
