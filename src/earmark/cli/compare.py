@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.options import add_out, add_quiet, add_statistics
+from earmark.cli.options import Subcommands, add_out, add_quiet, add_statistics
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "compare",
         help="compare arms: churn vs a reference arm, WER vs it and vs humans, paired tests",
@@ -40,10 +39,10 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from earmark.errors import EarmarkError
-    from earmark.scoring.protocols import resolve
 
     if args.gap:
-        from earmark.file_comparison import gap
+        from earmark.api.comparing import gap
+        from earmark.comparison.gap import render_gap_markdown
 
         if args.arms:
             raise EarmarkError("--gap takes its two runs itself; drop the ARM arguments")
@@ -54,45 +53,34 @@ def run(args: argparse.Namespace) -> int:
                 hint="score each run with `earmark score --protocol`, or give --gap "
                 "--normalizer/--aggregate/--bootstrap/--seed explicitly",
             )
-        choice = resolve(
-            None,
-            normalizer=args.normalizer,
-            aggregate=args.aggregate,
-            resamples=args.bootstrap,
-            seed=args.seed,
-        )
         result = gap(
             args.gap[0],
             args.gap[1],
-            normalizer=choice.normalizer,
+            out=args.out,
             arm=args.arm,
-            aggregate=choice.aggregate,
-            resamples=choice.resamples,
-            seed=choice.seed,
-            out_dir=args.out,
+            normalizer=args.normalizer,
+            aggregate=args.aggregate,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
         )
         if not args.quiet:
-            from earmark.comparison.gap import render_gap_markdown
-
             print(render_gap_markdown(result))
             print(f"wrote {args.out}/gap.json, gap.md")
         return 0
-    if not args.arms:
-        raise EarmarkError("give at least one ARM (or --gap RUN_A RUN_B)")
+    from earmark.api.comparing import compare
     from earmark.comparison.compare_report import print_compare
-    from earmark.file_comparison import compare
 
-    result = compare(
+    comparison = compare(
         args.arms,
-        normalizer=args.normalizer,
+        out=args.out,
         reference=args.reference,
-        aggregate=args.aggregate,
-        resamples=args.bootstrap,
-        seed=args.seed,
-        out_dir=args.out,
+        normalizer=args.normalizer,
         protocol=args.protocol,
+        aggregate=args.aggregate,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
     )
     if not args.quiet:
-        print_compare(result)
+        print_compare(comparison.to_dict())
         print(f"wrote {args.out}/compare.json, compare.md")
     return 0

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from earmark.cli.arguments import share
-from earmark.cli.options import add_out, add_quiet
+from earmark.cli.options import Subcommands, add_out, add_quiet
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "leaderboard",
         help="rank arms of several runs per corpus and language",
@@ -60,11 +59,11 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.render.leaderboard import write_leaderboard
+    from earmark.api.rendering import leaderboard
 
-    written = write_leaderboard(
+    written = leaderboard(
         args.run_dirs,
-        args.out,
+        out=args.out,
         min_coverage=args.min_coverage,
         self_reported=args.self_reported,
         contamination=args.contamination,

@@ -146,7 +146,6 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from earmark.errors import EarmarkError
-    from earmark.render.terminal import print_summary
     from earmark.execution.plan import (
         RunPlan,
         check_frozen,
@@ -156,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from earmark.execution.runner import RunOptions, run_plan
     from earmark.execution.sweep import expand_weight_types
+    from earmark.render.terminal import print_summary
 
     plan_file_sha = None
     if args.plan:

@@ -1,0 +1,44 @@
+"""`earmark.decide`: the pre-registered promotion rule applied to a challenger."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from earmark.api.values import PathArg, check_out, check_share
+
+if TYPE_CHECKING:
+    from earmark.results import Decision
+
+
+def decide(
+    *,
+    baseline: str,
+    challenger: str,
+    out: PathArg,
+    rules: PathArg | None = None,
+    min_coverage: float | None = None,
+    allow_setting_differences: str | None = None,
+) -> Decision:
+    """`earmark decide --baseline RUN[#ARM] --challenger RUN[#ARM] --out OUT`.
+
+    Returns the typed decision record (`.verdict`, `.reasons`, `.evidence`), written as
+    OUT/decision-DATE.json (decision-DATE-N.json when that day's record exists) with its
+    Markdown beside it. `min_coverage` and `allow_setting_differences` (KEY,...|all)
+    override the rules file's.
+    """
+    from dataclasses import replace
+
+    from earmark.decisions.decide import DecisionRules, write_decision
+    from earmark.results import Decision
+
+    check_out(out)
+    check_share("min_coverage", min_coverage)
+    chosen = DecisionRules.from_toml(rules) if rules is not None else DecisionRules()
+    if min_coverage is not None:
+        chosen = replace(chosen, min_coverage=min_coverage)
+    if allow_setting_differences is not None:
+        chosen = replace(
+            chosen, allow_setting_differences=tuple(allow_setting_differences.split(","))
+        )
+    record, _, _ = write_decision(baseline, challenger, out, rules=chosen)
+    return Decision.from_dict(record)
