@@ -1,37 +1,37 @@
-"""`earmark score` as the user runs it, against jiwer, whole processes, in one run.
+"""`earmark score` as the user runs it, against its peers, whole processes, in one run.
 
     python benchmarks/bench_cli_scoring.py                      # 100,000 pairs, median of 3
     python benchmarks/bench_cli_scoring.py --pairs 20000 --repeats 1
     python benchmarks/bench_cli_scoring.py --scaling            # 10k / 100k / 1M, the slope
 
 The corpus: N distinct random pairs (seeded), ~15 words each with ~10% word errors, in a
-JSONL file of {id, reference, hypothesis}. Every command is a fresh process started by
-this script; its wall time is measured around it and its peak RSS is its own (`wait4`).
-The commands run alternately (A B C D, A B C D, ...), so a load spike on a shared host
-hits them alike, and each figure is the median of `--repeats` runs. earmark's bytecode is
-compiled once before timing (into a private PYTHONPYCACHEPREFIX), as an installed package's
-is, so a host with PYTHONDONTWRITEBYTECODE=1 does not charge earmark a recompile per run
-that jiwer (installed, compiled) never pays:
+JSONL file of {id, reference, hypothesis}, and the same pairs as sclite trn files. Every
+command is a fresh process started by this script; its wall time is measured around it,
+its CPU time (user + system) and peak RSS are its own (`wait4`). CPU ratios hold on a
+loaded machine, wall ratios only on an idle one: both are printed. The commands run
+alternately (A B C ..., A B C ..., ...), so a load spike hits them alike, and each figure
+is the median of `--repeats` runs. earmark's bytecode is compiled once before timing
+(into a private PYTHONPYCACHEPREFIX), as an installed package's is.
 
-- jiwer: read the JSONL (json per line), `process_words` + `process_characters`;
-- `earmark score FILE --normalizer none --bootstrap 0 --out D` (every view,
-  predictions.jsonl, results.json, results.md, error analysis);
-- `earmark score FILE --normalizer none --out D` (default 10,000 resamples: CIs on
-  every reported rate);
-- `earmark score FILE --normalizer en-v1 --out D` (default resamples too).
+Peers:
+- the *limit script*: orjson per line, words mapped to integers, word S/D/I from
+  `rapidfuzz.distance.Levenshtein.editops` and the character distance from
+  `Levenshtein.distance`: the least work an exact WER+CER scorer does in Python;
+- jiwer: json per line, `process_words` + `process_characters`;
+- jiwer fed by OpenAI's own `EnglishTextNormalizer` (openai-whisper's file, loaded without
+  torch), the peer of `--normalizer en-v1`; skipped when openai-whisper is not installed;
+- `sctk sclite -r ref.trn trn -h hyp.trn trn -i rm -o sum` on the same pairs as trn;
+  skipped when sctk is not installed.
 
-Goals (issue 12), as ratios against jiwer measured in the same run: the first earmark
-row at >= 5x jiwer's throughput, the second no slower than jiwer, peak RSS below jiwer's.
+earmark runs: `--normalizer none --bootstrap 0`, `--normalizer none` (the default 10,000
+resamples: CIs on every rate), `--normalizer en-v1 --bootstrap 0`, the trn files with
+`--format trn`, a one-pair file, and 10,000 rows that each name their own speaker beside
+the same rows without speakers. Every run writes every output (predictions.jsonl,
+results.json, results.md, the error analysis).
+
+The goals of issue 25 are printed with their measured ratio and "met" or "NOT met".
 `--scaling` scores 10k, 100k and 1M pairs (`--normalizer none --bootstrap 0`) and reports
-the time per pair, the fitted exponent of time in pairs (1.0 = linear), peak RSS and the
-peak RSS each extra pair adds. `earmark score` streams the file (2,000 rows at a time,
-`earmark.scoring.scorer.CorpusScorer`): what grows with the corpus is each row's counts
-and codes (~100 B), an 8-byte digest of its id (for repeated ids and the bootstrap's
-clusters; the file is read again only if two digests match), the error analysis's edit
-tallies, which grow with the distinct (reference, hypothesis) word pairs and inserted and
-deleted words (this corpus's random vocabulary makes nearly every substitution a new
-pair: ~200 B a row; real transcripts repeat their confusions), and, while the figures
-are computed at the end, a few corpus-sized arrays (~60 B a row).
+the time per pair, the fitted exponent of time in pairs (1.0 = linear) and peak RSS.
 """
 
 from __future__ import annotations
@@ -59,6 +59,51 @@ with open(sys.argv[1], encoding="utf-8") as handle:
             record = json.loads(line)
             refs.append(record["reference"])
             hyps.append(record["hypothesis"])
+w = jiwer.process_words(refs, hyps)
+c = jiwer.process_characters(refs, hyps)
+print(json.dumps({"wer": w.wer, "cer": c.cer}))
+"""
+
+LIMIT_SCRIPT = r"""
+import json, sys
+import orjson
+from rapidfuzz.distance import Levenshtein
+ids = {}
+s = d = i = n = chars = char_errors = 0
+with open(sys.argv[1], "rb") as handle:
+    for line in handle:
+        if not line.strip():
+            continue
+        record = orjson.loads(line)
+        ref, hyp = record["reference"], record["hypothesis"]
+        a = [ids.setdefault(w, len(ids)) for w in ref.split()]
+        b = [ids.setdefault(w, len(ids)) for w in hyp.split()]
+        for tag, _, _ in Levenshtein.editops(a, b).as_list():
+            if tag == "replace":
+                s += 1
+            elif tag == "delete":
+                d += 1
+            else:
+                i += 1
+        n += len(a)
+        char_errors += Levenshtein.distance(ref, hyp)
+        chars += len(ref)
+print(json.dumps({"wer": (s + d + i) / n, "cer": char_errors / chars, "sdi": [s, d, i]}))
+"""
+
+JIWER_OPENAI_SCRIPT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from whisper_oracle import load_oracle
+import jiwer
+normalize, where = load_oracle()
+refs, hyps = [], []
+with open(sys.argv[1], encoding="utf-8") as handle:
+    for line in handle:
+        if line.strip():
+            record = json.loads(line)
+            refs.append(normalize(record["reference"]))
+            hyps.append(normalize(record["hypothesis"]))
 w = jiwer.process_words(refs, hyps)
 c = jiwer.process_characters(refs, hyps)
 print(json.dumps({"wer": w.wer, "cer": c.cer}))
@@ -108,6 +153,34 @@ def write_corpus(path: Path, pairs: int, seed: int = 2026) -> None:
             handle.write(json.dumps(record) + "\n")
 
 
+def write_trn(data: Path, ref: Path, hyp: Path) -> None:
+    """The JSONL pairs as sclite trn files (`text (id)`), ids in sclite's `rm` form."""
+    with (
+        open(data, encoding="utf-8") as source,
+        open(ref, "w", encoding="utf-8") as r,
+        open(hyp, "w", encoding="utf-8") as h,
+    ):
+        for line in source:
+            record = json.loads(line)
+            ident = "spk-" + record["id"]
+            r.write(f"{record['reference']} ({ident})\n")
+            h.write(f"{record['hypothesis']} ({ident})\n")
+
+
+def write_speakers(data: Path, pairs: int, with_speakers: Path, without: Path) -> None:
+    """The first `pairs` rows twice: each naming a speaker of its own, and with none."""
+    with (
+        open(data, encoding="utf-8") as source,
+        open(with_speakers, "w", encoding="utf-8") as w,
+        open(without, "w", encoding="utf-8") as o,
+    ):
+        for index, line in zip(range(pairs), source):
+            record = json.loads(line)
+            o.write(json.dumps(record) + "\n")
+            record["speaker"] = f"speaker{index:06d}"
+            w.write(json.dumps(record) + "\n")
+
+
 #: The environment of every timed process (see `compile_ahead`); None: this process's own.
 CHILD_ENV: dict[str, str] | None = None
 
@@ -133,6 +206,29 @@ def compile_ahead(work: Path) -> str:
     return f"bytecode: earmark compiled ahead into {env['PYTHONPYCACHEPREFIX']} (as installed)"
 
 
+class Measured:
+    """One fresh process: wall and CPU seconds, peak RSS (MiB), stdout."""
+
+    def __init__(self, wall: float, cpu: float, rss: float, out: str) -> None:
+        self.wall, self.cpu, self.rss, self.out = wall, cpu, rss, out
+
+
+def measure(argv: list[str]) -> Measured:
+    """Run `argv` once as a fresh process and measure it."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=CHILD_ENV
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    out = proc.stdout.read() if proc.stdout else ""
+    err = proc.stderr.read() if proc.stderr else ""
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({code}):\n{err[-2000:]}")
+    return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out)
+
+
 def run_process(argv: list[str]) -> tuple[float, float, str]:
     """(wall seconds, peak RSS MiB, stdout) of one fresh process."""
     start = time.perf_counter()
@@ -149,76 +245,150 @@ def run_process(argv: list[str]) -> tuple[float, float, str]:
     return wall, usage.ru_maxrss / 1024, out
 
 
-def commands(data: Path, work: Path, jiwer_script: Path) -> dict[str, list[str]]:
-    earmark = [sys.executable, "-m", "earmark", "score", str(data), "--quiet"]
-    return {
-        "jiwer (read JSONL, process_words + process_characters)": [
-            sys.executable,
-            str(jiwer_script),
-            str(data),
-        ],
-        "earmark score --normalizer none --bootstrap 0": earmark
-        + ["--normalizer", "none", "--bootstrap", "0", "--out", str(work / "b0")],
-        "earmark score --normalizer none (10,000 resamples)": earmark
-        + ["--normalizer", "none", "--out", str(work / "b10k")],
-        "earmark score --normalizer en-v1 (10,000 resamples)": earmark
-        + ["--normalizer", "en-v1", "--out", str(work / "en")],
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+
+
+def commands(work: Path, pairs: int) -> dict[str, list[str]]:
+    """Every timed command by name; the files they read are written here."""
+    data = work / "pairs.jsonl"
+    write_corpus(data, pairs)
+    write_trn(data, work / "ref.trn", work / "hyp.trn")
+    write_corpus(work / "one.jsonl", 1)
+    speakers = min(pairs, 10_000)
+    write_speakers(data, speakers, work / "speakers.jsonl", work / "no-speakers.jsonl")
+    (work / "limit.py").write_text(LIMIT_SCRIPT, "utf-8")
+    (work / "jiwer_peer.py").write_text(JIWER_SCRIPT, "utf-8")
+    (work / "jiwer_openai.py").write_text(JIWER_OPENAI_SCRIPT, "utf-8")
+    py = sys.executable
+    score = [py, "-m", "earmark", "score", "--quiet"]
+    none0 = ["--normalizer", "none", "--bootstrap", "0"]
+    cmds = {
+        "limit": [py, str(work / "limit.py"), str(data)],
+        "jiwer": [py, str(work / "jiwer_peer.py"), str(data)],
+        "b0": [*score, str(data), *none0, "--out", str(work / "b0")],
+        "b10k": [*score, str(data), "--normalizer", "none", "--out", str(work / "b10k")],
+        "en": [*score, str(data), "--normalizer", "en-v1", "--bootstrap", "0"]
+        + ["--out", str(work / "en")],
+        "trn": [*score, str(work / "hyp.trn"), "--refs", str(work / "ref.trn")]
+        + ["--format", "trn", *none0, "--out", str(work / "trn")],
+        "one": [*score, str(work / "one.jsonl"), *none0, "--out", str(work / "one")],
+        "speakers": [*score, str(work / "speakers.jsonl"), *none0, "--out", str(work / "spk")],
+        "no-speakers": [*score, str(work / "no-speakers.jsonl"), *none0]
+        + ["--out", str(work / "nospk")],
     }
+    if _has_openai_normalizer():
+        cmds["jiwer+openai"] = [py, str(work / "jiwer_openai.py"), str(data), str(TESTS / "text")]
+    if shutil.which("sctk"):
+        cmds["sclite"] = ["sctk", "sclite", "-r", str(work / "ref.trn"), "trn"]
+        cmds["sclite"] += ["-h", str(work / "hyp.trn"), "trn", "-i", "rm", "-o", "sum", "stdout"]
+    return cmds
+
+
+def _has_openai_normalizer() -> bool:
+    sys.path.insert(0, str(TESTS / "text"))
+    try:
+        from whisper_oracle import normalizers_folder
+    finally:
+        sys.path.pop(0)
+    return normalizers_folder() is not None
+
+
+LABELS = {
+    "limit": "limit script (orjson, word ids, rapidfuzz editops + distance)",
+    "jiwer": "jiwer (read JSONL, process_words + process_characters)",
+    "jiwer+openai": "jiwer fed by OpenAI's EnglishTextNormalizer",
+    "sclite": "sctk sclite -i rm -o sum (same pairs as trn)",
+    "b0": "earmark score --normalizer none --bootstrap 0",
+    "b10k": "earmark score --normalizer none (10,000 resamples)",
+    "en": "earmark score --normalizer en-v1 --bootstrap 0",
+    "trn": "earmark score --format trn (same pairs) --bootstrap 0",
+    "one": "earmark score, a one-pair file",
+    "speakers": "earmark score, 10k rows, each its own speaker",
+    "no-speakers": "earmark score, the same 10k rows, no speakers",
+}
 
 
 def compare(pairs: int, repeats: int, keep: bool) -> None:
     work = Path(tempfile.mkdtemp(prefix="earmark-bench-"))
     try:
-        data = work / "pairs.jsonl"
-        write_corpus(data, pairs)
-        jiwer_script = work / "peer_jiwer.py"
-        jiwer_script.write_text(JIWER_SCRIPT, "utf-8")
-        cmds = commands(data, work, jiwer_script)
+        cmds = commands(work, pairs)
         compiled = compile_ahead(work)
-        walls: dict[str, list[float]] = {name: [] for name in cmds}
-        rss: dict[str, list[float]] = {name: [] for name in cmds}
+        runs: dict[str, list[Measured]] = {name: [] for name in cmds}
         for _ in range(repeats):
             for name, argv in cmds.items():
-                wall, peak, _ = run_process(argv)
-                walls[name].append(wall)
-                rss[name].append(peak)
+                runs[name].append(measure(argv))
         _check_same_numbers(work)
+        wall = {n: statistics.median(m.wall for m in ms) for n, ms in runs.items()}
+        cpu = {n: statistics.median(m.cpu for m in ms) for n, ms in runs.items()}
+        rss = {n: max(m.rss for m in ms) for n, ms in runs.items()}
         print(f"{pairs:,} distinct pairs (~15 words, ~10% WER); median of {repeats}, alternated")
         print(f"host: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end")
         print(compiled)
-        jiwer_name = next(iter(cmds))
-        base = statistics.median(walls[jiwer_name])
-        base_rss = max(rss[jiwer_name])
-        header = f"{'command':56} {'wall s':>8} {'vs jiwer':>9} {'peak RSS':>10}"
+        header = f"{'command':62} {'wall s':>8} {'CPU s':>8} {'peak RSS':>10}"
         print(header)
         print("-" * len(header))
         for name in cmds:
-            wall = statistics.median(walls[name])
-            print(
-                f"{name:56} {wall:8.2f} {base / wall:8.2f}x {max(rss[name]):7.0f} MiB"
-                + ("" if name == jiwer_name else f" ({max(rss[name]) / base_rss:.2f} of jiwer)")
-            )
-        names = list(cmds)
+            print(f"{LABELS[name]:62} {wall[name]:8.2f} {cpu[name]:8.2f} {rss[name]:7.0f} MiB")
         print()
-        print("goals (throughput = jiwer wall / earmark wall):")
-        b0 = base / statistics.median(walls[names[1]])
-        b10k = base / statistics.median(walls[names[2]])
-        print(
-            f"  --bootstrap 0 at >= 5x jiwer:             {b0:.2f}x  {'met' if b0 >= 5 else 'NOT met'}"
-        )
-        print(
-            f"  10,000 resamples no slower than jiwer:    {b10k:.2f}x  {'met' if b10k >= 1 else 'NOT met'}"
-        )
-        worst = max(max(rss[n]) for n in names[1:])
-        print(
-            f"  peak RSS below jiwer's ({base_rss:.0f} MiB):        {worst:.0f} MiB  "
-            f"{'met' if worst < base_rss else 'NOT met'}"
-        )
+        print("goals (issue 25; ratio = peer / earmark, so above 1 is faster than the peer):")
+        for line in goal_lines(wall, cpu, rss):
+            print("  " + line)
     finally:
         if keep:
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def goal_lines(wall: dict[str, float], cpu: dict[str, float], rss: dict[str, float]) -> list[str]:
+    """Each goal of issue 25 with its measured ratio, wall and CPU, and its verdict."""
+    lines = []
+
+    def against(peer: str, ours: str, at_least: float, what: str) -> None:
+        if peer not in wall:
+            lines.append(f"{what}: peer not installed, not measured")
+            return
+        w, c = wall[peer] / wall[ours], cpu[peer] / cpu[ours]
+        lines.append(
+            f"{what}: wall {w:.2f}x, CPU {c:.2f}x  {_verdict(c >= at_least)} (by CPU; "
+            f"wall {_verdict(w >= at_least)})"
+        )
+
+    limit = cpu["b0"] / cpu["limit"]
+    lines.append(
+        f"--bootstrap 0 within 1.5x of the limit script's CPU: {limit:.2f}x its CPU  "
+        f"{_verdict(limit <= 1.5)} (wall {wall['b0'] / wall['limit']:.2f}x)"
+    )
+    against("jiwer", "b0", 10, "--bootstrap 0 >= 10x jiwer")
+    lines.append(
+        f"one-pair file under 0.12 s CPU: {cpu['one']:.3f} s  {_verdict(cpu['one'] < 0.12)}"
+    )
+    against("jiwer", "b10k", 5, "10,000 resamples >= 5x jiwer")
+    against("jiwer+openai", "en", 10, "en-v1 >= 10x jiwer fed by OpenAI's normaliser")
+    extra = cpu["en"] / cpu["b0"] - 1
+    lines.append(
+        f"en-v1 adds at most 50% to the none run: +{extra:.0%} CPU  {_verdict(extra <= 0.5)}"
+    )
+    trn_cpu, trn_rss = cpu["trn"] / cpu["b0"], rss["trn"] / rss["b0"]
+    lines.append(
+        f"--format trn within 1.2x of JSONL: CPU {trn_cpu:.2f}x, memory {trn_rss:.2f}x  "
+        f"{_verdict(trn_cpu <= 1.2 and trn_rss <= 1.2)}"
+    )
+    spk = cpu["speakers"] / cpu["no-speakers"]
+    lines.append(
+        f"10,000 one-utterance speakers no slower than 1.5x no speakers: {spk:.2f}x CPU  "
+        f"{_verdict(spk <= 1.5)}"
+    )
+    if "sclite" in wall:
+        lines.append(
+            f"vs sctk sclite (trn): wall {wall['sclite'] / wall['trn']:.2f}x, "
+            f"CPU {cpu['sclite'] / cpu['trn']:.2f}x (reported, no goal)"
+        )
+    return lines
 
 
 def _check_same_numbers(work: Path) -> None:

@@ -133,6 +133,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     exact = [round(a["exact_match_vs_reference"]["value"], 4) for a in result["arms"].values()]
     print(f"exact match vs reference arm: {exact}")
+    if not args.in_process:
+        cpu = resource.getrusage(usage)
+        print(f"CPU (process and workers): {cpu.ru_utime + cpu.ru_stime:.1f} s")
+        full = args.arms == 12 and args.n == 100_000 and args.bootstrap == 1_000
+        mb = rss * 1.048576
+        if full:
+            print(
+                f"goal (issue 25, idle 2-core machine): <= 15 s: {elapsed:.1f} s "
+                f"{'met' if elapsed <= 15 else 'NOT met'}; peak RSS <= 600 MB: {mb:.0f} MB "
+                f"{'met' if mb <= 600 else 'NOT met'}"
+            )
+        else:
+            print("goals (<= 15 s, peak RSS <= 600 MB) are for 12 x 100k, B = 1,000: not judged")
     return 0
 
 

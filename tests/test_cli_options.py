@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from earmark.cli import main
-from earmark.cli import arguments
+from earmark.cli import arguments, main
 from earmark.cli.run import BATCH_BACKENDS, DEVICE_BACKENDS, with_batch_size, with_device
 from earmark.corpus.demo import demo_audio_root, demo_manifest_path
 from earmark.engines.registry import validate_arm

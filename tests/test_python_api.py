@@ -232,9 +232,7 @@ def test_equals_earmark_score_on_the_same_pairs(case: str, tmp_path: Path) -> No
 # --- documentation, laziness, speed --------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "module", ["earmark", "earmark.api.pairs", "earmark.api.subcommands"]
-)
+@pytest.mark.parametrize("module", ["earmark", "earmark.api.pairs", "earmark.api.subcommands"])
 def test_docstring_examples_run(module: str) -> None:
     # The verbs are plain functions now (no package shares their names), so doctest's walk
     # of the namespace sees nothing grow while it unwraps them.
@@ -283,8 +281,8 @@ def test_scoring_strings_imports_nothing_heavy() -> None:
 
 
 def test_run_compare_report_are_functions_and_still_packages() -> None:
-    import earmark.render.html as html
     import earmark.execution.runner as runner
+    import earmark.render.html as html
     from earmark.api import subcommands
 
     for name in ("run", "compare", "report"):

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 import earmark
-from earmark.cli import build_parser, main
-from earmark.errors import EarmarkError
 from earmark.api import subcommands
 from earmark.api.subcommands import FUNCTIONS
+from earmark.cli import build_parser, main
+from earmark.errors import EarmarkError
 
 DEMO = Path(earmark.__file__).parent / "demo_corpus" / "manifest.jsonl"
 

@@ -22,10 +22,10 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
+from earmark.execution.plan import freeze_plan, load_plan
 from earmark.postprocess.api import postprocess_run
 from earmark.postprocess.plan import record_prompt_sha256
 from earmark.postprocess.processors import build_processor
-from earmark.execution.plan import freeze_plan, load_plan
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 RUN_PLAN = """\

@@ -9,8 +9,8 @@ import pytest
 from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
-from earmark.errors import EarmarkError
 from earmark.decisions.decide import DecisionRules, write_decision
+from earmark.errors import EarmarkError
 
 DAY = date(2026, 11, 30)
 BASE = [2] * 40  # 80 errors on 440 characters: CER 18.18%

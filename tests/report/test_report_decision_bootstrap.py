@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from earmark.errors import EarmarkError
 from earmark.decisions.decide import DecisionRules
+from earmark.errors import EarmarkError
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 #: The record's `rules` keys, in the order `asdict` gave them when the three were fields.

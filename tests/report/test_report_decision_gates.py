@@ -13,13 +13,13 @@ import pytest
 from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
-from earmark.engines.file_hashes import content_revision
-from earmark.errors import EarmarkError
 from earmark.decisions.decide import DecisionRules, Side, write_decision
 from earmark.decisions.gates import offline_cache_gate, packaging_gate
 from earmark.decisions.settings import settings_comparison
-from earmark.render.run_directory import load_run
+from earmark.engines.file_hashes import content_revision
+from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan, check_ceilings, load_plan
+from earmark.render.run_directory import load_run
 
 DAY = date(2026, 11, 30)
 BASE = [2] * 40  # 80 errors on 440 characters: CER 18.18%

@@ -14,12 +14,12 @@ from earmark.cli import main
 from earmark.corpus import audio as audio_module
 from earmark.corpus.audio import LoadedAudio
 from earmark.engines.spec import parse_arm_spec
-from earmark.render.markdown import render_results_markdown
 from earmark.execution.arm_worker import run_arm
 from earmark.execution.plan import RunPlan
 from earmark.execution.resources import ArmResources, latency_by_language
 from earmark.execution.runner import latency_by_language as runner_latency_by_language
 from earmark.execution.runner import selected_utterances
+from earmark.render.markdown import render_results_markdown
 
 
 def _row(lang: str, decode: float, e2e: float | None, audio: float, *slices: str, ok=True) -> dict:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from earmark.cli import main
-from earmark.render.run_directory import read_jsonl
 from earmark.execution.store import PredictionStore
+from earmark.render.run_directory import read_jsonl
 
 
 def test_run_with_line_separators_resumes_and_verifies(

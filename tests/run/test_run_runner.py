@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 
 from earmark.cli import main
-from earmark.render.results import results_schema
 from earmark.execution.store import PredictionStore
+from earmark.render.results import results_schema
 
 
 def _run_args(manifest: Path, arm: str, out: Path, *extra: str) -> list[str]:

@@ -19,8 +19,8 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.render.results import build_results, results_schema
 from earmark.execution.plan import RunPlan, load_plan
+from earmark.render.results import build_results, results_schema
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.protocols import available_protocols, get_protocol, resolve

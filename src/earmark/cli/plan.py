@@ -54,8 +54,8 @@ def run_show(args: argparse.Namespace) -> int:
     import json
 
     from earmark.errors import EarmarkError
-    from earmark.postprocess.plan import plan_postprocess
     from earmark.execution.plan import file_sha256, load_plan, read_plan_toml
+    from earmark.postprocess.plan import plan_postprocess
 
     data = read_plan_toml(args.plan)
     shown: dict[str, object] = {"file_sha256": file_sha256(args.plan)}

@@ -14,8 +14,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.decisions.evidence import DecisionEvidence, gather_evidence
 from earmark.decisions.render import (
     SCHEMA_ID,
@@ -26,6 +24,8 @@ from earmark.decisions.render import (
 from earmark.decisions.rules import VERDICTS, DecisionRules, Judgement, judge
 from earmark.decisions.settings import compare_settings
 from earmark.decisions.sides import Side, data_differences
+from earmark.errors import EarmarkError
+from earmark.outputs import atomic_write_json, atomic_write_text
 from earmark.render.run_directory import RunDirectory, load_run
 
 __all__ = [

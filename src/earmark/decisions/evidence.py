@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from earmark.errors import EarmarkError
 from earmark.decisions.ceilings import Ceilings, ceiling_evidence
 from earmark.decisions.gates import RecordGate, checklist_gates, record_gates
 from earmark.decisions.settings import SettingsComparison
 from earmark.decisions.sides import Side, SideRecord, side_record
+from earmark.errors import EarmarkError
 from earmark.results import MetricResult, Resources
 
 if TYPE_CHECKING:

@@ -51,8 +51,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from earmark.errors import EarmarkError
 from earmark.decisions.render import fmt_pp_ci, fmt_shown
+from earmark.errors import EarmarkError
 from earmark.results.decision import VERDICTS as DECISION_VERDICTS
 from earmark.results.display import fmt_pct
 from earmark.stats.settings import BootstrapSettings

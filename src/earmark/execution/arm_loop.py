@@ -29,12 +29,12 @@ from earmark.corpus.model import Utterance
 from earmark.engines.base import Clip, Engine, Hypothesis, ModelInfo
 from earmark.engines.spec import ArmSpec
 from earmark.engines.streaming import stream_record
-from earmark.language_tags import engine_language
 from earmark.execution.arm_environment import apply_arm_environment, clip_seed, with_plan_threads
 from earmark.execution.egress import EgressGuard
 from earmark.execution.plan import RunPlan
 from earmark.execution.resources import ArmResources, cpu_seconds, rss_bytes
 from earmark.execution.store import RowKey
+from earmark.language_tags import engine_language
 
 #: A prediction row as written to `predictions.jsonl`.
 Row = dict[str, Any]

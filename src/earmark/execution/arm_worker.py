@@ -16,12 +16,12 @@ from typing import Any
 
 from earmark.corpus.model import Utterance
 from earmark.engines.spec import ArmSpec
-from earmark.outputs import atomic_write_json
 from earmark.execution.arm_loop import ArmLoop, ArmTally, Row, model_info_dict, work_items
 from earmark.execution.plan import RunPlan
 from earmark.execution.progress import ClipProgress
 from earmark.execution.resources import peak_rss_bytes
 from earmark.execution.store import PredictionStore
+from earmark.outputs import atomic_write_json
 from earmark.rundir.layout import (
     ARM_EGRESS,
     ARM_MODEL,

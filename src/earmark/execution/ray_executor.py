@@ -32,7 +32,6 @@ from earmark.corpus.model import Utterance
 from earmark.engines.extras import require
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
-from earmark.outputs import atomic_write_json
 from earmark.execution.arm_environment import arm_environment, with_plan_threads
 from earmark.execution.arm_loop import (
     ArmTally,
@@ -49,6 +48,7 @@ from earmark.execution.plan import RunPlan
 from earmark.execution.progress import ClipProgress
 from earmark.execution.sharding import WORKER_LOST, ShardQueue, make_shards
 from earmark.execution.store import PredictionStore
+from earmark.outputs import atomic_write_json
 from earmark.rundir.layout import (
     ARM_EGRESS,
     ARM_MODEL,

@@ -35,11 +35,11 @@ from earmark.corpus.model import Utterance
 from earmark.corpus.selection import SelectionRecord, select, split_leakage
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_json, lock_output_folder
-from earmark.render.markdown import render_results_markdown
 from earmark.execution.plan import RunPlan
 from earmark.execution.provenance import host_profile, software_profile
 from earmark.execution.store import PredictionStore
+from earmark.outputs import atomic_write_json, lock_output_folder
+from earmark.render.markdown import render_results_markdown
 from earmark.rundir.layout import (
     ARM_EGRESS,
     ARM_MODEL,
