@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from earmark.cli.arguments import share
-from earmark.cli.options import add_out, add_quiet
+from earmark.cli.options import Subcommands, add_out, add_quiet
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "decide",
         help="apply the promotion rule to a challenger vs a baseline (dated record)",

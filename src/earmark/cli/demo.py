@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.options import add_bootstrap, add_out, add_quiet
+from earmark.cli.options import Subcommands, add_bootstrap, add_out, add_quiet
 
 #: faster-whisper's own decoding (beam 5, temperature fallback, seeded per clip) in float32:
 #: on one machine int8 decoded a clip into a loop under one CPU code path and correctly under
@@ -15,7 +14,7 @@ DEMO_ARM = "faster-whisper:bundled:tiny.en?compute_type=float32&beam_size=5&name
 DEMO_CPU_ISA = "AVX2"
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "demo",
         help="evaluate the bundled Whisper tiny.en on the bundled demo corpus (offline)",

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
-from earmark.cli.options import add_json
+from earmark.cli.options import Subcommands, add_json
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "engines", help="list ASR backends: extra to install, formats, weight types, languages"
     )

@@ -6,10 +6,10 @@ import argparse
 from typing import Any
 
 from earmark.cli.arguments import positive_int
-from earmark.cli.options import add_out
+from earmark.cli.options import Subcommands, add_out
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "fetch",
         help="download a public corpus subset (FLEURS), resumable, bounded disk",

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from earmark.cli.arguments import output_path
-from earmark.cli.options import add_out
+from earmark.cli.options import Subcommands, add_out
 
 SOURCES = ("fleurs", "common-voice", "kaldi", "nemo", "lhotse", "hf-datasets")
 
@@ -29,7 +29,7 @@ _OPTIONS = {
 }
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "import",
         help="import a corpus (FLEURS, Common Voice, Kaldi, NeMo, lhotse) as a manifest",

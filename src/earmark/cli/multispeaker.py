@@ -9,15 +9,21 @@ have no meaning here; its output is its own schema (`earmark.multispeaker/1`).
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from earmark.cli.arguments import non_negative_float
-from earmark.cli.options import add_bootstrap, add_exclude_unmatched, add_out, add_quiet, add_seed
+from earmark.cli.options import (
+    Subcommands,
+    add_bootstrap,
+    add_exclude_unmatched,
+    add_out,
+    add_quiet,
+    add_seed,
+)
 
 METRIC_CHOICES = ("cpwer", "orcwer", "tcpwer", "dicpwer")
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "multispeaker",
         help="multi-speaker WER of whole recordings (cpWER, ORC-WER, tcpWER, DI-cpWER) "

@@ -14,10 +14,10 @@ import json
 import sys
 from typing import Any
 
-from earmark.cli.options import add_json
+from earmark.cli.options import Subcommands, add_json
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "normalizers",
         help="list text normalisers, or show the views of a text",

@@ -170,3 +170,15 @@ def add_speaker_options(p: Parser) -> None:
         help="a language or slice block with fewer than N distinct speakers reports null "
         "figures with a reason",
     )
+
+
+def add_verbs(p: Parser, dest: str, metavar: str) -> Subcommands:
+    """The verbs of a command with several (`manifest ACTION`, `plan VERB`); the command
+    alone prints its help and exits 2."""
+
+    def usage(args: argparse.Namespace) -> int:
+        p.print_help()
+        return 2
+
+    p.set_defaults(func=usage)
+    return p.add_subparsers(dest=dest, metavar=metavar)

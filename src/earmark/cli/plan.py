@@ -7,12 +7,13 @@ Freezing reads the plan only: no manifest, sidecar or audio needs to exist yet. 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+from earmark.cli.options import Subcommands, add_verbs
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser("plan", help="freeze or show a run plan (TOML)")
-    verbs = p.add_subparsers(dest="plan_command", metavar="VERB")
+    verbs = add_verbs(p, "plan_command", "VERB")
     freeze = verbs.add_parser(
         "freeze",
         help="check PLAN.toml's structure (no data needed) and write PLAN.toml.sha256 (its "
@@ -27,7 +28,6 @@ def register(sub: Any) -> None:
     )
     show.add_argument("plan")
     show.set_defaults(func=run_show)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def run_freeze(args: argparse.Namespace) -> int:

@@ -7,10 +7,17 @@ import sys
 from typing import Any
 
 from earmark.cli.arguments import positive_int
-from earmark.cli.options import add_bootstrap, add_expect_sha256, add_out, add_quiet, add_seed
+from earmark.cli.options import (
+    Subcommands,
+    add_bootstrap,
+    add_expect_sha256,
+    add_out,
+    add_quiet,
+    add_seed,
+)
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "postprocess",
         help="evaluate an output post-processor (formatter, script conversion) on a run",

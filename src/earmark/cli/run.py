@@ -12,6 +12,7 @@ from earmark.cli.arguments import (
     positive_int,
 )
 from earmark.cli.options import (
+    Subcommands,
     add_bootstrap,
     add_csv,
     add_expect_sha256,
@@ -24,7 +25,7 @@ from earmark.cli.options import (
 )
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "run",
         help="run one or more ASR arms over a corpus and score them (resumable)",
