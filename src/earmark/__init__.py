@@ -5,7 +5,8 @@ The front door: `earmark.wer`, `earmark.cer` and `earmark.score` score lists of 
 `earmark.decide`, `earmark.report`, `earmark.leaderboard`, `earmark.multispeaker` and the
 rest are the verbs of `earmark.api`, the layer the subcommands of the same names call
 (`score_file` is `earmark score`, `gap` is `earmark compare --gap`, `manifest_select`
-is `earmark manifest select`). Each returns typed results built in memory.
+is `earmark manifest select`, `import_corpus` is `earmark import`). Each returns typed
+results built in memory.
 
 >>> import earmark
 >>> earmark.wer(["a b c", "hello world"], ["a x c", "hello"])
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from earmark.api.checking import verify as verify
     from earmark.api.comparing import compare as compare
     from earmark.api.comparing import gap as gap
+    from earmark.api.corpora import demo as demo
+    from earmark.api.corpora import fetch as fetch
+    from earmark.api.corpora import import_corpus as import_corpus
     from earmark.api.deciding import decide as decide
     from earmark.api.manifests import manifest_contamination as manifest_contamination
     from earmark.api.manifests import manifest_hash as manifest_hash
@@ -72,6 +76,9 @@ _LAZY = {
     "manifest_init_sidecar": "manifests",
     "manifest_leakage": "manifests",
     "manifest_contamination": "manifests",
+    "import_corpus": "corpora",
+    "fetch": "corpora",
+    "demo": "corpora",
 }
 
 __all__ = ["__version__", *_LAZY]

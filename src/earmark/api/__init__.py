@@ -12,6 +12,7 @@ Modules are named for what they do, never for a verb, so importing one cannot hi
 verb of the same name: `pairs` (strings), `scoring` (`score_file`), `running` (`run`,
 `plan_freeze`, `plan_show`), `comparing` (`compare`, `gap`), `checking` (`verify`),
 `rendering` (`report`, `leaderboard`), `deciding` (`decide`), `postprocessing`
-(`postprocess`), `speakers` (`multispeaker`), `manifests` (the `manifest` verbs) and
-`values` (the range checks the CLI's argument types share).
+(`postprocess`), `speakers` (`multispeaker`), `manifests` (the `manifest` verbs),
+`corpora` (`import_corpus`, `fetch`, `demo`) and `values` (the range checks the CLI's
+argument types share).
 """

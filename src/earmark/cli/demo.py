@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from earmark.api.corpora import DEMO_ARM, DEMO_CPU_ISA
 from earmark.cli.options import Subcommands, add_bootstrap, add_out, add_quiet
-
-#: faster-whisper's own decoding (beam 5, temperature fallback, seeded per clip) in float32:
-#: on one machine int8 decoded a clip into a loop under one CPU code path and correctly under
-#: another, while float32 gave byte-identical hypotheses under GENERIC, AVX, AVX2 and AVX512.
-DEMO_ARM = "faster-whisper:bundled:tiny.en?compute_type=float32&beam_size=5&name=tiny.en"
-#: The CPU code path the README's table was produced with; pinned whenever the CPU has it.
-DEMO_CPU_ISA = "AVX2"
 
 
 def register(sub: Subcommands) -> None:
@@ -38,33 +32,20 @@ def register(sub: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from earmark.corpus.demo import demo_audio_root, demo_manifest_path
-    from earmark.engines.cpu_runtime import cpu_flags, supports_isa
-    from earmark.engines.spec import parse_arm_spec
-    from earmark.execution.plan import RunPlan
-    from earmark.execution.runner import RunOptions, run_plan
+    from earmark.api.corpora import demo, demo_isa
     from earmark.render.demo_table import print_demo_table
 
-    isa: str | None = None if args.cpu_isa.lower() == "auto" else args.cpu_isa.upper()
-    if isa is not None and not supports_isa(isa, cpu_flags()):
+    if args.cpu_isa.lower() != "auto" and demo_isa(args.cpu_isa) is None:
         print(
-            f"note: this CPU has no {isa}; the runtime picks its own code path, so the "
-            "figures may differ from the README's (recorded in provenance.json)",
+            f"note: this CPU has no {args.cpu_isa.upper()}; the runtime picks its own code "
+            "path, so the figures may differ from the README's (recorded in provenance.json)",
             file=sys.stderr,
         )
-        isa = None
-    plan = RunPlan(
-        manifest=str(demo_manifest_path()),
-        audio_root=str(demo_audio_root()),
-        arms=(parse_arm_spec(args.arm),),
-        normalizer="auto",
-        bootstrap=args.bootstrap,
-        threads=1,
-        cpu_isa=isa,
+    results = demo(
+        out=args.out, arm=args.arm, bootstrap=args.bootstrap, cpu_isa=args.cpu_isa, quiet=args.quiet
     )
-    results = run_plan(plan, args.out, RunOptions(quiet=args.quiet, command_line=list(sys.argv)))
     if not args.quiet:
-        print_demo_table(results)
+        print_demo_table(results.to_dict())
         print(
             f"\nRun directory: {args.out} (results.json, predictions.jsonl, "
             "provenance.json, results.md)"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from earmark.cli.arguments import positive_int
 from earmark.cli.options import Subcommands, add_out
@@ -51,22 +50,20 @@ def register(subparsers: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.corpus.fetch.fleurs import DEFAULT_BASE_URL, fetch_fleurs
+    from earmark.api.corpora import fetch
 
-    options: dict[str, Any] = {}
-    if args.max_shard_bytes:
-        options["max_shard_bytes"] = args.max_shard_bytes
-    report = fetch_fleurs(
-        args.languages.split(","),
-        args.per_language,
-        args.out,
-        base_url=args.base_url or DEFAULT_BASE_URL,
-        revision=args.revision,
+    report = fetch(
+        args.corpus,
+        languages=args.languages,
+        per_language=args.per_language,
+        out=args.out,
         split=args.split,
-        keep_distinct_text_ids=args.distinct_text_ids,
         layout=args.layout,
+        revision=args.revision,
+        base_url=args.base_url,
+        distinct_text_ids=args.distinct_text_ids,
+        max_shard_bytes=args.max_shard_bytes,
         on_progress=print,
-        **options,
     )
     print(
         f"fleurs: {report.rows} clips in {report.manifest} "
