@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
@@ -47,6 +47,15 @@ CHUNK_ROWS = 2_000
 
 #: Where `score --glm ... --out DIR` keeps a copy of the rules file.
 GLM_COPY = "rules.glm"
+
+
+class PredictionsEntry(TypedDict):
+    """results.json's `predictions`: the file the figures were computed from, by hash."""
+
+    file: str
+    sha256: str
+    bytes: int
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -250,7 +259,7 @@ def _score(
 
 def _summary(
     scored: ScoreResult,
-    excluded: Any,
+    excluded: list[dict[str, str]],
     figures: ScoreFigures,
     choice: ScoringChoice,
     options: ScoringOptions,
@@ -292,7 +301,7 @@ def _write_folder(
     rules: Glm | None,
     probes: list[ProbeResult],
     spool: Path,
-    written: dict[str, Any],
+    written: PredictionsEntry,
 ) -> None:
     """The folder's files, predictions.jsonl moved into place just before the results
     that name its hash; the artefact list last."""
@@ -327,7 +336,7 @@ def _spool_name(out: Path) -> Path:
 
 def _write_records(
     spool: Path, scorer: CorpusScorer, chunks: Iterable[list[ScoringRow]]
-) -> dict[str, Any]:
+) -> PredictionsEntry:
     """Score `chunks`, writing each one's predictions.jsonl records to `spool` as it is
     scored (one line per record, keys sorted, UTF-8 as is, as `write_results` writes
     them) and syncing it; returns results' `predictions` entry for the file once it is
@@ -354,4 +363,4 @@ def _write_records(
         if exc.filename is None or exc.filename == str(spool):
             raise OSError(exc.errno, exc.strerror, str(spool.parent / PREDICTIONS)) from exc
         raise
-    return {"file": PREDICTIONS, "sha256": digest.hexdigest(), "bytes": size, "rows": rows}
+    return PredictionsEntry(file=PREDICTIONS, sha256=digest.hexdigest(), bytes=size, rows=rows)

@@ -36,6 +36,16 @@ def register(subparsers: Subcommands) -> None:
     hash_.add_argument("manifest")
     hash_.set_defaults(func=_hash)
 
+    _register_select(sub)
+    _register_init_sidecar(sub)
+    leakage = sub.add_parser("leakage", help="list speakers present in both manifests")
+    leakage.add_argument("a", help="first manifest")
+    leakage.add_argument("b", help="second manifest")
+    leakage.set_defaults(func=_leakage)
+    _register_contamination(sub)
+
+
+def _register_select(sub: Subcommands) -> None:
     select = sub.add_parser(
         "select",
         help="write a subset manifest and sidecar recording the selection rule",
@@ -60,6 +70,8 @@ def register(subparsers: Subcommands) -> None:
     )
     select.set_defaults(func=_select)
 
+
+def _register_init_sidecar(sub: Subcommands) -> None:
     init = sub.add_parser(
         "init-sidecar",
         help="write MANIFEST.meta.json: dataset, licence, consent basis, redistribution",
@@ -99,12 +111,6 @@ def register(subparsers: Subcommands) -> None:
     )
     init.add_argument("--force", action="store_true", help="replace an existing sidecar")
     init.set_defaults(func=_init_sidecar)
-
-    leakage = sub.add_parser("leakage", help="list speakers present in both manifests")
-    leakage.add_argument("a", help="first manifest")
-    leakage.add_argument("b", help="second manifest")
-    leakage.set_defaults(func=_leakage)
-    _register_contamination(sub)
 
 
 def _register_contamination(sub: Subcommands) -> None:

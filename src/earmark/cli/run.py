@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from earmark.api.running import BATCH_BACKENDS, DEVICE_BACKENDS
 from earmark.cli.arguments import (
     non_negative_float,
     non_negative_int,
@@ -60,6 +61,35 @@ def register(sub: Subcommands) -> None:
     )
     add_bootstrap(p)
     add_seed(p, samplers=True)
+    _add_hardware(p)
+    p.add_argument(
+        "--first", type=non_negative_int, help="keep the first N rows (after filters; default: all)"
+    )
+    p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
+    p.add_argument("--languages", help="comma-separated languages to keep")
+    p.add_argument("--allow-network", action="store_true", help="permit outbound connections")
+    p.add_argument("--retry-failed", action="store_true", help="on resume, redo failed rows")
+    p.add_argument(
+        "--isolation",
+        choices=("process", "inline"),
+        default="process",
+        help="process (the default): each arm in its own process (clean memory figures); "
+        "inline: this one",
+    )
+    _add_executor(p)
+    add_out(
+        p,
+        "run directory (resumed if it exists; one writer at a time: a second run or "
+        "score into it while this one runs is refused)",
+    )
+    add_csv(p, "utterance, repeat and arm")
+    add_quiet(p, "no progress bars or tables")
+    add_speaker_options(p)
+    p.set_defaults(func=run)
+
+
+def _add_hardware(p: argparse.ArgumentParser) -> None:
+    """How every arm decodes: threads, CPU code path, device, batch."""
     p.add_argument(
         "--threads",
         type=positive_int,
@@ -86,20 +116,10 @@ def register(sub: Subcommands) -> None:
         help="clips handed to an engine at once, and the batch_size setting of arms whose "
         "backend batches (" + ", ".join(BATCH_BACKENDS) + ") and that set none (default: 1)",
     )
-    p.add_argument(
-        "--first", type=non_negative_int, help="keep the first N rows (after filters; default: all)"
-    )
-    p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
-    p.add_argument("--languages", help="comma-separated languages to keep")
-    p.add_argument("--allow-network", action="store_true", help="permit outbound connections")
-    p.add_argument("--retry-failed", action="store_true", help="on resume, redo failed rows")
-    p.add_argument(
-        "--isolation",
-        choices=("process", "inline"),
-        default="process",
-        help="process (the default): each arm in its own process (clean memory figures); "
-        "inline: this one",
-    )
+
+
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    """Where the arms run: this machine, or Ray actors (and how many, with what)."""
     p.add_argument(
         "--executor",
         choices=("local", "ray"),
@@ -132,15 +152,6 @@ def register(sub: Subcommands) -> None:
         default=2,
         help="retries of a lost worker's clips (default: %(default)s)",
     )
-    add_out(
-        p,
-        "run directory (resumed if it exists; one writer at a time: a second run or "
-        "score into it while this one runs is refused)",
-    )
-    add_csv(p, "utterance, repeat and arm")
-    add_quiet(p, "no progress bars or tables")
-    add_speaker_options(p)
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -282,19 +293,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"earmark: {message}", file=sys.stderr)
         return 1
     return 0
-
-
-#: Backends whose arm settings take `device` (cpu or cuda), and the runtime that must see
-#: a CUDA device for `device=cuda` to load: CTranslate2 for faster-whisper, torch otherwise.
-DEVICE_BACKENDS = {
-    "faster-whisper": "ctranslate2",
-    "funasr": "torch",
-    "qwen3-asr": "torch",
-    "transformers-ctc": "torch",
-    "transformers-seq2seq": "torch",
-}
-#: Backends whose arm settings take `batch_size` (clips decoded in one forward pass).
-BATCH_BACKENDS = ("qwen3-asr", "transformers-ctc", "transformers-seq2seq")
 
 
 def with_device(arms: tuple[Any, ...], device: str | None) -> tuple[Any, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from earmark.api.scoring import FORMATS
 from earmark.cli.arguments import non_negative_int
 from earmark.cli.options import (
     Subcommands,
@@ -31,13 +32,38 @@ def register(sub: Subcommands) -> None:
     add_statistics(p, when="required unless --protocol gives it")
     p.add_argument(
         "--format",
-        choices=("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm"),
+        choices=FORMATS,
         help="input format (default: from the suffix; two plain-text files are Kaldi `text` "
         "only when their first words are clearly utterance ids, otherwise earmark asks); "
         "'lines': line i of --refs pairs with line i of PREDICTIONS, ids line-1, line-2, ...; "
         "'trn': sclite trn files; 'stm'/'ctm': a ctm PREDICTIONS file against stm --refs "
         "(see docs/sclite.md)",
     )
+    _add_fields(p)
+    p.add_argument("--language", help="language of rows that don't name one")
+    p.add_argument("--arm", help="the arm to score, when PREDICTIONS is an earmark run's file")
+    add_exclude_unmatched(p, "hypotheses whose id has no reference")
+    _add_extra_figures(p)
+    add_out(
+        p,
+        "output directory (one writer at a time: a second score or run into it is refused)",
+    )
+    p.add_argument(
+        "--show-alignments",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="also print the N worst utterances per language, aligned and coloured "
+        "(default: 0: the summary only; results.md shows the 3 worst)",
+    )
+    add_csv(p, "utterance")
+    add_quiet(p)
+    add_speaker_options(p)
+    p.set_defaults(func=run)
+
+
+def _add_fields(p: argparse.ArgumentParser) -> None:
+    """The field names of a JSONL/CSV/TSV predictions file."""
     p.add_argument(
         "--id-field", default="id", help="JSONL/CSV field of the utterance id (default: id)"
     )
@@ -62,9 +88,10 @@ def register(sub: Subcommands) -> None:
         help="rows sharing its value are one bootstrap unit (default: clip; rows without "
         "it are their own unit)",
     )
-    p.add_argument("--language", help="language of rows that don't name one")
-    p.add_argument("--arm", help="the arm to score, when PREDICTIONS is an earmark run's file")
-    add_exclude_unmatched(p, "hypotheses whose id has no reference")
+
+
+def _add_extra_figures(p: argparse.ArgumentParser) -> None:
+    """Optional metrics (punctuation, critical tokens) and the sclite reports."""
     p.add_argument(
         "--punctuation",
         action="store_true",
@@ -104,22 +131,6 @@ def register(sub: Subcommands) -> None:
         "`(uh)`) applied during alignment: the headline word counts and the sclite reports "
         "(default: none; see docs/sclite.md)",
     )
-    add_out(
-        p,
-        "output directory (one writer at a time: a second score or run into it is refused)",
-    )
-    p.add_argument(
-        "--show-alignments",
-        type=non_negative_int,
-        default=0,
-        metavar="N",
-        help="also print the N worst utterances per language, aligned and coloured "
-        "(default: 0: the summary only; results.md shows the 3 worst)",
-    )
-    add_csv(p, "utterance")
-    add_quiet(p)
-    add_speaker_options(p)
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
