@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                 resamples=args.bootstrap,
                 seed=1,
                 out_dir=folder / "out",
-            )
+            ).to_dict()
             what = "compare() in this process"
             usage = resource.RUSAGE_SELF
         else:

@@ -62,8 +62,10 @@ def main() -> int:
 
     import ray
 
+    from earmark.execution.local_executor import run_arm_isolated
+    from earmark.execution.options import RunOptions
+    from earmark.execution.plan import selected_utterances
     from earmark.execution.ray_executor import run_arm_on_ray
-    from earmark.execution.runner import RunOptions, _run_arm_isolated, selected_utterances
 
     with tempfile.TemporaryDirectory(prefix="earmark-bench-ray-") as tmp:
         root = Path(tmp)
@@ -80,7 +82,7 @@ def main() -> int:
         print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
         started = time.perf_counter()
-        rc = _run_arm_isolated(plan, 0, root / "local", RunOptions(quiet=True, command_line=[]))
+        rc = run_arm_isolated(plan, 0, root / "local", RunOptions(quiet=True, command_line=[]))
         local_wall = time.perf_counter() - started
         assert rc == 0, rc
 

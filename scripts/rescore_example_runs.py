@@ -21,7 +21,7 @@ FOLDERS = sorted(ROOT.glob("tests/*/data/example-run"))
 
 
 def rescore(folder: Path) -> None:
-    from earmark.execution.runner import latency_by_language
+    from earmark.execution.resources import latency_by_language
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.scorer import ScoringOptions, score_rows
     from earmark.stats.settings import BootstrapSettings

@@ -15,11 +15,16 @@ from typing import Any
 import pytest
 
 from earmark.cli import arguments, main
-from earmark.cli.run import BATCH_BACKENDS, DEVICE_BACKENDS, with_batch_size, with_device
 from earmark.corpus.demo import demo_audio_root, demo_manifest_path
 from earmark.engines.registry import validate_arm
 from earmark.engines.spec import parse_arm_spec
 from earmark.errors import EarmarkError
+from earmark.execution.run_request import (
+    BATCH_BACKENDS,
+    DEVICE_BACKENDS,
+    with_batch_size,
+    with_device,
+)
 
 
 def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -319,12 +324,13 @@ def test_with_device_and_batch_size_fill_only_unset_settings() -> None:
 def _captured_plan(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Keep the plan the command hands to the runner, and run nothing."""
     import earmark.execution.runner as runner
+    from earmark.results import RESULTS_SCHEMA, Results
 
     seen: dict[str, Any] = {}
 
-    def capture(plan: Any, out: Any, options: Any) -> dict[str, Any]:
+    def capture(plan: Any, out: Any, options: Any) -> Results:
         seen["plan"] = plan
-        return {"arms": {}, "failures": []}
+        return Results(schema=RESULTS_SCHEMA, earmark_version="", created="", arms={}, probes=())
 
     monkeypatch.setattr(runner, "run_plan", capture)
     monkeypatch.setattr("earmark.render.terminal.print_summary", lambda *a, **k: None)

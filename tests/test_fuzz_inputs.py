@@ -30,7 +30,7 @@ from earmark.corpus.sources import (
     import_nemo,
 )
 from earmark.errors import EarmarkError
-from earmark.scoring.readers import read_pairs
+from earmark.formats.pairs import read_pairs
 
 #: `EARMARK_FUZZ_EXAMPLES=2000` fuzzes longer (and with fresh random inputs) by hand.
 _EXAMPLES = int(os.environ.get("EARMARK_FUZZ_EXAMPLES", "0"))

@@ -46,6 +46,7 @@ LAYERS: dict[str, int] = {
     "artefacts": 2,
     "results": 3,
     "corpus": 4,
+    "formats": 4,
     "engines": 4,
     "scoring": 5,
     "comparison": 5,

@@ -11,29 +11,32 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from earmark.collector import collector_paused
-from earmark.comparison.api import Aggregate, CompareOptions, compare_arms
+from earmark.comparison.api import compare_arms
 from earmark.comparison.gap import corpus_gap, render_gap_markdown
 from earmark.comparison.loading import ArmData
+from earmark.comparison.options import Aggregate, CompareOptions
 from earmark.comparison.parallel import default_jobs
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text
+from earmark.results.codec import JSONValue
+from earmark.results.comparison import Comparison
 from earmark.rundir.arm_inputs import load_arm_specs, load_arms
 from earmark.rundir.layout import COMPARE
 from earmark.scoring.protocols import ScoringChoice, resolve
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 
-def write_compare(out_dir: str | os.PathLike[str], result: dict[str, Any]) -> Path:
-    """Write compare.json and compare.md; returns the JSON path."""
+def write_compare(out_dir: str | os.PathLike[str], result: Comparison) -> Path:
+    """Write compare.json (the one place it becomes JSON) and compare.md; returns the
+    JSON path."""
     from earmark.comparison.compare_report import render_compare_markdown
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / COMPARE
-    atomic_write_json(path, result)
+    result.to_path(path)
     atomic_write_text(out / "compare.md", render_compare_markdown(result))
     return path
 
@@ -49,7 +52,7 @@ def compare(
     out_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
     protocol: str | None = None,
-) -> dict[str, Any]:
+) -> Comparison:
     """Load arms from specs (see `earmark.rundir.arm_inputs`), compare, optionally write.
 
     `protocol` fixes normaliser, aggregation, resamples and seed (settings given with it
@@ -77,7 +80,7 @@ def _compare(
     reference: str | None,
     out_dir: str | os.PathLike[str] | None,
     jobs: int,
-) -> dict[str, Any]:
+) -> Comparison:
     arms = load_arm_specs(list(specs), jobs=jobs)
     if reference is not None and reference not in arms and reference in specs:
         # The reference may be given as one of the ARM specs (`RUN_DIR#ARM`, a file):
@@ -118,7 +121,7 @@ def gap(
     resamples: int = 10_000,
     seed: int = DEFAULT_SEED,
     out_dir: str | os.PathLike[str] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """Load the arm from both runs, compute the gap, optionally write gap.json/gap.md."""
     result = corpus_gap(
         _pick_arm(run_a, arm),

@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
 from earmark.errors import EarmarkError
+from earmark.formats.fields import FieldNames
+from earmark.formats.pairs import stream_pairs
+from earmark.formats.rows import ScoringRow
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.render.markdown import render_results_markdown
 from earmark.rundir.layout import PREDICTIONS
@@ -28,8 +31,6 @@ from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import ProbeResult, failed, run_scorer_probes
 from earmark.scoring.protocols import ScoringChoice, resolve
-from earmark.scoring.readers import FieldNames, stream_pairs
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import CorpusScorer, ScoreResult, ScoringOptions
 from earmark.stats.settings import BootstrapSettings
 

@@ -42,9 +42,9 @@ from earmark.rundir.predictions import read_prediction_objects
 from earmark.rundir.results_file import check_predictions_file, load_results
 
 if TYPE_CHECKING:
+    from earmark.formats.rows import ScoringRow
     from earmark.results import JSONValue
     from earmark.scoring.glm import Glm
-    from earmark.scoring.rows import ScoringRow
     from earmark.scoring.scorer import ScoringOptions
 
 Status = Literal["ok", "mismatch", "unavailable"]
@@ -136,7 +136,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
 
 def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[ScoringRow]:
     """The rows exactly as the runner (arm rows) or `earmark score` built them."""
-    from earmark.scoring.rows import ScoringRow
+    from earmark.formats.rows import ScoringRow
 
     out = []
     for row in rows:
@@ -281,7 +281,7 @@ def _recorded_options(
 
 def _run_figures(name: str, recorded: dict[str, Any], rows: list[dict[str, Any]]) -> list[Check]:
     """A run's figures derived from its rows: language mismatches, per-language latency."""
-    from earmark.execution.runner import latency_by_language
+    from earmark.execution.resources import latency_by_language
 
     extra_diffs: list[str] = []
     if "language_mismatches" in recorded:
@@ -329,7 +329,7 @@ def _check_manifest(results: dict[str, Any], provenance: dict[str, Any] | None) 
 
 
 def _check_plan(run: Path, results: dict[str, Any], provenance: dict[str, Any] | None) -> Check:
-    from earmark.execution.runner import plan_from_dict
+    from earmark.execution.plan import plan_from_dict
 
     path = run / PLAN
     if not path.is_file():
@@ -387,7 +387,7 @@ def _model_folder(model: dict[str, Any], spec: dict[str, Any] | None) -> Path | 
 
 
 def _check_models(run: Path, results: dict[str, Any]) -> list[Check]:
-    from earmark.engines.file_hashes import sha256_file
+    from earmark.artefacts import sha256_file
 
     checks = []
     for name, arm in results.get("arms", {}).items():

@@ -187,12 +187,12 @@ def _cases(work: Path) -> list[tuple[str, list[str], int | None]]:
     return cases
 
 
-COMMIT = re.compile(r'"earmark_git_(commit|dirty)": ("[0-9a-f]{40}"|true|false|null)')
+COMMIT = re.compile(r'"earmark_git_(commit|dirty)": ("[0-9a-f]{40}(\+dirty)?"|true|false|null)')
 MAIN = re.compile(r'"[^"]*/src/earmark/__main__\.py"')
 
 
 def _clean(text: str, work: Path) -> str:
-    text = text.replace(str(work), "WORK")
+    text = text.replace(str(work), "WORK").replace(str(TESTS.parent), "REPO")
     text = COMMIT.sub(r'"earmark_git_\1": "COMMIT"', text)
     text = MAIN.sub('"EARMARK_MAIN"', text)
     text = STAMP.sub('"created": "CREATED"', text)

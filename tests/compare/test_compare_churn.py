@@ -25,7 +25,7 @@ def two_arms(tmp_path: Path) -> list[str]:
 
 
 def test_hand_computed_churn_and_wer(two_arms: list[str]) -> None:
-    r = compare(two_arms, normalizer="none", reference="A", resamples=200, seed=3, jobs=1)
+    r = compare(two_arms, normalizer="none", reference="A", resamples=200, seed=3, jobs=1).to_dict()
     assert r["n_shared"] == 3
     # u4 only in B: listed with the arm whose row was dropped, never silently.
     assert r["unpaired"] == [
@@ -63,7 +63,7 @@ def test_hand_computed_churn_and_wer(two_arms: list[str]) -> None:
 def test_missing_hypothesis_never_matches(tmp_path: Path) -> None:
     a = arm_file(tmp_path, "A", {"u1": None, "u2": "e f g h"}, REFS)
     b = arm_file(tmp_path, "B", {"u1": None, "u2": "e f g h"}, REFS)
-    r = compare([a, b], normalizer="none", resamples=50, jobs=1)
+    r = compare([a, b], normalizer="none", resamples=50, jobs=1).to_dict()
     assert r["arms"]["B"]["exact_match_vs_reference"]["matches"] == 1
     assert r["arms"]["A"]["exact_match_vs_reference"]["value"] == 0.5
     # A missing hypothesis is all deletions against the human reference.
@@ -74,7 +74,7 @@ def test_identical_arms(tmp_path: Path) -> None:
     hyps = {"u1": "a b x d", "u2": "e f g", "u3": "i j k l l"}
     a = arm_file(tmp_path, "A", hyps, REFS)
     b = arm_file(tmp_path, "B", hyps, REFS)
-    r = compare([a, b], normalizer="crude-v1", resamples=100, jobs=1)
+    r = compare([a, b], normalizer="crude-v1", resamples=100, jobs=1).to_dict()
     assert r["arms"]["B"]["exact_match_vs_reference"]["value"] == 1.0
     assert r["arms"]["B"]["differs_from_reference"] == []
     for pair in r["pairs"]:
@@ -90,7 +90,7 @@ def test_human_reference_mismatch_is_unpaired(tmp_path: Path) -> None:
     a = arm_file(tmp_path, "A", {"u1": "a", "u2": "e"}, REFS)
     other = dict(REFS, u2="something else")
     b = arm_file(tmp_path, "B", {"u1": "a", "u2": "e"}, other)
-    r = compare([a, b], normalizer="none", resamples=10, jobs=1)
+    r = compare([a, b], normalizer="none", resamples=10, jobs=1).to_dict()
     assert r["n_shared"] == 1
     reasons = {(u["arm"], u["id"]): u["reason"] for u in r["unpaired"]}
     assert set(reasons) == {("A", "u2"), ("B", "u2")}
@@ -107,7 +107,7 @@ def test_holm_only_with_more_than_two_arms(tmp_path: Path) -> None:
         arm_file(tmp_path, "B", worse, refs),
         arm_file(tmp_path, "C", much_worse, refs),
     ]
-    r3 = compare(files, normalizer="none", resamples=200, jobs=1)
+    r3 = compare(files, normalizer="none", resamples=200, jobs=1).to_dict()
     wer = [p for p in r3["pairs"] if p["language"] is None and p["metric"] == "wer"]
     assert [p["challenger"] for p in wer] == ["B", "C"]
     raw = [p["wilcoxon_p"] for p in wer]
@@ -115,7 +115,7 @@ def test_holm_only_with_more_than_two_arms(tmp_path: Path) -> None:
     assert [p["sign_test_p_holm"] for p in wer] == holm_adjust([p["sign_test_p"] for p in wer])
     assert all(p["holm_family_size"] == 2 for p in wer)
     assert all(p["p_holm"] >= p["wilcoxon_p"] for p in wer)
-    r2 = compare(files[:2], normalizer="none", resamples=200, jobs=1)
+    r2 = compare(files[:2], normalizer="none", resamples=200, jobs=1).to_dict()
     (pair,) = [p for p in r2["pairs"] if p["language"] is None and p["metric"] == "wer"]
     assert pair["p_holm"] == pair["wilcoxon_p"] == raw[0]
     # B loses on 15 of 30 clips and wins on none: the sign test says so.
@@ -144,7 +144,7 @@ def test_cli_and_api_identical(tmp_path: Path, two_arms: list[str]) -> None:
     )
     assert rc == 0
     from_cli = json.loads((out / "compare.json").read_text("utf-8"))
-    from_api = compare(two_arms, normalizer="none", reference="A", resamples=300, seed=5)
+    from_api = compare(two_arms, normalizer="none", reference="A", resamples=300, seed=5).to_dict()
     from_cli.pop("created")
     from_api.pop("created")
     assert from_cli == json.loads(json.dumps(from_api))
@@ -152,15 +152,17 @@ def test_cli_and_api_identical(tmp_path: Path, two_arms: list[str]) -> None:
 
 
 def test_jobs_do_not_change_numbers(two_arms: list[str]) -> None:
-    one = compare(two_arms, normalizer="crude-v1", resamples=300, jobs=1)
-    two = compare(two_arms, normalizer="crude-v1", resamples=300, jobs=2)
+    one = compare(two_arms, normalizer="crude-v1", resamples=300, jobs=1).to_dict()
+    two = compare(two_arms, normalizer="crude-v1", resamples=300, jobs=2).to_dict()
     one.pop("created")
     two.pop("created")
     assert one == two
 
 
 def test_macro_is_labelled(two_arms: list[str]) -> None:
-    r = compare(two_arms, normalizer="none", reference="A", aggregate="macro", resamples=50)
+    r = compare(
+        two_arms, normalizer="none", reference="A", aggregate="macro", resamples=50
+    ).to_dict()
     wer = r["arms"]["A"]["vs_human"]["wer"]
     assert wer["aggregate"] == "macro" and r["aggregate"] == "macro"
     assert wer["value"] == pytest.approx((0 + 1 / 4 + 1 / 4) / 3)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from earmark.comparison.api import arm_determinism
+from earmark.comparison.determinism import arm_determinism
 from earmark.comparison.loading import ArmData
 
 

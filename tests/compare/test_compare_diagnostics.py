@@ -36,7 +36,7 @@ def test_truncating_system_is_flagged(tmp_path: Path) -> None:
         tmp_path / "cut.jsonl",
         _rows(lambda i, ref: " ".join(ref.split()[: len(ref.split()) // 2]) if i >= 20 else ref),
     )
-    r = compare([good, cut], normalizer="crude-v1", resamples=20, jobs=1)
+    r = compare([good, cut], normalizer="crude-v1", resamples=20, jobs=1).to_dict()
     trunc = r["diagnostics"]["cut"]["truncation"]
     block = trunc["by_normalizer"]["crude-v1"]
     assert trunc["flagged"] and "truncation" in r["diagnostics"]["cut"]["flags"]
@@ -59,7 +59,7 @@ def test_hallucinating_system_is_flagged(tmp_path: Path) -> None:
         for i in range(3)
     ]
     spec = write_rows(tmp_path / "whisper.jsonl", rows)
-    r = compare([spec], normalizer="crude-v1", resamples=20, jobs=1)
+    r = compare([spec], normalizer="crude-v1", resamples=20, jobs=1).to_dict()
     ins = r["diagnostics"]["whisper"]["insertion"]["by_normalizer"]["crude-v1"]
     assert r["diagnostics"]["whisper"]["insertion"]["flagged"]
     assert ins["insertion_rate"] > 1.0
@@ -86,7 +86,7 @@ def test_latin_answer_to_mandarin(tmp_path: Path) -> None:
         },
     ]
     spec = write_rows(tmp_path / "en_only.jsonl", rows)
-    r = compare([spec], normalizer="auto", resamples=20, jobs=1)
+    r = compare([spec], normalizer="auto", resamples=20, jobs=1).to_dict()
     script = r["diagnostics"]["en_only"]["script_mismatch"]
     assert script["flagged"]
     assert script["examples"] == ["z1"]
@@ -103,7 +103,7 @@ def test_empty_outputs(tmp_path: Path) -> None:
         {"id": "x2", "reference": "a b", "hypothesis": " ... "},
     ]
     spec = write_rows(tmp_path / "s.jsonl", rows)
-    r = compare([spec], normalizer="crude-v1", resamples=20, jobs=1)
+    r = compare([spec], normalizer="crude-v1", resamples=20, jobs=1).to_dict()
     empty = r["diagnostics"]["s"]["empty_outputs"]
     assert (empty["rows"], empty["missing_hypothesis_rows"], empty["speech_rows"]) == (2, 1, 10)
     assert empty["flagged"] and empty["examples"] == ["x1", "x2"]
@@ -121,7 +121,7 @@ def test_normaliser_ranking_flip(tmp_path: Path) -> None:
     ]
     a = write_rows(tmp_path / "shouty.jsonl", shouty)
     b = write_rows(tmp_path / "sloppy.jsonl", sloppy)
-    r = compare([a, b], normalizer="crude-v1", resamples=20, jobs=1)
+    r = compare([a, b], normalizer="crude-v1", resamples=20, jobs=1).to_dict()
     flip = r["diagnostics"]["shouty"]["normalizer_ranking_flip"]
     assert flip["flagged"]
     (entry,) = flip["flips"]
@@ -130,7 +130,7 @@ def test_normaliser_ranking_flip(tmp_path: Path) -> None:
     assert entry["normalized"] == [0.0, 0.25]  # normalised: shouty is better
     assert "normalizer_ranking_flip" in r["diagnostics"]["sloppy"]["flags"]
     # The none normaliser's primary view is raw: it cannot flip anything.
-    r2 = compare([a, b], normalizer="none", resamples=20, jobs=1)
+    r2 = compare([a, b], normalizer="none", resamples=20, jobs=1).to_dict()
     assert not r2["diagnostics"]["shouty"]["normalizer_ranking_flip"]["flagged"]
 
 

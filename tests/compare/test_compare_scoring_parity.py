@@ -17,8 +17,9 @@ import pytest
 from compare_fixtures import write_rows
 
 from earmark.file_comparison import compare
+from earmark.formats.rows import ScoringRow
 from earmark.rundir.arm_inputs import load_arms
-from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 
 ROWS = [
@@ -93,7 +94,7 @@ def _spec(
 def test_vs_human_equals_score_rows(tmp_path: Path) -> None:
     result = compare(
         [_spec(tmp_path, "sys", ROWS)], normalizer="auto", resamples=500, seed=11, jobs=1
-    )
+    ).to_dict()
     arm = result["arms"]["sys"]
     assert arm["vs_human"]["wer"]["value"] is None
     assert "different normalisers" in arm["vs_human"]["wer"]["null_reason"]
@@ -121,7 +122,7 @@ def test_vs_human_equals_score_rows(tmp_path: Path) -> None:
 def test_mixed_zh_en_corpus_every_key(tmp_path: Path, policy: str) -> None:
     result = compare(
         [_spec(tmp_path, "sys", MIXED_ZH_EN)], normalizer=policy, resamples=400, seed=7, jobs=1
-    )
+    ).to_dict()
     arm = result["arms"]["sys"]
     scored = _by_language(MIXED_ZH_EN, policy, 400, 7)
     assert sorted(scored) == ["en", "zh"]
@@ -137,7 +138,7 @@ def test_single_normaliser_overall_equals_score_rows(tmp_path: Path) -> None:
     en = [r for r in ROWS if r[1] == "en"]
     rows = [{"id": i, "reference": ref, "hypothesis": hyp} for i, _, ref, hyp, _ in en]
     spec = write_rows(tmp_path / "en.jsonl", rows)
-    result = compare([spec], normalizer="en-v1", resamples=400, seed=2, jobs=1)
+    result = compare([spec], normalizer="en-v1", resamples=400, seed=2, jobs=1).to_dict()
     scored = score_rows(
         [ScoringRow(id=i, reference=ref, hypothesis=hyp) for i, _, ref, hyp, _ in en],
         ScoringOptions(
@@ -157,7 +158,7 @@ def test_bundled_runs_every_key_equals_results_json(run: Path) -> None:
     plan = results["plan"]
     result = compare(
         [str(run)], normalizer=plan["normalizer"], resamples=plan["bootstrap"], seed=plan["seed"]
-    )
+    ).to_dict()
     for name, recorded in results["arms"].items():
         for lang, block in recorded["by_language"].items():
             _assert_same_keys_and_figures(
@@ -175,7 +176,7 @@ def test_bundled_runs_every_key_equals_score_rows(run: Path) -> None:
             arm.keys, arm.languages, arm.references, arm.hypotheses, arm.slices, strict=True
         )
     ]
-    result = compare([str(run)], normalizer="auto", resamples=300, seed=4, jobs=1)
+    result = compare([str(run)], normalizer="auto", resamples=300, seed=4, jobs=1).to_dict()
     for lang, block in _by_language(rows, "auto", 300, 4).items():
         _assert_same_keys_and_figures(
             block, result["arms"][arm.name]["by_language"][lang]["vs_human"]

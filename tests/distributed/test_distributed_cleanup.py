@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent(
     from earmark.execution.ray_executor import ray_cluster, run_arm_on_ray
     from earmark.engines.spec import parse_arm_spec
     from earmark.execution.plan import RunPlan
-    from earmark.execution.runner import selected_utterances
+    from earmark.execution.plan import selected_utterances
 
     def descendants(root):
         children = {}

@@ -14,8 +14,9 @@ import pytest
 from earmark.corpus.manifest import manifest_sha256, read_meta
 from earmark.engines.spec import parse_arm_spec
 from earmark.execution.arm_worker import run_arm
-from earmark.execution.plan import RunPlan
-from earmark.execution.runner import RunOptions, finish_run, selected_utterances
+from earmark.execution.finish import RunCorpus, finish_run
+from earmark.execution.options import RunOptions
+from earmark.execution.plan import RunPlan, selected_utterances
 from earmark.execution.store import PredictionStore
 
 pytest.importorskip("ray", reason="needs the ray extra")
@@ -42,16 +43,10 @@ def make_plan(manifest: Path, arm: str, repeats: int = 1, batch_size: int = 1) -
 def finish(plan: RunPlan, out: Path) -> dict[str, Any]:
     utterances, selection = selected_utterances(plan)
     options = RunOptions(quiet=True, isolation="inline", command_line=["test"])
-    return finish_run(
-        plan,
-        out,
-        utterances,
-        selection,
-        read_meta(plan.manifest),
-        manifest_sha256(plan.manifest),
-        {a.name: 0 for a in plan.arms},
-        options,
+    corpus = RunCorpus(
+        utterances, selection, read_meta(plan.manifest), manifest_sha256(plan.manifest)
     )
+    return finish_run(plan, out, corpus, {a.name: 0 for a in plan.arms}, options).to_dict()
 
 
 def local(plan: RunPlan, out: Path) -> dict[str, Any]:

@@ -35,7 +35,8 @@ from earmark.engines.registry import validate_arm
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import parse_arm_spec
 from earmark.errors import EarmarkError
-from earmark.execution.plan import check_frozen, file_sha256, freeze_plan, load_plan
+from earmark.execution.plan import freeze_plan, load_plan
+from earmark.rundir.plan_file import check_frozen, file_sha256
 
 pytest.importorskip(
     "huggingface_hub", reason="huggingface_hub is not installed (earmark[transformers])"

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from earmark.corpus.model import Utterance
-from earmark.execution.runner import _long_form
+from earmark.execution.timing_sections import long_form
 from earmark.scoring.long_form_section import SegmentedRecording, long_form_section
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.stats import bootstrap_ci
@@ -93,7 +93,7 @@ def test_segmented_recording_cluster_id() -> None:
 
 
 def test_runner_long_form_clusters_repeats_by_utterance() -> None:
-    """`_long_form` (what `earmark run --repeats 2` calls) passes the utterance id as cluster."""
+    """`long_form` (what `earmark run --repeats 2` calls) passes the utterance id as cluster."""
     utterances = [
         Utterance(rec, f"{rec}.wav", REFERENCE, "en", custom={"segments": _segments(REFERENCE)})
         for rec in HYPOTHESES
@@ -111,7 +111,7 @@ def test_runner_long_form_clusters_repeats_by_utterance() -> None:
     ]
     plan = SimpleNamespace(repeats=2, bootstrap=RESAMPLES, seed=SEED)
     scoring = SimpleNamespace(policy=AUTO, bootstrap=BootstrapSettings(RESAMPLES, SEED, 0.95))
-    section = _long_form(utterances, raw_rows, plan, scoring)  # type: ignore[arg-type]
+    section = long_form(utterances, raw_rows, plan, scoring)  # type: ignore[arg-type]
     assert section is not None
     assert section["n_recordings"] == 6
     errors, refs = _columns()

@@ -11,6 +11,7 @@ import pytest
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.rows import ScoringRow
 from earmark.metrics.punctuation import (
     content_characters,
     punctuation_counts,
@@ -18,7 +19,6 @@ from earmark.metrics.punctuation import (
 )
 from earmark.scoring.extra_metrics import punctuation_section
 from earmark.scoring.protocols import get_protocol, resolve
-from earmark.scoring.rows import ScoringRow
 from earmark.stats.settings import BootstrapSettings
 
 

@@ -8,10 +8,10 @@ import jsonschema
 import pytest
 
 from earmark.errors import EarmarkError
+from earmark.formats.rows import MISSING_HYPOTHESIS, ScoringRow
 from earmark.metrics.punctuation import MAX_ALIGNMENT_CELLS, NO_MARKS_REASON
 from earmark.render.results import results_schema
 from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
-from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
 from earmark.stats.settings import BootstrapSettings
 
 PUNCT_ROWS = [

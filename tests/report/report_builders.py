@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from earmark.engines.file_hashes import content_revision
-from earmark.render.results import build_results
+from earmark.formats.rows import ScoringRow
+from earmark.rundir.results_file import build_results
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 

@@ -13,7 +13,8 @@ from report_builders import ArmData, make_run
 
 from earmark.cli import main
 from earmark.corpus.manifest import manifest_sha256
-from earmark.render.leaderboard import build_leaderboard, model_shape
+from earmark.render.leaderboard_entries import model_shape
+from earmark.render.leaderboard_ranking import build_leaderboard
 from earmark.render.run_directory import load_run
 
 REF = "the cat sat on the mat"

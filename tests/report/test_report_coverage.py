@@ -16,7 +16,8 @@ from report_builders import ZH_REF, ArmData, make_run, zh_rows
 from earmark.cli import main
 from earmark.decisions.decide import DecisionRules, write_decision
 from earmark.errors import EarmarkError
-from earmark.render.leaderboard import build_leaderboard, write_leaderboard
+from earmark.render.leaderboard import write_leaderboard
+from earmark.render.leaderboard_ranking import build_leaderboard
 from earmark.render.run_directory import load_run
 
 FAILED = {"status": "arm_failed", "hypothesis": None}

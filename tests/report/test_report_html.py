@@ -11,9 +11,10 @@ import pytest
 from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
-from earmark.render.html import SECTIONS, alignment_html, render_html_report, write_html_report
-from earmark.render.markdown import fmt_rate
+from earmark.render.html import SECTIONS, render_html_report, write_html_report
+from earmark.render.html_examples import alignment_html
 from earmark.render.run_directory import load_run
+from earmark.results.display import fmt_rate
 
 EXAMPLE = Path(__file__).parent / "data" / "example-run"
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'

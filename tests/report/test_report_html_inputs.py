@@ -18,9 +18,9 @@ import pytest
 
 from earmark.render.html import render_html_report
 from earmark.render.html_inputs import ReportInputs, primary_metric, rate, sdi
-from earmark.render.markdown import fmt_rate
 from earmark.render.run_directory import load_run, primary_metric_name
 from earmark.results import MetricResult
+from earmark.results.display import fmt_rate
 
 DATA = Path(__file__).parent / "data"
 RUNS = [DATA / "example-run", DATA / "html-golden" / "rich", DATA / "html-golden" / "score"]

@@ -13,8 +13,10 @@ from pathlib import Path
 
 from report_builders import ArmData, make_run, zh_rows
 
-from earmark.render.html import TEXT_LIMIT, render_html_report
-from earmark.render.leaderboard import BOARD_SCRIPT, write_leaderboard
+from earmark.render.html import render_html_report
+from earmark.render.html_examples import TEXT_LIMIT
+from earmark.render.leaderboard import write_leaderboard
+from earmark.render.leaderboard_html import BOARD_SCRIPT
 from earmark.render.plots import Bar, axis_cap, bar_chart
 from earmark.render.run_directory import load_run
 

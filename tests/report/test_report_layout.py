@@ -20,7 +20,8 @@ from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ZH_REF, ArmData, make_run, zh_rows
 
 from earmark.file_comparison import compare
-from earmark.render.html import ALIGNMENT_LIMIT, TEXT_LIMIT, write_html_report
+from earmark.render.html import write_html_report
+from earmark.render.html_examples import ALIGNMENT_LIMIT, TEXT_LIMIT
 from earmark.render.leaderboard import write_leaderboard
 
 pytestmark = NEEDS_CHROMIUM
@@ -96,7 +97,7 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     second.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in changed), "utf-8")
     result = compare([str(first), str(second)], normalizer="auto", resamples=200, seed=1)
-    (run / "compare.json").write_text(json.dumps(result, ensure_ascii=False), "utf-8")
+    (run / "compare.json").write_text(result.to_json(), "utf-8")
     return run
 
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from report_builders import ArmData, make_run
 
 from earmark.cli import main
-from earmark.render.leaderboard import build_leaderboard, competition_ranks, write_leaderboard
+from earmark.render.leaderboard import write_leaderboard
+from earmark.render.leaderboard_ranking import build_leaderboard, competition_ranks
 from earmark.render.run_directory import load_run
 
 REF = "the cat sat on the mat"

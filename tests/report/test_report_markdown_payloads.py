@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from report_builders import ArmData, make_run
 
 from earmark.cli import main
+from earmark.markdown_cells import md_code, md_fence, md_table, md_text
 from earmark.postprocess.markdown import render_postprocess_markdown
-from earmark.render.markdown import md_code, md_fence, md_table, md_text
 
 markdown_it = pytest.importorskip("markdown_it", reason="needs markdown-it-py (test extra)")
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from earmark.cli import main
-from earmark.render.html import CONFUSION_LIMIT, render_html_report, write_html_report
+from earmark.render.html import render_html_report, write_html_report
+from earmark.render.html_errors import CONFUSION_LIMIT
 from earmark.render.run_directory import load_run
 
 REF = (

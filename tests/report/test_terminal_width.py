@@ -17,7 +17,8 @@ from earmark.comparison.compare_report import print_compare
 from earmark.execution.progress import ClipProgress as _progress
 from earmark.file_comparison import compare
 from earmark.render.demo_table import print_demo_table
-from earmark.render.terminal import Column, print_fitted, print_summary, print_worst_alignments
+from earmark.render.terminal import print_summary, print_worst_alignments
+from earmark.terminal_table import Column, print_fitted
 
 EXAMPLE = Path(__file__).parent / "data" / "example-run"
 WIDTHS = (80, 120)

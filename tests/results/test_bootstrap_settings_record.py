@@ -12,8 +12,9 @@ import pytest
 
 import earmark.results
 from earmark.errors import EarmarkError
+from earmark.formats.rows import ScoringRow
 from earmark.results import BootstrapRecord
-from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.protocols import get_protocol
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from earmark.cli import main
-from earmark.render.results import build_results
+from earmark.formats.rows import ScoringRow
 from earmark.results import (
     Comparison,
     Decision,
@@ -25,9 +25,9 @@ from earmark.results import (
     Results,
     read_predictions,
 )
+from earmark.rundir.results_file import build_results
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 

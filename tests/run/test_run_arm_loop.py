@@ -22,9 +22,8 @@ from earmark.corpus.writer import write_manifest
 from earmark.engines.spec import parse_arm_spec
 from earmark.execution.arm_loop import ArmTally, WorkItem, cache_key, work_items
 from earmark.execution.arm_worker import run_arm
-from earmark.execution.plan import RunPlan
+from earmark.execution.plan import RunPlan, selected_utterances
 from earmark.execution.ray_arm_server import ArmServer
-from earmark.execution.runner import selected_utterances
 from earmark.execution.sharding import make_shards
 from earmark.execution.store import PredictionStore
 

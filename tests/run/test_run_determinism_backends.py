@@ -31,8 +31,9 @@ from earmark.corpus.model import CorpusMeta, Utterance
 from earmark.corpus.writer import write_manifest
 from earmark.engines.extras import is_installed
 from earmark.engines.spec import parse_arm_spec
+from earmark.execution.options import RunOptions
 from earmark.execution.plan import RunPlan
-from earmark.execution.runner import RunOptions, run_plan
+from earmark.execution.runner import run_plan
 from earmark.testing.loopback import LoopbackServer, Request, Response
 
 #: Modules each model-backed arm needs (the tiny Whisper tokenizers come from the demo

@@ -21,7 +21,7 @@ import pytest
 from cli_process import earmark, one_error_line, wait_until_it_holds
 from earmark.corpus.model import Utterance
 from earmark.corpus.selection import select
-from earmark.execution.runner import EXCLUSIONS_LISTED, bounded_selection
+from earmark.execution.finish import EXCLUSIONS_LISTED, bounded_selection
 
 
 def run_args(manifest: Path, out: Path, arm: str, *extra: str) -> list[str]:

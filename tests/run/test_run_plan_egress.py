@@ -11,7 +11,8 @@ import pytest
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.execution.egress import EgressGuard, EgressRefused
-from earmark.execution.plan import check_frozen, freeze_plan, load_plan
+from earmark.execution.plan import freeze_plan, load_plan
+from earmark.rundir.plan_file import check_frozen
 
 PLAN = """
 manifest = "corpus/manifest.jsonl"

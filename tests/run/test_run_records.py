@@ -13,7 +13,7 @@ import pytest
 
 from earmark.cli import main
 from earmark.execution.store import PredictionStore
-from earmark.render.run_directory import read_jsonl
+from earmark.rundir.predictions import read_prediction_records as read_jsonl
 
 
 def test_run_with_line_separators_resumes_and_verifies(

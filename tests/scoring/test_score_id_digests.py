@@ -26,10 +26,10 @@ import pytest
 from fast_paths_corpus import corpus_records, corpus_rows
 
 from earmark.errors import EarmarkError
+from earmark.formats.pairs import stream_pairs
+from earmark.formats.rows import ScoringRow
 from earmark.scoring import NormalizerPolicy, ScoringOptions
 from earmark.scoring import scorer as scorer_module
-from earmark.scoring.readers import stream_pairs
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import CorpusScorer, _RowFacts, _SortedRuns
 from earmark.stats.settings import BootstrapSettings
 

@@ -12,8 +12,9 @@ import pytest
 
 from earmark.cli import main
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.rows import ScoringRow
 from earmark.render.results import results_schema
-from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 
 ROWS = [
@@ -187,7 +188,7 @@ def test_csv_and_tsv_with_custom_fields(tmp_path: Path) -> None:
     res = score_predictions(
         ScoreInputs(
             tmp_path / "p.csv",
-            fields=__import__("earmark.scoring.readers", fromlist=["FieldNames"]).FieldNames(
+            fields=__import__("earmark.formats.fields", fromlist=["FieldNames"]).FieldNames(
                 id="key", reference="ref", hypothesis="out"
             ),
         ),

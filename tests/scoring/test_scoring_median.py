@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.rows import ScoringRow
 from earmark.render.results import results_schema
-from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.stats.settings import BootstrapSettings
 
 

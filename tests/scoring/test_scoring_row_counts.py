@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows, scorer
+from earmark.formats.rows import ScoringRow
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows, scorer
 from earmark.scoring.row_counts import (
     METRIC_FOR_UNIT,
     MIXED,

@@ -16,8 +16,8 @@ from earmark.corpus.writer import write_manifest
 from earmark.errors import EarmarkError
 from earmark.execution.plan import load_plan
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.rows import ScoringRow
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoringOptions, score_rows
 from earmark.stats.bootstrap import bootstrap_ci
 from earmark.stats.settings import BootstrapSettings

@@ -338,7 +338,8 @@ def test_compare_reports_mcnemar_and_mapsswe_with_holm(tmp_path: Path) -> None:
         _arm(tmp_path, "B", better, refs),
         _arm(tmp_path, "W", worse, refs),
     ]
-    r = compare(specs, normalizer="none", reference="R", resamples=0, jobs=1)
+    result = compare(specs, normalizer="none", reference="R", resamples=0, jobs=1)
+    r = result.to_dict()
     pairs = {p["challenger"]: p for p in r["pairs"] if p["metric"] == "wer"}
     b, w = pairs["B"], pairs["W"]
     # McNemar: B right on 6 clips where R is wrong, never the reverse: p = 2 / 2^6.
@@ -359,7 +360,7 @@ def test_compare_reports_mcnemar_and_mapsswe_with_holm(tmp_path: Path) -> None:
     assert b["mapsswe_p_holm"] == b["mapsswe_p"]  # the only MAPSSWE p in the family
     from earmark.comparison.compare_report import render_compare_markdown
 
-    text = render_compare_markdown(r)
+    text = render_compare_markdown(result)
     assert "MAPSSWE p" in text and "McNemar p" in text
 
 
@@ -373,7 +374,7 @@ def test_compare_with_repeats_leaves_mapsswe_null(tmp_path: Path) -> None:
         path = tmp_path / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
         specs.append(str(path))
-    r = compare(specs, normalizer="none", reference="R", resamples=0, jobs=1)
+    r = compare(specs, normalizer="none", reference="R", resamples=0, jobs=1).to_dict()
     (pair,) = [p for p in r["pairs"] if p["metric"] == "wer" and p["language"] is None]
     assert pair["mapsswe_p"] is None and "repeats" in pair["tests"]["mapsswe"]["null_reason"]
     # One clip, right on both repeats for C and wrong on both for R: one discordant clip.

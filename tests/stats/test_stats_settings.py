@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 import earmark.stats.settings as settings
-from earmark.comparison.api import CompareOptions
+from earmark.comparison.options import CompareOptions
 from earmark.comparison.gap import corpus_gap
 from earmark.file_comparison import compare
 from earmark.scoring.protocols import resolve

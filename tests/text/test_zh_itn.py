@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from earmark.cli import main
+from earmark.formats.rows import ScoringRow
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
-from earmark.scoring.rows import ScoringRow
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import available_normalizers, get_normalizer, zh_itn_v1
 

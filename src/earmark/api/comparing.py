@@ -32,14 +32,13 @@ def compare(
     byte its `to_json()`) and compare.md are written there.
     """
     from earmark.file_comparison import compare as compare_arms
-    from earmark.results import Comparison
 
     check_out(out)
     check_count("bootstrap", bootstrap, 0)
     check_choice("aggregate", aggregate, ("micro", "macro"))
     if not arms:
         raise EarmarkError("give at least one ARM (or --gap RUN_A RUN_B)")
-    result = compare_arms(
+    return compare_arms(
         [os.fspath(a) for a in arms],
         normalizer=normalizer,
         reference=reference,
@@ -49,7 +48,6 @@ def compare(
         out_dir=out,
         protocol=protocol,
     )
-    return Comparison.from_dict(result, copy=False)
 
 
 def gap(
@@ -75,7 +73,7 @@ def gap(
     choice = resolve(
         None, normalizer=normalizer, aggregate=aggregate, resamples=bootstrap, seed=seed
     )
-    result: dict[str, JSONValue] = corpus_gap(
+    return corpus_gap(
         os.fspath(run_a),
         os.fspath(run_b),
         normalizer=choice.normalizer,
@@ -85,4 +83,3 @@ def gap(
         seed=choice.seed,
         out_dir=out,
     )
-    return result

@@ -154,9 +154,9 @@ def demo(
     On a CPU without `cpu_isa` the runtime picks its own code path (see `demo_isa`)."""
     from earmark.corpus.demo import demo_audio_root, demo_manifest_path
     from earmark.engines.spec import parse_arm_spec
+    from earmark.execution.options import RunOptions
     from earmark.execution.plan import RunPlan
-    from earmark.execution.runner import RunOptions, run_plan
-    from earmark.results import Results
+    from earmark.execution.runner import run_plan
 
     check_out(out)
     check_count("bootstrap", bootstrap, 0)
@@ -169,5 +169,4 @@ def demo(
         threads=1,
         cpu_isa=demo_isa(cpu_isa),
     )
-    results = run_plan(plan, os.fspath(out), RunOptions(quiet=quiet))
-    return Results.from_dict(results, copy=False)
+    return run_plan(plan, os.fspath(out), RunOptions(quiet=quiet))

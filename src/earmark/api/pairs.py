@@ -113,7 +113,8 @@ def score(
     >>> s.estimate.high, s.estimate.level, s.estimate.method
     (0.5, 0.95, 'percentile')
     """
-    from earmark.scoring import NormalizerPolicy, ScoringOptions, ScoringRow, score_rows
+    from earmark.formats.rows import ScoringRow
+    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 
     refs, hyps = _pairs(references, hypotheses)
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:

@@ -12,7 +12,7 @@ from earmark.errors import EarmarkError
 if TYPE_CHECKING:
     from earmark.results import Results
 
-#: `--format`'s choices (`earmark.scoring.readers` reads them).
+#: `--format`'s choices (`earmark.formats` reads them).
 FORMATS = ("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm")
 
 
@@ -54,7 +54,7 @@ def score_file(
     results.md and, with `csv`, predictions.csv); without it nothing is written.
     """
     from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
-    from earmark.scoring.readers import FieldNames
+    from earmark.formats.fields import FieldNames
 
     check_out(out)
     check_count("bootstrap", bootstrap, 0)

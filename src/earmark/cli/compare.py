@@ -81,6 +81,6 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     if not args.quiet:
-        print_compare(comparison.to_dict())
+        print_compare(comparison)
         print(f"wrote {args.out}/compare.json, compare.md")
     return 0

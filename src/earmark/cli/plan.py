@@ -31,7 +31,8 @@ def register(sub: Subcommands) -> None:
 
 
 def run_freeze(args: argparse.Namespace) -> int:
-    from earmark.execution.plan import freeze_plan, read_plan_toml
+    from earmark.execution.plan import freeze_plan
+    from earmark.rundir.plan_file import read_plan_toml
 
     frozen = freeze_plan(args.plan)
     data = read_plan_toml(args.plan)
@@ -54,8 +55,9 @@ def run_show(args: argparse.Namespace) -> int:
     import json
 
     from earmark.errors import EarmarkError
-    from earmark.execution.plan import file_sha256, load_plan, read_plan_toml
+    from earmark.execution.plan import load_plan
     from earmark.postprocess.plan import plan_postprocess
+    from earmark.rundir.plan_file import file_sha256, read_plan_toml
 
     data = read_plan_toml(args.plan)
     shown: dict[str, object] = {"file_sha256": file_sha256(args.plan)}

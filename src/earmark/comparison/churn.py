@@ -9,11 +9,11 @@ missing one), so a crash cannot pass for agreement.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from earmark.results.comparison import ExactMatch
 from earmark.stats import bootstrap_ratio
 from earmark.stats.settings import BootstrapSettings
 
@@ -33,19 +33,19 @@ def exact_matches(
     )
 
 
-def exact_match_block(
+def exact_match(
     matches: NDArray[np.bool_],
     clusters: NDArray[np.int64] | None,
     bootstrap: BootstrapSettings,
-) -> dict[str, Any]:
-    """{"value", "ci95", "matches", "n"} with a clip-bootstrap CI of k/n."""
+) -> ExactMatch:
+    """The share k/n of matching rows with a clip-bootstrap CI (null with no rows)."""
     n = int(matches.size)
     k = int(matches.sum())
     if n == 0:
-        return {"value": None, "ci95": None, "matches": 0, "n": 0, "null_reason": "no rows"}
-    out: dict[str, Any] = {"value": k / n, "ci95": None, "matches": k, "n": n}
+        return ExactMatch(value=None, ci=None, matches=0, n=0, null_reason="no rows")
+    ci: tuple[float, float] | None = None
     if bootstrap.resamples > 0:
-        ci = bootstrap_ratio(
+        drawn = bootstrap_ratio(
             matches.astype(np.int64),
             np.ones(n, dtype=np.int64),
             clusters=clusters,
@@ -53,6 +53,6 @@ def exact_match_block(
             seed=bootstrap.seed,
             level=bootstrap.level,
         )
-        if ci.low is not None and ci.high is not None:
-            out["ci95"] = [float(ci.low), float(ci.high)]
-    return out
+        if drawn.low is not None and drawn.high is not None:
+            ci = (float(drawn.low), float(drawn.high))
+    return ExactMatch(value=k / n, ci=ci, matches=k, n=n)

@@ -27,13 +27,13 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from earmark.metrics.hallucination import repetition_loop
+from earmark.results.codec import JSONValue
 from earmark.scoring.row_counts import METRIC_FOR_UNIT, PairTable, RowCounts
 
 #: Insertion-driven: I / N_ref at or above this (BlasBench's Whisper rows: 0.20 to 4.91).
@@ -56,7 +56,7 @@ EMPTY_OUTPUT_THRESHOLD = 0.05
 #: How many example ids each block lists.
 EXAMPLES = 10
 
-THRESHOLDS = {
+THRESHOLDS: dict[str, JSONValue] = {
     "insertion_rate": INSERTION_RATE_THRESHOLD,
     "repetition_loop_share": REPETITION_LOOP_SHARE_THRESHOLD,
     "no_speech_output_rate": NO_SPEECH_OUTPUT_THRESHOLD,
@@ -178,13 +178,13 @@ def _share(k: int, n: int) -> float | None:
 
 def _insertion(
     rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _LoopCache
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     unit = rows.vs_human.table.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     s, d, i, h = (int(x) for x in counts.sum(axis=0))
     ref_units = s + d + h
     entries = rows.vs_human.entries[positions].tolist()
-    loop_ids = [
+    loop_ids: list[JSONValue] = [
         rows.ids[p] for p, e in zip(positions.tolist(), entries, strict=True) if loops.flag(e)
     ]
     row_ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
@@ -194,7 +194,7 @@ def _insertion(
     rate = _share(i, ref_units)
     loop_share = _share(len(loop_ids), len(positions))
     ns_rate = _share(int(with_output.sum()), int(no_speech.sum()))
-    reasons = []
+    reasons: list[JSONValue] = []
     if rate is not None and rate >= INSERTION_RATE_THRESHOLD:
         reasons.append(f"insertion rate {rate:.3f} >= {INSERTION_RATE_THRESHOLD}")
     if loop_share is not None and loop_share >= REPETITION_LOOP_SHARE_THRESHOLD:
@@ -223,13 +223,16 @@ def _insertion(
     }
 
 
-def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict[str, Any]:
+def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict[str, JSONValue]:
     unit = rows.vs_human.table.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     seconds = [rows.audio_seconds[p] for p in positions.tolist()]
     ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
     keep = np.asarray([s is not None for s in seconds], dtype=bool) & (ref > 0)
-    out: dict[str, Any] = {"metric": METRIC_FOR_UNIT[unit], "n_with_duration": int(keep.sum())}
+    out: dict[str, JSONValue] = {
+        "metric": METRIC_FOR_UNIT[unit],
+        "n_with_duration": int(keep.sum()),
+    }
     if keep.sum() < TRUNCATION_MIN_ROWS:
         out.update(
             flagged=False,
@@ -245,20 +248,21 @@ def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict[
     dels = counts[keep, 1].astype(np.float64)
     refs = ref[keep].astype(np.float64)
     order = np.argsort(dur, kind="mergesort")
-    tertiles: list[dict[str, Any]] = []
+    tertiles: list[JSONValue] = []
+    rates: list[float | None] = []
     for part in np.array_split(order, 3):
         d_sum, r_sum = float(dels[part].sum()), float(refs[part].sum())
+        rates.append(d_sum / r_sum if r_sum else None)
         tertiles.append(
             {
                 "seconds": [float(dur[part].min()), float(dur[part].max())],
                 "n": int(part.size),
                 "deletions": int(d_sum),
                 "ref_units": int(r_sum),
-                "deletion_rate": d_sum / r_sum if r_sum else None,
+                "deletion_rate": rates[-1],
             }
         )
-    short: float | None = tertiles[0]["deletion_rate"]
-    long: float | None = tertiles[-1]["deletion_rate"]
+    short, long = rates[0], rates[-1]
     flagged = (
         short is not None
         and long is not None
@@ -277,50 +281,68 @@ def _truncation(rows: ArmRows, name: str, positions: NDArray[np.int64]) -> dict[
     return out
 
 
-def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, Any]:
-    by_language: dict[str, dict[str, Any]] = {}
-    examples: list[str] = []
+@dataclass
+class _ScriptTally:
+    """One language's rows whose hypothesis is in another script than the reference."""
+
+    rows: int = 0
+    n: int = 0
+    reference_scripts: Counter[str] = field(default_factory=Counter)
+    hypothesis_scripts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def share(self) -> float | None:
+        return _share(self.rows, self.n)
+
+    def to_json(self) -> dict[str, JSONValue]:
+        return {
+            "rows": self.rows,
+            "n": self.n,
+            "reference_scripts": dict(sorted(self.reference_scripts.items())),
+            "hypothesis_scripts": dict(sorted(self.hypothesis_scripts.items())),
+            "share": self.share,
+        }
+
+
+def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, JSONValue]:
+    by_language: dict[str, _ScriptTally] = {}
+    examples: list[JSONValue] = []
     total = mismatched = 0
     for pos, hyp in enumerate(rows.hypotheses):
         lang = rows.languages[pos] or "und"
-        block = by_language.setdefault(
-            lang,
-            {"rows": 0, "n": 0, "reference_scripts": Counter(), "hypothesis_scripts": Counter()},
-        )
+        tally = by_language.setdefault(lang, _ScriptTally())
         ref_script = ref_scripts[pos]
         hyp_script = dominant_script(hyp) if hyp else None
         if ref_script is None or hyp_script is None:
             continue
-        block["n"] += 1
+        tally.n += 1
         total += 1
-        block["reference_scripts"][ref_script] += 1
-        block["hypothesis_scripts"][hyp_script] += 1
+        tally.reference_scripts[ref_script] += 1
+        tally.hypothesis_scripts[hyp_script] += 1
         if hyp_script != ref_script:
-            block["rows"] += 1
+            tally.rows += 1
             mismatched += 1
             if len(examples) < EXAMPLES:
                 examples.append(rows.ids[pos])
-    flagged_languages = []
-    for lang, block in by_language.items():
-        block["share"] = _share(block["rows"], block["n"])
-        block["reference_scripts"] = dict(sorted(block["reference_scripts"].items()))
-        block["hypothesis_scripts"] = dict(sorted(block["hypothesis_scripts"].items()))
-        if block["share"] is not None and block["share"] >= SCRIPT_MISMATCH_THRESHOLD:
-            flagged_languages.append(lang)
+    flagged_languages: list[JSONValue] = [
+        lang
+        for lang, tally in sorted(by_language.items())
+        if tally.share is not None and tally.share >= SCRIPT_MISMATCH_THRESHOLD
+    ]
     engine = int(sum(bool(m) for m in rows.language_mismatch))
     return {
         "rows": mismatched,
         "n": total,
         "share": _share(mismatched, total),
         "examples": examples,
-        "by_language": dict(sorted(by_language.items())),
+        "by_language": {lang: t.to_json() for lang, t in sorted(by_language.items())},
         "engine_language_mismatch_rows": engine,
         "flagged": bool(flagged_languages) or engine > 0,
-        "flagged_languages": sorted(flagged_languages),
+        "flagged_languages": flagged_languages,
     }
 
 
-def _empty(rows: ArmRows) -> dict[str, Any]:
+def _empty(rows: ArmRows) -> dict[str, JSONValue]:
     counts = np.zeros((len(rows.ids), 4), dtype=np.int64)
     for name in sorted(set(rows.vs_human.normalizers)):
         unit = rows.vs_human.table.units(name)[0]
@@ -331,7 +353,7 @@ def _empty(rows: ArmRows) -> dict[str, Any]:
     speech = ref > 0
     missing = np.asarray([h is None for h in rows.hypotheses], dtype=bool)
     empty = speech & ((hyp == 0) | missing)
-    ids = [rows.ids[p] for p in np.flatnonzero(empty).tolist()]
+    ids: list[JSONValue] = [rows.ids[p] for p in np.flatnonzero(empty).tolist()]
     share = _share(len(ids), int(speech.sum()))
     return {
         "rows": len(ids),
@@ -343,31 +365,31 @@ def _empty(rows: ArmRows) -> dict[str, Any]:
     }
 
 
-def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, Any]:
+def _per_normalizer(blocks: dict[str, JSONValue]) -> dict[str, JSONValue]:
+    """A diagnostic kept per normaliser, flagged when any normaliser's block is."""
+    flagged = any(isinstance(b, dict) and b["flagged"] for b in blocks.values())
+    return {"flagged": flagged, "by_normalizer": blocks}
+
+
+def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, JSONValue]:
     """Every single-arm diagnostic for one arm's aligned rows (vs the human reference)."""
     loops = _LoopCache(rows.vs_human.table)
     groups: dict[str, list[int]] = {}
     for pos, name in enumerate(rows.vs_human.normalizers):
         groups.setdefault(name, []).append(pos)
-    insertion: dict[str, Any] = {}
-    truncation: dict[str, Any] = {}
+    insertion: dict[str, JSONValue] = {}
+    truncation: dict[str, JSONValue] = {}
     for name, members in sorted(groups.items()):
         scope = np.asarray(members, dtype=np.int64)
         insertion[name] = _insertion(rows, name, scope, loops)
         truncation[name] = _truncation(rows, name, scope)
     blocks = {
-        "insertion": {
-            "flagged": any(b["flagged"] for b in insertion.values()),
-            "by_normalizer": insertion,
-        },
-        "truncation": {
-            "flagged": any(b["flagged"] for b in truncation.values()),
-            "by_normalizer": truncation,
-        },
+        "insertion": _per_normalizer(insertion),
+        "truncation": _per_normalizer(truncation),
         "script_mismatch": _script(rows, ref_scripts),
         "empty_outputs": _empty(rows),
     }
-    flags = [name for name, block in blocks.items() if block["flagged"]]
+    flags: list[JSONValue] = [name for name, block in blocks.items() if block["flagged"]]
     return {"flags": flags, **blocks, "thresholds": THRESHOLDS}
 
 
@@ -388,7 +410,27 @@ def _group_rate(rows: RowCounts, name: str, kind: str, aggregate: str) -> float 
     return int(errors.sum()) / total if total else None
 
 
-def ranking_flips(vs_human: Mapping[str, RowCounts], aggregate: str = "micro") -> dict[str, Any]:
+#: (raw-view rate, normalised-view rate) of one arm under one normaliser.
+_Rates = tuple[float | None, float | None]
+
+
+def _flips(names: Sequence[str], rates: Mapping[str, _Rates]) -> list[tuple[str, str]]:
+    """(arm, other arm) for each pair ordered one way on the raw view and the other way on
+    the normalised view, both directions; a tie or a missing rate is not a flip."""
+    out: list[tuple[str, str]] = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            (ra, na), (rb, nb) = rates[a], rates[b]
+            if ra is None or rb is None or na is None or nb is None:
+                continue
+            if (ra - rb) * (na - nb) < 0:
+                out += [(a, b), (b, a)]
+    return out
+
+
+def ranking_flips(
+    vs_human: Mapping[str, RowCounts], aggregate: str = "micro"
+) -> dict[str, dict[str, JSONValue]]:
     """Per arm: the arms whose order against it flips between raw and normalised views.
 
     Per normaliser (figures are never summed across normalisers), on its first unit.
@@ -396,49 +438,41 @@ def ranking_flips(vs_human: Mapping[str, RowCounts], aggregate: str = "micro") -
     flip anything and is reported as such.
     """
     names = list(vs_human)
-    out: dict[str, Any] = {arm: {"flagged": False, "flips": []} for arm in names}
-    if not names:
-        return out
-    table = next(iter(vs_human.values())).table
+    flips: dict[str, list[JSONValue]] = {arm: [] for arm in names}
+    by_normalizer: dict[str, dict[str, JSONValue]] = {arm: {} for arm in names}
+    table = next(iter(vs_human.values())).table if names else None
     normalizers = sorted({n for rows in vs_human.values() for n in rows.normalizers})
-    rates: dict[str, dict[str, dict[str, float | None]]] = {}
     for name in normalizers:
+        assert table is not None
         norm = table.normalizer(name)
-        rates[name] = {
-            arm: {
-                "raw": _group_rate(rows, name, "raw", aggregate),
-                "normalized": _group_rate(rows, name, "primary", aggregate),
-            }
+        rates: dict[str, _Rates] = {
+            arm: (
+                _group_rate(rows, name, "raw", aggregate),
+                _group_rate(rows, name, "primary", aggregate),
+            )
             for arm, rows in vs_human.items()
         }
         for arm in names:
-            out[arm].setdefault("by_normalizer", {})[name] = {
+            by_normalizer[arm][name] = {
                 "metric": METRIC_FOR_UNIT[table.units(name)[0]],
                 "primary_view": norm.primary_view,
-                "raw": rates[name][arm]["raw"],
-                "normalized": rates[name][arm]["normalized"],
+                "raw": rates[arm][0],
+                "normalized": rates[arm][1],
             }
         if norm.primary_view == "raw":
             continue
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                ra, rb = rates[name][a]["raw"], rates[name][b]["raw"]
-                na, nb = rates[name][a]["normalized"], rates[name][b]["normalized"]
-                if None in (ra, rb, na, nb):
-                    continue
-                assert ra is not None and rb is not None and na is not None and nb is not None
-                if (ra - rb) * (na - nb) < 0:
-                    for me, other in ((a, b), (b, a)):
-                        out[me]["flagged"] = True
-                        out[me]["flips"].append(
-                            {
-                                "with": other,
-                                "normalizer": name,
-                                "raw": [rates[name][me]["raw"], rates[name][other]["raw"]],
-                                "normalized": [
-                                    rates[name][me]["normalized"],
-                                    rates[name][other]["normalized"],
-                                ],
-                            }
-                        )
+        for me, other in _flips(names, rates):
+            flips[me].append(
+                {
+                    "with": other,
+                    "normalizer": name,
+                    "raw": [rates[me][0], rates[other][0]],
+                    "normalized": [rates[me][1], rates[other][1]],
+                }
+            )
+    out: dict[str, dict[str, JSONValue]] = {}
+    for arm in names:
+        out[arm] = {"flagged": bool(flips[arm]), "flips": flips[arm]}
+        if normalizers:
+            out[arm]["by_normalizer"] = by_normalizer[arm]
     return out

@@ -13,16 +13,25 @@ the reason.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from earmark import __version__
 from earmark.comparison.loading import ArmData
+from earmark.comparison.options import policy_record
+from earmark.comparison.pairing import cluster_codes
+from earmark.results.codec import JSONValue
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.row_counts import METRIC_FOR_UNIT, PairTable, count_rows, scope_metrics
+from earmark.scoring.row_counts import (
+    METRIC_FOR_UNIT,
+    PairTable,
+    RowCounts,
+    count_rows,
+    scope_metrics,
+)
 from earmark.stats import utterance_rates
 from earmark.stats.resampling import cluster_index, cluster_totals, resample_totals
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
@@ -50,6 +59,36 @@ def _replicate_rates(
     return rates
 
 
+def _gap_interval(
+    sides: list[tuple[RowCounts, NDArray[np.int64]]],
+    unit: str,
+    aggregate: str,
+    bootstrap: BootstrapSettings,
+) -> tuple[JSONValue, int]:
+    """The percentile interval of B - A over independent replicates (corpus A with the
+    seed, B with seed + 1), and how many replicates were dropped (a rate with no units)."""
+    reps = []
+    for offset, (rows, clusters) in enumerate(sides):
+        ok = rows.available()
+        reps.append(
+            _replicate_rates(
+                rows.counts(unit)[ok],
+                clusters[ok],
+                aggregate,
+                bootstrap.resamples,
+                bootstrap.seed + offset,
+            )
+        )
+    diff = reps[1] - reps[0]
+    kept = diff[np.isfinite(diff)]
+    ci: JSONValue = None
+    if kept.size:
+        tail = (1.0 - bootstrap.level) / 2.0
+        lo, hi = np.quantile(kept, [tail, 1.0 - tail])
+        ci = [float(lo), float(hi)]
+    return ci, int(diff.size - kept.size)
+
+
 def corpus_gap(
     corpus_a: ArmData,
     corpus_b: ArmData,
@@ -59,72 +98,60 @@ def corpus_gap(
     resamples: int = 10_000,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """gap.json's content: each corpus's figures and the B - A difference with its CI."""
     policy = NormalizerPolicy.parse(normalizer)
     bootstrap = BootstrapSettings(resamples, seed, level)
     table = PairTable(policy)
-    sides: dict[str, dict[str, Any]] = {}
+    sides: dict[str, dict[str, JSONValue]] = {}
     counted = {}
+    names: dict[str, list[str]] = {}
+    figures: dict[str, dict[str, dict[str, JSONValue]]] = {}
     for label, arm in (("a", corpus_a), ("b", corpus_b)):
         rows = count_rows(table, arm.references, arm.hypotheses, arm.languages)
-        seen: dict[str, int] = {}
-        clusters = np.fromiter(
-            (seen.setdefault(c, len(seen)) for c in arm.clusters),
-            dtype=np.int64,
-            count=len(arm.clusters),
-        )
+        clusters = cluster_codes(arm.clusters)
         everything = np.arange(len(arm), dtype=np.int64)
         counted[label] = (rows, clusters)
+        names[label] = sorted(set(rows.normalizers))
+        figures[label] = scope_metrics(rows, everything, clusters, bootstrap, aggregate)
         sides[label] = {
             "source": arm.source,
             "arm": arm.name,
             "n": len(arm),
-            "normalizers": sorted(set(rows.normalizers)),
-            **scope_metrics(rows, everything, clusters, bootstrap, aggregate),
+            "normalizers": list(names[label]),
+            **figures[label],
         }
-    names_a, names_b = sides["a"]["normalizers"], sides["b"]["normalizers"]
-    gaps: dict[str, Any] = {}
+    names_a, names_b = names["a"], names["b"]
+    gaps: dict[str, JSONValue] = {}
     for metric, unit in (("wer", "word"), ("cer", "char")):
-        value_a = sides["a"][metric].get("value")
-        value_b = sides["b"][metric].get("value")
-        entry: dict[str, Any] = {"value": None, "ci95": None, "a": value_a, "b": value_b}
+        value_a = figures["a"][metric].get("value")
+        value_b = figures["b"][metric].get("value")
+        entry: dict[str, JSONValue] = {"value": None, "ci95": None, "a": value_a, "b": value_b}
         if len(names_a) != 1 or names_a != names_b:
             entry["null_reason"] = (
                 f"the corpora are scored with different normalisers ({', '.join(names_a)} vs "
                 f"{', '.join(names_b)}); a gap would measure the normalisers"
             )
-        elif value_a is None or value_b is None:
-            entry["null_reason"] = sides["a"][metric].get("null_reason") or sides["b"][metric].get(
-                "null_reason"
-            )
+        elif not isinstance(value_a, int | float) or not isinstance(value_b, int | float):
+            entry["null_reason"] = figures["a"][metric].get("null_reason") or figures["b"][
+                metric
+            ].get("null_reason")
         else:
             entry["value"] = value_b - value_a
             if resamples > 0:
-                reps = []
-                for offset, label in enumerate(("a", "b")):
-                    rows, clusters = counted[label]
-                    ok = rows.available()
-                    reps.append(
-                        _replicate_rates(
-                            rows.counts(unit)[ok], clusters[ok], aggregate, resamples, seed + offset
-                        )
-                    )
-                diff = reps[1] - reps[0]
-                kept = diff[np.isfinite(diff)]
-                if kept.size:
-                    tail = (1.0 - level) / 2.0
-                    lo, hi = np.quantile(kept, [tail, 1.0 - tail])
-                    entry["ci95"] = [float(lo), float(hi)]
-                entry["dropped_resamples"] = int(diff.size - kept.size)
+                entry["ci95"], entry["dropped_resamples"] = _gap_interval(
+                    [counted["a"], counted["b"]], unit, aggregate, bootstrap
+                )
         entry["metric"] = metric
         gaps[metric] = entry
-    units = sorted({METRIC_FOR_UNIT[u] for n in names_a for u in table.units(n)})
+    units: list[JSONValue] = [
+        *sorted({METRIC_FOR_UNIT[u] for n in names_a for u in table.units(n)})
+    ]
     return {
         "schema": SCHEMA_ID,
         "earmark_version": __version__,
         "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        "normalizer_policy": policy.to_dict(),
+        "normalizer_policy": policy_record(policy).to_dict(),
         "aggregate": aggregate,
         "bootstrap": {
             "resamples": resamples,
@@ -142,12 +169,23 @@ def corpus_gap(
     }
 
 
-def render_gap_markdown(result: dict[str, Any]) -> str:
-    from earmark.markdown_cells import md_code, md_table, md_text
+def _object(value: JSONValue) -> dict[str, JSONValue]:
+    """A section of gap.json that is an object (an empty one for anything else)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _rate(side: Mapping[str, JSONValue], metric: str) -> str:
     from earmark.results.display import fmt_rate
 
-    a, b = result["corpus_a"], result["corpus_b"]
-    boot = result["bootstrap"]
+    return fmt_rate(_object(side.get(metric)))
+
+
+def render_gap_markdown(result: Mapping[str, JSONValue]) -> str:
+    """gap.md: both corpora's figures and the gap with its interval, or null with why."""
+    from earmark.markdown_cells import md_code, md_table, md_text
+
+    a, b = _object(result["corpus_a"]), _object(result["corpus_b"])
+    boot = _object(result["bootstrap"])
     lines = [
         "# earmark compare --gap",
         "",
@@ -160,13 +198,15 @@ def render_gap_markdown(result: dict[str, Any]) -> str:
     ]
     rows = []
     for metric in ("wer", "cer"):
-        g = result["gap"][metric]
-        if g["value"] is None:
+        g = _object(_object(result["gap"]).get(metric))
+        value, ci = g.get("value"), g.get("ci95")
+        if not isinstance(value, int | float):
             cell = f"null ({g.get('null_reason')})"
         else:
-            cell = f"{100 * g['value']:+.2f}"
-            if g.get("ci95"):
-                cell += f" [{100 * g['ci95'][0]:+.2f}, {100 * g['ci95'][1]:+.2f}]"
-        rows.append([metric, fmt_rate(a[metric]), fmt_rate(b[metric]), cell])
+            cell = f"{100 * value:+.2f}"
+            if isinstance(ci, list) and all(isinstance(x, int | float) for x in ci):
+                low, high = (float(x) for x in ci if isinstance(x, int | float))
+                cell += f" [{100 * low:+.2f}, {100 * high:+.2f}]"
+        rows.append([metric, _rate(a, metric), _rate(b, metric), cell])
     header = ["metric", "corpus A", "corpus B", "gap (points) [95% CI]"]
     return "\n".join([*lines, md_table(header, rows)]) + "\n"

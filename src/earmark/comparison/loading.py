@@ -7,10 +7,12 @@ Reading arms from run folders and prediction files (the command line's arm specs
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NoReturn, cast
 
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONObject, JSONValue
 
 #: (utterance id, repeat): the pairing key of a row.
 RowKey = tuple[str, int]
@@ -32,7 +34,7 @@ class ArmData:
     audio_seconds: list[float | None] = field(default_factory=list)
     language_mismatch: list[bool] = field(default_factory=list)
     #: The results.json arm summary this arm came with, when there is one.
-    recorded: dict[str, Any] | None = None
+    recorded: JSONObject | None = None
     _lines: dict[RowKey, int] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -42,7 +44,7 @@ class ArmData:
         """Position of each key (built once per call; keys are unique)."""
         return {key: pos for pos, key in enumerate(self.keys)}
 
-    def add(self, record: dict[str, Any], file: str, line: int) -> None:
+    def add(self, record: Mapping[str, JSONValue], file: str, line: int) -> None:
         """Append one row, validating its fields (errors name the file, line and field)."""
         ident = record.get("id")
         repeat = record.get("repeat", 0)
@@ -57,8 +59,9 @@ class ArmData:
             or (hypothesis is not None and type(hypothesis) is not str)
         ):
             self._invalid(record, file, line)
-        assert isinstance(ident, str) and isinstance(reference, str)
-        key = (ident, int(repeat))
+        assert isinstance(ident, str) and isinstance(reference, str) and isinstance(repeat, int)
+        assert hypothesis is None or isinstance(hypothesis, str)
+        key = (ident, repeat)
         if key in self._lines:
             raise EarmarkError(
                 f"duplicate row for id {ident!r} repeat {repeat} in arm {self.name!r} "
@@ -67,14 +70,7 @@ class ArmData:
                 line=line,
                 field="id",
             )
-        slices = record.get("slices") or ()
-        if type(slices) is not list or not all(type(s) is str for s in slices):
-            if isinstance(slices, str):
-                slices = [s for s in slices.replace(";", ",").split(",") if s]
-            elif slices != ():
-                raise EarmarkError(
-                    "expected a list of strings", file=file, line=line, field="slices"
-                )
+        slices = _slices(record.get("slices") or (), file, line)
         language = record.get("language") or None
         status = record.get("status")
         cluster = record.get("clip") or record.get("cluster")
@@ -84,7 +80,7 @@ class ArmData:
         self.references.append(reference)
         self.hypotheses.append(hypothesis)
         self.languages.append(language if type(language) is str else None)
-        self.slices.append(tuple(slices))
+        self.slices.append(slices)
         if type(status) is not str:
             status = "ok" if hypothesis is not None else "missing_hypothesis"
         self.statuses.append(status)
@@ -97,7 +93,7 @@ class ArmData:
         self.language_mismatch.append(bool(record.get("language_mismatch")))
 
     @staticmethod
-    def _invalid(record: dict[str, Any], file: str, line: int) -> None:
+    def _invalid(record: Mapping[str, JSONValue], file: str, line: int) -> NoReturn:
         ident, repeat = record.get("id"), record.get("repeat", 0)
         if not isinstance(ident, str) or not ident.strip():
             raise EarmarkError("missing or empty id", file=file, line=line, field="id")
@@ -111,3 +107,14 @@ class ArmData:
         if not isinstance(record.get("reference"), str):
             raise EarmarkError("expected a string", file=file, line=line, field="reference")
         raise EarmarkError("expected a string or null", file=file, line=line, field="hypothesis")
+
+
+def _slices(value: JSONValue | tuple[()], file: str, line: int) -> tuple[str, ...]:
+    """A row's slices: a list of names, or one string of names split at `,` or `;`."""
+    if type(value) is list and all(type(s) is str for s in value):
+        return tuple(cast("list[str]", value))
+    if isinstance(value, str):
+        return tuple(s for s in value.replace(";", ",").split(",") if s)
+    if value != ():
+        raise EarmarkError("expected a list of strings", file=file, line=line, field="slices")
+    return ()

@@ -17,12 +17,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz.distance import Levenshtein
 
+from earmark.results.codec import JSONValue
+from earmark.results.comparison import PairedDifference
 from earmark.stats import (
     holm_adjust,
     paired_bootstrap,
@@ -96,21 +98,88 @@ def _rate(errors: IntArray, ref_units: IntArray, aggregate: str) -> float | None
     return int(errors.sum()) / total if total else None
 
 
+@dataclass(frozen=True)
+class PairLabel:
+    """Which figure a paired difference is of: the two arms, the scope (`language` None:
+    all rows), the metric, and the view and normaliser it is counted on."""
+
+    reference: str
+    challenger: str
+    language: str | None
+    metric: str
+    view: str | None
+    normalizer: str | None
+
+
+#: Keys every paired difference writes, null or not, in compare.json's order; then `n`,
+#: `null_reason` and `tests` where they are set, then the Holm keys (`_layout`).
+_ALWAYS = (
+    "reference",
+    "challenger",
+    "language",
+    "metric",
+    "view",
+    "normalizer",
+    "reference_value",
+    "challenger_value",
+    "difference",
+    "ci95",
+    "share_challenger_better",
+    "share_tied",
+    "sign_test_p",
+    "wilcoxon_p",
+    "mcnemar_p",
+    "mapsswe_p",
+)
+_HOLM_KEYS = (
+    "p_holm",
+    "holm_family_size",
+    "sign_test_p_holm",
+    "mcnemar_p_holm",
+    "mapsswe_p_holm",
+)
+
+
+def _layout(pair: PairedDifference) -> tuple[str, ...]:
+    """The keys `pair` writes: its nulls are written (a reader sees the test was not run)."""
+    optional = (("n", pair.n), ("null_reason", pair.null_reason), ("tests", pair.tests))
+    return (*_ALWAYS, *(key for key, value in optional if value is not None), *_HOLM_KEYS)
+
+
+def null_difference(label: PairLabel, reason: str, n: int | None = None) -> PairedDifference:
+    """A paired figure that cannot be computed: every value null, with why."""
+    return PairedDifference(
+        reference=label.reference,
+        challenger=label.challenger,
+        language=label.language,
+        metric=label.metric,
+        view=label.view,
+        normalizer=label.normalizer,
+        reference_value=None,
+        challenger_value=None,
+        difference=None,
+        ci=None,
+        n=n,
+        null_reason=reason,
+    )
+
+
 def paired_comparison(
+    label: PairLabel,
     reference_counts: IntArray,
     challenger_counts: IntArray,
     clusters: NDArray[np.int64] | None,
     bootstrap: BootstrapSettings,
     aggregate: str,
     segments: Sequence[Segments] | None = None,
-) -> dict[str, Any]:
+) -> PairedDifference:
     """Difference, CI, win share and paired tests for one metric on aligned rows.
 
     Row i of both count arrays is the same utterance scored against the same normalised
     human reference, so both share N_ref per row (checked: a mismatch is a bug upstream).
     `segments`, each row's MAPSSWE segments (`row_segments`: reference arm x, challenger
     y, from their `evaluation_letters`), feed MAPSSWE; without them it is null with a
-    reason.
+    reason. The Holm fields are filled later, across challengers (`apply_holm`).
     """
     errors_a = reference_counts[:, 0] + reference_counts[:, 1] + reference_counts[:, 2]
     errors_b = challenger_counts[:, 0] + challenger_counts[:, 1] + challenger_counts[:, 2]
@@ -118,28 +187,15 @@ def paired_comparison(
     ref_units_b = challenger_counts[:, 0] + challenger_counts[:, 1] + challenger_counts[:, 3]
     if not np.array_equal(ref_units, ref_units_b):
         raise AssertionError("paired rows must share their reference units")
-    out: dict[str, Any] = {
-        "reference_value": None,
-        "challenger_value": None,
-        "difference": None,
-        "ci95": None,
-        "share_challenger_better": None,
-        "share_tied": None,
-        "sign_test_p": None,
-        "wilcoxon_p": None,
-        "mcnemar_p": None,
-        "mapsswe_p": None,
-        "n": int(errors_a.size),
-    }
-    if errors_a.size == 0:
-        out["null_reason"] = "no shared rows"
-        return out
+    n = int(errors_a.size)
+    if n == 0:
+        return null_difference(label, "no shared rows", n)
     a = _rate(errors_a, ref_units, aggregate)
     b = _rate(errors_b, ref_units, aggregate)
     if a is None or b is None:
-        out["null_reason"] = "no reference units (every reference is empty)"
-        return out
-    out.update(reference_value=a, challenger_value=b, difference=b - a)
+        return null_difference(label, "no reference units (every reference is empty)", n)
+    ci: tuple[float, float] | None = None
+    better = tied = None
     if bootstrap.resamples > 0:
         boot = paired_bootstrap(
             errors_a,
@@ -152,48 +208,82 @@ def paired_comparison(
             aggregate="macro" if aggregate == "macro" else "micro",
         )
         if boot.low is not None and boot.high is not None:
-            out["ci95"] = [float(boot.low), float(boot.high)]
-        out["share_challenger_better"] = boot.share_b_better
-        out["share_tied"] = boot.share_tied
-    if clusters is None:  # every row its own clip
-        per_clip_a, per_clip_b = errors_a, errors_b
-    else:
-        _, compact = np.unique(clusters, return_inverse=True)
-        compact = compact.reshape(-1)
-        per_clip_a = np.bincount(compact, weights=errors_a)
-        per_clip_b = np.bincount(compact, weights=errors_b)
-    sign = sign_test(per_clip_a, per_clip_b)
-    wilcoxon = wilcoxon_signed_rank(per_clip_a, per_clip_b)
-    out["sign_test_p"] = sign.p_value
-    out["wilcoxon_p"] = wilcoxon.p_value
-    # A clip is correct when every repeat of it is: repeats are not independent sentences.
-    mcnemar = mcnemar_test(per_clip_a, per_clip_b)
-    out["mcnemar_p"] = mcnemar.p_value
-    mapsswe_block = _mapsswe(segments, clusters, errors_a.size)
-    out["mapsswe_p"] = mapsswe_block["p_value"]
-    out["tests"] = {
-        "unit": "clip (errors summed over repeats)",
-        "n_clips": int(per_clip_a.size),
-        "challenger_fewer_errors": sign.n_positive,
-        "challenger_more_errors": sign.n_negative,
-        "tied": sign.n_zero,
-        "wilcoxon_method": wilcoxon.method,
-        "mcnemar": {
-            **mcnemar.to_dict(),
-            "unit": "clip (correct = no error on any repeat)",
-            "reference_only_correct": mcnemar.only_x_correct,
-            "challenger_only_correct": mcnemar.only_y_correct,
-        },
-        "mapsswe": mapsswe_block,
-    }
-    return out
+            ci = (float(boot.low), float(boot.high))
+        better, tied = boot.share_b_better, boot.share_tied
+    tests = _ClipTests(errors_a, errors_b, clusters, segments)
+    return PairedDifference(
+        reference=label.reference,
+        challenger=label.challenger,
+        language=label.language,
+        metric=label.metric,
+        view=label.view,
+        normalizer=label.normalizer,
+        reference_value=a,
+        challenger_value=b,
+        difference=b - a,
+        ci=ci,
+        share_challenger_better=better,
+        share_tied=tied,
+        sign_test_p=tests.sign.p_value,
+        wilcoxon_p=tests.wilcoxon.p_value,
+        mcnemar_p=tests.mcnemar.p_value,
+        mapsswe_p=tests.mapsswe_p,
+        n=n,
+        tests=tests.workings(),
+    )
+
+
+class _ClipTests:
+    """The paired tests on per-clip error counts (errors summed over a clip's repeats
+    first: repeats of one clip are not independent observations) and MAPSSWE."""
+
+    def __init__(
+        self,
+        errors_a: IntArray,
+        errors_b: IntArray,
+        clusters: NDArray[np.int64] | None,
+        segments: Sequence[Segments] | None,
+    ) -> None:
+        if clusters is None:  # every row its own clip
+            per_clip_a, per_clip_b = errors_a, errors_b
+        else:
+            _, compact = np.unique(clusters, return_inverse=True)
+            compact = compact.reshape(-1)
+            per_clip_a = np.bincount(compact, weights=errors_a)
+            per_clip_b = np.bincount(compact, weights=errors_b)
+        self.n_clips = int(per_clip_a.size)
+        self.sign = sign_test(per_clip_a, per_clip_b)
+        self.wilcoxon = wilcoxon_signed_rank(per_clip_a, per_clip_b)
+        # A clip is correct when every repeat of it is: repeats are not independent sentences.
+        self.mcnemar = mcnemar_test(per_clip_a, per_clip_b)
+        self.mapsswe = _mapsswe(segments, clusters, errors_a.size)
+        p = self.mapsswe["p_value"]
+        self.mapsswe_p = p if isinstance(p, float | int) else None
+
+    def workings(self) -> dict[str, JSONValue]:
+        """The pair's `tests` block: units, tallies and methods behind each p."""
+        return {
+            "unit": "clip (errors summed over repeats)",
+            "n_clips": self.n_clips,
+            "challenger_fewer_errors": self.sign.n_positive,
+            "challenger_more_errors": self.sign.n_negative,
+            "tied": self.sign.n_zero,
+            "wilcoxon_method": self.wilcoxon.method,
+            "mcnemar": {
+                **self.mcnemar.to_dict(),
+                "unit": "clip (correct = no error on any repeat)",
+                "reference_only_correct": self.mcnemar.only_x_correct,
+                "challenger_only_correct": self.mcnemar.only_y_correct,
+            },
+            "mapsswe": self.mapsswe,
+        }
 
 
 def _mapsswe(
     segments: Sequence[Segments] | None,
     clusters: NDArray[np.int64] | None,
     n_rows: int,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """The MAPSSWE block (x = reference arm, y = challenger), or null with a reason."""
     if clusters is not None:
         return {
@@ -211,33 +301,49 @@ def _mapsswe(
     }
 
 
-def apply_holm(pairs: list[dict[str, Any]]) -> None:
-    """Fill `p_holm` (Wilcoxon), `sign_test_p_holm`, `mcnemar_p_holm` and
-    `mapsswe_p_holm` within each family, in place (each test adjusted on its own).
+#: (raw p field, its Holm-adjusted field), Wilcoxon first: its family size is recorded.
+_HOLM = (
+    ("wilcoxon_p", "p_holm"),
+    ("sign_test_p", "sign_test_p_holm"),
+    ("mcnemar_p", "mcnemar_p_holm"),
+    ("mapsswe_p", "mapsswe_p_holm"),
+)
+
+
+def apply_holm(pairs: Sequence[PairedDifference]) -> list[PairedDifference]:
+    """The pairs with `p_holm` (Wilcoxon), `sign_test_p_holm`, `mcnemar_p_holm` and
+    `mapsswe_p_holm` filled within each family (each test adjusted on its own).
 
     A family is one (language scope, metric, view): the challengers compared with the
     reference on the same figure. Holm is applied only when a family has more than one
     challenger (more than two arms); otherwise the adjusted p equals the raw p.
     """
-    families: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for pair in pairs:
-        families.setdefault((pair.get("language"), pair["metric"], pair["view"]), []).append(pair)
+    families: dict[tuple[str | None, str, str | None], list[int]] = {}
+    for i, pair in enumerate(pairs):
+        families.setdefault((pair.language, pair.metric, pair.view), []).append(i)
+    adjusted: list[dict[str, float]] = [{} for _ in pairs]
+    family_size = [0] * len(pairs)
     for members in families.values():
-        for key, target in (
-            ("wilcoxon_p", "p_holm"),
-            ("sign_test_p", "sign_test_p_holm"),
-            ("mcnemar_p", "mcnemar_p_holm"),
-            ("mapsswe_p", "mapsswe_p_holm"),
-        ):
-            tested = [m for m in members if m.get(key) is not None]
-            for m in members:
-                m[target] = None
-                if key == "wilcoxon_p":
-                    m["holm_family_size"] = len(tested)
+        for key, target in _HOLM:
+            raw = {i: getattr(pairs[i], key) for i in members}
+            tested = [i for i in members if raw[i] is not None]
+            if key == "wilcoxon_p":
+                for i in members:
+                    family_size[i] = len(tested)
+            values = [raw[i] for i in tested]
             if len(tested) > 1:
-                adjusted = holm_adjust([m[key] for m in tested])
-                for m, value in zip(tested, adjusted, strict=True):
-                    m[target] = value
-            else:
-                for m in tested:
-                    m[target] = m[key]
+                values = holm_adjust(values)
+            for i, value in zip(tested, values, strict=True):
+                adjusted[i][target] = value
+    return [
+        replace(
+            pair,
+            p_holm=adjusted[i].get("p_holm"),
+            holm_family_size=family_size[i],
+            sign_test_p_holm=adjusted[i].get("sign_test_p_holm"),
+            mcnemar_p_holm=adjusted[i].get("mcnemar_p_holm"),
+            mapsswe_p_holm=adjusted[i].get("mapsswe_p_holm"),
+            key_order=_layout(pair),
+        )
+        for i, pair in enumerate(pairs)
+    ]

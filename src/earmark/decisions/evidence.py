@@ -243,7 +243,7 @@ def _interval(low: float | None, high: float | None) -> tuple[float, float] | No
 def side_coverage(side: Side, language: str, minimum: float) -> Coverage:
     """Rows of one side in one language with a hypothesis from the engine, and why the
     side cannot be judged when they are fewer than `minimum` of the rows."""
-    from earmark.render.leaderboard import coverage_reason, scope_statuses
+    from earmark.render.leaderboard_entries import coverage_reason, scope_statuses
 
     statuses = scope_statuses(side.run, side.arm, language)
     rows, covered = sum(statuses.values()), statuses.get("ok", 0)

@@ -142,7 +142,7 @@ def render_decision_markdown(
 ) -> str:
     """The record as the Markdown a person reads: verdict and reasons first, then the
     figures behind them, provenance, the rules applied and the gates to confirm."""
-    from earmark.render.markdown import md_code, md_table, md_text
+    from earmark.markdown_cells import md_code, md_table, md_text
 
     b, c = evidence.baseline, evidence.challenger
     lines = [
@@ -224,7 +224,7 @@ def render_decision_markdown(
 
 def _side_line(side: SideRecord) -> str:
     """Model, revision, hashes and host of one side, and whether it can be verified."""
-    from earmark.render.markdown import md_code, md_text
+    from earmark.markdown_cells import md_code, md_text
 
     model = side.model
     host = side.host or {}
@@ -246,7 +246,7 @@ def _side_line(side: SideRecord) -> str:
 
 
 def _speed_markdown(r: ResourceEvidence, j: ResourceJudgement, rules: DecisionRules) -> list[str]:
-    from earmark.render.markdown import md_table
+    from earmark.markdown_cells import md_table
 
     speed = [
         [
@@ -294,7 +294,7 @@ def _speed_markdown(r: ResourceEvidence, j: ResourceJudgement, rules: DecisionRu
 
 
 def _ceilings_markdown(ceilings: Ceilings) -> list[str]:
-    from earmark.render.markdown import md_code, md_table
+    from earmark.markdown_cells import md_code, md_table
 
     if not ceilings.checks:
         return []
@@ -319,7 +319,7 @@ def _ceilings_markdown(ceilings: Ceilings) -> list[str]:
 
 
 def _settings_markdown(settings: SettingsComparison) -> list[str]:
-    from earmark.render.markdown import md_table, md_text
+    from earmark.markdown_cells import md_table, md_text
 
     rows = [
         [d.key, fmt_shown(d.baseline), fmt_shown(d.challenger), kind]
@@ -354,6 +354,6 @@ def _fmt_coverage(baseline: Coverage, challenger: Coverage) -> str:
 
 
 def _fmt_metric(metric: Mapping[str, Any] | None) -> str:
-    from earmark.render.markdown import fmt_rate
+    from earmark.results.display import fmt_rate
 
     return fmt_rate(dict(metric)) if metric else "—"

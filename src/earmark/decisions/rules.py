@@ -92,7 +92,7 @@ class DecisionRules:
     allow_setting_differences: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        from earmark.render.leaderboard import check_min_coverage
+        from earmark.render.leaderboard_entries import check_min_coverage
 
         check_min_coverage(self.min_coverage)
         allowed = self.allow_setting_differences

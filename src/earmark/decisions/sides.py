@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from earmark.language_tags import base_language
 from earmark.metrics.counts import ErrorCounts
-from earmark.render.run_directory import RunDirectory, base_language
+from earmark.render.run_directory import RunDirectory
 from earmark.results import ArmResult, Resources, Results
 
 _MODEL_KEYS = (

@@ -35,6 +35,7 @@ from earmark.engines.base import Segment
 from earmark.engines.http_api import ClipFailure, HttpOptions, RemoteEngine, read_http_options
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
+from earmark.results.codec import JSONValue
 
 BACKEND = "azure-speech"
 PATH = "/speech/recognition/conversation/cognitiveservices/v1"
@@ -85,7 +86,7 @@ class AzureSpeechEngine(RemoteEngine):
     def check_spec(cls, arm: ArmSpec) -> tuple[HttpOptions, AzureSettings]:
         return read_options(arm)
 
-    def _service_record(self) -> dict[str, Any]:
+    def _service_record(self) -> dict[str, JSONValue]:
         return {
             "model": BACKEND,
             "api": PATH,
@@ -121,7 +122,10 @@ class AzureSpeechEngine(RemoteEngine):
         if not isinstance(payload, dict) or not isinstance(payload.get("RecognitionStatus"), str):
             raise ClipFailure("malformed_response", "no string 'RecognitionStatus' field")
         status = payload["RecognitionStatus"]
-        answered: dict[str, Any] = {"recognition_status": status, "text_field": self.azure.text}
+        answered: dict[str, JSONValue] = {
+            "recognition_status": status,
+            "text_field": self.azure.text,
+        }
         if status in EMPTY_STATUSES:
             return "", (), None, answered
         if status != "Success":

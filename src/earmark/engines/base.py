@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
+
+from earmark.results.codec import JSONValue
 
 if TYPE_CHECKING:
     from earmark.metrics.streaming import StreamTrace
@@ -36,7 +38,7 @@ class ModelInfo:
     languages: tuple[str, ...] | None = None
     #: Whether the model can only produce English (e.g. Whisper *.en checkpoints).
     english_only: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, JSONValue] = field(default_factory=dict)
     #: Whether the same clip, seed and thread settings always give the same text. `None`
     #: means the engine does not say, which readers treat as not deterministic.
     deterministic: bool | None = None
@@ -82,7 +84,7 @@ class Hypothesis:
     #: Set when the engine failed on this clip; text is then "" and the row is counted as
     #: all deletions under this reason code.
     error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, JSONValue] = field(default_factory=dict)
     #: The partial results and their timings when the arm streamed this clip
     #: (`streaming=true`); None for an engine or arm that does not stream.
     stream: StreamTrace | None = None

@@ -37,6 +37,7 @@ from earmark.engines.file_hashes import (
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 BACKEND = "command"
 PLACEHOLDERS = ("{audio}", "{language}", "{seed}")
@@ -142,7 +143,7 @@ class CommandEngine:
         self._tmp = tempfile.TemporaryDirectory(prefix="earmark-command-")
         self._loaded = True
         model = self.options.model
-        provenance: dict[str, object] = {
+        provenance: dict[str, JSONValue] = {
             "executable": None if self.options.executable is None else str(self.options.executable),
             "template_files": [str(p) for p in self.options.named_files()],
             "model": None if model is None else str(model),

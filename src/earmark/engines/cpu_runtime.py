@@ -17,7 +17,9 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from earmark.results.codec import JSONValue
 
 T = TypeVar("T")
 
@@ -111,20 +113,22 @@ _LOG_FIELDS = {
 }
 
 
-def parse_ctranslate2_log(text: str) -> dict[str, Any]:
+def parse_ctranslate2_log(text: str) -> dict[str, JSONValue]:
     """Read CTranslate2's INFO start-up lines into fields (absent lines give None)."""
-    found: dict[str, Any] = dict.fromkeys(_LOG_FIELDS)
+    found: dict[str, str | None] = dict.fromkeys(_LOG_FIELDS)
     for line in text.split("\n"):
         for key, pattern in _LOG_FIELDS.items():
             match = pattern.search(line)
             if match and found[key] is None:
                 found[key] = match.group(1).strip()
-    if found["mkl"] is not None:
-        found["mkl"] = found["mkl"].lower() == "true"
-    return found
+    fields: dict[str, JSONValue] = dict(found)
+    mkl = found["mkl"]
+    if mkl is not None:
+        fields["mkl"] = mkl.lower() == "true"
+    return fields
 
 
-def with_ctranslate2_report(build: Callable[[], T]) -> tuple[T, dict[str, Any]]:
+def with_ctranslate2_report(build: Callable[[], T]) -> tuple[T, dict[str, JSONValue]]:
     """Run `build` (which constructs a CTranslate2 model) while capturing the runtime's
     INFO log from file descriptor 2, and return what it says about the CPU code path.
 
@@ -153,5 +157,5 @@ def with_ctranslate2_report(build: Callable[[], T]) -> tuple[T, dict[str, Any]]:
         sys.stderr.write("\n".join(passed) + "\n")
     report = parse_ctranslate2_log(text)
     report["source"] = "runtime log" if report["isa"] else "not logged (runtime already started)"
-    report["pinned"] = pinned_variables()
+    report["pinned"] = dict[str, JSONValue](pinned_variables())
     return result, report

@@ -28,6 +28,7 @@ from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.language_tags import base_language
+from earmark.results.codec import JSONValue
 
 BACKEND = "faster-whisper"
 EXTRA = "faster-whisper"
@@ -68,8 +69,8 @@ class FasterWhisperOptions:
     licence: str | None
     licence_source: str | None
 
-    def decode_kwargs(self) -> dict[str, Any]:
-        temperature: float | list[float] = (
+    def decode_kwargs(self) -> dict[str, JSONValue]:
+        temperature: JSONValue = (
             self.temperatures[0] if len(self.temperatures) == 1 else list(self.temperatures)
         )
         return {
@@ -384,7 +385,7 @@ class FasterWhisperEngine(LocalModelEngine[FasterWhisperOptions, ModelSource]):
         seconds = time.perf_counter() - started
         used = info.language
         requested = whisper_language(language)
-        extra: dict[str, Any] = {
+        extra: dict[str, JSONValue] = {
             "language_probability": float(info.language_probability),
             "language_policy": self.options.language_policy,
         }
@@ -454,7 +455,7 @@ def whisper_language(language: str | None) -> str | None:
     return base_language(language) or None
 
 
-def _segment_summary(segments: Sequence[Any]) -> dict[str, Any]:
+def _segment_summary(segments: Sequence[Any]) -> dict[str, JSONValue]:
     """Cheap per-clip decoding diagnostics (hallucination and fallback tell-tales)."""
     if not segments:
         return {"segments": 0}

@@ -10,15 +10,6 @@ from typing import Protocol
 from earmark.artefacts import sha256_file
 from earmark.errors import EarmarkError
 
-__all__ = [
-    "content_revision",
-    "declared_model",
-    "files_named_by",
-    "hash_folder",
-    "program_hashes",
-    "sha256_file",
-]
-
 
 def hash_folder(folder: str | Path) -> tuple[dict[str, str], int]:
     """SHA-256 of every regular file under `folder` (links followed, dot-entries skipped).

@@ -113,7 +113,7 @@ class FunAsrEngine(ClipByClipEngine[FunAsrOptions, ModelSource]):
         folder = self.source.path
         files = fingerprint(folder)
         hashes = dict(files.file_sha256)
-        kwargs: dict[str, Any] = {
+        kwargs: dict[str, object] = {
             "model": str(folder),
             "device": self.options.device,
             "ncpu": self.options.threads,

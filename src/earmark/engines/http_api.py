@@ -32,6 +32,7 @@ from earmark.engines.clip_audio import wav_bytes
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 BACKEND = "http"
 #: Status codes that mean "this server does not do verbose_json": retry once with json.
@@ -255,7 +256,7 @@ class RemoteEngine:
     def close(self) -> None:
         self._key = None
 
-    def _service_record(self) -> dict[str, Any]:
+    def _service_record(self) -> dict[str, JSONValue]:
         """The service's part of the model record; its `model` names what is asked for."""
         raise NotImplementedError
 
@@ -308,7 +309,7 @@ class RemoteEngine:
                 extra={"attempts": attempts, "detail": failure.detail[:300], **failure.extra},
             )
         used = reported if reported and len(reported) <= 3 else sent_language
-        extra: dict[str, Any] = {"attempts": attempts, **answered}
+        extra: dict[str, JSONValue] = {"attempts": attempts, **answered}
         if reported:
             extra["reported_language"] = reported
         return Hypothesis(
@@ -448,7 +449,7 @@ class HttpEngine(RemoteEngine):
     def check_spec(cls, arm: ArmSpec) -> tuple[HttpOptions, TranscriptionFields]:
         return read_options(arm)
 
-    def _service_record(self) -> dict[str, Any]:
+    def _service_record(self) -> dict[str, JSONValue]:
         return {"model": self.fields.model, "response_format": self.fields.response_format}
 
     def _request(self, audio: bytes, language: str | None) -> tuple[str, bytes, dict[str, str]]:

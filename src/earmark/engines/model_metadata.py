@@ -12,6 +12,8 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from earmark.results.codec import JSONValue
+
 #: Why a CTranslate2 model records no parameter count.
 CTRANSLATE2_PARAMETERS_NOTE = (
     "not recorded: CTranslate2's model.bin holds converted tensors (quantisation scales, "
@@ -19,7 +21,7 @@ CTRANSLATE2_PARAMETERS_NOTE = (
 )
 
 
-def torch_parameters(model: Any) -> dict[str, Any]:
+def torch_parameters(model: Any) -> dict[str, JSONValue]:
     """`{"parameters": N}`, N the elements of the loaded parameters (a tied weight once,
     as `Module.parameters()` yields it once); a model without parameters records why not."""
     parameters = getattr(model, "parameters", None)
@@ -50,7 +52,7 @@ def ctranslate2_spec(model_bin: Path) -> str | None:
     return text if text.isidentifier() else None
 
 
-def ctranslate2_whisper_metadata(folder: Path) -> dict[str, Any]:
+def ctranslate2_whisper_metadata(folder: Path) -> dict[str, JSONValue]:
     spec = ctranslate2_spec(folder / "model.bin")
     return {
         "architecture": "whisper",

@@ -28,9 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import sha256_file
 from earmark.engines.base import Hypothesis
 from earmark.engines.extras import require
-from earmark.engines.file_hashes import content_revision, hash_folder, sha256_file
+from earmark.engines.file_hashes import content_revision, hash_folder
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError

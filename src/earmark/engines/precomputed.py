@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import sha256_file
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
-from earmark.engines.file_hashes import sha256_file
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError

@@ -171,7 +171,7 @@ class Qwen3AsrEngine(LocalModelEngine[QwenOptions, ModelSource]):
         _check_model_type(folder, self.name)
         files = fingerprint(folder)
         hashes = dict(files.file_sha256)
-        kwargs: dict[str, Any] = {
+        kwargs: dict[str, object] = {
             "dtype": getattr(torch, self.options.compute_type),
             "device_map": self.options.device,
             "max_inference_batch_size": self.options.batch_size,

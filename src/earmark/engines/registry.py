@@ -23,6 +23,7 @@ from earmark.engines.base import Clip, Engine, Hypothesis, ModelInfo
 from earmark.engines.extras import is_installed
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 #: CTranslate2 compute types faster-whisper accepts (the weight type of an arm).
 CTRANSLATE2_WEIGHT_TYPES = (
@@ -287,7 +288,7 @@ class BrokenPlugin:
     plugin: str
     error: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {**asdict(self), "installed": False}
 
 
@@ -403,7 +404,10 @@ class PluginEngine:
 
     def load(self) -> ModelInfo:
         loaded = self.engine.load()
-        plugin = {"backend": self.info.name, "distribution": self.info.plugin}
+        plugin: dict[str, JSONValue] = {
+            "backend": self.info.name,
+            "distribution": self.info.plugin,
+        }
         plugin["entry_point"] = self.info.builder
         return dataclasses.replace(loaded, extra={**loaded.extra, "plugin": plugin})
 

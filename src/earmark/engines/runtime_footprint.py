@@ -27,7 +27,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from earmark.results.codec import JSONValue
 
 #: What `method` says in the record: how the bytes were counted, in one line.
 METHOD = (
@@ -51,7 +52,7 @@ class DistributionSize:
     version: str
     bytes: int | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {"version": self.version, "bytes": self.bytes}
 
 
@@ -69,7 +70,7 @@ class RuntimeFootprint:
     def total_bytes(self) -> int:
         return sum(d.bytes for d in self.distributions.values() if d.bytes is not None)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "roots": list(self.roots),
             "distributions": {
@@ -197,7 +198,7 @@ def backend_requirements(backend: str) -> tuple[list[str], list[str]]:
     return chosen, []
 
 
-def backend_footprint(backend: str) -> dict[str, Any]:
+def backend_footprint(backend: str) -> dict[str, JSONValue]:
     """The record for `model.json` `extra.runtime_footprint`, computed once per process
     and backend (the installed set does not change under a running arm). A failure is
     recorded as `error`: provenance is never a reason for an arm to fail."""
@@ -205,14 +206,14 @@ def backend_footprint(backend: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _backend_footprint(backend: str) -> dict[str, Any]:
+def _backend_footprint(backend: str) -> dict[str, JSONValue]:
     try:
         requirements, notes = backend_requirements(backend)
         found = footprint(requirements, roots=[_root_name(r) for r in requirements])
     except Exception as exc:  # a record, not a gate
         return {"error": f"{type(exc).__name__}: {exc}"[:300], "method": METHOD}
     record = found.to_dict()
-    record["notes"] = notes + record["notes"]
+    record["notes"] = [*notes, *found.notes]
     return record
 
 

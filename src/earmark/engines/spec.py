@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlparse
 
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 _KEY = re.compile(r"^[a-z_][a-z0-9_]*$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -72,7 +73,7 @@ class ArmSpec:
         """SHA-256 of `canonical()`."""
         return hashlib.sha256(self.canonical().encode("utf-8")).hexdigest()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "name": self.name,
             "backend": self.backend,

@@ -20,29 +20,24 @@ Streaming (`streaming=true`, docs/streaming.md): the request carries `stream` (c
 real-time pacing), the program feeds itself the clip in chunks and sends `partial` lines
 before its answer; earmark times each line as it arrives. A program must declare
 `"streaming": true` in its hello's capabilities for such an arm to load.
+
+The running program and the checks on its lines are `earmark.engines.stdio_process`.
 """
 
 from __future__ import annotations
 
 import base64
-import collections
 import io
-import json
 import os
-import queue
 import shlex
 import shutil
-import signal
-import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
+from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k, wav_bytes
 from earmark.engines.file_hashes import (
     content_revision,
@@ -52,19 +47,27 @@ from earmark.engines.file_hashes import (
 )
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
+from earmark.engines.stdio_process import (
+    PROTOCOL,
+    Message,
+    ProgramExited,
+    ProtocolError,
+    StdioProcess,
+    check_hello,
+    hello_streams,
+    read_partial,
+    read_segments,
+)
 from earmark.engines.streaming import StreamingOptions, StreamRecorder, read_streaming
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 BACKEND = "stdio"
-#: The protocol version this module speaks (the hello's `protocol`).
-PROTOCOL = 1
 #: Arm settings whose name starts with this are sent to the program in each request's
 #: `settings` object, prefix removed (`set_beam_size=5` → `{"beam_size": "5"}`).
 FORWARD_PREFIX = "set_"
 #: Hello fields a restarted program must repeat unchanged (they are in the provenance).
 HELLO_IDENTITY = ("name", "version", "model", "model_sha256", "deterministic")
-_STDERR_KEPT = 8192
-_NOISE_KEPT = 5
 
 
 @dataclass(frozen=True)
@@ -147,203 +150,6 @@ def read_options(arm: ArmSpec) -> StdioOptions:
     )
 
 
-class ProtocolError(Exception):
-    """The program said something the protocol does not allow (stream out of step)."""
-
-
-class ProgramExited(Exception):
-    """The program closed its stdout or could not be written to: it has gone."""
-
-
-class StdioProcess:
-    """One running program: its pipes, a thread per output (so a full stderr pipe never
-    blocks it and a read can time out), and the last bytes of its stderr."""
-
-    def __init__(self, argv: Sequence[str]) -> None:
-        self.process = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            # Its own group, so a timeout kills whatever it started too.
-            start_new_session=os.name == "posix",
-        )
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr = bytearray()
-        self._stderr_lock = threading.Lock()
-        self.noise: collections.deque[str] = collections.deque(maxlen=_NOISE_KEPT)
-        self.noise_lines = 0
-        self._threads = [
-            threading.Thread(target=self._read_stdout, daemon=True),
-            threading.Thread(target=self._read_stderr, daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
-
-    def _read_stdout(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        try:
-            for line in iter(stream.readline, b""):
-                self._lines.put(line)
-        except (OSError, ValueError):
-            pass
-        self._lines.put(None)
-
-    def _read_stderr(self) -> None:
-        stream = self.process.stderr
-        assert stream is not None
-        try:
-            for chunk in iter(lambda: stream.read(4096), b""):
-                with self._stderr_lock:
-                    self._stderr += chunk
-                    del self._stderr[:-_STDERR_KEPT]
-        except (OSError, ValueError):
-            pass
-
-    def stderr_tail(self, chars: int = 500) -> str:
-        with self._stderr_lock:
-            return bytes(self._stderr).decode("utf-8", "replace")[-chars:]
-
-    def send(self, message: dict[str, Any]) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        try:
-            stdin.write(data)
-            stdin.flush()
-        except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
-            raise ProgramExited(f"cannot write to the program: {exc}") from None
-
-    def receive(self, timeout: float) -> dict[str, Any]:
-        """The next JSON object on stdout; lines that are not JSON objects (a library's
-        banner) are skipped and kept in `noise`. Raises `TimeoutError` past `timeout`,
-        `ProgramExited` at end of stream, `ProtocolError` for a broken object."""
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            try:
-                line = self._lines.get(timeout=remaining)
-            except queue.Empty:
-                raise TimeoutError from None
-            if line is None:
-                self._lines.put(None)  # later reads see the end too
-                raise ProgramExited("the program closed its output")
-            text = line.decode("utf-8", "replace").strip()
-            if not text.startswith("{"):
-                if text:
-                    self.noise_lines += 1
-                    self.noise.append(text[:200])
-                continue
-            try:
-                message = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ProtocolError(f"a line that is not JSON: {exc}: {text[:200]!r}") from None
-            if not isinstance(message, dict):
-                raise ProtocolError(f"a JSON line that is not an object: {text[:200]!r}")
-            return message
-
-    def exit_code(self, wait: float = 1.0) -> int | None:
-        try:
-            return self.process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def kill(self) -> None:
-        """SIGKILL the program's whole group, then reap it."""
-        if self.process.poll() is None:
-            try:
-                if os.name == "posix":
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                else:  # pragma: no cover - non-POSIX
-                    self.process.kill()
-            except ProcessLookupError:
-                pass
-        self._finish()
-
-    def stop(self, grace: float) -> None:
-        """Ask it to shut down, close its stdin, wait `grace` seconds, then kill."""
-        try:
-            self.send({"type": "shutdown"})
-        except ProgramExited:
-            pass
-        try:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
-        except OSError:
-            pass
-        if self.exit_code(grace) is None:
-            self.kill()
-        self._finish()
-
-    def _finish(self) -> None:
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not honoured
-            pass
-        for thread in self._threads:
-            thread.join(timeout=2)
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
-
-
-def check_hello(message: dict[str, Any]) -> dict[str, Any]:
-    """The hello's fields, checked: `type`, `protocol` (this version) and `name`."""
-    if message.get("type") != "hello":
-        raise ProtocolError(f"the first JSON line is not a hello: {json.dumps(message)[:200]}")
-    if message.get("protocol") != PROTOCOL:
-        raise ProtocolError(
-            f"the program speaks protocol {message.get('protocol')!r}; earmark speaks {PROTOCOL}"
-        )
-    if not isinstance(message.get("name"), str) or not message["name"]:
-        raise ProtocolError("the hello has no name")
-    deterministic = message.get("deterministic")
-    if deterministic is not None and not isinstance(deterministic, bool):
-        raise ProtocolError("the hello's deterministic is not true or false")
-    return message
-
-
-def hello_streams(hello: dict[str, Any]) -> bool:
-    """Whether the hello declares `capabilities.streaming: true`."""
-    capabilities = hello.get("capabilities")
-    return isinstance(capabilities, dict) and capabilities.get("streaming") is True
-
-
-def read_partial(message: dict[str, Any]) -> tuple[str, float, bool]:
-    """(text, audio seconds fed, input finished) of a `partial` line."""
-    text = message.get("partial")
-    audio = message.get("audio_seconds")
-    finished = message.get("input_finished", False)
-    if not isinstance(text, str):
-        raise ProtocolError("a partial line whose partial is not a string")
-    if isinstance(audio, bool) or not isinstance(audio, (int, float)) or audio < 0:
-        raise ProtocolError("a partial line without a non-negative audio_seconds")
-    if not isinstance(finished, bool):
-        raise ProtocolError("a partial line whose input_finished is not true or false")
-    return text, float(audio), finished
-
-
-def read_segments(value: Any) -> tuple[Segment, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise ProtocolError("segments is not a list")
-    segments = []
-    for item in value:
-        try:
-            segments.append(Segment(float(item["start"]), float(item["end"]), str(item["text"])))
-        except (TypeError, KeyError, ValueError):
-            raise ProtocolError(f"a segment is not {{start, end, text}}: {item!r}") from None
-    return tuple(segments)
-
-
 class StdioEngine:
     """Starts the program once (again only after a crash or a timeout) and asks it for
     one clip at a time."""
@@ -353,7 +159,7 @@ class StdioEngine:
         self.name = arm.name
         self.options = options
         self._process: StdioProcess | None = None
-        self._hello: dict[str, Any] | None = None
+        self._hello: Message | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.starts = 0
         self.restarts = 0
@@ -392,7 +198,7 @@ class StdioEngine:
         assert self._hello is not None
         hello = self._hello
         options = self.options
-        extra: dict[str, Any] = {
+        extra: dict[str, JSONValue] = {
             "template": options.template,
             "timeout": options.timeout,
             "max_restarts": options.max_restarts,
@@ -431,10 +237,11 @@ class StdioEngine:
             extra=extra,
         )
 
-    def _determinism(self, hello: dict[str, Any]) -> tuple[bool, str]:
+    def _determinism(self, hello: Message) -> tuple[bool, str]:
         """The arm's declaration first (the operator's word), else the hello's, else not
         deterministic: an external program is never assumed to be."""
         claimed = hello.get("deterministic")
+        claimed = claimed if isinstance(claimed, bool) else None  # check_hello allows no other
         declared = self.options.deterministic
         if declared is not None:
             note = f"declared by the arm (deterministic={str(declared).lower()})"
@@ -455,7 +262,7 @@ class StdioEngine:
     def _hashes(self) -> tuple[dict[str, str], int]:
         return external_program_hashes(self.options)
 
-    def _start(self) -> tuple[StdioProcess, dict[str, Any]]:
+    def _start(self) -> tuple[StdioProcess, Message]:
         """Start the program and read its hello; EarmarkError if it never says one."""
         try:
             process = StdioProcess(self.options.argv)
@@ -516,8 +323,8 @@ class StdioEngine:
         self._process = process
         return process, None
 
-    def _request(self, clip: Clip, language: str | None, folder: Path) -> dict[str, Any]:
-        request: dict[str, Any] = {"type": "transcribe", "id": clip.id}
+    def _request(self, clip: Clip, language: str | None, folder: Path) -> Message:
+        request: Message = {"type": "transcribe", "id": clip.id}
         data = wav_bytes(clip)
         if self.options.audio_input == "pcm":
             import soundfile
@@ -550,7 +357,7 @@ class StdioEngine:
 
     def _answer(
         self, process: StdioProcess, clip: Clip, recorder: StreamRecorder | None
-    ) -> dict[str, Any]:
+    ) -> Message:
         """The final answer to a request, partial lines before it recorded (or skipped
         when the arm does not stream); `timeout` covers the whole exchange."""
         deadline = time.monotonic() + self.options.timeout
@@ -588,36 +395,37 @@ class StdioEngine:
             return hypothesis
         except TimeoutError:
             self._drop(process)
-            detail: dict[str, Any] = {
+            detail: dict[str, JSONValue] = {
                 "detail": f"no answer within timeout={self.options.timeout:g} s"
             }
             return self._failed(clip, language, started, "timeout", detail, process)
         except ProgramExited as exc:
             code = process.exit_code()
             self._drop(process)
-            crashed: dict[str, Any] = {"detail": str(exc), "exit_code": code}
+            crashed: dict[str, JSONValue] = {"detail": str(exc), "exit_code": code}
             return self._failed(clip, language, started, "stdio_crashed", crashed, process)
         except ProtocolError as exc:
             self._drop(process)
-            broken: dict[str, Any] = {"detail": str(exc)}
+            broken: dict[str, JSONValue] = {"detail": str(exc)}
             return self._failed(clip, language, started, "stdio_protocol_error", broken, process)
         finally:
             if "audio" in request:
-                Path(request["audio"]).unlink(missing_ok=True)
+                Path(str(request["audio"])).unlink(missing_ok=True)
 
     def _hypothesis(
         self,
         clip: Clip,
         language: str | None,
         started: float,
-        response: dict[str, Any],
+        response: Message,
         restarted: int,
     ) -> Hypothesis:
-        extra: dict[str, Any] = {}
+        extra: dict[str, JSONValue] = {}
         if restarted:
             extra["restarts_before"] = restarted
-        if isinstance(response.get("decode_seconds"), (int, float)):
-            extra["program_decode_seconds"] = float(response["decode_seconds"])
+        decode_seconds = response.get("decode_seconds")
+        if isinstance(decode_seconds, (int, float)):
+            extra["program_decode_seconds"] = float(decode_seconds)
         error = response.get("error")
         if error:
             extra["message"] = str(error)[:500]
@@ -653,7 +461,7 @@ class StdioEngine:
         language: str | None,
         started: float,
         code: str,
-        extra: dict[str, Any],
+        extra: dict[str, JSONValue],
         process: StdioProcess | None = None,
     ) -> Hypothesis:
         if process is not None:

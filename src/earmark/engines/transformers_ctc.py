@@ -210,7 +210,7 @@ class TransformersCtcEngine(TransformersEngine[CtcOptions]):
             audios, sampling_rate=SAMPLE_RATE, padding=True, return_tensors="pt"
         )
         values = inputs["input_values"].to(self.options.torch.device, self._dtype)
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, object] = {}
         if "attention_mask" in inputs:
             kwargs["attention_mask"] = inputs["attention_mask"].to(self.options.torch.device)
         with torch.inference_mode():

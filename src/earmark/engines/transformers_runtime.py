@@ -19,6 +19,7 @@ from earmark.engines.registry import TORCH_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 EXTRA = "transformers"
 
@@ -82,7 +83,7 @@ def parameter_device(model: Any) -> str:
     return ",".join(devices) if devices else "unknown"
 
 
-def accelerator_record(torch: Any, options: TorchOptions) -> dict[str, Any]:
+def accelerator_record(torch: Any, options: TorchOptions) -> dict[str, JSONValue]:
     """Which GPU, CUDA and cuDNN a `device=cuda` arm ran on: a GPU figure means little
     without them. Empty for CPU arms, so CPU records stay as they were."""
     if options.device != "cuda":
@@ -101,7 +102,7 @@ def accelerator_record(torch: Any, options: TorchOptions) -> dict[str, Any]:
     }
 
 
-def runtime_extra(torch: Any, options: TorchOptions, model: Any = None) -> dict[str, Any]:
+def runtime_extra(torch: Any, options: TorchOptions, model: Any = None) -> dict[str, JSONValue]:
     """What the torch runtime was, as loaded. `device_loaded` is read back from the model's
     parameters (absent when no model is given), beside the requested `device`."""
     return {

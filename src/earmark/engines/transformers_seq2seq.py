@@ -46,6 +46,7 @@ from earmark.engines.transformers_runtime import (
     seed_torch,
 )
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 BACKEND = "transformers-seq2seq"
 FEATURE = "the transformers-seq2seq backend"
@@ -63,8 +64,8 @@ class Seq2SeqOptions:
     #: to the model's generation config.
     temperature: float = 0.0
 
-    def generate_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
+    def generate_kwargs(self) -> dict[str, JSONValue]:
+        kwargs: dict[str, JSONValue] = {
             "num_beams": self.num_beams,
             "max_new_tokens": self.max_new_tokens,
         }
@@ -270,7 +271,7 @@ class TransformersSeq2SeqEngine(TransformersEngine[Seq2SeqOptions]):
         requested = primary_language(language)
         hypotheses = []
         for clip, (text, used) in zip(clips, decoded, strict=True):
-            extra: dict[str, Any] = {
+            extra: dict[str, JSONValue] = {
                 "language_policy": self.options.language_policy,
                 "batch_size": len(clips),
             }
@@ -293,7 +294,7 @@ class TransformersSeq2SeqEngine(TransformersEngine[Seq2SeqOptions]):
     def _generate(self, audios: list[Any], plan: _LanguagePlan) -> list[tuple[str, str | None]]:
         torch = self._torch
         extractor = getattr(self._processor, "feature_extractor", self._processor)
-        padding: dict[str, Any] = {} if self._whisper else {"padding": True}
+        padding: dict[str, object] = {} if self._whisper else {"padding": True}
         inputs = extractor(audios, sampling_rate=SAMPLE_RATE, return_tensors="pt", **padding)
         device = self.options.torch.device
         tensors = {

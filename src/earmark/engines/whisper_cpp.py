@@ -47,6 +47,7 @@ from earmark.engines.registry import GGML_WEIGHT_TYPES
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 BACKEND = "whisper-cpp"
 EXTRA = "whisper-cpp"
@@ -264,7 +265,7 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
         header = self._checked_header(path)
         files = fingerprint(path)
         started = time.perf_counter()
-        params: dict[str, Any] = {
+        params: dict[str, object] = {
             "print_progress": False,
             "print_realtime": False,
             "temperature": self.options.temperature,
@@ -307,7 +308,7 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
                 "weight_type_header": header.weight_type,
                 "ftype": header.ftype,
                 "quantization_version": header.quantization_version,
-                "hparams": header.hparams,
+                "hparams": dict[str, JSONValue](header.hparams),
                 "compute_type_requested": self.options.compute_type,
                 "threads": self.options.threads,
                 "beam_size": self.options.beam_size,
@@ -459,7 +460,7 @@ class WhisperCppEngine(LocalModelEngine[WhisperCppOptions, ModelSource]):
             return failed_hypothesis(clip.id, language, started, exc)
         seconds = time.perf_counter() - started
         requested = primary_language(language)
-        extra: dict[str, Any] = {"language_policy": self.options.language_policy}
+        extra: dict[str, JSONValue] = {"language_policy": self.options.language_policy}
         if self.options.samples:
             count = self._fallbacks()
             if count is not None:

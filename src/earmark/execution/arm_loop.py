@@ -33,11 +33,11 @@ from earmark.execution.arm_environment import apply_arm_environment, clip_seed, 
 from earmark.execution.egress import EgressGuard
 from earmark.execution.plan import RunPlan
 from earmark.execution.resources import ArmResources, cpu_seconds, rss_bytes
-from earmark.execution.store import RowKey
 from earmark.language_tags import engine_language
+from earmark.rundir.predictions import ArmRowKey, RunRow
 
 #: A prediction row as written to `predictions.jsonl`.
-Row = dict[str, Any]
+Row = RunRow
 #: Where the loop hands each row it builds.
 RowSink = Callable[[Row], None]
 
@@ -158,7 +158,7 @@ class WorkItem:
 
 
 def work_items(
-    existing: Mapping[RowKey, Row],
+    existing: Mapping[ArmRowKey, Row],
     arm: str,
     utterances: Sequence[Utterance],
     *,
@@ -247,12 +247,14 @@ class ArmTally:
             self.failed += 1
             return
         self.transcribed += 1
-        self.audio_seconds += row["audio_seconds"]
-        decode = row["decode_seconds"]
-        if math.isfinite(decode):
+        audio, decode = row["audio_seconds"], row["decode_seconds"]
+        if audio is not None:  # an ok row always has both: its audio loaded and decoded
+            self.audio_seconds += audio
+        if decode is not None and math.isfinite(decode):
             self.decode_seconds.append(decode)
-        if row.get("end_to_end_seconds") is not None:
-            self.end_to_end_seconds.append(row["end_to_end_seconds"])
+        end_to_end = row.get("end_to_end_seconds")
+        if end_to_end is not None:
+            self.end_to_end_seconds.append(end_to_end)
 
     def summary(self) -> dict[str, int]:
         return {"transcribed": self.transcribed, "skipped": self.skipped, "failed": self.failed}
@@ -492,7 +494,7 @@ def _load_seconds(audio: LoadedAudio) -> float | None:
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
-def _end_to_end(load_seconds: float | None, since_call: float) -> dict[str, float | None]:
+def _end_to_end(load_seconds: float | None, since_call: float) -> RunRow:
     """A row's end-to-end latency: its audio's read + resample, then the engine call that
     decoded it (the whole batch: a clip's text is ready when its batch returns) up to its
     row being written. Queueing in the prefetcher is not counted: it overlaps decoding."""

@@ -43,7 +43,7 @@ import hashlib
 import json
 import math
 import os
-import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,19 +51,13 @@ from typing import TYPE_CHECKING, Any
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
-from earmark.rundir.plan_file import PLAN_KEYS as PLAN_KEYS
-from earmark.rundir.plan_file import check_frozen as check_frozen
-from earmark.rundir.plan_file import file_sha256 as file_sha256
-from earmark.rundir.plan_file import read_plan_toml as read_plan_toml
+from earmark.rundir.plan_file import file_sha256, read_plan_toml
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 if TYPE_CHECKING:
+    from earmark.corpus.model import Utterance
+    from earmark.corpus.selection import SelectionRecord
     from earmark.scoring.scorer import ScoringOptions
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover
-    pass
 
 CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
@@ -241,6 +235,48 @@ class RunPlan:
         """Hash of the canonical plan (what it asks for, independent of file formatting)."""
         text = json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def plan_from_dict(data: Mapping[str, Any]) -> RunPlan:
+    """The plan as `RunPlan.to_dict` wrote it (plan.json, a spawned arm's argument)."""
+    return RunPlan(
+        manifest=data["manifest"],
+        audio_root=data["audio_root"],
+        arms=tuple(ArmSpec.from_mapping(a) for a in data["arms"]),
+        normalizer=data["normalizer"],
+        repeats=data["repeats"],
+        bootstrap=data["bootstrap"],
+        seed=data["seed"],
+        selection=data["selection"],
+        audio=data["audio"],
+        allow_network=data["allow_network"],
+        batch_size=data["batch_size"],
+        threads=data.get("threads", 1),
+        cpu_isa=data.get("cpu_isa"),
+        protocol=data.get("protocol"),
+        ceilings=data.get("ceilings", {}),
+        cluster=data.get("cluster", "clip"),
+        min_per_slice=data.get("min_per_slice"),
+        min_speakers=data.get("min_speakers"),
+    )
+
+
+def selected_utterances(plan: RunPlan) -> tuple[list[Utterance], SelectionRecord]:
+    """Read the manifest and apply the plan's selection (deterministic: every arm and
+    every process computes the same list)."""
+    from earmark.corpus.manifest import read_manifest
+    from earmark.corpus.selection import select
+
+    sel = dict(plan.selection)
+    return select(
+        read_manifest(plan.manifest),
+        languages=sel.get("languages"),
+        slices=sel.get("slices"),
+        fraction=sel.get("fraction"),
+        seed=sel.get("seed"),
+        distinct_texts=bool(sel.get("distinct_texts", False)),
+        n=sel.get("first"),
+    )
 
 
 def default_audio_root(manifest: str | os.PathLike[str], given: str | None = None) -> Path:

@@ -3,7 +3,7 @@
 Seed 000 forbids publishing a winner without model revision, corpus hash and host
 profile; this module collects the host and software half (the model half comes from
 each engine's `ModelInfo`). Whether a recorded result can be verified is judged where
-the record is read, `earmark.rundir.provenance.is_verifiable` (re-exported here).
+the record is read, `earmark.rundir.provenance.is_verifiable`.
 """
 
 from __future__ import annotations
@@ -14,24 +14,10 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from earmark import __version__
 from earmark.engines.cpu_runtime import PIN_VARIABLES, cpu_flags
 from earmark.execution.resources import available_cores
-from earmark.rundir.provenance import is_verifiable
-
-__all__ = [
-    "THREAD_VARIABLES",
-    "TRACKED_PACKAGES",
-    "cpu_model",
-    "git_commit",
-    "host_profile",
-    "is_verifiable",
-    "package_versions",
-    "software_profile",
-    "total_memory_bytes",
-]
 
 #: Packages whose versions can change a number; recorded when installed.
 TRACKED_PACKAGES = (
@@ -122,7 +108,7 @@ def total_memory_bytes() -> int | None:
     return None
 
 
-def host_profile() -> dict[str, Any]:
+def host_profile() -> dict[str, object]:
     return {
         "os": platform.system(),
         "os_release": platform.release(),
@@ -138,7 +124,7 @@ def host_profile() -> dict[str, Any]:
     }
 
 
-def software_profile() -> dict[str, Any]:
+def software_profile() -> dict[str, object]:
     return {
         "earmark_version": __version__,
         "earmark_git_commit": git_commit(),

@@ -12,9 +12,13 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from earmark.results.arm import ScopeResources
+    from earmark.results.codec import JSONValue
 
 
 def _proc_status_kib(field: str) -> int | None:
@@ -132,24 +136,47 @@ def end_to_end_figures(seconds: list[float]) -> dict[str, Any]:
     }
 
 
-def _latency_block(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
-    decode = [float(r["decode_seconds"]) for r in rows]
+#: A scope's latency keys in the order results.json has them: every one is written, null
+#: where there is no figure (`by_slice` only where the scope's clips carry slices).
+_SCOPE_KEYS = (
+    "clips",
+    "latency_p50_seconds",
+    "latency_p95_seconds",
+    "real_time_factor",
+    "end_to_end_p50_seconds",
+    "end_to_end_p95_seconds",
+    "end_to_end_max_seconds",
+    "clips_timed_end_to_end",
+)
+
+
+def _latency_scope(
+    rows: list[Mapping[str, Any]], by_slice: Mapping[str, ScopeResources] | None = None
+) -> ScopeResources:
+    from earmark.results.arm import ScopeResources
+
+    decode = [float(r["decode_seconds"] or 0.0) for r in rows]
     audio = sum(float(r.get("audio_seconds") or 0.0) for r in rows)
     end_to_end = [
-        float(r["end_to_end_seconds"])
-        for r in rows
-        if isinstance(r.get("end_to_end_seconds"), (int, float))
+        float(seconds)
+        for seconds in (r.get("end_to_end_seconds") for r in rows)
+        if isinstance(seconds, (int, float))
     ]
-    return {
-        "clips": len(decode),
-        "latency_p50_seconds": percentile(decode, 50),
-        "latency_p95_seconds": percentile(decode, 95),
-        "real_time_factor": sum(decode) / audio if audio > 0 else None,
-        **end_to_end_figures(end_to_end),
-    }
+    return ScopeResources(
+        clips=len(decode),
+        latency_p50_seconds=percentile(decode, 50),
+        latency_p95_seconds=percentile(decode, 95),
+        real_time_factor=sum(decode) / audio if audio > 0 else None,
+        end_to_end_p50_seconds=percentile(end_to_end, 50),
+        end_to_end_p95_seconds=percentile(end_to_end, 95),
+        end_to_end_max_seconds=max(end_to_end) if end_to_end else None,
+        clips_timed_end_to_end=len(end_to_end),
+        by_slice=by_slice,
+        key_order=(*_SCOPE_KEYS, "by_slice") if by_slice else _SCOPE_KEYS,
+    )
 
 
-def latency_by_language(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def latency_scopes(rows: Iterable[Mapping[str, Any]]) -> dict[str, ScopeResources]:
     """Decode and end-to-end latency and real-time factor per language and, inside each,
     per slice, from the rows' own timings (rows without a decode time are left out)."""
     by_language: dict[str, list[Mapping[str, Any]]] = {}
@@ -157,14 +184,17 @@ def latency_by_language(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if row.get("status") != "ok" or row.get("decode_seconds") is None:
             continue
         by_language.setdefault(str(row.get("language") or "und"), []).append(row)
-    out: dict[str, Any] = {}
+    out: dict[str, ScopeResources] = {}
     for lang, group in sorted(by_language.items()):
-        block = _latency_block(group)
         slices: dict[str, list[Mapping[str, Any]]] = {}
         for row in group:
             for name in row.get("slices") or ():
                 slices.setdefault(str(name), []).append(row)
-        if slices:
-            block["by_slice"] = {k: _latency_block(v) for k, v in sorted(slices.items())}
-        out[lang] = block
+        by_slice = {k: _latency_scope(v) for k, v in sorted(slices.items())}
+        out[lang] = _latency_scope(group, by_slice or None)
     return out
+
+
+def latency_by_language(rows: Iterable[Mapping[str, Any]]) -> dict[str, JSONValue]:
+    """`latency_scopes` as results.json writes it (`resources_by_language`)."""
+    return {lang: scope.to_dict() for lang, scope in latency_scopes(rows).items()}

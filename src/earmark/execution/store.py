@@ -15,16 +15,16 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from earmark.records import finite_json
-from earmark.rundir.predictions import ArmRowKey, arm_row_key, read_run_rows, torn_tail_bytes
-
-#: (arm, utterance id, repeat): the store's key (`earmark.rundir.predictions.arm_row_key`).
-RowKey = ArmRowKey
-row_key = arm_row_key
-
-__all__ = ["PredictionStore", "RepairReport", "RowKey", "row_key"]
+from earmark.rundir.predictions import (
+    ArmRowKey,
+    RunRow,
+    arm_row_key,
+    read_run_rows,
+    torn_tail_bytes,
+)
 
 
 @dataclass
@@ -40,7 +40,7 @@ class PredictionStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.repair = self._repair()
-        self._handle: Any = None
+        self._handle: IO[str] | None = None
 
     def _repair(self) -> RepairReport:
         """Truncate a torn last line (a row a killed run did not finish) and say how long."""
@@ -54,18 +54,18 @@ class PredictionStore:
                 os.fsync(handle.fileno())
         return report
 
-    def rows(self) -> Iterator[dict[str, Any]]:
+    def rows(self) -> Iterator[RunRow]:
         """Every complete, valid row in write order (invalid lines are counted, skipped)."""
         yield from read_run_rows(self.path, self.repair)
 
-    def latest(self) -> dict[RowKey, dict[str, Any]]:
-        """The last row written for each key."""
-        out: dict[RowKey, dict[str, Any]] = {}
+    def latest(self) -> dict[ArmRowKey, RunRow]:
+        """The last row written for each key (arm, utterance id, repeat)."""
+        out: dict[ArmRowKey, RunRow] = {}
         for row in self.rows():
-            out[row_key(row)] = row
+            out[arm_row_key(row)] = row
         return out
 
-    def append(self, row: dict[str, Any]) -> None:
+    def append(self, row: RunRow) -> None:
         if self._handle is None:
             self._handle = open(self.path, "a", encoding="utf-8", newline="\n")
         row, replaced = finite_json(row)

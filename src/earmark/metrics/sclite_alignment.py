@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from earmark.metrics.alignment import Alignment
-from earmark.metrics.slot_alignment import Slot, align_slots, counts_of
+from earmark.metrics.slot_alignment import Slot, align_slots
 
 #: sclite's default word-weight costs (SCTK `wwd_WORD`).
 SCLITE_COSTS = {"correct": 0, "substitution": 4, "insertion": 3, "deletion": 3}
@@ -47,6 +47,3 @@ def align_sclite(
     """
     slots = [Slot.word(word) for word in reference]
     return align_slots(slots, hypothesis, substitution=substitution, indel=indel)
-
-
-__all__ = ["SCLITE_COSTS", "align_sclite", "counts_of"]

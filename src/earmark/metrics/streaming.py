@@ -101,11 +101,11 @@ class StreamTrace:
         if self.max_recorded < 2:
             raise ValueError("max_recorded must keep at least the first and the last update")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The clip's `stream` record: figures over every update, updates bounded."""
         every = updates(self.partials)
         kept = list(every)
-        record: dict[str, Any] = {
+        record: dict[str, object] = {
             "audio_seconds": round(self.audio_seconds, 6),
             "chunk_seconds": self.chunk_seconds,
             "last_chunk_wall_seconds": _rounded(self.last_chunk_wall_seconds),
@@ -201,7 +201,7 @@ class StreamFigures(_ChurnAndStability):
     prefix_updates: int
     nonempty_updates: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "ttft_wall_seconds": _rounded(self.ttft_wall_seconds),
             "ttft_audio_seconds": _rounded(self.ttft_audio_seconds),
@@ -349,10 +349,10 @@ class StreamingTally(_ChurnAndStability):
             nonempty_updates=self.nonempty_updates + other.nonempty_updates,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """Percentiles of the latencies, rates from the summed counts, and the counts."""
 
-        def quantiles(name: str, values: tuple[float, ...]) -> dict[str, Any]:
+        def quantiles(name: str, values: tuple[float, ...]) -> dict[str, object]:
             return {
                 f"{name}_p50_seconds": _rounded(percentile(values, 50)),
                 f"{name}_p95_seconds": _rounded(percentile(values, 95)),

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import sha256_file
 from earmark.engines.file_hashes import (
     content_revision,
     declared_model,
     files_named_by,
     program_hashes,
-    sha256_file,
 )
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError

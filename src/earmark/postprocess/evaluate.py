@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from earmark.formats.rows import ClusterKeyed
 from earmark.metrics.punctuation import (
     EVERY_MARK,
     PunctuationCounts,
@@ -39,7 +40,6 @@ from earmark.metrics.punctuation import (
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.processors import Processor
 from earmark.scoring.extra_metrics import f1_of, nan_ratio, stat_block
-from earmark.scoring.rows import ClusterKeyed
 from earmark.stats.settings import BootstrapSettings
 
 CER_DEFINITION = (

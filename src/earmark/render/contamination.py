@@ -309,7 +309,7 @@ def _output_canaries(
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    from earmark.render.markdown import md_table
+    from earmark.markdown_cells import md_table
 
     method, summary = report["method"], report["summary"]
     schemes = ", ".join(f"{s['normalizer']}/{s['view']} ({s['unit']}s)" for s in method["schemes"])

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from earmark.render.markdown import fmt_rate
-from earmark.render.terminal import Column, print_fitted
+from earmark.render.markdown import typed_results
+from earmark.results import ArmResult, Results
+from earmark.results.display import fmt_rate
+from earmark.terminal_table import Column, print_fitted
 
 ENGLISH_ONLY_NOTE = (
     "{arm} is an English-only model: the Mandarin and Irish rows show what such a model does "
@@ -32,29 +35,28 @@ FIXED_COLUMNS = (
 SPEED_COLUMNS = ("RTF", "p95 latency")
 
 
-def demo_rows(arm: dict[str, Any]) -> list[dict[str, str]]:
+def demo_rows(arm: ArmResult) -> list[dict[str, str]]:
     """One row per language: the fixed columns and the speed columns, as printed."""
-    speed = arm.get("resources_by_language", {})
+    speed = arm.resources_by_language or {}
     rows = []
-    for lang, block in arm["by_language"].items():
-        view = block["views"][block["primary_view"]]
-        lang_speed = speed.get(lang, {})
-        rtf = lang_speed.get("real_time_factor")
-        p95 = lang_speed.get("latency_p95_seconds")
-        h = block["hallucination"]
+    for lang, block in arm.by_language.items():
+        metrics = block.view().metrics
+        lang_speed = speed.get(lang)
+        rtf = lang_speed.real_time_factor if lang_speed is not None else None
+        p95 = lang_speed.latency_p95_seconds if lang_speed is not None else None
+        h = block.hallucination
+        wer = metrics.get("wer")
         rows.append(
             {
                 "language": lang,
-                "normaliser": block["normalizer"]["name"],
-                "N": str(block["n_utterances"]),
-                "WER [95% CI]": fmt_rate(view.get("wer"))
-                if view.get("wer")
-                else "n/a (characters)",
-                "CER [95% CI]": fmt_rate(view.get("cer")),
-                "output on no-speech": f"{h['no_speech_with_output']}/{h['no_speech_rows']}"
-                if h["no_speech_rows"]
+                "normaliser": block.normalizer.name,
+                "N": str(block.n_utterances),
+                "WER [95% CI]": fmt_rate(wer) if wer is not None else "n/a (characters)",
+                "CER [95% CI]": fmt_rate(metrics.get("cer")),
+                "output on no-speech": f"{h.no_speech_with_output}/{h.no_speech_rows}"
+                if h.no_speech_rows
                 else "—",
-                "runaway / loops": f"{h['runaway_outputs']} / {h['repetition_loops']}",
+                "runaway / loops": f"{h.runaway_outputs} / {h.repetition_loops}",
                 "RTF": f"{rtf:.3f}" if rtf is not None else "—",
                 "p95 latency": f"{p95:.2f} s" if p95 is not None else "—",
             }
@@ -62,10 +64,10 @@ def demo_rows(arm: dict[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def demo_markdown(results: dict[str, Any]) -> str:
+def demo_markdown(results: Results | Mapping[str, Any]) -> str:
     """The machine-independent part of the demo's table as Markdown: what the README shows."""
     lines = []
-    for arm in results["arms"].values():
+    for arm in typed_results(results).arms.values():
         lines.append("| " + " | ".join(FIXED_COLUMNS) + " |")
         lines.append("|" + "---|" * len(FIXED_COLUMNS))
         for row in demo_rows(arm):
@@ -87,13 +89,13 @@ TERMINAL_COLUMNS = {
 }
 
 
-def print_demo_table(results: dict[str, Any], console: Any = None) -> None:
+def print_demo_table(results: Results | Mapping[str, Any], console: Any = None) -> None:
     """The demo's table fitted to the terminal (see `terminal.print_fitted`), then the
     arm's speed, code path, language and English-only notes."""
     from rich.console import Console
 
     console = console if console is not None else Console()
-    for name, arm in results["arms"].items():
+    for name, arm in typed_results(results).arms.items():
         names = FIXED_COLUMNS[:5] + SPEED_COLUMNS + FIXED_COLUMNS[5:]
         print_fitted(
             console,
@@ -101,34 +103,44 @@ def print_demo_table(results: dict[str, Any], console: Any = None) -> None:
             [[row[c] for c in names] for row in demo_rows(arm)],
             title=f"earmark demo — {name} (micro rates, 95% clip-bootstrap CI)",
         )
-        res = arm.get("resources") or {}
-        if res:
-            console.print(
-                f"load {res.get('load_seconds', 0):.2f} s · overall RTF "
-                f"{(res.get('real_time_factor') or 0):.3f} · p95 "
-                f"{(res.get('latency_p95_seconds') or 0):.2f} s · peak RSS "
-                f"{(res.get('peak_rss_bytes') or 0) / 2**20:.0f} MiB · CPU "
-                f"{(res.get('cpu_seconds') or 0):.1f} s"
+        for line in _arm_notes(name, arm):
+            console.print(line)
+
+
+def _arm_notes(name: str, arm: ArmResult) -> list[str]:
+    """The lines under an arm's table: speed, CPU code path and determinism, language."""
+    lines = []
+    res = arm.resources
+    if res is not None and res.to_dict():
+        lines.append(
+            f"load {res.load_seconds or 0:.2f} s · overall RTF "
+            f"{(res.real_time_factor or 0):.3f} · p95 "
+            f"{(res.latency_p95_seconds or 0):.2f} s · peak RSS "
+            f"{(res.peak_rss_bytes or 0) / 2**20:.0f} MiB · CPU "
+            f"{(res.cpu_seconds or 0):.1f} s"
+        )
+    model = arm.model
+    cpu = (model.engine_extra or {}).get("cpu_runtime") if model is not None else None
+    if isinstance(cpu, dict) and cpu:
+        pinned = cpu.get("pinned")
+        forced = isinstance(pinned, dict) and pinned.get("CT2_FORCE_CPU_ISA")
+        threads = res.threads if res is not None else None
+        lines.append(
+            f"decoded with CTranslate2 ISA {cpu.get('isa') or 'unknown'} "
+            f"({'pinned' if forced else 'chosen by the runtime'}), "
+            f"SGEMM {cpu.get('sgemm_backend') or 'unknown'}, "
+            f"{threads or '?'} thread(s); "
+            + (
+                "deterministic (per-clip seeded sampling)"
+                if arm.deterministic
+                else f"NOT deterministic: {arm.determinism_note}"
             )
-        model = arm.get("model") or {}
-        cpu = (model.get("extra") or {}).get("cpu_runtime") or {}
-        if cpu:
-            pinned = cpu.get("pinned") or {}
-            console.print(
-                f"decoded with CTranslate2 ISA {cpu.get('isa') or 'unknown'} "
-                f"({'pinned' if pinned.get('CT2_FORCE_CPU_ISA') else 'chosen by the runtime'}), "
-                f"SGEMM {cpu.get('sgemm_backend') or 'unknown'}, "
-                f"{(arm.get('resources') or {}).get('threads') or '?'} thread(s); "
-                + (
-                    "deterministic (per-clip seeded sampling)"
-                    if arm.get("deterministic")
-                    else f"NOT deterministic: {arm.get('determinism_note')}"
-                )
-            )
-        if arm.get("language_mismatches"):
-            console.print(
-                f"{arm['language_mismatches']} clip(s) were decoded in another language than "
-                "requested (recorded as a deviation in provenance.json)."
-            )
-        if model.get("english_only"):
-            console.print(ENGLISH_ONLY_NOTE.format(arm=name))
+        )
+    if arm.language_mismatches:
+        lines.append(
+            f"{arm.language_mismatches} clip(s) were decoded in another language than "
+            "requested (recorded as a deviation in provenance.json)."
+        )
+    if model is not None and model.english_only:
+        lines.append(ENGLISH_ONLY_NOTE.format(arm=name))
+    return lines

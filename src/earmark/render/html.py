@@ -25,36 +25,17 @@ from earmark.artefacts import add_to_listing
 from earmark.outputs import atomic_write_text
 from earmark.render.html_compare import render_comparison
 from earmark.render.html_diagnostics import render_diagnostics
-from earmark.render.html_errors import CONFUSION_LIMIT, render_errors, sclite_speaker_rows
+from earmark.render.html_errors import render_errors
 from earmark.render.html_examples import (
-    ALIGNMENT_LIMIT,
-    TEXT_LIMIT,
-    alignment_html,
     render_worst,
 )
 from earmark.render.html_extra_metrics import render_punctuation, render_timestamps
 from earmark.render.html_figures import render_headline, render_languages, render_normalization
 from earmark.render.html_inputs import ReportInputs
 from earmark.render.html_latency import render_latency
-from earmark.render.html_page import CSP, STYLE, Markup, esc, html_table, section
+from earmark.render.html_page import CSP, STYLE, esc, section
 from earmark.render.html_provenance import render_probes, render_provenance
 from earmark.render.run_directory import RunDirectory, load_run
-
-__all__ = [
-    "ALIGNMENT_LIMIT",
-    "CONFUSION_LIMIT",
-    "CSP",
-    "SECTIONS",
-    "STYLE",
-    "TEXT_LIMIT",
-    "Markup",
-    "alignment_html",
-    "esc",
-    "html_table",
-    "render_html_report",
-    "sclite_speaker_rows",
-    "write_html_report",
-]
 
 #: Section ids, in page order (tests and readers can link to them).
 SECTIONS = (

@@ -7,8 +7,8 @@ from typing import Any
 
 from earmark.render.html_inputs import ReportInputs
 from earmark.render.html_page import Markup, chart, esc, html_table, num, p_value, pct, section
-from earmark.render.markdown import fmt_rate
 from earmark.render.plots import MatrixCell, comparison_matrix
+from earmark.results.display import fmt_rate
 
 
 def render_comparison(page: ReportInputs) -> str:

@@ -7,10 +7,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from earmark.language_tags import base_language
 from earmark.render.html_examples import examples_table, transcript
 from earmark.render.html_inputs import ReportInputs
 from earmark.render.html_page import Markup, esc, html_table, num, pct, section
-from earmark.render.run_directory import base_language
 
 
 def render_diagnostics(page: ReportInputs, examples: int = 10) -> str:

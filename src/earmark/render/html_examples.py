@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from earmark.language_tags import base_language
 from earmark.metrics.alignment import align
 from earmark.metrics.analysis import worst_utterances
 from earmark.metrics.counts import ErrorCounts
 from earmark.render.html_inputs import ReportInputs, primary_metric
 from earmark.render.html_page import Markup, esc, html_table, lang_attr, pct, section
-from earmark.render.run_directory import base_language
 
 #: Characters of a transcript shown before the rest folds into an expander: one runaway
 #: hypothesis must not fill the screen.

@@ -4,10 +4,10 @@ streamed, their streaming figures (the same table results.md shows)."""
 
 from __future__ import annotations
 
+from earmark.language_tags import base_language
 from earmark.render.html_inputs import ReportInputs
 from earmark.render.html_page import Markup, chart, html_table, num, seconds, section
 from earmark.render.plots import Distribution, latency_plot
-from earmark.render.run_directory import base_language
 from earmark.results.display import fmt_decimal, fmt_mib
 from earmark.scoring.streaming_section import STREAMING_HEADER, streaming_rows
 

@@ -32,8 +32,7 @@ apart as "self-reported (not verified)" and never ranked with figures earmark me
 The code is split by what it does: `leaderboard_entries` (an entry per arm × language, read
 from the typed results), `leaderboard_external` (self-reported figures, contamination
 reports), `leaderboard_ranking` (ranks, the board and its JSON), `leaderboard_tables`
-(Markdown and CSV) and `leaderboard_html` (the page). This module writes the four files and
-keeps the names other code imports from `earmark.render.leaderboard`.
+(Markdown and CSV) and `leaderboard_html` (the page). This module writes the four files.
 """
 
 from __future__ import annotations
@@ -44,59 +43,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from earmark.outputs import atomic_write_text
-from earmark.render.leaderboard_entries import (
-    SUSPECT,
-    UNVERIFIABLE,
-    Entry,
-    check_min_coverage,
-    coverage_reason,
-    entries_of_run,
-    model_shape,
-    scope_statuses,
-)
 from earmark.render.leaderboard_external import (
-    SELF_REPORTED_SCHEMA,
-    SelfReported,
-    contamination_mark,
     load_self_reported,
     read_contamination,
 )
-from earmark.render.leaderboard_html import BOARD_SCRIPT, render_html
+from earmark.render.leaderboard_html import render_html
 from earmark.render.leaderboard_ranking import (
-    SCHEMA_ID,
-    Leaderboard,
     build_leaderboard,
-    competition_ranks,
 )
-from earmark.render.leaderboard_tables import CSV_FIELDS, pivot, render_csv, render_markdown
+from earmark.render.leaderboard_tables import render_csv, render_markdown
 from earmark.render.run_directory import load_run
-
-__all__ = [
-    "BOARD_SCRIPT",
-    "CSV_FIELDS",
-    "SCHEMA_ID",
-    "SELF_REPORTED_SCHEMA",
-    "SUSPECT",
-    "UNVERIFIABLE",
-    "Entry",
-    "Leaderboard",
-    "SelfReported",
-    "build_leaderboard",
-    "check_min_coverage",
-    "competition_ranks",
-    "contamination_mark",
-    "coverage_reason",
-    "entries_of_run",
-    "load_self_reported",
-    "model_shape",
-    "pivot",
-    "read_contamination",
-    "render_csv",
-    "render_html",
-    "render_markdown",
-    "scope_statuses",
-    "write_leaderboard",
-]
 
 
 def write_leaderboard(

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.language_tags import base_language
 from earmark.render.html_inputs import primary_metric
-from earmark.render.run_directory import RunDirectory, base_language
+from earmark.render.run_directory import RunDirectory
 from earmark.results import MetricResult, ModelInfo, Results
 
 UNVERIFIABLE = "unverifiable"

@@ -22,9 +22,8 @@ from earmark.render.leaderboard_tables import (
     self_reported_rows,
     unranked_intro,
 )
-from earmark.render.markdown import fmt_rate
 from earmark.results import MetricResult
-from earmark.results.display import fmt_decimal, fmt_mib
+from earmark.results.display import fmt_decimal, fmt_mib, fmt_rate
 
 #: touches no network, and is allowed by its hash alone in the Content-Security-Policy.
 BOARD_SCRIPT = """

@@ -6,11 +6,11 @@ from __future__ import annotations
 import csv
 import io
 
+from earmark.markdown_cells import md_table
 from earmark.render.leaderboard_entries import SUSPECT, UNVERIFIABLE, Entry
 from earmark.render.leaderboard_ranking import Leaderboard
-from earmark.render.markdown import fmt_rate, md_table
 from earmark.results import MetricResult
-from earmark.results.display import fmt_decimal, fmt_mib
+from earmark.results.display import fmt_decimal, fmt_mib, fmt_rate
 
 
 def _mark(e: Entry) -> str:

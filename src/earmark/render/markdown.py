@@ -4,8 +4,7 @@
 and every section reads figures from it. The open-ended analysis sections (punctuation,
 critical tokens, timestamps, error analysis) are JSON in the model too, and are read as
 such. The Markdown escaping every `.md` goes through lives in `earmark.markdown_cells`, and
-the one spelling of a rate in `earmark.results.display` (both re-exported here for the
-renderers that import them from this module).
+the one spelling of a rate in `earmark.results.display`.
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ from earmark.results.display import (
     fmt_stat,
 )
 from earmark.scoring.streaming_section import STREAMING_HEADER, streaming_rows
-
-__all__ = ["fmt_rate", "fmt_stat", "md_code", "md_fence", "md_table", "md_text"]
 
 
 def typed_results(results: Results | Mapping[str, Any]) -> Results:

@@ -2,38 +2,19 @@
 
 The schema is frozen: a change of meaning is a new schema version, never an edit. Reading
 and writing the results file and its predictions live in `earmark.rundir.results_file`
-(the one module that knows a folder's files); they are re-exported here for the callers
-that still import them from this module.
+(the one module that knows a folder's files).
 """
 
 from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any
 
-from earmark.rundir.layout import PREDICTIONS
-from earmark.rundir.results_file import (
-    SCHEMA_ID,
-    build_results,
-    check_predictions_file,
-    load_results,
-    write_results,
-)
-
-__all__ = [
-    "PREDICTIONS",
-    "SCHEMA_ID",
-    "build_results",
-    "check_predictions_file",
-    "load_results",
-    "results_schema",
-    "write_results",
-]
+from earmark.results.codec import JSONValue
 
 
-def results_schema() -> dict[str, Any]:
+def results_schema() -> dict[str, JSONValue]:
     """The JSON Schema of `results.json` (draft 2020-12)."""
     text = resources.files("earmark.render").joinpath("schema/results-1.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: dict[str, JSONValue] = json.loads(text)
     return loaded

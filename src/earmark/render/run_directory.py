@@ -19,23 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.language_tags import base_language
-from earmark.rundir.folder import RunFolder, read_compare
-from earmark.rundir.predictions import read_prediction_records as read_jsonl
+from earmark.rundir.folder import RunFolder, read_compare_record
 from earmark.rundir.predictions import row_key
-from earmark.rundir.provenance import NO_PROVENANCE, arm_verifiable
+from earmark.rundir.provenance import arm_verifiable
 from earmark.rundir.results_file import check_predictions_file, load_results
-
-__all__ = [
-    "NO_PROVENANCE",
-    "RunDirectory",
-    "base_language",
-    "load_run",
-    "primary_metric_name",
-    "read_compare",
-    "read_jsonl",
-    "row_key",
-]
 
 
 def primary_metric_name(block: dict[str, Any]) -> str:
@@ -130,7 +117,7 @@ def load_run(
     results = load_results(path)
     check_predictions_file(folder.path, results)
     provenance = folder.provenance()
-    compare_data = read_compare(compare) if compare is not None else folder.compare_record()
+    compare_data = read_compare_record(compare) if compare is not None else folder.compare_record()
     return RunDirectory(
         path=folder.path,
         results=results,

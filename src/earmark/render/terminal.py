@@ -1,7 +1,7 @@
 """What `score` and `run` print to the terminal (rich), built from results.json (typed once
 by `print_summary`; rows are the same `block_rows` results.md shows).
 
-Tables are fitted to the terminal by `earmark.terminal_table.print_fitted` (re-exported here):
+Tables are fitted to the terminal by `earmark.terminal_table.print_fitted`:
 a number is never split across lines, and narrow terminals get stacked or fewer columns.
 """
 
@@ -11,21 +11,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from earmark.render.markdown import block_rows, fmt_stat, typed_results
+from earmark.render.markdown import block_rows, typed_results
 from earmark.results import ArmResult, PredictionRow, Results
-from earmark.terminal_table import Column, natural_width, print_fitted, stack
-
-__all__ = [
-    "SUMMARY_COLUMNS",
-    "Column",
-    "extra_metric_lines",
-    "natural_width",
-    "print_fitted",
-    "print_summary",
-    "print_worst_alignments",
-    "stack",
-]
-
+from earmark.results.display import fmt_stat
+from earmark.terminal_table import Column, print_fitted
 
 SUMMARY_COLUMNS = (
     Column("scope"),

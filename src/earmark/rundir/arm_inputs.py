@@ -10,7 +10,7 @@ An arm spec is one of
 - `FILE` — a predictions file: JSONL rows with `id`, `reference`, `hypothesis` (null when
   missing) and optionally `arm`, `repeat`, `language`, `slices`, `status`,
   `audio_seconds`, `language_mismatch`, `clip`/`cluster`; CSV/TSV go through
-  `earmark.scoring.readers`;
+  `earmark.formats.pairs`;
 - `NAME=SPEC` — any of the above under another arm name (two score directories would
   otherwise both be called by their folder name).
 """
@@ -20,12 +20,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from earmark.collector import collector_paused
 from earmark.comparison.loading import ArmData
 from earmark.errors import EarmarkError
 from earmark.records import json_objects, read_records
+from earmark.results.codec import JSONObject, JSONValue
 from earmark.rundir.layout import PREDICTIONS, RESULTS
 
 _LABEL = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._+-]*)=(.+)$")
@@ -44,8 +44,8 @@ def _split_spec(spec: str) -> tuple[str | None, Path, str | None]:
     return label, Path(path), arm or None
 
 
-def _rows_from_delimited(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    from earmark.scoring.readers import read_pairs
+def _rows_from_delimited(path: Path) -> list[tuple[int, dict[str, JSONValue]]]:
+    from earmark.formats.pairs import read_pairs
 
     read = read_pairs(path)
     return [
@@ -65,7 +65,9 @@ def _rows_from_delimited(path: Path) -> list[tuple[int, dict[str, Any]]]:
     ]
 
 
-def _recorded_arms(folder: Path) -> dict[str, Any]:
+def _recorded_arms(folder: Path) -> dict[str, JSONObject]:
+    """The arm summaries of the folder's results.json (what compare reads of each arm's
+    run: its determinism); none when there is no readable results.json."""
     path = folder / RESULTS
     if not path.is_file():
         return {}
@@ -74,13 +76,15 @@ def _recorded_arms(folder: Path) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError):
         return {}
     arms = data.get("arms") if isinstance(data, dict) else None
-    return arms if isinstance(arms, dict) else {}
+    if not isinstance(arms, dict):
+        return {}
+    return {name: arm for name, arm in arms.items() if isinstance(arm, dict)}
 
 
 def load_arms(spec: str) -> list[ArmData]:
     """Every arm a spec names (one, or all arms of a run directory)."""
     label, path, wanted = _split_spec(spec)
-    recorded: dict[str, Any] = {}
+    recorded: dict[str, JSONObject] = {}
     if path.is_dir():
         recorded = _recorded_arms(path)
         file = path / PREDICTIONS
@@ -106,7 +110,7 @@ def _arms_in_file(
     spec: str,
     wanted: str | None,
     default_name: str,
-    recorded: dict[str, Any],
+    recorded: dict[str, JSONObject],
 ) -> list[ArmData]:
     records = (
         list(json_objects(read_records(file), str(file)))

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 from earmark.rundir import layout
 from earmark.rundir.json_records import read_json_record
 from earmark.rundir.predictions import read_prediction_records, read_prediction_rows
@@ -34,25 +36,38 @@ if TYPE_CHECKING:
 COMPARE_SCHEMA_PREFIX = "earmark.compare/"
 
 
-def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A `compare.json` (schema `earmark.compare/1`), given as the file or its directory."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / layout.COMPARE
+def read_compare_record(path: str | os.PathLike[str]) -> dict[str, JSONValue]:
+    """A `compare.json` as written (schema family checked), given as the file or its
+    directory; `read_compare` gives the typed `Comparison`."""
+    p = _compare_path(path)
     try:
-        data: dict[str, Any] = json.loads(p.read_text("utf-8"))
+        data = json.loads(p.read_text("utf-8"))
     except FileNotFoundError:
         raise EarmarkError("compare file not found", file=str(p)) from None
     except json.JSONDecodeError as exc:
         raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(p), line=exc.lineno) from None
-    if not str(data.get("schema", "")).startswith(COMPARE_SCHEMA_PREFIX):
-        raise EarmarkError(
-            f"unsupported compare schema {data.get('schema')!r}", file=str(p), field="schema"
-        )
-    return data
+    schema = data.get("schema", "") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not str(schema).startswith(COMPARE_SCHEMA_PREFIX):
+        raise EarmarkError(f"unsupported compare schema {schema!r}", file=str(p), field="schema")
+    record: dict[str, JSONValue] = data
+    return record
 
 
-def _typed(cls: type[R], record: dict[str, Any], path: Path) -> R:
+def read_compare(path: str | os.PathLike[str]) -> Comparison:
+    """A `compare.json` (schema `earmark.compare/1`) as `earmark.results.Comparison`, given
+    as the file or its directory; errors name the file and the JSON path."""
+    from earmark.results.comparison import Comparison
+
+    p = _compare_path(path)
+    return _typed(Comparison, read_compare_record(p), p)
+
+
+def _compare_path(path: str | os.PathLike[str]) -> Path:
+    p = Path(path)
+    return p / layout.COMPARE if p.is_dir() else p
+
+
+def _typed(cls: type[R], record: Mapping[str, JSONValue], path: Path) -> R:
     """`cls.from_dict(record)`, an error naming the file it came from."""
     try:
         return cls.from_dict(record)
@@ -183,17 +198,10 @@ class RunFolder:
 
     # A comparison written into the folder.
 
-    def compare_record(self) -> dict[str, Any] | None:
+    def compare_record(self) -> dict[str, JSONValue] | None:
         """compare.json as written, schema family checked; None when absent."""
-        return read_compare(self.compare_file) if self.compare_file.exists() else None
+        return read_compare_record(self.compare_file) if self.compare_file.exists() else None
 
     def comparison(self) -> Comparison | None:
         """compare.json as `earmark.results.Comparison`; None when absent."""
-        from earmark.results import Comparison
-
-        if not self.compare_file.exists():
-            return None
-        self.compare_record()
-        return Comparison.from_json(
-            self.compare_file.read_text("utf-8"), file=str(self.compare_file)
-        )
+        return read_compare(self.compare_file) if self.compare_file.exists() else None

@@ -11,9 +11,9 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, cast
 
 from earmark.errors import EarmarkError
 from earmark.records import decode_records, read_records
@@ -21,6 +21,45 @@ from earmark.rundir.layout import PREDICTIONS
 
 if TYPE_CHECKING:
     from earmark.results import PredictionRow
+    from earmark.results.codec import JSONObject
+
+
+class RunRow(TypedDict, total=False):
+    """One row of a run's store as the arm loop writes it (`arm_loop.prediction_row`).
+
+    A plain dict at run time (a run writes one per clip and repeat, and a typed record
+    per row would cost the loop); this names its keys and their types for the code that
+    reads them back. `finish` adds `normalizer` and `views` (and `speaker`) when scoring.
+    """
+
+    arm: str
+    id: str
+    repeat: int
+    cache_key: str
+    model_fingerprint: str
+    audio_sha256: str | None
+    audio_seconds: float | None
+    reference: str
+    language: str
+    slices: list[str]
+    status: str
+    detail: str
+    hypothesis: str | None
+    decode_seconds: float | None
+    audio_load_seconds: float | None
+    end_to_end_seconds: float | None
+    language_requested: str | None
+    language_used: str | None
+    language_mismatch: bool
+    segments: list[list[float | str]]
+    words: list[list[float | str]]
+    stream: JSONObject
+    engine: JSONObject
+    non_finite: list[str]
+    speaker: str
+    normalizer: str
+    views: JSONObject
+
 
 #: (utterance id, repeat): what pairs a row of one run with the same row of another.
 RowKey = tuple[str, int]
@@ -28,12 +67,12 @@ RowKey = tuple[str, int]
 ArmRowKey = tuple[str, str, int]
 
 
-def row_key(row: dict[str, Any]) -> RowKey:
+def row_key(row: Mapping[str, Any]) -> RowKey:
     """(id, repeat) of a row as written; a row without `repeat` is repeat 0."""
     return str(row.get("id")), int(row.get("repeat") or 0)
 
 
-def arm_row_key(row: dict[str, Any]) -> ArmRowKey:
+def arm_row_key(row: RunRow) -> ArmRowKey:
     """(arm, id, repeat) of a run's row: the last row written for it is the one that counts."""
     return (str(row["arm"]), str(row["id"]), int(row.get("repeat", 0)))
 
@@ -112,9 +151,7 @@ class InvalidLineTally(Protocol):
     invalid_lines: int
 
 
-def read_run_rows(
-    path: str | os.PathLike[str], tally: InvalidLineTally
-) -> Iterator[dict[str, Any]]:
+def read_run_rows(path: str | os.PathLike[str], tally: InvalidLineTally) -> Iterator[RunRow]:
     """Every complete run row (a JSON object with `arm` and `id`) in write order, for a
     resuming run: a line that is not one is counted in `tally.invalid_lines` and skipped,
     never fatal, since the row is simply recomputed. Bad UTF-8 is replaced, not refused,
@@ -132,7 +169,7 @@ def read_run_rows(
             tally.invalid_lines += 1
             continue
         if isinstance(row, dict) and "arm" in row and "id" in row:
-            yield row
+            yield cast("RunRow", row)
         else:
             tally.invalid_lines += 1
 

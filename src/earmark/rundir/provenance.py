@@ -9,6 +9,7 @@ question of what was recorded, so the rule is written once, here, beside the rea
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ def read_provenance(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     return read_json_record(Path(folder) / PROVENANCE)
 
 
-def is_verifiable(provenance: dict[str, Any]) -> tuple[bool, list[str]]:
+def is_verifiable(provenance: Mapping[str, Any]) -> tuple[bool, list[str]]:
     """Seed 000: a result without model revision/hashes, corpus hash and host profile
     cannot be verified. Returns (verifiable, what is missing)."""
     missing = []
@@ -48,7 +49,7 @@ def is_verifiable(provenance: dict[str, Any]) -> tuple[bool, list[str]]:
 
 
 def arm_verifiable(
-    provenance: dict[str, Any] | None, arm: str | None = None
+    provenance: Mapping[str, Any] | None, arm: str | None = None
 ) -> tuple[bool, list[str]]:
     """`is_verifiable` of a folder's record (None: it has none), restricted to one arm when
     given, so that another arm's missing hashes don't taint this one."""

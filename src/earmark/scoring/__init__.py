@@ -5,7 +5,6 @@ nothing else), so the CLI and the library give identical numbers.
 """
 
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.rows import ScoringRow
 from earmark.scoring.scorer import ScoreResult, ScoringOptions, score_rows
 
-__all__ = ["NormalizerPolicy", "ScoreResult", "ScoringOptions", "ScoringRow", "score_rows"]
+__all__ = ["NormalizerPolicy", "ScoreResult", "ScoringOptions", "score_rows"]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from earmark.errors import EarmarkError
+from earmark.formats.rows import ScoringRow
 from earmark.metrics.critical_tokens import (
     CATEGORIES,
     CategoryCounts,
@@ -35,7 +36,6 @@ from earmark.metrics.punctuation import (
     punctuation_counts,
     run_punctuation_probes,
 )
-from earmark.scoring.rows import ScoringRow
 from earmark.stats import bootstrap_statistic
 from earmark.stats.bootstrap import bootstrap_statistics
 from earmark.stats.settings import BootstrapSettings

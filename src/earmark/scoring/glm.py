@@ -31,7 +31,7 @@ Character units are left as they are: the rules name words. The file's name, SHA
 and the rule version are recorded in results (`component`, `headline_component`).
 
 sclite's own reference markup in trn files, `{ a / b }` and `(uh)`, reads into the same
-slots (`markup_slots`), so both score the same way as `sctk sclite -D`.
+slots (`formats.sclite_markup.markup_slots`), so both score the same way as `sctk sclite -D`.
 """
 
 from __future__ import annotations
@@ -42,9 +42,17 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from earmark.errors import EarmarkError
+from earmark.formats.sclite_markup import (
+    EMPTY,
+    GROUP,
+    Where,
+    alternatives,
+    optional_word,
+    single_word,
+)
 from earmark.metrics.alignment import EditTally
 from earmark.metrics.slot_alignment import Slot, align_slots
 
@@ -61,40 +69,7 @@ HEADLINE_SCOPE = (
     "ties: diagonal, then deletion, then insertion); character units unchanged"
 )
 
-_EMPTY = "@"
-_GROUP = re.compile(r"\{([^{}]*)\}")
 _NO_CONTEXT = re.compile(r"\s*/\s*\[\s*\]\s*__\s*\[\s*\]\s*$")
-
-
-def _single(term: str, where: dict[str, Any], what: str) -> str:
-    words = term.split()
-    if len(words) != 1:
-        raise EarmarkError(
-            f"{what} {term.strip()!r} is not one word",
-            **where,
-            hint="this GLM subset maps single words; split the rule or drop it",
-        )
-    return words[0]
-
-
-def _alternatives(body: str, where: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
-    """`a / b / @` -> (("a", "b"), optional=True)."""
-    words: list[str] = []
-    optional = False
-    for part in body.split("/"):
-        if part.strip() in ("", _EMPTY):
-            optional = True
-            continue
-        words.append(_single(part, where, "alternative"))
-    if not words:
-        raise EarmarkError("an alternation with no words", **where, hint="e.g. { ok / okay }")
-    return tuple(words), optional
-
-
-def _optional_word(token: str) -> str | None:
-    if len(token) > 2 and token.startswith("(") and token.endswith(")"):
-        return token[1:-1]
-    return None
 
 
 @dataclass(frozen=True)
@@ -179,7 +154,7 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
         line = raw.split(";;", 1)[0].strip()
         if not line:
             continue
-        where: dict[str, Any] = {"file": source, "line": number, "field": "rule"}
+        where = Where(file=source, line=number, field="rule")
         if "=>" in line:
             left, right = line.split("=>", 1)
             right = _NO_CONTEXT.sub("", right)
@@ -189,21 +164,21 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
                     **where,
                     hint="write the rule without `/ [ left ] __ [ right ]`",
                 )
-            term = _single(left, where, "term")
+            term = single_word(left, where, "term")
             target = right.strip()
-            if target in ("", _EMPTY):
+            if target in ("", EMPTY):
                 skippable.add(term)
             else:
-                groups.append({term, _single(target, where, "replacement")})
+                groups.append({term, single_word(target, where, "replacement")})
             continue
-        match = _GROUP.fullmatch(line)
+        match = GROUP.fullmatch(line)
         if match:
-            words, opt = _alternatives(match.group(1), where)
+            words, opt = alternatives(match.group(1), where)
             groups.append(set(words))
             if opt:
                 skippable.update(words)
             continue
-        word = _optional_word(line)
+        word = optional_word(line)
         if word is not None and len(line.split()) == 1:
             optional.add(word)
             continue
@@ -239,47 +214,10 @@ def read_glm(path: str | os.PathLike[str]) -> Glm:
     return Glm(glm.name, digest, glm.alternates, glm.optional, glm.skippable, text)
 
 
-def has_markup(words: list[str] | tuple[str, ...]) -> bool:
-    """Whether trn words carry sclite markup (`{`, `}` or a `(word)`)."""
-    return any("{" in w or "}" in w or _optional_word(w) is not None for w in words)
-
-
-def markup_slots(text: str, *, source: str | None = None, line: int | None = None) -> list[Slot]:
-    """sclite reference markup -> slots: `{ a / b }` alternates (`{ uh / @ }` skippable),
-    `(uh)` optional words, every other word a slot of its own."""
-    where: dict[str, Any] = {"file": source, "line": line, "field": "text"}
-    slots: list[Slot] = []
-    at = 0
-    for match in [*_GROUP.finditer(text), None]:
-        end = match.start() if match else len(text)
-        for token in text[at:end].split():
-            if "{" in token or "}" in token:
-                raise EarmarkError(
-                    "unbalanced `{ }` in sclite markup", **where, hint="write `{ a / b }`"
-                )
-            word = _optional_word(token)
-            slots.append(Slot((word,), optional=True) if word else Slot.word(token))
-        if match is None:
-            break
-        words, opt = _alternatives(match.group(1), where)
-        slots.append(Slot(words, skippable=opt))
-        at = match.end()
-    return slots
-
-
-def plain_text(slots: list[Slot]) -> str:
-    """The text a markup reference scores as outside the sclite block: each slot's
-    first spelling, optional words without their parentheses."""
-    return " ".join(s.accepts[0] for s in slots)
-
-
 __all__ = [
     "GLM_VERSION",
     "HEADLINE_SCOPE",
     "Glm",
-    "has_markup",
-    "markup_slots",
     "parse_glm",
-    "plain_text",
     "read_glm",
 ]

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError, MissingExtraError
-from earmark.scoring.segments import Segment, read_segments, segment_format
+from earmark.formats.segments import Segment, read_segments, segment_format
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 SCHEMA = "earmark.multispeaker/1"

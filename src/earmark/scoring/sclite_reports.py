@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from earmark.errors import EarmarkError
+from earmark.formats.sclite_markup import markup_slots, plain_text
+from earmark.formats.trn import trn_speaker
 from earmark.metrics.alignment import AlignedOp, align
 from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.outputs import atomic_write_text
-from earmark.scoring.glm import Glm, markup_slots, plain_text
-from earmark.scoring.sclite_formats import trn_speaker
+from earmark.scoring.glm import Glm
 
 AlignmentName = Literal["earmark", "sclite"]
 ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite")

@@ -23,6 +23,7 @@ import numpy as np
 
 from earmark.collector import collector_paused
 from earmark.errors import EarmarkError
+from earmark.formats.rows import ScoringRow
 from earmark.language_tags import base_language
 from earmark.metrics.alignment import EditTally, count_errors_array
 from earmark.metrics.analysis import worst_utterances
@@ -44,7 +45,6 @@ from earmark.metrics.tokens import (
 from earmark.scoring.metric import metric_object
 from earmark.scoring.policy import NormalizerPolicy, headline_unit, mixed_unit
 from earmark.scoring.protocols import Protocol
-from earmark.scoring.rows import ScoringRow
 from earmark.stats.protocol_bootstrap import python_random_ci
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer

@@ -7,9 +7,6 @@ statistic from resampled *counts*; see `earmark.stats.resampling` for the exact 
 from __future__ import annotations
 
 from earmark.stats.bootstrap import (
-    DEFAULT_LEVEL,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     BootstrapResult,
     PairedBootstrapResult,
     bootstrap_ci,
@@ -29,6 +26,7 @@ from earmark.stats.paired_tests import (
     sign_test,
     wilcoxon_signed_rank,
 )
+from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 __all__ = [
     "DEFAULT_LEVEL",

@@ -30,9 +30,7 @@ from earmark.stats.resampling import (
     cluster_totals,
     resample_totals,
 )
-from earmark.stats.settings import DEFAULT_LEVEL as DEFAULT_LEVEL
-from earmark.stats.settings import DEFAULT_RESAMPLES as DEFAULT_RESAMPLES
-from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
+from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, StatRecord
 
 Aggregate = Literal["micro", "macro"]
 Key = TypeVar("Key", bound=Hashable)
@@ -69,7 +67,7 @@ class BootstrapResult:
     method: str = "percentile"
     aggregate: str = "micro"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StatRecord:
         return asdict(self)
 
 
@@ -99,7 +97,7 @@ class PairedBootstrapResult:
     method: str = "percentile"
     aggregate: str = "micro"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StatRecord:
         return asdict(self)
 
 

@@ -11,12 +11,12 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from earmark.errors import EarmarkError
+from earmark.stats.settings import StatRecord
 
 # Up to this many non-zero pairs the sign test sums exact integer binomial coefficients;
 # above it, log-space terms (relative error ~1e-12) keep it fast.
@@ -38,7 +38,7 @@ class SignTestResult:
     """Pairs with x == y, dropped."""
     p_value: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StatRecord:
         return asdict(self)
 
 
@@ -58,7 +58,7 @@ class WilcoxonResult:
     """'exact' (no ties, n <= 50) or 'normal' (tie- and continuity-corrected)."""
     z: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StatRecord:
         return asdict(self)
 
 
@@ -217,7 +217,7 @@ class McNemarResult:
     p_value: float
     method: str = "exact binomial (two-sided)"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StatRecord:
         return asdict(self)
 
 
@@ -383,7 +383,7 @@ class MapssweResult:
     p_value: float | None
     null_reason: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StatRecord:
         return asdict(self)
 
 

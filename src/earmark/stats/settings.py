@@ -8,12 +8,15 @@ arguments per option class. Pure: no I/O, no numpy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 #: The one default seed of every earmark bootstrap (and of a run's clip samplers).
 DEFAULT_SEED = 20260926
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_LEVEL = 0.95
+
+
+#: A statistics result as JSON: a flat object of numbers, strings and nulls.
+StatRecord = dict[str, float | str | None]
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,7 @@ class BootstrapSettings:
     seed: int = DEFAULT_SEED
     level: float = DEFAULT_LEVEL
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StatRecord:
         """The `bootstrap` record's first three fields, in the order results write them."""
         return {"resamples": self.resamples, "seed": self.seed, "level": self.level}
 

@@ -24,10 +24,73 @@ import sys
 import time
 import wave
 from collections.abc import Iterator
-from typing import Any
+from typing import TypedDict
 
 PROTOCOL = 1
 WORDS = ("alpha", "beta", "gamma", "delta")
+
+
+class Stream(TypedDict, total=False):
+    """A streamed request's `stream` object."""
+
+    chunk_seconds: float
+    realtime: bool
+
+
+class Request(TypedDict, total=False):
+    """What earmark sends (docs/stdio_protocol.md); `type` is `transcribe` or `shutdown`."""
+
+    type: str
+    id: str
+    audio: str
+    pcm_s16le_base64: str
+    sample_rate: int
+    language: str | None
+    seed: int | None
+    settings: dict[str, str]
+    stream: Stream
+
+
+class SegmentLine(TypedDict):
+    start: float
+    end: float
+    text: str
+
+
+class Answer(TypedDict, total=False):
+    """The final line for a request: text and segments, or an error."""
+
+    id: str
+    text: str
+    error: str
+    segments: list[SegmentLine]
+    language: str | None
+    decode_seconds: float
+
+
+class Partial(TypedDict):
+    id: str
+    partial: str
+    audio_seconds: float
+    input_finished: bool
+
+
+class Capabilities(TypedDict):
+    audio: list[str]
+    segments: bool
+    streaming: bool
+
+
+class Hello(TypedDict, total=False):
+    type: str
+    protocol: int
+    name: str
+    version: str
+    capabilities: Capabilities
+    model: str
+    model_sha256: str
+    deterministic: bool
+    determinism_note: str
 
 
 def text_for_pcm(pcm: bytes) -> str:
@@ -36,7 +99,7 @@ def text_for_pcm(pcm: bytes) -> str:
     return " ".join(WORDS[int(c, 16) % 4] for c in digest[:3])
 
 
-def read_pcm(request: dict[str, Any]) -> bytes:
+def read_pcm(request: Request) -> bytes:
     """The request's 16-bit little-endian samples, from the WAV path or the inline base64."""
     if "pcm_s16le_base64" in request:
         return base64.b64decode(request["pcm_s16le_base64"])
@@ -75,13 +138,13 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _send(message: dict[str, Any]) -> None:
+def _send(message: Hello | Answer | Partial) -> None:
     sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
     sys.stdout.flush()
 
 
-def hello(args: argparse.Namespace) -> dict[str, Any]:
-    message: dict[str, Any] = {
+def hello(args: argparse.Namespace) -> Hello:
+    message: Hello = {
         "type": "hello",
         "protocol": PROTOCOL,
         "name": "stdio-echo-asr",
@@ -103,7 +166,7 @@ def hello(args: argparse.Namespace) -> dict[str, Any]:
     return message
 
 
-def answer(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+def answer(request: Request, args: argparse.Namespace) -> Answer:
     started = time.perf_counter()
     clip_id = request["id"]
     if clip_id in args.crash_on:
@@ -138,9 +201,7 @@ def answer(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
 WRONG_WORD = "omega"
 
 
-def partials(
-    request: dict[str, Any], final: dict[str, Any], args: argparse.Namespace
-) -> Iterator[dict[str, Any]]:
+def partials(request: Request, final: Answer, args: argparse.Namespace) -> Iterator[Partial]:
     """The partial lines of a streamed request: after chunk k of n, the first k/n of the
     final's words (rounded down); with `--revise-partials` the last word shown while the
     text is incomplete is `omega`, which a later line corrects."""
@@ -181,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         line = sys.stdin.readline()
         if not line:
             return 0  # earmark went away: never outlive it
-        request = json.loads(line)
+        request: Request = json.loads(line)
         if request.get("type") == "shutdown":
             return 0
         if args.banner:

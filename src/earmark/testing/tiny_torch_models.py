@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 #: A character vocabulary: id 0 is the CTC blank (pad), "|" the word delimiter.
 CTC_VOCAB = ["<pad>", "<unk>", "|", *"abcdefghijklmnopqrstuvwxyz'"]
@@ -143,7 +142,7 @@ def build_tiny_whisper_hf(folder: Path) -> Path:
     return folder
 
 
-def _paraformer_config(d_model: int = 16) -> dict[str, Any]:
+def _paraformer_config(d_model: int = 16) -> dict[str, object]:
     """funasr's Paraformer template, shrunk: 8 mel bins, one 16-wide layer each side."""
     return {
         "model": "BiCifParaformer",
@@ -192,11 +191,13 @@ def build_tiny_paraformer(folder: Path) -> Path:
     (folder / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True), "utf-8")
     (folder / "tokens.json").write_text(json.dumps(PARAFORMER_TOKENS, ensure_ascii=False), "utf-8")
     parts = ("encoder", "encoder_conf", "decoder", "decoder_conf", "predictor", "predictor_conf")
+    model_conf = config["model_conf"]
+    assert isinstance(model_conf, dict)
     torch.manual_seed(0)
     model = tables.model_classes["BiCifParaformer"](
         vocab_size=len(PARAFORMER_TOKENS),
         input_size=config["input_size"],
-        **config["model_conf"],
+        **model_conf,
         **{key: config[key] for key in parts},
     )
     with torch.no_grad():  # never emit blank, <s>, </s> or <unk>: the text is characters

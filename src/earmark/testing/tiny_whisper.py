@@ -24,7 +24,7 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -35,6 +35,39 @@ _N_MELS = 80
 _ENCODER_FRAMES = 1500
 _DECODER_POSITIONS = 448
 _LOGIT = 20.0
+
+
+class _AddedToken(TypedDict):
+    id: int
+    content: str
+
+
+class _SpecialToken(TypedDict):
+    ids: list[int]
+
+
+class _BpeModel(TypedDict):
+    vocab: dict[str, int]
+
+
+class _PostProcessor(TypedDict, total=False):
+    special_tokens: dict[str, _SpecialToken]
+
+
+class _TokenizerFile(TypedDict):
+    """The parts of a Hugging Face `tokenizer.json` the layout reads (others pass through)."""
+
+    added_tokens: list[_AddedToken]
+    model: _BpeModel
+    post_processor: _PostProcessor
+
+
+class _WhisperConfig(TypedDict):
+    """The parts of Whisper's `config.json` the layout reads."""
+
+    suppress_ids: list[int]
+    suppress_ids_begin: list[int]
+    lang_ids: list[int]
 
 
 def bundled_tiny_en_dir() -> Path:
@@ -49,7 +82,7 @@ def bundled_tiny_en_dir() -> Path:
     return Path(next(iter(found.submodule_search_locations))) / "model"
 
 
-def _multilingual_tokenizer(english: dict[str, Any]) -> dict[str, Any]:
+def _multilingual_tokenizer(english: _TokenizerFile) -> _TokenizerFile:
     """Shift every special-token id up by one and put "" at 50256, as multilingual Whisper does."""
     tok = english
     for added in tok["added_tokens"]:
@@ -64,7 +97,7 @@ def _multilingual_tokenizer(english: dict[str, Any]) -> dict[str, Any]:
     return tok
 
 
-def _vocabulary(tok: dict[str, Any]) -> list[str]:
+def _vocabulary(tok: _TokenizerFile) -> list[str]:
     size = _N_TEXT + 1 + len([a for a in tok["added_tokens"] if a["id"] > _N_TEXT])
     tokens: list[str | None] = [None] * size
     for text, idx in tok["model"]["vocab"].items():
@@ -78,7 +111,7 @@ def _vocabulary(tok: dict[str, Any]) -> list[str]:
     return [t for t in tokens if t is not None] + timestamps
 
 
-def _language_ids(tok: dict[str, Any]) -> list[int]:
+def _language_ids(tok: _TokenizerFile) -> list[int]:
     non_language = {
         "<|endoftext|>",
         "<|startoftranscript|>",
@@ -209,17 +242,17 @@ def build_tiny_whisper(
 class _Layout:
     """The tokenizer side of a tiny Whisper, derived once per process (it is the slow part)."""
 
-    tokenizer: dict[str, Any]
+    tokenizer: _TokenizerFile
     tokenizer_json: str
     vocabulary: tuple[str, ...]
     ids: dict[str, int]
-    english_config: dict[str, Any]
+    english_config: _WhisperConfig
 
 
 @functools.lru_cache(maxsize=2)
 def _layout(multilingual: bool) -> _Layout:
     folder = bundled_tiny_en_dir()
-    english = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    english: _TokenizerFile = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
     tok = _multilingual_tokenizer(english) if multilingual else english
     return _Layout(
         tokenizer=tok,

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.scoring.readers import FieldNames, read_pairs
-from earmark.scoring.rows import MISSING_HYPOTHESIS, OK, ScoringRow
+from earmark.formats.fields import FieldNames
+from earmark.formats.pairs import read_pairs
+from earmark.formats.rows import MISSING_HYPOTHESIS, OK, ScoringRow
 
 
 def _read(tmp_path: Path, *records: dict[str, object]) -> list[ScoringRow]:

@@ -162,7 +162,7 @@ def test_require_regular_file_lets_a_missing_file_through(tmp_path: Path) -> Non
 
 def test_deep_nesting_and_huge_numbers_are_earmark_errors_at_their_line(tmp_path: Path) -> None:
     from earmark.corpus.manifest import read_manifest, read_meta
-    from earmark.scoring.readers import read_pairs
+    from earmark.formats.pairs import read_pairs
 
     deep = "[" * 100_000 + "]" * 100_000
     good = '{"id":"a","audio":"a.wav","text":"x","language":"en"}'

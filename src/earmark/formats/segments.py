@@ -6,7 +6,7 @@ Two file forms, for references and hypotheses alike:
   segments, `{"rec1": [{"speaker": "A", "start": 0.0, "end": 2.5, "text": "..."}]}`. All
   four fields are required; times are seconds, finite, `end >= start`. A recording whose
   list is empty is present but silent (a hypothesis recording with no words).
-- **stm** (sclite's): read with `earmark.scoring.sclite_formats.read_stm`; the recording
+- **stm** (sclite's): read with `earmark.formats.stm.read_stm`; the recording
   is the stm `file` field and the channel is ignored, as meeteval does. A leading
   `<label>` is dropped (meeteval would score it as a word). An
   `IGNORE_TIME_SEGMENT_IN_SCORING` segment is refused: the matching hypothesis words
@@ -22,10 +22,10 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from earmark.errors import EarmarkError
-from earmark.scoring.sclite_formats import read_stm
+from earmark.formats.stm import read_stm
+from earmark.results.codec import JSONValue
 
 #: Input forms and the suffixes that name them.
 SEGMENT_FORMATS = ("json", "stm")
@@ -84,7 +84,7 @@ def _from_stm(path: Path) -> list[Segment]:
 
 def _from_json(path: Path) -> list[Segment]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: JSONValue = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise EarmarkError(f"not valid JSON ({exc.msg})", file=str(path), line=exc.lineno) from None
     except UnicodeDecodeError:
@@ -109,7 +109,7 @@ def _from_json(path: Path) -> list[Segment]:
     return out
 
 
-def _segment(recording: str, entry: Any, path: Path, where: str) -> Segment:
+def _segment(recording: str, entry: JSONValue, path: Path, where: str) -> Segment:
     if not isinstance(entry, dict):
         raise EarmarkError("expected a segment object", file=str(path), field=where)
     missing = [k for k in ("speaker", "start", "end", "text") if k not in entry]
@@ -125,7 +125,7 @@ def _segment(recording: str, entry: Any, path: Path, where: str) -> Segment:
     )
 
 
-def _seglst_entry(entry: Any, path: Path, k: int) -> Segment:
+def _seglst_entry(entry: JSONValue, path: Path, k: int) -> Segment:
     where = f"[{k}]"
     if not isinstance(entry, dict):
         raise EarmarkError("expected a SegLST segment object", file=str(path), field=where)
@@ -153,7 +153,13 @@ def _seglst_entry(entry: Any, path: Path, k: int) -> Segment:
 
 
 def _checked(
-    recording: str, speaker: Any, start: Any, end: Any, text: Any, path: Path, where: str
+    recording: str,
+    speaker: JSONValue,
+    start: JSONValue,
+    end: JSONValue,
+    text: JSONValue,
+    path: Path,
+    where: str,
 ) -> Segment:
     if not isinstance(speaker, str) or not speaker.strip():
         raise EarmarkError(
@@ -183,6 +189,3 @@ def _checked(
             field=f"{where}.end",
         )
     return Segment(recording, speaker, times[0], times[1], text)
-
-
-__all__ = ["SEGMENT_FORMATS", "Segment", "read_segments", "segment_format"]

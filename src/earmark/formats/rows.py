@@ -1,9 +1,11 @@
-"""One utterance as the scorer sees it: reference, hypothesis (or why there is none)."""
+"""One utterance as every reader hands it to the scorer: reference, hypothesis (or why
+there is none), and what a reading of files gives besides its rows."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from earmark.results.codec import JSONValue
 
 #: Status of a row whose hypothesis is present and scored as is.
 OK = "ok"
@@ -41,8 +43,22 @@ class ScoringRow(ClusterKeyed):
     status: str = OK
     cluster: str | None = None
     duration: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: What a format knows beyond the texts (an stm segment's speaker, file and times).
+    extra: dict[str, JSONValue] = field(default_factory=dict)
 
     @property
     def hypothesis_text(self) -> str:
         return self.hypothesis if self.hypothesis is not None else ""
+
+
+@dataclass
+class ReadResult:
+    """The rows read from a pair of files, what was left out (with reasons) and which
+    files were read as which format."""
+
+    rows: list[ScoringRow]
+    excluded: list[dict[str, str]] = field(default_factory=list)
+    source_files: list[str] = field(default_factory=list)
+    #: The format each source file was read as (parallel to `source_files`), so a result
+    #: can say what an automatic choice was.
+    formats: list[str] = field(default_factory=list)

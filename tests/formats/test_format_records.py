@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+from earmark.formats.kaldi import looks_like_utterance_id
+from earmark.formats.pairs import read_pairs
 from earmark.records import decode_records, read_records, split_records
-from earmark.scoring.readers import looks_like_utterance_id, read_pairs
 
 #: Characters `str.splitlines()` breaks at besides "\n" and "\r\n"; all are valid inside a
 #: JSON string (the C1 and separators unescaped, the C0 ones as written by a JSON encoder

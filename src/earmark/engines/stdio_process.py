@@ -1,0 +1,236 @@
+"""The stdio backend's wire: a running program, its pipes, and the JSON lines it may say.
+
+`StdioProcess` owns one program (a reader thread per output, so a full stderr pipe never
+blocks it and a read can time out); the `check_*`/`read_*` functions turn its lines into
+checked values or a `ProtocolError`, which `earmark.engines.stdio` makes a reason code.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+
+from earmark.engines.base import Segment
+from earmark.results.codec import JSONValue
+
+#: The protocol version this module speaks (the hello's `protocol`).
+PROTOCOL = 1
+#: One JSON object on the wire, as `json.loads` gives it.
+Message = dict[str, JSONValue]
+_STDERR_KEPT = 8192
+_NOISE_KEPT = 5
+
+
+class ProtocolError(Exception):
+    """The program said something the protocol does not allow (stream out of step)."""
+
+
+class ProgramExited(Exception):
+    """The program closed its stdout or could not be written to: it has gone."""
+
+
+class StdioProcess:
+    """One running program: its pipes, a thread per output (so a full stderr pipe never
+    blocks it and a read can time out), and the last bytes of its stderr."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.process = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            # Its own group, so a timeout kills whatever it started too.
+            start_new_session=os.name == "posix",
+        )
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr = bytearray()
+        self._stderr_lock = threading.Lock()
+        self.noise: collections.deque[str] = collections.deque(maxlen=_NOISE_KEPT)
+        self.noise_lines = 0
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read_stdout(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        try:
+            for line in iter(stream.readline, b""):
+                self._lines.put(line)
+        except (OSError, ValueError):
+            pass
+        self._lines.put(None)
+
+    def _read_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        try:
+            for chunk in iter(lambda: stream.read(4096), b""):
+                with self._stderr_lock:
+                    self._stderr += chunk
+                    del self._stderr[:-_STDERR_KEPT]
+        except (OSError, ValueError):
+            pass
+
+    def stderr_tail(self, chars: int = 500) -> str:
+        with self._stderr_lock:
+            return bytes(self._stderr).decode("utf-8", "replace")[-chars:]
+
+    def send(self, message: Message) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        try:
+            stdin.write(data)
+            stdin.flush()
+        except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
+            raise ProgramExited(f"cannot write to the program: {exc}") from None
+
+    def receive(self, timeout: float) -> Message:
+        """The next JSON object on stdout; lines that are not JSON objects (a library's
+        banner) are skipped and kept in `noise`. Raises `TimeoutError` past `timeout`,
+        `ProgramExited` at end of stream, `ProtocolError` for a broken object."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            try:
+                line = self._lines.get(timeout=remaining)
+            except queue.Empty:
+                raise TimeoutError from None
+            if line is None:
+                self._lines.put(None)  # later reads see the end too
+                raise ProgramExited("the program closed its output")
+            text = line.decode("utf-8", "replace").strip()
+            if not text.startswith("{"):
+                if text:
+                    self.noise_lines += 1
+                    self.noise.append(text[:200])
+                continue
+            try:
+                message = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ProtocolError(f"a line that is not JSON: {exc}: {text[:200]!r}") from None
+            if not isinstance(message, dict):
+                raise ProtocolError(f"a JSON line that is not an object: {text[:200]!r}")
+            return message
+
+    def exit_code(self, wait: float = 1.0) -> int | None:
+        try:
+            return self.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL the program's whole group, then reap it."""
+        if self.process.poll() is None:
+            try:
+                if os.name == "posix":
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                else:  # pragma: no cover - non-POSIX
+                    self.process.kill()
+            except ProcessLookupError:
+                pass
+        self._finish()
+
+    def stop(self, grace: float) -> None:
+        """Ask it to shut down, close its stdin, wait `grace` seconds, then kill."""
+        try:
+            self.send({"type": "shutdown"})
+        except ProgramExited:
+            pass
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+        except OSError:
+            pass
+        if self.exit_code(grace) is None:
+            self.kill()
+        self._finish()
+
+    def _finish(self) -> None:
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not honoured
+            pass
+        for thread in self._threads:
+            thread.join(timeout=2)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
+def check_hello(message: Message) -> Message:
+    """The hello's fields, checked: `type`, `protocol` (this version) and `name`."""
+    if message.get("type") != "hello":
+        raise ProtocolError(f"the first JSON line is not a hello: {json.dumps(message)[:200]}")
+    if message.get("protocol") != PROTOCOL:
+        raise ProtocolError(
+            f"the program speaks protocol {message.get('protocol')!r}; earmark speaks {PROTOCOL}"
+        )
+    if not isinstance(message.get("name"), str) or not message["name"]:
+        raise ProtocolError("the hello has no name")
+    deterministic = message.get("deterministic")
+    if deterministic is not None and not isinstance(deterministic, bool):
+        raise ProtocolError("the hello's deterministic is not true or false")
+    return message
+
+
+def hello_streams(hello: Message) -> bool:
+    """Whether the hello declares `capabilities.streaming: true`."""
+    capabilities = hello.get("capabilities")
+    return isinstance(capabilities, dict) and capabilities.get("streaming") is True
+
+
+def read_partial(message: Message) -> tuple[str, float, bool]:
+    """(text, audio seconds fed, input finished) of a `partial` line."""
+    text = message.get("partial")
+    audio = message.get("audio_seconds")
+    finished = message.get("input_finished", False)
+    if not isinstance(text, str):
+        raise ProtocolError("a partial line whose partial is not a string")
+    if isinstance(audio, bool) or not isinstance(audio, (int, float)) or audio < 0:
+        raise ProtocolError("a partial line without a non-negative audio_seconds")
+    if not isinstance(finished, bool):
+        raise ProtocolError("a partial line whose input_finished is not true or false")
+    return text, float(audio), finished
+
+
+def read_segments(value: JSONValue) -> tuple[Segment, ...]:
+    """An answer's `segments` (absent: none); each a `{start, end, text}` object."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ProtocolError("segments is not a list")
+    segments = []
+    for item in value:
+        try:
+            if not isinstance(item, dict):
+                raise TypeError
+            start, end = _seconds(item["start"]), _seconds(item["end"])
+            segments.append(Segment(start, end, str(item["text"])))
+        except (TypeError, KeyError, ValueError):
+            raise ProtocolError(f"a segment is not {{start, end, text}}: {item!r}") from None
+    return tuple(segments)
+
+
+def _seconds(value: JSONValue) -> float:
+    """`float(value)` for what JSON can hold; TypeError for null, a list or an object."""
+    if isinstance(value, (bool, int, float, str)):
+        return float(value)
+    raise TypeError
