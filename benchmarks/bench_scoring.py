@@ -41,7 +41,7 @@ if which == "earmark":
     res = score_rows(rows, ScoringOptions(policy=NormalizerPolicy("crude-v1"),
                                           bootstrap=BootstrapSettings(resamples=0),
                                           by_slice=False))
-    v = res.summary["overall"]["views"]["normalized"]
+    v = res.to_dict()["overall"]["views"]["normalized"]
     out = {"wer": v["wer"]["value"], "cer": v["cer"]["value"]}
 else:
     import jiwer

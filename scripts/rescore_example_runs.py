@@ -22,8 +22,9 @@ FOLDERS = sorted(ROOT.glob("tests/*/data/example-run"))
 
 def rescore(folder: Path) -> None:
     from earmark.execution.resources import latency_by_language
+    from earmark.scoring.options import ScoringOptions
     from earmark.scoring.policy import NormalizerPolicy
-    from earmark.scoring.scorer import ScoringOptions, score_rows
+    from earmark.scoring.scorer import score_rows
     from earmark.stats.settings import BootstrapSettings
     from earmark.verification import SCORED_KEYS, _scoring_rows
 

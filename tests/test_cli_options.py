@@ -522,3 +522,10 @@ def test_the_protocols_named_in_help_are_the_registry() -> None:
     from earmark.scoring.protocols import available_protocols
 
     assert sorted(PROTOCOLS) == available_protocols()
+
+
+def test_the_extra_metrics_offered_are_the_scorers() -> None:
+    from earmark.api.scoring import EXTRA_METRICS
+    from earmark.scoring.metric import EXTRA_METRICS as SCORED
+
+    assert EXTRA_METRICS == SCORED

@@ -25,13 +25,15 @@ from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.render.markdown import render_results_markdown
+from earmark.results.arm import ArmResult, Exclusion
 from earmark.rundir.layout import PREDICTIONS
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import ProbeResult, failed, run_scorer_probes
 from earmark.scoring.protocols import ScoringChoice, resolve
-from earmark.scoring.scorer import CorpusScorer, ScoreResult, ScoringOptions
+from earmark.scoring.scorer import CorpusScorer, ScoreResult
 from earmark.stats.settings import BootstrapSettings
 
 if TYPE_CHECKING:
@@ -78,8 +80,8 @@ class ScoreInputs:
 class ScoreFigures:
     """What `earmark score` computes: the protocol or the settings it would fix (None:
     not given; resolved once, by `earmark.scoring.protocols.resolve`), the optional
-    metrics, the sclite reports and their alignment, GLM rules, the bootstrap unit and
-    the pre-registered minimums."""
+    metrics and figures (`extra_metrics`: "wip"), the sclite reports and their alignment,
+    GLM rules, the bootstrap unit and the pre-registered minimums."""
 
     normalizer: str | None = None
     protocol: str | None = None
@@ -89,6 +91,8 @@ class ScoreFigures:
     punctuation: bool = False
     punctuation_marks: str | None = None
     critical_tokens: bool = False
+    #: Optional figures beside MER and WIL ("wip"); results without them keep their bytes.
+    extra_metrics: tuple[str, ...] = ()
     sclite_reports: bool = False
     alignment: str = "earmark"
     glm: str | os.PathLike[str] | None = None
@@ -136,7 +140,7 @@ def score_predictions(
 
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
-    blocks with a reason (`earmark.scoring.scorer.ScoringOptions`).
+    blocks with a reason (`earmark.scoring.options.ScoringOptions`).
 
     The input is scored `CHUNK_ROWS` rows at a time (`earmark.scoring.scorer.CorpusScorer`),
     one file of references and hypotheses read as it goes: memory grows with the corpus
@@ -205,6 +209,7 @@ def _score(
         min_per_slice=figures.min_per_slice,
         min_speakers=figures.min_speakers,
         glm=rules,
+        extra_metrics=figures.extra_metrics,
     )
     # The punctuation and critical-token metrics and the sclite reports read the rows
     # and texts again: only then are they kept; otherwise each chunk's go once its
@@ -234,19 +239,24 @@ def _score(
             raise
         scored = scorer.finish()
         name = inputs.arm or Path(inputs.predictions).stem
-        summary = _summary(scored, stream.excluded, figures, choice, options, rules, name, out)
+        arm = _arm(scored, stream.excluded, figures, choice, options, rules, name, out)
+        if out is not None and rules is not None and arm.glm is not None:
+            # The rules beside the figures they shaped (byte for byte: the recorded
+            # SHA-256 is this file's), so the folder alone re-derives them.
+            atomic_write_bytes(out / GLM_COPY, [rules.text.encode("utf-8")])
+            arm = replace(arm, glm={**arm.glm, "file": GLM_COPY})
         probes = run_scorer_probes()
         results = build_results(
-            {name: summary},
+            {name: arm},
             probes,
             inputs={
                 "files": [str(Path(f)) for f in stream.source_files],
                 "format": inputs.format or "auto",
-                "formats_read": stream.formats,
+                "formats_read": list(stream.formats),
             },
         )
         if out is not None and spool is not None and written is not None:
-            _write_folder(out, results, name, rules, probes, spool, written)
+            _write_folder(out, results, probes, spool, written)
     finally:
         if spool is not None:
             spool.unlink(missing_ok=True)
@@ -258,7 +268,7 @@ def _score(
     return results
 
 
-def _summary(
+def _arm(
     scored: ScoreResult,
     excluded: list[dict[str, str]],
     figures: ScoreFigures,
@@ -267,50 +277,57 @@ def _summary(
     rules: Glm | None,
     name: str,
     out: Path | None,
-) -> dict[str, Any]:
-    """One arm's block of results.json: the scores, exclusions, error analysis and the
-    optional punctuation, critical-token and sclite sections."""
+) -> ArmResult:
+    """One arm's typed results: the scores, the reader's exclusions, the error analysis
+    and the optional punctuation, critical-token and sclite sections."""
     rows = scored.rows
-    summary = scored.to_dict()
-    summary["coverage"]["excluded"] = excluded
-    summary["error_analysis"] = error_analysis_section(scored)
+    arm = replace(
+        scored.arm,
+        coverage=replace(
+            scored.arm.coverage,
+            # The reader's exclusions, with what each format adds to them.
+            excluded=tuple(Exclusion.from_dict(x) for x in excluded),
+        ),
+        error_analysis=error_analysis_section(scored),
+    )
     if choice.punctuation or figures.critical_tokens:
         from earmark.metrics.punctuation import check_mark_rule
         from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
 
         if choice.punctuation:
-            summary["punctuation"] = punctuation_section(
-                rows,
-                bootstrap=options.bootstrap,
-                mark_rule=check_mark_rule(choice.punctuation_marks),
+            arm = replace(
+                arm,
+                punctuation=punctuation_section(
+                    rows,
+                    bootstrap=options.bootstrap,
+                    mark_rule=check_mark_rule(choice.punctuation_marks),
+                ),
             )
         if figures.critical_tokens:
-            summary["critical_tokens"] = critical_tokens_section(rows, bootstrap=options.bootstrap)
+            arm = replace(
+                arm, critical_tokens=critical_tokens_section(rows, bootstrap=options.bootstrap)
+            )
     if figures.sclite_reports:
-        from earmark.scoring.sclite_reports import add_sclite_reports
+        from earmark.scoring.sclite_reports import sclite_reports_section
 
-        add_sclite_reports(
-            summary, scored, name=name, alignment=figures.alignment, out_dir=out, glm=rules
+        arm = replace(
+            arm,
+            sclite=sclite_reports_section(
+                scored, name=name, alignment=figures.alignment, out_dir=out, glm=rules
+            ),
         )
-    return summary
+    return arm
 
 
 def _write_folder(
     out: Path,
     results: dict[str, Any],
-    name: str,
-    rules: Glm | None,
     probes: list[ProbeResult],
     spool: Path,
     written: PredictionsEntry,
 ) -> None:
     """The folder's files, predictions.jsonl moved into place just before the results
     that name its hash; the artefact list last."""
-    if rules is not None:
-        # The rules beside the figures they shaped (byte for byte: the recorded
-        # SHA-256 is this file's), so the folder alone re-derives them.
-        atomic_write_bytes(out / GLM_COPY, [rules.text.encode("utf-8")])
-        results["arms"][name]["glm"]["file"] = GLM_COPY
     markdown = render_results_markdown(results)
     if not failed(probes):
         # In place only now, just before the results that name its hash

@@ -7,7 +7,7 @@ A results.json is only as trustworthy as the chain behind it. Verify re-derives 
   re-aggregated and re-bootstrapped with the recorded seed and resample count through the
   same `score_rows` the run used; every value and CI must reproduce *exactly*;
 - **per-row counts**: the counts stored in each predictions row must equal the recount;
-- **manifest**: the recorded SHA-256 against `earmark.corpus.manifest_sha256` of the file;
+- **manifest**: the recorded SHA-256 against `earmark.corpus.manifest.manifest_sha256` of the file;
 - **models**: each `arms/<name>/model.json` `file_sha256` against the files, found from
   the model path the record names (a local folder, `local:` artifact, or a bundled model);
 - **plan**: `plan.json`'s SHA-256 against the recorded plan re-hashed
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from earmark.formats.rows import ScoringRow
     from earmark.results import JSONValue
     from earmark.scoring.glm import Glm
-    from earmark.scoring.scorer import ScoringOptions
+    from earmark.scoring.options import ScoringOptions
 
 Status = Literal["ok", "mismatch", "unavailable"]
 #: Summary keys `score_rows` produces, compared one by one.
@@ -249,9 +249,9 @@ def _recorded_options(
 ) -> ScoringOptions | Check:
     """The scoring options an arm records (policy, aggregation, bootstrap, protocol,
     minimums), or the check that says they are not all there."""
+    from earmark.scoring.options import ScoringOptions
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.protocols import get_protocol
-    from earmark.scoring.scorer import ScoringOptions
     from earmark.stats.settings import DEFAULT_LEVEL, BootstrapSettings
 
     policy_d = recorded.get("normalizer_policy") or {}

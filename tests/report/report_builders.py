@@ -15,10 +15,12 @@ from typing import Any
 
 from earmark.engines.file_hashes import content_revision
 from earmark.formats.rows import ScoringRow
+from earmark.results.arm import ArmResult
 from earmark.rundir.results_file import build_results
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
-from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 MANIFEST_SHA = "a" * 64
@@ -147,7 +149,8 @@ def make_run(
         "selection": {"rule": selection_rule, "parameters": {}, "input_rows": 1, "kept_rows": 1},
     }
     results = build_results(
-        arms_results,
+        # The test arms add run sections to the scorer's JSON: read back as typed records.
+        {name: ArmResult.from_dict(summary) for name, summary in arms_results.items()},
         run_scorer_probes(),
         corpus=corpus,
         public=public,

@@ -26,9 +26,10 @@ from earmark.results import (
     read_predictions,
 )
 from earmark.rundir.results_file import build_results
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
-from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -234,8 +235,7 @@ def test_speaker_blocks_round_trip() -> None:
     options = ScoringOptions(
         policy=NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=50, seed=7)
     )
-    summary = score_rows(rows, options).to_dict()
-    data = build_results({"tiny": summary}, run_scorer_probes())
+    data = build_results({"tiny": score_rows(rows, options).arm}, run_scorer_probes())
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     results = Results.from_json(text)
     assert results.to_json() == text

@@ -20,8 +20,8 @@ from earmark.formats.rows import ScoringRow
 from earmark.metrics.tokens import is_cjk_unit, mixed, words
 from earmark.render.markdown import render_results_markdown
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring import counting as counting_module
 from earmark.scoring import policy as policy_module
-from earmark.scoring import scorer as scorer_module
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
 from earmark.text.zh_eval_v1 import normalized_view
@@ -168,7 +168,7 @@ def test_adding_the_unit_changed_no_existing_figure(monkeypatch: pytest.MonkeyPa
         NormalizerPolicy.parse("auto"), bootstrap=BootstrapSettings(resamples=200)
     )
     with_unit = score_rows(rows, options)
-    monkeypatch.setattr(scorer_module, "mixed_unit", lambda normalizer: None)
+    monkeypatch.setattr(counting_module, "mixed_unit", lambda normalizer: None)
     without = score_rows(rows, options)
     new, old = with_unit.to_dict(), without.to_dict()
     del new["conventions"]["mixed_er"], old["conventions"]["mixed_er"]

@@ -23,10 +23,11 @@ from earmark.execution.plan import RunPlan, load_plan
 from earmark.formats.rows import ScoringRow
 from earmark.render.results import results_schema
 from earmark.rundir.results_file import build_results
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.probes import run_scorer_probes
 from earmark.scoring.protocols import available_protocols, get_protocol, resolve
-from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 #: A fixed small Irish corpus: mutations, apostrophes, hyphens, punctuation, an empty
@@ -183,14 +184,15 @@ def test_ga_v1_results_on_irish_say_how_they_differ_from_blasbench() -> None:
     options = ScoringOptions(
         policy=NormalizerPolicy.parse("ga-v1"), bootstrap=BootstrapSettings(resamples=50)
     )
-    summary = score_rows(_rows(IRISH), options).to_dict()
+    scored = score_rows(_rows(IRISH), options)
+    summary = scored.to_dict()
     for block in (summary["overall"], summary["by_language"]["ga"]):
         (note,) = block["normalizer"]["differs_from_publication"]
         assert note["normalizer"] == "blasbench-ga-v1"
         assert note["protocol"] == "blasbench-v1"
         assert any("apostrophe" in line for line in note["differences"])
         assert any("hyphen" in line for line in note["differences"])
-    results = build_results({"ga": summary}, run_scorer_probes())
+    results = build_results({"ga": scored.arm}, run_scorer_probes())
     jsonschema.validate(results, results_schema())
 
 

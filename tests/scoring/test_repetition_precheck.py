@@ -13,8 +13,9 @@ import pytest
 
 from earmark.formats.rows import ScoringRow
 from earmark.metrics.hallucination import repetition_loop
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 

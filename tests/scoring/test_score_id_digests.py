@@ -1,7 +1,7 @@
 """The scorer keeps each id as an 8-byte digest, and never lets a digest change an output.
 
-`_RowKeys` finds repeated ids and numbers the bootstrap's clusters from 64-bit digests
-when it can read the rows again (`reread`, or rows it keeps); on any match the strings
+`RowKeys` (`earmark.scoring.row_keys`) finds repeated ids and numbers the bootstrap's
+clusters from 64-bit digests when it can read the rows again (`reread`, or rows it keeps); on any match the strings
 cannot confirm it reads the ids again and goes on exactly as the string-keeping scorer
 (`reread=None`). Pinned here: the cluster codes are the first-appearance numbering of
 the cluster key strings (an oracle written out below) on random ids with repeats, shared
@@ -29,8 +29,10 @@ from earmark.errors import EarmarkError
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
 from earmark.scoring import NormalizerPolicy, ScoringOptions
-from earmark.scoring import scorer as scorer_module
-from earmark.scoring.scorer import CorpusScorer, _RowFacts, _SortedRuns
+from earmark.scoring import row_keys as row_keys_module
+from earmark.scoring.row_facts import RowFacts
+from earmark.scoring.row_keys import SortedRuns
+from earmark.scoring.scorer import CorpusScorer
 from earmark.stats.settings import BootstrapSettings
 
 
@@ -65,8 +67,8 @@ def _first_appearance_oracle(rows: Iterable[ScoringRow]) -> list[int]:
     return [seen.setdefault(r.cluster_key, len(seen)) for r in rows]
 
 
-def _facts(rows: list[ScoringRow], chunk: int, *, exact: bool) -> _RowFacts:
-    facts = _RowFacts(reread=None if exact else (lambda: rows))
+def _facts(rows: list[ScoringRow], chunk: int, *, exact: bool) -> RowFacts:
+    facts = RowFacts(reread=None if exact else (lambda: rows))
     for start in range(0, len(rows), chunk):
         facts.add(rows[start : start + chunk])
     facts.seal()
@@ -151,7 +153,7 @@ def test_a_forced_collision_gives_the_string_paths_outputs(
     options = OPTIONS[name]
     expected = _score(rows, options, 11, reread=False)
     if digest is not None:
-        monkeypatch.setattr(scorer_module, "_digest", digest)
+        monkeypatch.setattr(row_keys_module, "_digest", digest)
     reads = []
 
     def reread() -> list[ScoringRow]:
@@ -174,7 +176,7 @@ def test_a_repeated_id_is_the_same_error_at_the_same_chunk(
     """A real repeat is found when its chunk is added, named as the string path names it;
     a collision alone is never a repeat."""
     if digest is not None:
-        monkeypatch.setattr(scorer_module, "_digest", digest)
+        monkeypatch.setattr(row_keys_module, "_digest", digest)
     rows = corpus_rows(40)
     options = ScoringOptions(
         NormalizerPolicy.parse("none"), bootstrap=BootstrapSettings(resamples=0)
@@ -212,7 +214,7 @@ def test_a_streamed_file_read_again_on_a_collision(
     outputs = []
     for digest, reread in ((None, False), (None, True), (lambda s: 7, True)):
         if digest is not None:
-            monkeypatch.setattr(scorer_module, "_digest", digest)
+            monkeypatch.setattr(row_keys_module, "_digest", digest)
         stream = stream_pairs(source, check_ids=False)
         scorer = CorpusScorer(options, reread=stream.reread if reread else None)
         records = [record for chunk in stream.chunks(13) for record in scorer.add(chunk)]
@@ -280,7 +282,7 @@ def test_a_file_changed_before_it_is_read_again_is_refused(
         gone.recheck()
     # Through the scorer: a digest match after the file changed is that error.
     combined.write_text(lines, "utf-8")
-    monkeypatch.setattr(scorer_module, "_digest", lambda s: 7)
+    monkeypatch.setattr(row_keys_module, "_digest", lambda s: 7)
     stream = stream_pairs(combined, check_ids=False)
     scorer = CorpusScorer(ScoringOptions(NormalizerPolicy.parse("none")), reread=stream.reread)
     chunk = next(stream.chunks(10))  # read before the file changes, matched after
@@ -291,7 +293,7 @@ def test_a_file_changed_before_it_is_read_again_is_refused(
 
 def test_sorted_runs_agree_with_a_set() -> None:
     rng = np.random.default_rng(5)
-    runs, seen, added = _SortedRuns(), set(), []
+    runs, seen, added = SortedRuns(), set(), []
     for _ in range(300):
         chunk = rng.integers(-(2**40), 2**40, size=int(rng.integers(0, 40)), dtype=np.int64)
         if rng.random() < 0.1 and seen:
@@ -318,9 +320,9 @@ def _id_bytes(n: int, reread: bool) -> float:
     def chunk(start: int) -> list[ScoringRow]:
         return [ScoringRow(f"utt{k:07d}", "a b", "a") for k in range(start, start + 2_000)]
 
-    facts = _RowFacts(reread=(lambda: [r for s in range(0, n, 2_000) for r in chunk(s)]))
+    facts = RowFacts(reread=(lambda: [r for s in range(0, n, 2_000) for r in chunk(s)]))
     if not reread:
-        facts = _RowFacts()
+        facts = RowFacts()
     tracemalloc.start()
     try:
         for start in range(0, n, 2_000):

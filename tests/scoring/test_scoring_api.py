@@ -105,7 +105,7 @@ def test_jiwer_oracle_on_random_corpus() -> None:
     summary = score_rows(
         rows,
         ScoringOptions(policy=NormalizerPolicy("none"), bootstrap=BootstrapSettings(resamples=0)),
-    ).summary
+    ).to_dict()
     wer = summary["overall"]["views"]["raw"]["wer"]
     out = jiwer.process_words(refs, [h if h else "" for h in hyps])
     assert (wer["substitutions"], wer["deletions"], wer["insertions"], wer["hits"]) == (

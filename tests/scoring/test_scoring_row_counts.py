@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from earmark.formats.rows import ScoringRow
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows, scorer
+from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring import metric as metric_module
 from earmark.scoring.row_counts import (
     METRIC_FOR_UNIT,
     MIXED,
@@ -99,8 +100,8 @@ def test_every_row_view_and_unit_equals_score_rows(policy: str) -> None:
 
 
 def test_metric_names_are_the_scorers() -> None:
-    assert METRIC_FOR_UNIT[MIXED] == scorer.MIXED_METRIC
-    assert {u: METRIC_FOR_UNIT[u] for u in ("word", "char")} == scorer.METRIC_FOR_UNIT
+    assert METRIC_FOR_UNIT[MIXED] == metric_module.MIXED_METRIC
+    assert {u: METRIC_FOR_UNIT[u] for u in ("word", "char")} == metric_module.METRIC_FOR_UNIT
 
 
 def test_a_repeated_pair_is_one_entry_and_counts_do_not_depend_on_order() -> None:

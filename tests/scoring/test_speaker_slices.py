@@ -17,8 +17,9 @@ from earmark.errors import EarmarkError
 from earmark.execution.plan import load_plan
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.scorer import ScoringOptions, score_rows
+from earmark.scoring.scorer import score_rows
 from earmark.stats.bootstrap import bootstrap_ci
 from earmark.stats.settings import BootstrapSettings
 

@@ -8,8 +8,8 @@ import inspect
 import pytest
 
 import earmark.stats.settings as settings
-from earmark.comparison.options import CompareOptions
 from earmark.comparison.gap import corpus_gap
+from earmark.comparison.options import CompareOptions
 from earmark.file_comparison import compare
 from earmark.scoring.protocols import resolve
 from earmark.stats import bootstrap

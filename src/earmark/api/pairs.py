@@ -55,6 +55,12 @@ class CorpusScore:
         return self._value("cer")
 
     @property
+    def wip(self) -> float | None:
+        """Word information preserved of the headline metric, (C / N_ref) * (C / N_hyp) as
+        jiwer defines it; None unless asked for (`metrics=("wip",)`) or the rate is null."""
+        return self.metrics[self.headline].wip
+
+    @property
     def ci(self) -> tuple[float, float] | None:
         """The headline metric's percentile bootstrap interval at `level`."""
         return self.metrics[self.headline].ci
@@ -93,13 +99,15 @@ def score(
     language: str | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
+    metrics: Sequence[str] = (),
 ) -> CorpusScore:
     """Score hypotheses against references, pair by pair, as `earmark score` would.
 
     `references` and `hypotheses` are one string each or equally long lists of strings.
     `normalizer` is any `earmark score --normalizer` value (a name such as en-v1, `auto`,
     or `LANG=NAME,...`); `language` is every pair's language (it chooses the normaliser
-    under `auto`); `bootstrap` resamples (0: no intervals) with `seed`. Pair i is the
+    under `auto`); `bootstrap` resamples (0: no intervals) with `seed`; `metrics` names
+    optional figures (`"wip"`, as `earmark score --metrics wip`). Pair i is the
     utterance with id `str(i)`, counting from 1, as in a JSONL file scored by the CLI.
 
     >>> s = score(["a b c", "hello world", "the cat"], ["a x c", "hello", "the cat sat"],
@@ -112,6 +120,8 @@ def score(
     0.4783
     >>> s.estimate.high, s.estimate.level, s.estimate.method
     (0.5, 0.95, 'percentile')
+    >>> score("the cat sat", "the cat sat on", bootstrap=0, metrics=["wip"]).wip  # (3/3)*(3/4)
+    0.75
     """
     from earmark.formats.rows import ScoringRow
     from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
@@ -128,25 +138,26 @@ def score(
         for i, (ref, hyp) in enumerate(zip(refs, hyps, strict=True), start=1)
     ]
     settings = BootstrapSettings(resamples=bootstrap, seed=seed)
-    options = ScoringOptions(policy=NormalizerPolicy.parse(normalizer), bootstrap=settings)
-    block = score_rows(rows, options).to_dict()["overall"]
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse(normalizer),
+        bootstrap=settings,
+        extra_metrics=(metrics,) if isinstance(metrics, str) else tuple(metrics),
+    )
+    block = score_rows(rows, options).arm.overall
     # One language for every pair: one normaliser, so the overall block is never null.
-    view = block["primary_view"]
-    figures = block["views"][view]
-    metrics = {
-        name: MetricResult.from_dict(figures[name], f"overall.views.{view}.{name}")
-        for name in _RATE_METRICS
-        if isinstance(figures.get(name), dict)
-    }
+    assert block is not None
+    view = block.primary_view
+    figures = block.views[view].metrics
+    rates = {name: figures[name] for name in _RATE_METRICS if name in figures}
     return CorpusScore(
-        normalizer=block["normalizer"]["name"],
+        normalizer=block.normalizer.name,
         view=view,
-        headline=_METRIC_OF_UNIT[block["normalizer"]["headline_unit"]],
-        n_utterances=block["n_utterances"],
+        headline=_METRIC_OF_UNIT[block.normalizer.headline_unit or block.normalizer.units[0]],
+        n_utterances=block.n_utterances,
         bootstrap=settings.resamples,
         seed=settings.seed,
         level=settings.level,
-        metrics=MappingProxyType(metrics),
+        metrics=MappingProxyType(rates),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,9 @@ if TYPE_CHECKING:
 
 #: `--format`'s choices (`earmark.formats` reads them).
 FORMATS = ("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm")
+#: `--metrics`' choices: `earmark.scoring.metric.EXTRA_METRICS`, spelled here so parsing
+#: flags stays light (a test pins the two equal).
+EXTRA_METRICS = ("wip",)
 
 
 def score_file(
@@ -38,6 +42,7 @@ def score_file(
     punctuation: bool = False,
     punctuation_marks: str | None = None,
     critical_tokens: bool = False,
+    metrics: Sequence[str] = (),
     sclite_reports: bool = False,
     alignment: str = "earmark",
     glm: PathArg | None = None,
@@ -52,6 +57,7 @@ def score_file(
     built in memory. With `out`, the folder gets what the command writes there
     (results.json, byte for byte `to_json()` of what is returned, predictions.jsonl,
     results.md and, with `csv`, predictions.csv); without it nothing is written.
+    `metrics` names optional figures beside MER and WIL ("wip", as `--metrics wip`).
     """
     from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
     from earmark.formats.fields import FieldNames
@@ -65,6 +71,8 @@ def score_file(
     check_choice("cluster", cluster, ("clip", "speaker"))
     check_choice("alignment", alignment, ("earmark", "sclite"))
     check_choice("punctuation_marks", punctuation_marks, ("word-internal", "every-mark"))
+    for name in metrics:
+        check_choice("metrics", name, EXTRA_METRICS)
     if csv and out is None:
         raise EarmarkError("--csv writes beside predictions.jsonl", field="csv", hint="give out")
     inputs = ScoreInputs(
@@ -91,6 +99,7 @@ def score_file(
         punctuation=punctuation,
         punctuation_marks=punctuation_marks,
         critical_tokens=critical_tokens,
+        extra_metrics=tuple(metrics),
         sclite_reports=sclite_reports,
         alignment=alignment,
         glm=glm,

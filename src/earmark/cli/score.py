@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from earmark.api.scoring import FORMATS
+from earmark.api.scoring import EXTRA_METRICS, FORMATS
 from earmark.cli.arguments import non_negative_int
 from earmark.cli.options import (
     Subcommands,
@@ -112,6 +112,14 @@ def _add_extra_figures(p: argparse.ArgumentParser) -> None:
         help="add critical-token recall/precision (numbers, dates, currency, URLs, IDs, ...)",
     )
     p.add_argument(
+        "--metrics",
+        action="append",
+        choices=EXTRA_METRICS,
+        metavar="NAME",
+        help="also compute an optional figure beside MER and WIL: wip (word information "
+        "preserved, as jiwer defines it); repeatable (default: none, results keep their shape)",
+    )
+    p.add_argument(
         "--sclite-reports",
         action="store_true",
         help="also write sclite-style NAME.sys/.raw (by speaker), .pra (alignments) and .dtl "
@@ -161,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         punctuation=args.punctuation,
         punctuation_marks=args.punctuation_marks,
         critical_tokens=args.critical_tokens,
+        metrics=args.metrics or (),
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
         glm=args.glm,

@@ -106,7 +106,7 @@ def corpus_gap(
     sides: dict[str, dict[str, JSONValue]] = {}
     counted = {}
     names: dict[str, list[str]] = {}
-    figures: dict[str, dict[str, dict[str, JSONValue]]] = {}
+    figures: dict[str, dict[str, JSONValue]] = {}
     for label, arm in (("a", corpus_a), ("b", corpus_b)):
         rows = count_rows(table, arm.references, arm.hypotheses, arm.languages)
         clusters = cluster_codes(arm.clusters)
@@ -124,8 +124,8 @@ def corpus_gap(
     names_a, names_b = names["a"], names["b"]
     gaps: dict[str, JSONValue] = {}
     for metric, unit in (("wer", "word"), ("cer", "char")):
-        value_a = figures["a"][metric].get("value")
-        value_b = figures["b"][metric].get("value")
+        value_a = _value(figures["a"][metric])
+        value_b = _value(figures["b"][metric])
         entry: dict[str, JSONValue] = {"value": None, "ci95": None, "a": value_a, "b": value_b}
         if len(names_a) != 1 or names_a != names_b:
             entry["null_reason"] = (
@@ -133,9 +133,9 @@ def corpus_gap(
                 f"{', '.join(names_b)}); a gap would measure the normalisers"
             )
         elif not isinstance(value_a, int | float) or not isinstance(value_b, int | float):
-            entry["null_reason"] = figures["a"][metric].get("null_reason") or figures["b"][
-                metric
-            ].get("null_reason")
+            entry["null_reason"] = _value(figures["a"][metric], "null_reason") or _value(
+                figures["b"][metric], "null_reason"
+            )
         else:
             entry["value"] = value_b - value_a
             if resamples > 0:
@@ -210,3 +210,8 @@ def render_gap_markdown(result: Mapping[str, JSONValue]) -> str:
         rows.append([metric, _rate(a, metric), _rate(b, metric), cell])
     header = ["metric", "corpus A", "corpus B", "gap (points) [95% CI]"]
     return "\n".join([*lines, md_table(header, rows)]) + "\n"
+
+
+def _value(metric: JSONValue, key: str = "value") -> JSONValue:
+    """A metric object's point value, or another of its keys (None for a null metric)."""
+    return metric.get(key) if isinstance(metric, dict) else None

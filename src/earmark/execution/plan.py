@@ -57,7 +57,7 @@ from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 if TYPE_CHECKING:
     from earmark.corpus.model import Utterance
     from earmark.corpus.selection import SelectionRecord
-    from earmark.scoring.scorer import ScoringOptions
+    from earmark.scoring.options import ScoringOptions
 
 CPU_ISAS = ("GENERIC", "AVX", "AVX2", "AVX512")
 SELECTION_KEYS = {"languages", "slices", "fraction", "seed", "first", "distinct_texts"}
@@ -142,7 +142,7 @@ class RunPlan:
     #: (`check_ceilings`); `earmark decide` rejects a challenger above one.
     ceilings: dict[str, dict[str, float]] = field(default_factory=dict)
     #: The bootstrap unit ("clip" or "speaker") and the pre-registered per-slice minimum
-    #: rows and speakers (`earmark.scoring.scorer.ScoringOptions`): frozen with the plan.
+    #: rows and speakers (`earmark.scoring.options.ScoringOptions`): frozen with the plan.
     cluster: str = "clip"
     min_per_slice: int | None = None
     min_speakers: int | None = None
@@ -192,9 +192,9 @@ class RunPlan:
     def scoring_options(self) -> ScoringOptions:
         """How the run's rows are scored: the plan's normaliser policy, bootstrap and seed,
         and with a protocol its aggregation and CI generator too."""
+        from earmark.scoring.options import ScoringOptions
         from earmark.scoring.policy import NormalizerPolicy
         from earmark.scoring.protocols import get_protocol
-        from earmark.scoring.scorer import ScoringOptions
 
         protocol = get_protocol(self.protocol) if self.protocol is not None else None
         return ScoringOptions(

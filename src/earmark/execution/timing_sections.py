@@ -16,7 +16,7 @@ from earmark.rundir.predictions import RunRow
 
 if TYPE_CHECKING:
     from earmark.execution.plan import RunPlan
-    from earmark.scoring.scorer import ScoringOptions
+    from earmark.scoring.options import ScoringOptions
 
 
 def _rows_by_key(rows: Sequence[RunRow]) -> dict[tuple[str, int], RunRow]:

@@ -86,6 +86,21 @@ class ErrorCounts:
             return 1.0
         return 1.0 - (self.hits / self.ref_units) * (self.hits / self.hyp_units)
 
+    def word_information_preserved(self) -> float:
+        """WIP exactly as jiwer computes it: (C / N_ref) * (C / N_hyp); 1.0 when both
+        sides are empty (silence rightly transcribed as nothing), 0.0 when one side is.
+
+        >>> ErrorCounts(1, 1, 0, 2).word_information_preserved()  # (2 / 4) * (2 / 3)
+        0.3333333333333333
+        >>> ErrorCounts(0, 0, 0, 0).word_information_preserved()
+        1.0
+        """
+        if self.ref_units == 0:
+            return 1.0 if self.hyp_units == 0 else 0.0
+        if self.hyp_units == 0:
+            return 0.0
+        return (self.hits / self.ref_units) * (self.hits / self.hyp_units)
+
     def utterance_rate(self) -> float:
         """Per-utterance rate for macro averaging.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from earmark.render.html_inputs import ReportInputs, primary_metric, primary_view, rate, sdi
 from earmark.render.html_page import Markup, chart, esc, html_table, num, section
+from earmark.render.markdown import word_information_rows
 from earmark.render.plots import Bar, bar_chart
 from earmark.results import ScopeResult
 
@@ -97,6 +98,14 @@ def render_languages(page: ReportInputs) -> str:
             else "<p>No per-language figures.</p>"
         )
     ]
+    information = [
+        [arm_name, lang, *(num(cell) if i else cell for i, cell in enumerate(row))]
+        for arm_name, lang, block in page.blocks()
+        for row in word_information_rows(block)
+    ]
+    if information:
+        body.append("<h3>Word information (primary view; WIP asked for)</h3>")
+        body.append(html_table(["arm", "language", "metric", "MER", "WIL", "WIP"], information))
     slice_rows = _group_rows(page, "by_slice")
     if slice_rows:
         body.append("<h3>Slices (primary view)</h3>")

@@ -104,6 +104,29 @@ def _median_markdown(scopes: Sequence[tuple[str, ScopeResult]]) -> list[str]:
     ]
 
 
+def word_information_rows(block: ScopeResult) -> list[list[str]]:
+    """Metric, MER, WIL and WIP of the primary view's metrics that carry WIP (only asked
+    for, `--metrics wip`; results without it show no such rows)."""
+    return [
+        [name.upper(), *(_proportion(v) for v in (m.mer, m.wil, m.wip))]
+        for name, m in block.view().metrics.items()
+        if m.wip is not None
+    ]
+
+
+def _proportion(value: float | None) -> str:
+    return "null" if value is None else f"{value:.4f}"
+
+
+def _word_information_markdown(scopes: Sequence[tuple[str, ScopeResult]]) -> list[str]:
+    """MER, WIL and word information preserved (jiwer's measures) where WIP was asked for."""
+    rows = [[label, *row] for label, block in scopes for row in word_information_rows(block)]
+    if not rows:
+        return []
+    header = ["scope", "metric", "MER", "WIL", "WIP"]
+    return ["### Word information (primary view)", "", md_table(header, rows), ""]
+
+
 def block_rows(label: str, block: ScopeResult) -> list[list[str]]:
     """One table row per view: label, normaliser/view, N, WER, CER, S/D/I."""
     rows = []
@@ -546,6 +569,7 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
     parts += _unavailable_notes(scopes)
     parts += _publication_notes(arm)
     parts += _median_markdown(scopes)
+    parts += _word_information_markdown(scopes)
     slice_rows = _primary_rows(
         [
             (f"{lang} / {sl}", sblock)

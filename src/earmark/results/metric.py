@@ -61,6 +61,9 @@ class MetricResult(Record, Counted, Estimated):
     null_reason: str | None = field(default=None, metadata=json_key(STR))
     mer: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     wil: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
+    #: Word information preserved (jiwer's `wip`), only where it was asked for
+    #: (`earmark score --metrics wip`): results without it keep their bytes.
+    wip: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
     ser: float | None = field(default=None, metadata=json_key(Nullable(NUMBER)))
 
 

@@ -1,22 +1,24 @@
 """A folder's figures and rows as a pair: `results.json` naming `predictions.jsonl` by hash.
 
-`results.json` (schema `earmark.results/1`, JSON Schema in `report/schema/results-1.json`)
+`results.json` (schema `earmark.results/1`, JSON Schema in `render/schema/results-1.json`)
 is what a machine re-checks; it is written after predictions.jsonl and records that
 file's SHA-256, so a reader can refuse figures that sit beside rows they were not
 computed from (a rerun killed between its two writes). The schema is frozen: a change of
 meaning is a new schema version, never an edit.
 
-This module stays light (no `earmark.results` at import): `earmark score` writes through it.
+The producers hand over typed records (`earmark.results.ArmResult`); this module encodes
+them, once. It stays light (no `earmark.results` at import): `earmark score` writes
+through it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from earmark import __version__
 from earmark.artefacts import sha256_file
@@ -25,15 +27,21 @@ from earmark.outputs import atomic_write_bytes, atomic_write_json, atomic_write_
 from earmark.rundir.layout import PREDICTIONS, RESULTS, RESULTS_MARKDOWN
 from earmark.scoring.probes import ProbeResult, failed
 
+if TYPE_CHECKING:
+    from earmark.results.arm import ArmResult
+    from earmark.results.codec import JSONObject, JSONValue
+
 #: `earmark.results.RESULTS_SCHEMA`, spelled here so that writing stays light (a test pins
 #: the two equal).
 SCHEMA_ID = "earmark.results/1"
 
 
 def build_results(
-    arms: dict[str, dict[str, Any]], probes: list[ProbeResult], **sections: Any
+    arms: Mapping[str, ArmResult], probes: list[ProbeResult], **sections: object
 ) -> dict[str, Any]:
-    """Wrap per-arm score summaries with schema id, version, time and the probe record.
+    """Wrap the arms' typed results with schema id, version, time and the probe record,
+    encoded as results.json writes them (the one place an arm becomes JSON). `sections`
+    are the file's other JSON sections (inputs, corpus, plan, ...); None leaves one out.
 
     Every results file has an `arms` mapping (one entry for `earmark score`), so one
     reader serves scores, single runs and multi-arm runs alike."""
@@ -41,7 +49,7 @@ def build_results(
         "schema": SCHEMA_ID,
         "earmark_version": __version__,
         "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        "arms": arms,
+        "arms": {name: arm.to_dict() for name, arm in arms.items()},
         "probes": [p.to_dict() for p in probes],
         **{k: v for k, v in sections.items() if v is not None},
     }
@@ -49,8 +57,8 @@ def build_results(
 
 def write_results(
     out_dir: str | os.PathLike[str],
-    results: dict[str, Any],
-    records: Iterable[dict[str, Any]] | None = None,
+    results: dict[str, JSONValue],
+    records: Iterable[JSONObject] | None = None,
     *,
     probes: list[ProbeResult],
     markdown: str | None = None,
@@ -91,7 +99,7 @@ class PredictionLines:
 
     BLOCK = 1 << 18
 
-    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, records: Iterable[JSONObject]) -> None:
         self._records = records
         self.rows = 0
 
@@ -113,7 +121,7 @@ class PredictionLines:
             yield b"".join(block)
 
 
-def check_predictions_file(run_dir: str | os.PathLike[str], results: dict[str, Any]) -> None:
+def check_predictions_file(run_dir: str | os.PathLike[str], results: JSONObject) -> None:
     """Refuse a predictions.jsonl that is not the one `results` was computed from.
 
     A results.json written before this record existed names no hash and passes; one

@@ -16,8 +16,6 @@ they are kept whole rather than cut to a top-k while streaming.
 
 from __future__ import annotations
 
-from typing import Any
-
 from earmark.metrics.alignment import EditTally, align
 from earmark.metrics.analysis import (
     ranked_deletions,
@@ -26,17 +24,20 @@ from earmark.metrics.analysis import (
     render_alignment,
 )
 from earmark.metrics.tokens import chars, words
+from earmark.results.codec import JSONObject, JSONValue
 from earmark.scoring.scorer import ScoreResult
 
 TOKENS = {"word": words, "char": chars}
 
 
-def error_analysis_section(result: ScoreResult, *, top: int = 10, worst: int = 5) -> dict[str, Any]:
+def error_analysis_section(
+    result: ScoreResult, *, top: int = 10, worst: int = 5
+) -> dict[str, JSONValue]:
     """Per language: top-k substitution pairs, inserted and deleted units, and the worst
     utterances with a plain-text alignment (REF / HYP / op lines)."""
     if worst > result.worst_kept:
         raise ValueError(f"the scorer kept {result.worst_kept} worst utterances, not {worst}")
-    out: dict[str, Any] = {}
+    out: dict[str, JSONValue] = {}
     for group in result.groups.values():
         norm = group.normalizer
         view, unit = norm.primary_view, norm.units[0]
@@ -77,13 +78,16 @@ TEXT_WITHHELD = (
 )
 
 
-def withhold_text(section: dict[str, Any]) -> dict[str, Any]:
+def withhold_text(section: JSONObject) -> dict[str, JSONValue]:
     """The error-analysis section with every unit and alignment removed, counts kept.
 
     Substitution pairs and inserted or deleted units are fragments of the transcripts, so
     they go too; the worst utterances keep their ids and S/D/I counts."""
-    out: dict[str, Any] = {}
+    out: dict[str, JSONValue] = {}
     for lang, block in section.items():
+        if not isinstance(block, dict):
+            continue
+        worst = block.get("worst_utterances")
         out[lang] = {
             **{k: block[k] for k in ("normalizer", "view", "unit") if k in block},
             "text_withheld": TEXT_WITHHELD,
@@ -92,7 +96,8 @@ def withhold_text(section: dict[str, Any]) -> dict[str, Any]:
             "top_deletions": [],
             "worst_utterances": [
                 {k: v for k, v in w.items() if k != "alignment"}
-                for w in block.get("worst_utterances", [])
+                for w in (worst if isinstance(worst, list) else [])
+                if isinstance(w, dict)
             ],
         }
     return out

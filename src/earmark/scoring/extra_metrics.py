@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,8 +36,9 @@ from earmark.metrics.punctuation import (
     punctuation_counts,
     run_punctuation_probes,
 )
+from earmark.results.codec import JSONValue
 from earmark.stats import bootstrap_statistic
-from earmark.stats.bootstrap import bootstrap_statistics
+from earmark.stats.bootstrap import BootstrapResult, bootstrap_statistics
 from earmark.stats.settings import BootstrapSettings
 
 PUNCTUATION_DEFINITION = (
@@ -99,12 +100,12 @@ def stat_block(
     statistic: Statistic,
     clusters: Sequence[str],
     boot: BootstrapSettings,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """{value, ci95} or {value: None, ci95: None, null_reason}: a figure with its clip
     bootstrap interval, as every extra metric (and post-processing) records it."""
     if value is None:
         return {"value": None, "ci95": None, "null_reason": null_reason}
-    out: dict[str, Any] = {"value": value, "ci95": None}
+    out: dict[str, JSONValue] = {"value": value, "ci95": None}
     if columns is not None and boot.resamples > 0:
         result = bootstrap_statistic(
             columns,
@@ -126,7 +127,7 @@ def _checked(boot: BootstrapSettings) -> BootstrapSettings:
     return boot
 
 
-def _bootstrap_block(boot: BootstrapSettings) -> dict[str, Any]:
+def _bootstrap_block(boot: BootstrapSettings) -> dict[str, JSONValue]:
     """The section's `bootstrap` record: the settings, then how they were used."""
     return {
         **boot.to_dict(),
@@ -160,7 +161,7 @@ def _tally_stats(
     boot: BootstrapSettings,
     *,
     per_type: bool = False,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """Precision, recall and F1 with CIs; a per-type entry bootstraps F1 only.
 
     The three are functions of the same summed columns, so one set of resamples serves
@@ -177,7 +178,7 @@ def _tally_stats(
         {"f1": f1_of} if per_type else {"precision": _precision, "recall": _recall, "f1": f1_of}
     )
     wanted = {k: f for k, f in statistics.items() if values[k][0] is not None}
-    intervals: dict[str, Any] = {}
+    intervals: Mapping[str, BootstrapResult] = {}
     if wanted and boot.resamples > 0:
         everything = (0, 1, 2)
         intervals = bootstrap_statistics(
@@ -188,25 +189,26 @@ def _tally_stats(
             seed=boot.seed,
             level=boot.level,
         )
-    out: dict[str, Any] = {}
+    out: dict[str, JSONValue] = {}
     for name, (value, reason) in values.items():
         if value is None:
             out[name] = {"value": None, "ci95": None, "null_reason": reason}
             continue
-        out[name] = {"value": value, "ci95": None}
+        entry: dict[str, JSONValue] = {"value": value, "ci95": None}
         result = intervals.get(name)
         if result is not None and result.low is not None and result.high is not None:
-            out[name]["ci95"] = [result.low, result.high]
+            entry["ci95"] = [result.low, result.high]
+        out[name] = entry
     return out
 
 
 def _punctuation_block(
     counts: Sequence[PunctuationCounts], clusters: Sequence[str], boot: BootstrapSettings
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     total = sum(counts, PunctuationCounts())
     ref = [c.ref_marks for c in counts]
     hyp = [c.hyp_marks for c in counts]
-    per_type: dict[str, Any] = {}
+    per_type: dict[str, JSONValue] = {}
     for name, tally in total.per_type:
         tallies = [dict(c.per_type).get(name, MarkTally()) for c in counts]
         stats = _tally_stats(
@@ -241,7 +243,7 @@ def punctuation_section(
     *,
     bootstrap: BootstrapSettings = _DEFAULT_BOOTSTRAP,
     mark_rule: MarkRule = WORD_INTERNAL,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """Punctuation position and position+type precision/recall/F1 (seed 001), with clip
     bootstrap CIs, overall, per language and per slice, plus the scorer probe record.
 
@@ -253,7 +255,7 @@ def punctuation_section(
     mark_rule = check_mark_rule(mark_rule)
     boot = _checked(bootstrap)
     counts: list[PunctuationCounts | None] = []
-    excluded: list[dict[str, str]] = []
+    excluded: list[JSONValue] = []
     memo: dict[tuple[str, str], PunctuationCounts | None] = {}  # repeats repeat pairs
     for row in rows:
         pair = (row.reference, row.hypothesis_text)
@@ -267,7 +269,7 @@ def punctuation_section(
             excluded.append({"id": row.id, "reason": TOO_LONG})
     scored = [i for i, c in enumerate(counts) if c is not None]
 
-    def block(indices: Sequence[int]) -> dict[str, Any]:
+    def block(indices: Sequence[int]) -> dict[str, JSONValue]:
         chosen = [counts[i] for i in indices]
         return _punctuation_block(
             [c for c in chosen if c is not None], [rows[i].cluster_key for i in indices], boot
@@ -286,7 +288,7 @@ def punctuation_section(
         "overall": block(scored),
         "by_language": {k: block(v) for k, v in groups["by_language"].items()},
         "by_slice": {k: block(v) for k, v in groups["by_slice"].items()},
-        "probes": [p.as_dict() for p in probes],
+        "probes": [cast("JSONValue", p.as_dict()) for p in probes],
         "probes_passed": all(p.passed for p in probes),
     }
 
@@ -296,7 +298,7 @@ def punctuation_section(
 
 def _category_entry(
     name: str, per_row: Sequence[CategoryCounts], clusters: Sequence[str], boot: BootstrapSettings
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     total = sum(per_row, CategoryCounts())
     matched = [c.matched for c in per_row]
     ref = [c.ref for c in per_row]
@@ -320,7 +322,7 @@ def _category_entry(
 
 def _exact_match(
     hits: Sequence[int], clusters: Sequence[str], boot: BootstrapSettings
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     n = len(hits)
     stat = stat_block(
         sum(hits) / n if n else None,
@@ -339,9 +341,9 @@ def _critical_block(
     counts: Sequence[CriticalTokenCounts],
     exact: Sequence[int],
     boot: BootstrapSettings,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     clusters = [rows[i].cluster_key for i in indices]
-    categories = {
+    categories: dict[str, JSONValue] = {
         name: _category_entry(name, [counts[i][name] for i in indices], clusters, boot)
         for name in CATEGORIES
     }
@@ -356,9 +358,11 @@ def _critical_block(
     }
 
 
-def _failure(row: ScoringRow, counts: CriticalTokenCounts) -> dict[str, Any] | None:
-    lost = {name: list(c.lost) for name, c in counts.categories if c.lost}
-    spurious = {name: list(c.spurious) for name, c in counts.categories if c.spurious}
+def _failure(row: ScoringRow, counts: CriticalTokenCounts) -> dict[str, JSONValue] | None:
+    lost: dict[str, JSONValue] = {name: list(c.lost) for name, c in counts.categories if c.lost}
+    spurious: dict[str, JSONValue] = {
+        name: list(c.spurious) for name, c in counts.categories if c.spurious
+    }
     if not lost and not spurious:
         return None
     return {
@@ -378,7 +382,7 @@ def critical_tokens_section(
     *,
     bootstrap: BootstrapSettings = _DEFAULT_BOOTSTRAP,
     slice_minimums: Mapping[str, int] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """Critical-token recall (with clip bootstrap CIs) and precision per category, the
     utterances where a token was lost, changed or invented, exact-match rates, and slice
     counts (seed 000).
@@ -397,21 +401,24 @@ def critical_tokens_section(
     everything = list(range(len(rows)))
     groups = _groups(rows, everything)
 
-    def block(indices: Sequence[int]) -> dict[str, Any]:
+    def block(indices: Sequence[int]) -> dict[str, JSONValue]:
         return _critical_block(indices, rows, counts, exact, boot)
 
     failures = [f for r, c in zip(rows, counts, strict=True) if (f := _failure(r, c))]
-    slice_counts: dict[str, dict[str, Any]] = {}
+    slice_counts: dict[str, JSONValue] = {}
+    shortfall: list[JSONValue] = []
     minimums = dict(slice_minimums or {})
     for name in sorted(set(groups["by_slice"]) | set(minimums)):
         indices = groups["by_slice"].get(name, [])
-        entry: dict[str, Any] = {
+        entry: dict[str, JSONValue] = {
             "n_utterances": len(indices),
             "n_clusters": len({rows[i].cluster_key for i in indices}),
         }
         if name in minimums:
             entry["minimum"] = minimums[name]
             entry["below_minimum"] = len(indices) < minimums[name]
+            if len(indices) < minimums[name]:
+                shortfall.append(name)
         slice_counts[name] = entry
     return {
         "metric": "critical-tokens",
@@ -424,8 +431,8 @@ def critical_tokens_section(
         "by_language": {k: block(v) for k, v in groups["by_language"].items()},
         "by_slice": {k: block(v) for k, v in groups["by_slice"].items()},
         "slice_counts": slice_counts,
-        "shortfall": [k for k, v in slice_counts.items() if v.get("below_minimum")],
-        "failures": failures,
+        "shortfall": shortfall,
+        "failures": [*failures],
         "n_failures": {
             "lost_or_changed": sum(f["kind"] == "lost_or_changed" for f in failures),
             "spurious_only": sum(f["kind"] == "spurious_only" for f in failures),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
@@ -30,6 +30,7 @@ from earmark.metrics.long_form import (
     error_rate_by_time,
     interval_counts,
 )
+from earmark.results.codec import JSONValue
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
 
@@ -98,7 +99,7 @@ def _language_block(
     resamples: int,
     seed: int,
     level: float,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     total = sum((r.total for r in results), ErrorCounts.zero())
     whole_known = [r.whole for r in results if r.whole is not None]
     omitted = [
@@ -114,7 +115,7 @@ def _language_block(
     ]
     gap_outputs = sum(len(r.gap_outputs) for r in results)
     speech = sum(r.speech_intervals for r in results)
-    rate: dict[str, Any] = {"value": _rate(total), "ci95": None, "null_reason": None}
+    rate: dict[str, JSONValue] = {"value": _rate(total), "ci95": None, "null_reason": None}
     if rate["value"] is None:
         rate["null_reason"] = NO_REFERENCE_UNITS
     elif resamples > 0:
@@ -138,7 +139,7 @@ def _language_block(
         "intervals_scored": sum(len(r.intervals) for r in results),
         "speech_intervals": speech,
         "interval_error_rate": rate,
-        "counts": total.as_dict(),
+        "counts": cast("JSONValue", total.as_dict()),
         "whole_text_error_rate": (
             _rate(sum(whole_known, ErrorCounts.zero()))
             if len(whole_known) == len(results)
@@ -147,20 +148,22 @@ def _language_block(
         "omitted": {
             "count": len(omitted),
             "rate": len(omitted) / speech if speech else None,
-            "listed": omitted[:MAX_LISTED],
+            "listed": cast("JSONValue", omitted[:MAX_LISTED]),
             "truncated": len(omitted) > MAX_LISTED,
         },
         "repeats": {
             "count": len(repeats),
             "consecutive_duplicates": sum(1 for p in repeats if p["kind"] != "loop"),
             "loops": sum(1 for p in repeats if p["kind"] == "loop"),
-            "listed": repeats[:MAX_LISTED],
+            "listed": cast("JSONValue", repeats[:MAX_LISTED]),
             "truncated": len(repeats) > MAX_LISTED,
         },
         "gap_outputs": gap_outputs,
         "by_time": {
             "bin_seconds": bin_seconds,
-            "bins": [b.as_dict() for b in error_rate_by_time(results, bin_seconds)],
+            "bins": cast(
+                "JSONValue", [b.as_dict() for b in error_rate_by_time(results, bin_seconds)]
+            ),
         },
     }
 
@@ -175,7 +178,7 @@ def long_form_section(
     bin_seconds: float = 600.0,
     rule: Rule = "midpoint",
     gaps: GapPolicy = "nearest",
-) -> dict[str, Any] | None:
+) -> dict[str, JSONValue] | None:
     """The long-form section, or None when no recording has both kinds of segments.
 
     Recordings missing either side are listed under `excluded` with a reason code, never
@@ -185,7 +188,7 @@ def long_form_section(
         r if isinstance(r, SegmentedRecording) else SegmentedRecording.from_mapping(r)
         for r in rows_with_segments
     ]
-    excluded: list[dict[str, str]] = []
+    excluded: list[JSONValue] = []
     by_language: dict[str, list[SegmentedRecording]] = {}
     for rec in recordings:
         if rec.reference_segments is None:
@@ -197,7 +200,7 @@ def long_form_section(
     if not by_language:
         return None
 
-    languages: dict[str, Any] = {}
+    languages: dict[str, JSONValue] = {}
     for language in sorted(by_language):
         chosen = by_language[language]
         normalizer = policy.for_language(language or None)

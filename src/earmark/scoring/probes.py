@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from earmark.metrics.alignment import count_errors
 from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.tokens import chars, words
 from earmark.text import get_normalizer
+
+if TYPE_CHECKING:
+    from earmark.results.codec import JSONValue
 
 
 @dataclass(frozen=True)
@@ -22,7 +26,7 @@ class ProbeResult:
     expected: str
     observed: str
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "name": self.name,
             "passed": self.passed,

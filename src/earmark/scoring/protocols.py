@@ -16,9 +16,10 @@ change one setting, drop `--protocol` and give every flag explicitly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 from earmark.stats.protocol_bootstrap import GENERATOR as PYTHON_RANDOM
 from earmark.stats.protocol_bootstrap import QUANTILE_RULE as PYTHON_RANDOM_QUANTILES
 from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
@@ -64,7 +65,7 @@ class Protocol:
     def quantile_rule(self) -> str:
         return QUANTILE_RULES[self.generator]
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, JSONValue]:
         return {
             "normalizer": self.normalizer,
             "aggregate": self.aggregate,
@@ -80,7 +81,7 @@ class Protocol:
             **({"punctuation_marks": self.punctuation_marks} if self.punctuation else {}),
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "name": self.name,
             "source": self.source,

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from earmark.metrics.alignment import count_errors_array
 from earmark.metrics.tokens import mixed
+from earmark.results.codec import JSONValue
 from earmark.scoring.metric import metric_object
 from earmark.scoring.policy import MixedPair, NormalizerPolicy, mixed_unit
 from earmark.stats.settings import BootstrapSettings
@@ -267,7 +268,7 @@ def count_rows(
     return RowCounts(table, entries, normalizers)
 
 
-def null_metric(reason: str, aggregate: str) -> dict[str, Any]:
+def null_metric(reason: str, aggregate: str) -> dict[str, JSONValue]:
     """A figure that cannot be computed: null, with why (never an invented number)."""
     return {"value": None, "ci95": None, "aggregate": aggregate, "null_reason": reason}
 
@@ -278,7 +279,7 @@ def scope_metrics(
     clusters: IntArray | None,
     bootstrap: BootstrapSettings,
     aggregate: str,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """The primary view's metric objects over `positions` (one scope): `wer`, `cer`, and
     `mixed_er` where the normaliser counts the mixed unit there, as `score` reports them.
 
@@ -293,7 +294,7 @@ def scope_metrics(
         return {"wer": null_metric(reason, aggregate), "cer": null_metric(reason, aggregate)}
     (name,) = names
     units = rows.table.units(name)
-    out: dict[str, Any] = {}
+    out: dict[str, JSONValue] = {}
     for unit in ("word", "char", MIXED):
         metric = METRIC_FOR_UNIT[unit]
         if unit == MIXED:

@@ -24,10 +24,10 @@ from __future__ import annotations
 import os
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from earmark.errors import EarmarkError
 from earmark.formats.sclite_markup import markup_slots, plain_text
@@ -37,7 +37,11 @@ from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.outputs import atomic_write_text
+from earmark.results.codec import JSONValue
 from earmark.scoring.glm import Glm
+
+if TYPE_CHECKING:
+    from earmark.scoring.scorer import ScoreResult
 
 AlignmentName = Literal["earmark", "sclite"]
 ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite")
@@ -68,7 +72,7 @@ class SpeakerLine:
     counts: ErrorCounts
     sentence_errors: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         c = self.counts
         return {
             "speaker": self.speaker,
@@ -99,7 +103,7 @@ def align_tokens(
 
 
 def reference_slots(
-    ref_tokens: Sequence[str], extra: dict[str, Any], glm: Glm | None, row_id: str
+    ref_tokens: Sequence[str], extra: dict[str, JSONValue], glm: Glm | None, row_id: str
 ) -> list[Slot] | None:
     """The slots a reference aligns as, or None when it has no markup and no GLM applies.
 
@@ -119,7 +123,7 @@ def reference_slots(
     return slots if glm is None else [glm.widen(slot) for slot in slots]
 
 
-def speaker_of(row_id: str, extra: dict[str, Any] | None) -> str:
+def speaker_of(row_id: str, extra: dict[str, JSONValue] | None) -> str:
     """The speaker a row is reported under (see the module docstring)."""
     if extra and isinstance(extra.get("speaker"), str) and extra["speaker"]:
         return str(extra["speaker"])
@@ -170,7 +174,7 @@ class EditTables:
                     dels[str(op.ref)] += 1
         return cls(pairs, ins, dels)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         """Every entry (not only the most frequent), most frequent first, ties by text."""
         return {
             "confusion_pairs": [
@@ -191,7 +195,7 @@ def sclite_section(
     alignment: AlignmentName,
     *,
     not_aligned: Sequence[dict[str, str]] = (),
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """results.json's `sclite` block: per-speaker and total counts, the full edit tables."""
     lines = speaker_lines(alignments)
     return {
@@ -201,7 +205,7 @@ def sclite_section(
         "speakers": [x.to_dict() for x in lines],
         "total": total_line(lines).to_dict(),
         **EditTables.of(alignments).to_dict(),
-        "not_aligned": list(not_aligned),
+        "not_aligned": cast("JSONValue", list(not_aligned)),
     }
 
 
@@ -408,10 +412,10 @@ def write_sclite_reports(
 
 
 def utterance_alignments(
-    records: Iterable[dict[str, Any]],
-    primary_views: dict[str, tuple[str, str]],
+    records: Iterable[Mapping[str, Any]],
+    primary_views: Mapping[str, tuple[str, str]],
     alignment: AlignmentName,
-    extras: dict[str, dict[str, Any]],
+    extras: dict[str, dict[str, JSONValue]],
     glm: Glm | None = None,
 ) -> tuple[list[UtteranceAlignment], list[dict[str, str]]]:
     """Align each scored record's primary view; rows without one are listed, not dropped.
@@ -444,19 +448,16 @@ def utterance_alignments(
     return out, missing
 
 
-def add_sclite_reports(
-    summary: dict[str, Any],
-    scored: Any,
+def sclite_reports_section(
+    scored: ScoreResult,
     *,
     name: str,
     alignment: str,
     out_dir: str | os.PathLike[str] | None,
     glm: Glm | None = None,
-) -> None:
-    """Put the `sclite` block into an arm's summary and, with `out_dir`, write the files.
-
-    `scored` is `scoring.scorer.ScoreResult` (its rows, groups and records).
-    """
+) -> dict[str, JSONValue]:
+    """An arm's `sclite` block from the scored corpus (its rows, groups and records) and,
+    with `out_dir`, the report files it names."""
     if alignment not in ALIGNMENTS:
         raise EarmarkError(
             f"unknown alignment {alignment!r}", field="alignment", hint="earmark or sclite"
@@ -470,16 +471,16 @@ def add_sclite_reports(
     alignments, missing = utterance_alignments(scored.iter_records(), primary, chosen, extras, glm)
     section = sclite_section(alignments, chosen, not_aligned=missing)
     if glm is not None:
-        section["glm"] = glm.component
+        section["glm"] = dict(glm.component)
     marked = sum(1 for e in extras.values() if "reference_markup" in e)
     if marked:
         section["reference_markup"] = marked
-    outside = sum(int(e.get("ctm_words_outside", 0)) for e in extras.values())
+    outside = sum(int(cast("int", e.get("ctm_words_outside", 0))) for e in extras.values())
     if outside:
         section["ctm_words_outside_segments"] = outside
     if out_dir is not None:
-        section["files"] = write_sclite_reports(out_dir, name, alignments)
-    summary["sclite"] = section
+        section["files"] = cast("JSONValue", write_sclite_reports(out_dir, name, alignments))
+    return section
 
 
 __all__ = [
@@ -487,7 +488,6 @@ __all__ = [
     "EditTables",
     "SpeakerLine",
     "UtteranceAlignment",
-    "add_sclite_reports",
     "align_tokens",
     "render_dtl",
     "render_pra",

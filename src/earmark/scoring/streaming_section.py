@@ -12,10 +12,11 @@ partials kept in the row never changes them. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from earmark.language_tags import base_language
 from earmark.metrics.streaming import StreamFigures, StreamingTally, Unit
+from earmark.results.codec import JSONValue
 from earmark.results.display import fmt_ms
 from earmark.scoring.policy import CHARACTER_LANGUAGES
 
@@ -43,7 +44,7 @@ def unit_for(language: str | None) -> Unit:
     return "char" if base_language(language) in CHARACTER_LANGUAGES else "word"
 
 
-def streaming_section(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def streaming_section(rows: Iterable[Mapping[str, Any]]) -> dict[str, JSONValue]:
     """Per-language streaming figures of one arm's rows, or null figures with the reason
     (`not_streaming`) when no row was streamed. Rows without a stream in a streaming arm
     (failed clips) are counted under `excluded` by status, never silently dropped."""
@@ -75,7 +76,11 @@ def streaming_section(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "definition": STREAMING_DEFINITION,
         "excluded": dict(sorted(excluded.items())),
         "by_language": {
-            language: {"unit": units[language], **tallies[language].to_json()}
+            language: {
+                "unit": units[language],
+                # metrics/ sits below the results layer: it spells its JSON as `object`.
+                **cast("dict[str, JSONValue]", tallies[language].to_json()),
+            }
             for language in sorted(tallies)
         },
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from earmark.errors import EarmarkError
 from earmark.metrics.long_form import Segment
@@ -22,6 +22,7 @@ from earmark.metrics.timestamps import (
     segment_offsets,
     word_offsets,
 )
+from earmark.results.codec import JSONValue
 from earmark.scoring.policy import NormalizerPolicy
 
 TIMESTAMPS_DEFINITION = (
@@ -67,8 +68,8 @@ class TimedRecording:
         return self.reference_segments, self.hypothesis_segments
 
 
-def _level_block(offsets: BoundaryOffsets, recordings: int) -> dict[str, Any]:
-    return {"recordings": recordings, **offsets.as_dict()}
+def _level_block(offsets: BoundaryOffsets, recordings: int) -> dict[str, JSONValue]:
+    return {"recordings": recordings, **cast("dict[str, JSONValue]", offsets.as_dict())}
 
 
 def timestamps_section(
@@ -76,7 +77,7 @@ def timestamps_section(
     policy: NormalizerPolicy,
     *,
     rule: SegmentRule = "overlap",
-) -> dict[str, Any] | None:
+) -> dict[str, JSONValue] | None:
     """Per language, word and segment boundary offsets; None when nothing has timings on
     both sides. A recording with reference timings but none from the system is listed
     under `excluded` (per level) with a reason code, never silently dropped."""
@@ -106,9 +107,9 @@ def timestamps_section(
             counts[level] = counts.get(level, 0) + 1
     if not pooled:
         return None
-    by_language: dict[str, Any] = {}
+    by_language: dict[str, JSONValue] = {}
     for language in sorted(pooled):
-        block: dict[str, Any] = {}
+        block: dict[str, JSONValue] = {}
         if "words" in pooled[language]:
             block["normalizer"] = policy.for_language(None if language == "und" else language)
         for level in LEVELS:
@@ -123,6 +124,6 @@ def timestamps_section(
         "segment_rule": rule,
         "thresholds_seconds": list(THRESHOLDS),
         "n_recordings": len(items),
-        "excluded": excluded,
+        "excluded": cast("JSONValue", excluded),
         "by_language": by_language,
     }

@@ -1,0 +1,250 @@
+"""One block of figures (a `ScopeResult`) from a group's per-row counts at some positions.
+
+A block is what results.json shows for all rows, one language, one slice or one speaker:
+the normaliser, row and cluster counts, every view's metrics, statuses and hallucination
+counters. Blocks over the same rows are computed once (`Group.blocks`); a block below a
+pre-registered minimum keeps its counts and loses its rates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import replace
+from typing import cast
+
+import numpy as np
+
+from earmark.language_tags import base_language
+from earmark.metrics.hallucination import HallucinationCounts, hallucination_counts
+from earmark.results.codec import JSONValue
+from earmark.results.metric import MetricResult, ViewResult
+from earmark.results.scope import Hallucination, NormalizerInfo, ScopeResult
+from earmark.scoring.columns import (
+    every_row,
+    first_appearance,
+    present_codes,
+    rows_at,
+    subset,
+    where_available,
+)
+from earmark.scoring.groups import Group
+from earmark.scoring.metric import METRIC_FOR_UNIT, MIXED_METRIC, metric_result
+from earmark.scoring.options import ClusterUnit, ScoringOptions
+from earmark.scoring.policy import headline_unit
+from earmark.scoring.row_facts import RowFacts
+from earmark.stats.protocol_bootstrap import python_random_ci
+from earmark.text.base import Normalizer, published_differences
+
+
+def scope_block(
+    group: Group,
+    positions: np.ndarray,
+    facts: RowFacts,
+    options: ScoringOptions,
+    cluster_unit: ClusterUnit | None = None,
+    speakers: bool = True,
+) -> ScopeResult:
+    """The block of the group's rows at `positions`, resampled by `cluster_unit` (default:
+    the options' unit); `speakers=False` (a single speaker's block) checks the row
+    minimum only."""
+    unit = options.cluster if cluster_unit is None else cluster_unit
+    # The positions by digest, not by their bytes (8 MB a key for 1,000,000 rows).
+    memo = unit.encode() + b"\x00" + hashlib.blake2b(np.ascontiguousarray(positions).data).digest()
+    block = group.blocks.get(memo)
+    if block is None:
+        block = group.blocks[memo] = _compute_block(group, positions, facts, options, unit)
+    return _apply_minimums(block, options, speakers=speakers)
+
+
+def _apply_minimums(block: ScopeResult, options: ScoringOptions, *, speakers: bool) -> ScopeResult:
+    """Null every figure of a block below a pre-registered minimum, saying why.
+
+    Counts stay (they are what was observed, and `verify` re-derives them); rates,
+    intervals and medians go, so a thin slice never shows a number that reads as a result.
+    `speakers=False` (a single speaker's block) checks the row count only.
+    """
+    reasons = []
+    n = block.n_utterances
+    if options.min_per_slice is not None and n < options.min_per_slice:
+        reasons.append(
+            f"{n} rows, fewer than the minimum {options.min_per_slice} (--min-per-slice)"
+        )
+    n_speakers = block.n_speakers or 0
+    if speakers and options.min_speakers is not None and n_speakers < options.min_speakers:
+        reasons.append(
+            f"{n_speakers} speakers, fewer than the minimum {options.min_speakers} (--min-speakers)"
+        )
+    if not reasons:
+        return block
+    reason = "below_minimum: " + "; ".join(reasons)
+    views = {
+        name: ViewResult({key: _null_figures(m, reason) for key, m in view.metrics.items()})
+        for name, view in block.views.items()
+    }
+    return replace(block, below_minimum=reason, views=views)
+
+
+def _null_figures(metric: MetricResult, reason: str) -> MetricResult:
+    """The metric with its rates, interval and median null and `reason` as why (its
+    `null_reason` key last when it had none)."""
+    order = metric.key_order
+    return replace(
+        metric,
+        value=None,
+        ci=None,
+        median_per_utterance=None,
+        mer=None,
+        wil=None,
+        wip=None,
+        ser=None,
+        null_reason=reason,
+        key_order=order if "null_reason" in order else (*order, "null_reason"),
+    )
+
+
+def _compute_block(
+    group: Group,
+    positions: np.ndarray,
+    facts: RowFacts,
+    options: ScoringOptions,
+    cluster_unit: ClusterUnit,
+) -> ScopeResult:
+    norm = group.normalizer
+    every = every_row(positions, group.n)
+    # Every row of a group that holds every row of the input (one normaliser): its rows
+    # are its positions, and each per-row column is read as it is, not copied (~30 bytes
+    # a row less at the peak of a one-language corpus).
+    whole = every and group.n == facts.n
+    rows = positions if whole else group.indices[positions]
+    cluster_codes = facts.bootstrap_codes(rows, cluster_unit, whole=whole)
+    speaker_codes = rows_at(facts.speaker_code, rows, whole)
+    n_speakers = len(present_codes(speaker_codes[speaker_codes >= 0]))
+    views: dict[str, ViewResult] = {}
+    for view in norm.views:
+        avail = rows_at(group.available[view], positions, every)
+        view_reasons = group.reasons[view]
+        reasons = Counter(view_reasons[p] for p in positions[~avail].tolist())
+        metrics = {}
+        for unit in norm.units:
+            arr = subset(group.counts[(view, unit)], positions, avail, every)
+            metrics[METRIC_FOR_UNIT[unit]] = _metric(
+                arr, where_available(cluster_codes, avail), options, reasons, len(positions)
+            )
+        if view == group.mixed_view:
+            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_codes, options, every)
+        views[view] = ViewResult(metrics)
+    status_counts = np.bincount(
+        rows_at(facts.status_code, rows, whole), minlength=len(facts.status_names)
+    )
+    statuses = {
+        facts.status_names[code]: int(count)
+        for code, count in enumerate(status_counts.tolist())
+        if count
+    }
+    languages = {
+        base_language(facts.language_names[code])
+        for code in present_codes(rows_at(facts.language_code, rows, whole))
+    }
+    return ScopeResult(
+        normalizer=_normalizer_info(norm, languages, group.mixed_view),
+        n_utterances=int(len(positions)),
+        n_clusters=len(present_codes(cluster_codes)),
+        # Only where rows carry speakers, so speakerless results keep their shape.
+        n_speakers=n_speakers if n_speakers or options.min_speakers is not None else None,
+        primary_view=norm.primary_view,
+        views=views,
+        statuses=dict(sorted(statuses.items())),
+        hallucination=_hallucination_record(_hallucination(group, positions, every)),
+    )
+
+
+def _normalizer_info(
+    norm: Normalizer, languages: set[str], mixed_view: str | None
+) -> NormalizerInfo:
+    """The block's `normalizer` record: name, units, headline unit, and what it leans on."""
+    headline = headline_unit(norm, languages)
+    engines: JSONValue = None
+    engine_versions = getattr(norm, "engine_versions", None)
+    if callable(engine_versions):
+        # The library a normaliser delegates to (cn2an for zh-itn-v1) and its version.
+        engines = cast("JSONValue", engine_versions())
+    differs = [d.to_dict() for d in published_differences(norm) if languages & {*d.languages, ""}]
+    return NormalizerInfo(
+        name=norm.name,
+        comparison_only=norm.comparison_only,
+        units=tuple(norm.units),
+        headline_unit=headline["headline_unit"],
+        headline_unit_reason=headline["headline_unit_reason"],
+        mixed_unit=None if mixed_view is None else {"view": mixed_view, "metric": MIXED_METRIC},
+        engines=engines,
+        differs_from_publication=cast("JSONValue", differs) if differs else None,
+    )
+
+
+def _metric(
+    arr: np.ndarray,
+    cluster_codes: np.ndarray,
+    options: ScoringOptions,
+    null_reasons: Counter[str],
+    n_rows: int,
+) -> MetricResult:
+    """One metric of a block; a protocol drawing with Python's `random` draws its CI."""
+    python_random = options.protocol is not None and options.protocol.generator == "python-random"
+    settings = options.metric_settings
+    # Numbered by first appearance among exactly these rows, as the key strings were.
+    clusters = first_appearance(cluster_codes) if settings.resamples > 0 else cluster_codes
+    drawn = replace(settings, resamples=0) if python_random else settings
+    out = metric_result(arr, clusters, drawn, null_reasons=null_reasons, n_rows=n_rows)
+    if python_random and out.value is not None and settings.resamples > 0:
+        ci = python_random_ci(
+            (arr[:, 0] + arr[:, 1] + arr[:, 2]).tolist(),
+            (arr[:, 0] + arr[:, 1] + arr[:, 3]).tolist(),
+            clusters=clusters.tolist() if len(set(clusters.tolist())) < len(arr) else None,
+            resamples=settings.resamples,
+            seed=settings.seed,
+            level=settings.level,
+        )
+        if ci is not None:
+            out = replace(out, ci=(ci.low, ci.high))
+    return out
+
+
+def _mixed_metric(
+    group: Group,
+    positions: np.ndarray,
+    cluster_codes: np.ndarray,
+    options: ScoringOptions,
+    every: bool,
+) -> MetricResult:
+    avail = rows_at(group.mixed_available, positions, every)
+    reasons = Counter(group.mixed_reasons[p] for p in positions[~avail].tolist())
+    arr = subset(group.mixed_counts, positions, avail, every)
+    return _metric(arr, where_available(cluster_codes, avail), options, reasons, len(positions))
+
+
+def _hallucination(group: Group, positions: np.ndarray, every: bool) -> HallucinationCounts:
+    """Hallucination flags from the primary view's counts (rows where it is available)."""
+    norm = group.normalizer
+    avail = rows_at(group.available[norm.primary_view], positions, every)
+    arr = subset(group.counts[(norm.primary_view, norm.units[0])], positions, avail, every)
+    return hallucination_counts(
+        arr[:, 0] + arr[:, 1] + arr[:, 3],
+        arr[:, 0] + arr[:, 2] + arr[:, 3],
+        subset(group.repetition, positions, avail, every),
+    )
+
+
+def _hallucination_record(h: HallucinationCounts) -> Hallucination:
+    """The counters as results.json's record (the rates as the counters give them)."""
+    rates = h.as_dict()
+    return Hallucination(
+        rows=h.rows,
+        no_speech_rows=h.no_speech_rows,
+        no_speech_with_output=h.no_speech_with_output,
+        no_speech_output_rate=cast("float | None", rates["no_speech_output_rate"]),
+        empty_outputs=h.empty_outputs,
+        empty_output_rate=cast("float | None", rates["empty_output_rate"]),
+        repetition_loops=h.repetition_loops,
+        runaway_outputs=h.runaway_outputs,
+    )
