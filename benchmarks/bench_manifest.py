@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {src!r})
-from earmark.corpus.manifest import manifest_sha256, validate_manifest
+from earmark.corpus.manifest import manifest_sha256
+from earmark.corpus.validation import validate_manifest
 start = time.perf_counter()
 if {what!r} == "validate":
     report = validate_manifest({path!r})

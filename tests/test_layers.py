@@ -16,6 +16,13 @@ round a longer loop), so each layer can be read, tested and replaced on its own:
    files and folders
 8. `verification`: what composes runs and reports
 9. `api` (one function per verb), then `cli` and the package itself (`earmark.wer`, ...)
+
+Files obey the same law inside a package: no two files import each other in a circle, for a file
+that imports another that imports it back is one room drawn as two. Imports under
+`if TYPE_CHECKING:` count too: a type a file names is part of what it means, so a circle drawn only
+in annotations is still one room drawn as two (and mypy reads those imports as real).
+`from earmark import __version__` is the one import left out, as in the package check: the
+version is set before the package root imports anything.
 """
 
 from __future__ import annotations
@@ -140,3 +147,109 @@ def test_no_package_cycle() -> None:
         if reaches(target, unit)
     )
     assert cycles == []
+
+
+def _module(path: Path) -> str:
+    """The dotted name a file is imported as (`earmark.results.codec`, `earmark.corpus`)."""
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if path.name == "__init__.py" else parts)
+
+
+def _file_imports(path: Path, modules: set[str]) -> set[str]:
+    """The earmark files (as module names) that `path` imports, lazily or not.
+
+    `from package import name` reaches the file `package/name.py` when there is one, else the
+    package's `__init__.py`; an import of `a.b` counts as an import of `a/b.py` only.
+    """
+    own = _module(path)
+    package = own.split(".") if path.name == "__init__.py" else own.split(".")[:-1]
+    found: set[str] = set()
+
+    def add(name: str) -> None:
+        pieces = name.split(".")
+        while pieces and ".".join(pieces) not in modules:
+            pieces.pop()
+        if pieces:
+            found.add(".".join(pieces))
+
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            module = ".".join(part for part in (base, node.module or "") if part)
+            for alias in node.names:
+                if (module, alias.name) == ("earmark", "__version__"):
+                    continue
+                add(f"{module}.{alias.name}" if f"{module}.{alias.name}" in modules else module)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name)
+    return found - {own}
+
+
+def _file_cycles() -> list[list[str]]:
+    """Every group of files that import each other round a loop (Tarjan's strongly connected
+    components, iteratively), each as one loop through it, sorted."""
+    files = {_module(p): p for p in sorted(SRC.rglob("*.py"))}
+    graph = {name: sorted(_file_imports(p, set(files))) for name, p in files.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(graph[target])))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        groups.append(sorted(group))
+    return sorted(_one_loop(group, graph) for group in groups)
+
+
+def _one_loop(group: list[str], graph: dict[str, list[str]]) -> list[str]:
+    """The shortest loop from the group's first file back to itself, to show in a failure."""
+    start, members = group[0], set(group)
+    came_from: dict[str, str] = {}
+    todo = [start]
+    while todo:
+        node = todo.pop(0)
+        for target in graph[node]:
+            if target == start:
+                loop = [node]
+                while loop[-1] != start:
+                    loop.append(came_from[loop[-1]])
+                return [start, *reversed(loop[:-1]), start]
+            if target in members and target not in came_from and target != start:
+                came_from[target] = node
+                todo.append(target)
+    raise AssertionError(f"{group} is not a loop")
+
+
+def test_no_file_cycle() -> None:
+    loops = [" -> ".join(name.removeprefix("earmark.") for name in loop) for loop in _file_cycles()]
+    assert loops == []

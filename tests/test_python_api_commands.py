@@ -81,6 +81,8 @@ OPTIONAL_HERE = {
     ("compare", "out"),
     ("multispeaker", "out"),
     ("manifest_contamination", "out"),
+    ("decide", "out"),
+    ("postprocess", "out"),
 }
 
 

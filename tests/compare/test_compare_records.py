@@ -42,4 +42,4 @@ def test_postprocess_reads_rows_with_line_separators(tmp_path: Path) -> None:
         ("a", "one\u2028two", "one\u2029two"),
         ("b", "three\x85four", "three"),
     ]
-    assert record["predictions_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert record.predictions_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()

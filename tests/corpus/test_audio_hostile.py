@@ -18,8 +18,8 @@ import soundfile as sf
 
 from earmark.cli import main
 from earmark.corpus.audio import AudioFailure, load_audio, resolve_audio_path
-from earmark.corpus.manifest import validate_manifest
 from earmark.corpus.model import CorpusMeta, Utterance
+from earmark.corpus.validation import validate_manifest
 from earmark.corpus.writer import write_manifest
 
 

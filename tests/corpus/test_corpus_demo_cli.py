@@ -11,18 +11,11 @@ import numpy as np
 import pytest
 
 from earmark.cli import main
-from earmark.corpus import (
-    AudioPrefetcher,
-    LoadedAudio,
-    demo_audio_root,
-    demo_manifest_path,
-    is_public,
-    manifest_sha256,
-    read_manifest,
-    read_meta,
-    validate_manifest,
-)
+from earmark.corpus.audio import AudioPrefetcher, LoadedAudio
+from earmark.corpus.demo import demo_audio_root, demo_manifest_path
+from earmark.corpus.manifest import is_public, manifest_sha256, read_manifest, read_meta
 from earmark.corpus.model import CorpusMeta, Utterance
+from earmark.corpus.validation import validate_manifest
 from earmark.corpus.writer import write_manifest
 
 DEMO = demo_manifest_path()

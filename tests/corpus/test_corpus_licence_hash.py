@@ -15,9 +15,9 @@ from earmark.corpus.manifest import (
     manifest_sha256,
     read_manifest,
     read_meta,
-    validate_manifest,
 )
 from earmark.corpus.model import CorpusMeta, Utterance
+from earmark.corpus.validation import validate_manifest
 from earmark.corpus.writer import write_manifest, write_meta
 from earmark.errors import EarmarkError
 

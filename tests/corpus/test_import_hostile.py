@@ -15,10 +15,11 @@ import pytest
 import soundfile as sf
 
 from earmark.cli import main
-from earmark.corpus.manifest import read_manifest, row_problem, validate_manifest
+from earmark.corpus.manifest import read_manifest, row_problem
 from earmark.corpus.model import Utterance
 from earmark.corpus.sources import import_common_voice, import_fleurs, import_kaldi, import_nemo
 from earmark.corpus.sources.report import SKIP_REASONS
+from earmark.corpus.validation import validate_manifest
 from earmark.errors import EarmarkError
 
 DECLARED = {"licence": "CC-BY-4.0", "consent_basis": "recorded with consent"}

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from earmark.engines import build_engine, parse_arm_spec, supported_weight_types, validate_arm
-from earmark.engines.sherpa_onnx import find_layout, token_segments
+from earmark.engines.sherpa_onnx import token_segments
+from earmark.engines.sherpa_onnx_model import find_layout
 from earmark.engines.vosk import word_segments
 from earmark.errors import EarmarkError, MissingExtraError
 

@@ -20,7 +20,7 @@ import pytest
 from earmark.engines import build_engine, parse_arm_spec
 from earmark.engines.base import Clip
 from earmark.engines.onnx_protobuf import onnx_output_width
-from earmark.engines.sherpa_onnx import find_layout
+from earmark.engines.sherpa_onnx_model import find_layout
 from earmark.errors import EarmarkError
 
 pytest.importorskip("sherpa_onnx", reason="sherpa-onnx is not installed")

@@ -6,11 +6,18 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from earmark.cli import main
-from earmark.postprocess.api import postprocess_run
+from earmark.postprocess.api import PostprocessOptions, postprocess_transcripts
+
+
+def postprocess_run(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The evaluation as postprocess.json writes it."""
+    return postprocess_transcripts(PostprocessOptions(*args, **kwargs)).to_json()
+
 
 ROWS = [
     {

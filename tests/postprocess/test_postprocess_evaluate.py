@@ -6,11 +6,18 @@ from typing import Any
 
 import pytest
 
-from earmark.postprocess.evaluate import OutputRecord, SourceRow, run_processor, summarise
+from earmark.postprocess.evaluate import run_processor, summarise
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.markdown import render_postprocess_markdown
-from earmark.postprocess.processors import ProcessorOutput
+from earmark.postprocess.protocol import ProcessorOutput
+from earmark.postprocess.report import OutputRecord, PostprocessReport, SourceInfo, SourceRow
 from earmark.stats.settings import BootstrapSettings
+
+
+def summarise_json(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The summary as postprocess.json writes it."""
+    return summarise(*args, **kwargs).to_json()
+
 
 SOURCES = [
     # A: no marks in the transcript; the formatter restores both marks exactly.
@@ -49,7 +56,7 @@ class ScriptedFormatter:
 @pytest.fixture(scope="module")
 def evaluated() -> tuple[list[OutputRecord], dict[str, Any]]:
     records = run_processor(SOURCES, ScriptedFormatter(), repeats=3, guard=LexicalGuard())
-    summary = summarise(
+    summary = summarise_json(
         SOURCES,
         records,
         repeats=3,
@@ -141,7 +148,7 @@ def test_determinism_and_timing(evaluated) -> None:
 
 def test_one_repeat_has_no_determinism_figure() -> None:
     records = run_processor(SOURCES, ScriptedFormatter(), repeats=1, guard=LexicalGuard())
-    summary = summarise(
+    summary = summarise_json(
         SOURCES, records, repeats=1, guard=LexicalGuard(), bootstrap=BootstrapSettings(resamples=0)
     )
     det = summary["overall"]["determinism"]
@@ -152,7 +159,7 @@ def test_one_repeat_has_no_determinism_figure() -> None:
 def test_missing_transcripts_are_skipped_and_listed() -> None:
     sources = [*SOURCES, SourceRow("D", "好的。", None, "zh", status="engine_exception:X")]
     records = run_processor(sources, ScriptedFormatter(), repeats=3, guard=LexicalGuard())
-    summary = summarise(
+    summary = summarise_json(
         sources, records, repeats=3, guard=LexicalGuard(), bootstrap=BootstrapSettings(resamples=0)
     )
     assert summary["overall"]["acceptance"]["per_output"]["total"] == 9
@@ -170,7 +177,7 @@ def test_cer_invariant_violation_is_reported_not_raised() -> None:
     # An accepted output whose content differs from the source: impossible under the guard,
     # so the summary must shout about it rather than crash or hide it.
     records = [OutputRecord(0, 0, "今天不好。", "今天不好。", True, None, 0.1)]
-    summary = summarise(
+    summary = summarise_json(
         SOURCES[:1],
         records,
         repeats=1,
@@ -181,19 +188,33 @@ def test_cer_invariant_violation_is_reported_not_raised() -> None:
     assert cer["invariant"]["holds"] is False
     assert cer["invariant"]["violations"] == [{"id": "A", "repeat": 0, "accepted": True}]
     assert summary["warnings"] and "CER INVARIANT VIOLATED" in summary["warnings"][0]
-    document = {
-        "summary": summary,
-        "processor": {"kind": "scripted"},
-        "processor_spec": "scripted",
-        "source": {"predictions": "p.jsonl"},
-    }
+    document = PostprocessReport(
+        earmark_version="0",
+        created="0",
+        source=SourceInfo("p", "p.jsonl", "0" * 64, None, 1),
+        processor_spec="scripted",
+        processor={"kind": "scripted"},
+        plan=None,
+        served_model=None,
+        guard=None,
+        summary=summarise(
+            SOURCES[:1],
+            records,
+            repeats=1,
+            guard=LexicalGuard(),
+            bootstrap=BootstrapSettings(resamples=0),
+        ),
+        punctuation_probes=(),
+        sources=tuple(SOURCES[:1]),
+        outputs=tuple(records),
+    )
     assert "WARNING: CER INVARIANT VIOLATED" in render_postprocess_markdown(document)
 
 
 def test_unguarded_processor_delivers_changed_text() -> None:
     records = [OutputRecord(0, 0, "他來了", "他來了", True, None, 0.0)]
     sources = [SourceRow("T", "他來了。", "他来了", "zh")]
-    summary = summarise(
+    summary = summarise_json(
         sources, records, repeats=1, guard=None, bootstrap=BootstrapSettings(resamples=0)
     )
     cer = summary["overall"]["cer"]

@@ -17,16 +17,23 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
 from earmark.execution.plan import freeze_plan, load_plan
-from earmark.postprocess.api import postprocess_run
+from earmark.postprocess.api import PostprocessOptions, postprocess_transcripts
 from earmark.postprocess.plan import record_prompt_sha256
 from earmark.postprocess.processors import build_processor
 from earmark.testing.loopback import LoopbackServer, Request, Response
+
+
+def postprocess_run(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The evaluation as postprocess.json writes it."""
+    return postprocess_transcripts(PostprocessOptions(*args, **kwargs)).to_json()
+
 
 RUN_PLAN = """\
 manifest = "not-acquired-yet/manifest.jsonl"

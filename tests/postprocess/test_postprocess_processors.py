@@ -7,15 +7,22 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.postprocess.evaluate import SourceRow, run_processor, summarise
+from earmark.postprocess.evaluate import run_processor, summarise
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.processors import build_processor
+from earmark.postprocess.report import SourceRow
 from earmark.stats.settings import BootstrapSettings
 from earmark.testing.loopback import LoopbackServer, Request, Response
+
+
+def summarise_json(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The summary as postprocess.json writes it."""
+    return summarise(*args, **kwargs).to_json()
 
 
 def chat_reply(content: object, model: str = "gemma-test") -> Response:
@@ -222,7 +229,7 @@ def test_opencc_evaluation_is_unguarded_and_judged_by_cer() -> None:
         SourceRow("t2", "hello", "hello", "zh-TW"),
     ]
     records = run_processor(sources, build_processor("opencc:s2t"), repeats=1, guard=None)
-    summary = summarise(
+    summary = summarise_json(
         sources, records, repeats=1, guard=None, bootstrap=BootstrapSettings(resamples=0)
     )
     overall = summary["overall"]

@@ -14,7 +14,8 @@ import pytest
 from report_builders import ZH_REF, ArmData, make_run, zh_rows
 
 from earmark.cli import main
-from earmark.decisions.decide import DecisionRules, write_decision
+from earmark.decisions.decide import DecideOptions, decide_runs
+from earmark.decisions.thresholds import DecisionRules
 from earmark.errors import EarmarkError
 from earmark.render.leaderboard import write_leaderboard
 from earmark.render.leaderboard_ranking import build_leaderboard
@@ -113,9 +114,11 @@ def test_decide_does_not_judge_a_side_that_never_loaded(tmp_path: Path) -> None:
         tmp_path / "run", {"base": ArmData(zh_rows([2] * 20)), "chal": _never_loaded(20)}
     )
     # Without the coverage rule a dead baseline would make any challenger a "win".
-    record, md, _ = write_decision(
-        f"{run}:chal", f"{run}:base", tmp_path / "out", on=date(2026, 11, 30)
+    outcome = decide_runs(
+        DecideOptions(f"{run}:chal", f"{run}:base", out=tmp_path / "out", on=date(2026, 11, 30))
     )
+    record, md = outcome.decision.to_dict(), outcome.markdown_path
+    assert md is not None
     assert record["verdict"] == "stay"
     assert record["reasons"][0].startswith(
         "not judged: baseline zh: coverage 0/20 (0.0%) below the minimum 100%: arm_failed 20"
@@ -133,10 +136,10 @@ def test_decide_does_not_judge_a_side_that_never_loaded(tmp_path: Path) -> None:
     assert "| 0/20 ⚠ / 20/20 |" in md.read_text("utf-8")
     # With the rule lowered knowingly, the figures are judged as before.
     lowered = DecisionRules(min_coverage=0.0)
-    record, _, _ = write_decision(
-        f"{run}:chal", f"{run}:base", tmp_path / "out", rules=lowered, on=date(2026, 11, 30)
+    options = DecideOptions(
+        f"{run}:chal", f"{run}:base", lowered, tmp_path / "out", date(2026, 11, 30)
     )
-    assert record["verdict"] == "promote"
+    assert decide_runs(options).decision.verdict == "promote"
 
 
 def test_cli_decide_min_coverage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

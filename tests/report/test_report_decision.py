@@ -9,7 +9,8 @@ import pytest
 from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
-from earmark.decisions.decide import DecisionRules, write_decision
+from earmark.decisions.decide import DecideOptions, decide_runs
+from earmark.decisions.thresholds import DecisionRules
 from earmark.errors import EarmarkError
 
 DAY = date(2026, 11, 30)
@@ -19,6 +20,13 @@ BASE = [2] * 40  # 80 errors on 440 characters: CER 18.18%
 def _two_arms(tmp_path, challenger: ArmData, baseline: ArmData | None = None, **kw):
     baseline = baseline or ArmData(zh_rows(BASE))
     return make_run(tmp_path / "run", {"base": baseline, "chal": challenger}, **kw)
+
+
+def write_decision(baseline, challenger, out, rules=None, on=DAY):
+    """The record as its JSON reads (a dict), and the two files written."""
+    options = DecideOptions(baseline, challenger, rules or DecisionRules(), out=out, on=on)
+    outcome = decide_runs(options)
+    return outcome.decision.to_dict(), outcome.markdown_path, outcome.json_path
 
 
 def _decide(run, out, rules=None):
@@ -210,3 +218,26 @@ def test_cli_decide(tmp_path, capsys):
         == 2
     )
     assert "several arms" in capsys.readouterr().err
+
+
+def test_decide_runs_builds_the_record_in_memory_and_the_cli_writes_the_same(tmp_path):
+    """The typed function returns the record without writing a file; the CLI, which calls
+    it with a folder, writes that record byte for byte, and its Markdown."""
+    run = _two_arms(tmp_path, ArmData(zh_rows([1] * 20 + [2] * 20)))
+    rules = DecisionRules.from_toml(_rules_file(tmp_path))
+    outcome = decide_runs(DecideOptions(f"{run}#base", f"{run}#chal", rules))
+    assert outcome.markdown_path is None and outcome.json_path is None
+    assert not list(tmp_path.rglob("decision-*"))
+    args = ["decide", "--baseline", f"{run}#base", "--challenger", f"{run}#chal"]
+    out = tmp_path / "cli"
+    assert main([*args, "--rules", str(_rules_file(tmp_path)), "--out", str(out), "--quiet"]) == 0
+    (js,) = out.glob("decision-*.json")
+    (md,) = out.glob("decision-*.md")
+    assert js.read_text("utf-8") == outcome.decision.to_json()
+    assert md.read_text("utf-8") == outcome.markdown
+
+
+def _rules_file(tmp_path):
+    path = tmp_path / "rules.toml"
+    path.write_text("resamples = 300\n", "utf-8")
+    return path

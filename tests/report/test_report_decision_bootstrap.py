@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from earmark.decisions.decide import DecisionRules
+from earmark.decisions.thresholds import DecisionRules
 from earmark.errors import EarmarkError
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
@@ -38,10 +38,10 @@ RECORD_KEYS = [
 def test_defaults_are_the_one_default_bootstrap() -> None:
     rules = DecisionRules()
     assert rules.bootstrap == BootstrapSettings(10_000, DEFAULT_SEED, 0.95)
-    assert list(rules.to_dict()) == RECORD_KEYS
-    assert rules.to_dict()["resamples"] == 10_000
-    assert rules.to_dict()["seed"] == DEFAULT_SEED
-    assert rules.to_dict()["level"] == 0.95
+    assert list(rules.applied().to_dict()) == RECORD_KEYS
+    assert rules.applied().to_dict()["resamples"] == 10_000
+    assert rules.applied().to_dict()["seed"] == DEFAULT_SEED
+    assert rules.applied().to_dict()["level"] == 0.95
 
 
 def test_toml_keys_fill_the_bootstrap(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_toml_keys_fill_the_bootstrap(tmp_path: Path) -> None:
     rules = DecisionRules.from_toml(path)
     assert rules.bootstrap == BootstrapSettings(resamples=500, seed=DEFAULT_SEED, level=0.9)
     assert rules.min_coverage == 0.5
-    flat = rules.to_dict()
+    flat = rules.applied().to_dict()
     assert (flat["resamples"], flat["seed"], flat["level"]) == (500, DEFAULT_SEED, 0.9)
 
 

@@ -13,9 +13,11 @@ import pytest
 from report_builders import ArmData, make_run, zh_rows
 
 from earmark.cli import main
-from earmark.decisions.decide import DecisionRules, Side, write_decision
+from earmark.decisions.decide import DecideOptions, decide_runs
 from earmark.decisions.gates import offline_cache_gate, packaging_gate
-from earmark.decisions.settings import settings_comparison
+from earmark.decisions.settings import compare_settings
+from earmark.decisions.sides import Side
+from earmark.decisions.thresholds import DecisionRules
 from earmark.engines.file_hashes import content_revision
 from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan, check_ceilings, load_plan
@@ -88,6 +90,19 @@ def gated_run(tmp_path: Path, challenger: list[int] = WIN, **kw: Any) -> Path:
             egress=OFFLINE,
         )
     return run
+
+
+def write_decision(
+    baseline: str,
+    challenger: str,
+    out: Path,
+    rules: DecisionRules | None = None,
+    on: date = DAY,
+) -> tuple[dict[str, Any], Path | None, Path | None]:
+    """The record as its JSON reads (a dict), and the two files written."""
+    options = DecideOptions(baseline, challenger, rules or DecisionRules(), out=out, on=on)
+    outcome = decide_runs(options)
+    return outcome.decision.to_dict(), outcome.markdown_path, outcome.json_path
 
 
 def decide(run: Path, out: Path, rules: DecisionRules | None = None) -> dict[str, Any]:
@@ -413,7 +428,7 @@ def test_declared_and_recorded_spellings_compare_equal(tmp_path: Path) -> None:
     )
     edit_run(run, "base", resources={"threads": 1})
     loaded = load_run(run)
-    result = settings_comparison(Side(loaded, "base"), Side(loaded, "chal"))
+    result = compare_settings(Side(loaded, "base"), Side(loaded, "chal")).to_dict()
     assert result["differences"] == []
     assert result["baseline"]["temperature"] == result["challenger"]["temperature"] == "0,0.2"
     assert result["baseline"]["threads"] == result["challenger"]["threads"] == "1"

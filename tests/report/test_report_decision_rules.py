@@ -12,28 +12,31 @@ from typing import Any
 
 import pytest
 
-from earmark.decisions.ceilings import CeilingCheck, Ceilings
-from earmark.decisions.evidence import (
-    Coverage,
-    DecisionEvidence,
-    LanguageEvidence,
-    Measure,
-    ResourceEvidence,
-)
-from earmark.decisions.gates import RecordGate
-from earmark.decisions.rules import (
+from earmark.decisions.evidence import DecisionEvidence, ResourceEvidence, relative_reduction
+from earmark.decisions.rules import judge, judge_language, judge_resources
+from earmark.decisions.thresholds import DecisionRules
+from earmark.results.codec import JSONObject
+from earmark.results.decision import (
     VERDICTS,
-    DecisionRules,
-    judge,
-    judge_language,
-    judge_resources,
+    DecisionCorpus,
+    DecisionSide,
+    ErrorRateCeiling,
+    EvidenceCoverage,
+    LanguageEvidence,
+    PlanCeilings,
+    RecordGate,
+    ResourceComparison,
+    ResourceFigures,
+    SettingDifference,
+    SettingsComparison,
+    SideCoverage,
 )
-from earmark.decisions.settings import SettingDifference, SettingsComparison
-from earmark.decisions.sides import SideRecord
 
 RULES = DecisionRules()
-FULL = Coverage(40, 40, {}, False, None)
-HOST = {"os": "Linux", "arch": "x86_64", "cpu_model": "X", "cores_available": 4}
+FULL = SideCoverage(
+    rows=40, with_hypothesis=40, share=1.0, not_ok={}, below_minimum=False, reason=None
+)
+HOST: JSONObject = {"os": "Linux", "arch": "x86_64", "cpu_model": "X", "cores_available": 4}
 
 
 def lang(
@@ -42,7 +45,7 @@ def lang(
     ci: tuple[float, float] | None,
     *,
     language: str = "zh",
-    coverage: tuple[Coverage, Coverage] = (FULL, FULL),
+    coverage: tuple[SideCoverage, SideCoverage] = (FULL, FULL),
 ) -> LanguageEvidence:
     diff = None if base is None or chal is None else chal - base
     return LanguageEvidence(
@@ -56,12 +59,24 @@ def lang(
         challenger=None,
         baseline_rate=base,
         challenger_rate=chal,
+        relative_reduction=relative_reduction(base, chal),
         difference=diff,
         difference_ci=ci,
         share_challenger_better=None,
-        baseline_coverage=coverage[0],
-        challenger_coverage=coverage[1],
+        quality_win=None,
+        non_inferior=None,
+        significantly_worse=None,
         null_reason=None if ci else "no paired rows with reference units",
+        coverage=EvidenceCoverage(baseline=coverage[0], challenger=coverage[1]),
+    )
+
+
+def measure(
+    figures: tuple[float | None, float | None], statistic: str | None = None
+) -> ResourceComparison:
+    b, c = figures
+    return ResourceComparison(
+        statistic=statistic, baseline=b, challenger=c, reduction=relative_reduction(b, c), met=None
     )
 
 
@@ -78,29 +93,81 @@ def resources(
         baseline_host=HOST,
         challenger_host=HOST,
         latency_statistic="p95",
-        latency=Measure(*latency),
-        core_cost=Measure(*core),
-        peak_rss_bytes=Measure(*rss),
+        latency=measure(latency, "p95"),
+        core_cost=measure(core),
+        peak_rss_bytes=ResourceFigures(baseline=rss[0], challenger=rss[1]),
         challenger_real_time_factor=rtf,
     )
 
 
-def side(arm: str, missing: tuple[str, ...] = ()) -> SideRecord:
-    return SideRecord("run", arm, {}, None, None, not missing, missing)
+def side(arm: str, missing: tuple[str, ...] = ()) -> DecisionSide:
+    return DecisionSide(
+        run="run", arm=arm, model={}, spec=None, host=None, verifiable=not missing, missing=missing
+    )
 
 
-NO_SETTINGS = SettingsComparison((), (), (), (), {}, {})
-PASSING = tuple(RecordGate(g, ()) for g in ("licence", "offline cache", "packaging"))
+def gate(name: str, missing: tuple[str, ...] = ()) -> RecordGate:
+    return RecordGate(gate=name, passed=not missing, missing=missing)
+
+
+def ceiling(
+    metric: str,
+    scope: str,
+    limit: float,
+    view: str | None,
+    baseline: float | None,
+    challenger: float | None,
+    baseline_why: str | None,
+    challenger_why: str | None,
+) -> ErrorRateCeiling:
+    return ErrorRateCeiling(
+        metric=metric,
+        scope=scope,
+        limit=limit,
+        baseline=baseline,
+        view=view,
+        baseline_null_reason=baseline_why,
+        challenger=challenger,
+        challenger_null_reason=challenger_why,
+        met=None if challenger is None else challenger <= limit,
+        baseline_met=None if baseline is None else baseline <= limit,
+    )
+
+
+def difference(
+    key: str,
+    baseline: str | None,
+    challenger: str | None,
+    baseline_source: str | None,
+    challenger_source: str | None,
+    allowed: bool | None = None,
+) -> SettingDifference:
+    return SettingDifference(
+        key=key,
+        baseline=baseline,
+        challenger=challenger,
+        baseline_source=baseline_source,
+        challenger_source=challenger_source,
+        allowed=allowed,
+    )
+
+
+NO_SETTINGS = SettingsComparison(
+    subject=(), differences=(), not_comparable=(), allowed=(), baseline={}, challenger={}
+)
+NO_CEILINGS = PlanCeilings(plan_sha256=None, checks=())
+PASSING = tuple(gate(g) for g in ("licence", "offline cache", "packaging"))
+CORPUS = DecisionCorpus(dataset=None, manifest_sha256=None, selection=None, references_sha256=None)
 
 
 def evidence(*languages: LanguageEvidence, **kw: Any) -> DecisionEvidence:
     fields: dict[str, Any] = {
         "baseline": side("base"),
         "challenger": side("chal"),
-        "corpus": {},
+        "corpus": CORPUS,
         "languages": languages,
         "resources": resources(),
-        "ceilings": Ceilings(None, ()),
+        "ceilings": NO_CEILINGS,
         "settings": NO_SETTINGS,
         "record_gates": PASSING,
         "checklist": (),
@@ -136,6 +203,7 @@ def test_quality_needs_the_reduction_and_by_default_a_ci_below_zero(
 
 def test_the_reduction_threshold_is_inclusive_despite_float_rounding() -> None:
     e = lang(0.5, 0.4, (-0.2, -0.05))
+    assert e.relative_reduction is not None
     assert e.relative_reduction == pytest.approx(0.2) and e.relative_reduction < 0.2
     assert judge_language(e, RULES).quality_win  # 0.19999999999999996 counts as 20%
     assert not judge_language(lang(0.5, 0.401, (-0.2, -0.05)), RULES).quality_win
@@ -169,10 +237,10 @@ def test_without_paired_figures_nothing_holds() -> None:
 # ------------------------------------------------------------------ resources
 
 
-def test_measure_reduction() -> None:
-    assert Measure(1.0, 0.6).reduction == pytest.approx(0.4)
-    assert Measure(0.0, 0.0).reduction is None  # nothing to reduce
-    assert Measure(None, 0.5).reduction is None and Measure(1.0, None).reduction is None
+def test_relative_reduction() -> None:
+    assert relative_reduction(1.0, 0.6) == pytest.approx(0.4)
+    assert relative_reduction(0.0, 0.0) is None  # nothing to reduce
+    assert relative_reduction(None, 0.5) is None and relative_reduction(1.0, None) is None
 
 
 def test_speed_and_cost_thresholds_only_on_the_same_host() -> None:
@@ -233,10 +301,18 @@ def test_speed_needs_non_inferior_error_everywhere() -> None:
 
 
 def test_precedence_coverage_then_reject_then_win() -> None:
-    dead = Coverage(40, 0, {"arm_failed": 40}, True, "coverage 0/40")
-    short = replace(WORSE, challenger_coverage=dead)
-    over = Ceilings(
-        "p" * 64, (CeilingCheck("cer", "zh", 0.1, "normalized", 0.2, 0.15, None, None),)
+    dead = SideCoverage(
+        rows=40,
+        with_hypothesis=0,
+        share=0.0,
+        not_ok={"arm_failed": 40},
+        below_minimum=True,
+        reason="coverage 0/40",
+    )
+    short = replace(WORSE, coverage=replace(WORSE.coverage, challenger=dead))
+    over = PlanCeilings(
+        plan_sha256="p" * 64,
+        checks=(ceiling("cer", "zh", 0.1, "normalized", 0.2, 0.15, None, None),),
     )
     # Not judged beats a significant loss and a broken ceiling.
     j = judge(evidence(short, ceilings=over), RULES)
@@ -262,7 +338,7 @@ def test_a_win_held_back_in_order_unverifiable_ceiling_gate() -> None:
     j = judge(evidence(WIN), heavy)
     assert j.verdict == "research only"
     assert "breaks peak RSS bytes ≤ 268435456" in j.reasons[0]
-    gates = (RecordGate("licence", ("model licence not recorded",)), *PASSING[1:])
+    gates = (gate("licence", ("model licence not recorded",)), *PASSING[1:])
     j = judge(evidence(WIN, record_gates=gates), RULES)
     assert j.verdict == "blocked"
     assert j.reasons[0].endswith("— licence: model licence not recorded")
@@ -272,13 +348,13 @@ def test_a_win_held_back_in_order_unverifiable_ceiling_gate() -> None:
 
 
 def test_reasons_name_unchecked_ceilings_settings_and_hosts() -> None:
-    unknown = CeilingCheck("wer", "fr", 0.1, None, None, None, "gone", "not scored")
+    unknown = ceiling("wer", "fr", 0.1, None, None, None, "gone", "not scored")
     settings = SettingsComparison(
         subject=(
-            SettingDifference("compute_type", "int8", "float16", "a", "b"),
-            SettingDifference("model", "x", "y", "a", "b"),
+            difference("compute_type", "int8", "float16", "a", "b"),
+            difference("model", "x", "y", "a", "b"),
         ),
-        differences=(SettingDifference("beam_size", "5", None, "a", None, True),),
+        differences=(difference("beam_size", "5", None, "a", None, True),),
         not_comparable=(),
         allowed=("beam_size",),
         baseline={},
@@ -287,7 +363,7 @@ def test_reasons_name_unchecked_ceilings_settings_and_hosts() -> None:
     j = judge(
         evidence(
             UNSURE,
-            ceilings=Ceilings(None, (unknown,)),
+            ceilings=PlanCeilings(plan_sha256=None, checks=(unknown,)),
             settings=settings,
             resources=resources(same_host=False),
         ),

@@ -270,44 +270,37 @@ def test_leaderboard_and_decision_md(tmp_path: Path) -> None:
 
 
 def test_postprocess_md_payload_names() -> None:
-    summary = {
-        "overall": {
-            "n_transcripts": 1,
-            "n_clusters": 1,
-            "n_outputs": 1,
-            "n_skipped": 0,
-            "delivered_changed": 0,
-            "acceptance": {
-                "per_output": {"accepted": 1, "total": 1, "value": 1.0},
-                "per_clip": {"passed": 1, "total": 1, "value": 1.0},
-                "per_repeat": [{"repeat": 0, "accepted": 1, "total": 1}],
-                "outcomes": {
-                    "changed_and_delivered": 0,
-                    "accepted_unchanged": 1,
-                    "source_retained": 0,
-                },
-                "reasons": {SCRIPT: 1},
-            },
-            "punctuation": {
-                side: {"position_f1": {"value": 1.0}, "type_f1": {"value": 1.0}}
-                for side in ("raw", "delivered", "difference")
-            },
-            "cer": {"raw": {"value": 0.0}, "delivered": {"value": 0.0}, "difference": {}},
-            "determinism": {"null_reason": "one repeat"},
-        },
-        "warnings": [NEWLINE],
-        "repeats": 1,
-        "guarded": True,
-        "timing": {},
-        "skipped": [],
-        "bootstrap": {"level": 0.95, "resamples": 0, "seed": 1},
-    }
-    document = {
-        "summary": summary,
-        "processor": {"kind": IMG, "opencc_version": TICKS},
-        "processor_spec": f"cmd {PIPES}",
-        "source": {"predictions": f"/p/{SCRIPT}.jsonl", "arm": LINK},
-    }
+    from dataclasses import replace
+
+    from earmark.postprocess.evaluate import summarise
+    from earmark.postprocess.guard import LexicalGuard
+    from earmark.postprocess.report import (
+        OutputRecord,
+        PostprocessReport,
+        SourceInfo,
+        SourceRow,
+    )
+    from earmark.stats.settings import BootstrapSettings
+
+    sources = (SourceRow("a", "x", "x", "zh"),)
+    outputs = (OutputRecord(0, 0, "y", "x", False, SCRIPT, 0.0),)
+    summary = summarise(
+        sources, outputs, repeats=1, guard=LexicalGuard(), bootstrap=BootstrapSettings(0)
+    )
+    document = PostprocessReport(
+        earmark_version="0",
+        created="0",
+        source=SourceInfo(f"/p/{SCRIPT}", f"/p/{SCRIPT}.jsonl", "0" * 64, LINK, 1),
+        processor_spec=f"cmd {PIPES}",
+        processor={"kind": IMG, "opencc_version": TICKS},
+        plan=None,
+        served_model=None,
+        guard=None,
+        summary=replace(summary, warnings=(NEWLINE,)),
+        punctuation_probes=(),
+        sources=sources,
+        outputs=outputs,
+    )
     markdown = render_postprocess_markdown(document)
     assert_inert(markdown, [IMG, TICKS, f"cmd {PIPES}", f"/p/{SCRIPT}.jsonl", LINK, SCRIPT])
     assert "&lt;script&gt;" in markdown

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from earmark.errors import EarmarkError
 from earmark.results import PredictionRow, Results
-from earmark.results.codec import Record
+from earmark.results.record import Record
 
 TESTS = Path(__file__).resolve().parent.parent
 PREDICTIONS = sorted(p for p in TESTS.rglob("predictions.jsonl") if p.stat().st_size < 5_000_000)

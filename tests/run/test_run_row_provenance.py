@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from earmark.cli import main
-from earmark.corpus.manifest import read_manifest, read_meta, validate_manifest
+from earmark.corpus.manifest import read_manifest, read_meta
 from earmark.corpus.model import Source
+from earmark.corpus.validation import validate_manifest
 from earmark.corpus.writer import meta_path_for, write_manifest
 from earmark.errors import EarmarkError
 

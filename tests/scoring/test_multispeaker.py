@@ -15,11 +15,8 @@ from earmark.cli import main
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.formats.segments import Segment, read_segments
 from earmark.metrics.alignment import count_errors
-from earmark.scoring.multispeaker import (
-    MultiSpeakerCounts,
-    score_multispeaker,
-    score_segments,
-)
+from earmark.scoring.multispeaker import MultiSpeakerOptions, score_multispeaker, score_segments
+from earmark.scoring.multispeaker_records import ExcludedRecording, MultiSpeakerCounts
 from earmark.stats.bootstrap import bootstrap_cis
 
 try:
@@ -122,12 +119,14 @@ def test_counts_match_meeteval_on_the_same_files(tmp_path: Path, seed: int, fmt:
         _write_json(tmp_path / "hyp.json", hyp)
     metrics = ["cpwer", "orcwer", "tcpwer", "dicpwer"]
     result = score_multispeaker(
-        tmp_path / f"ref.{fmt}",
-        tmp_path / f"hyp.{fmt}",
-        metrics,
-        collar=0.5,
-        normalizer="none",
-        resamples=0,
+        MultiSpeakerOptions(
+            tmp_path / f"ref.{fmt}",
+            tmp_path / f"hyp.{fmt}",
+            tuple(metrics),
+            collar=0.5,
+            normalizer="none",
+            resamples=0,
+        )
     )
     for metric in metrics:
         expected = _oracle(metric, tmp_path / "ref.stm", tmp_path / "hyp.stm", 0.5)
@@ -213,7 +212,7 @@ def test_hypothesis_recording_without_reference_refused_or_listed() -> None:
     with pytest.raises(EarmarkError, match="'stray' has no reference"):
         score_segments(REF, hyp, resamples=0)
     result = score_segments(REF, hyp, resamples=0, allow_extra=True)
-    assert result.excluded == ({"recording": "stray", "reason": "no_reference"},)
+    assert result.excluded == (ExcludedRecording("stray", "no_reference"),)
     assert result.metrics["cpwer"].total.errors == 0
 
 
@@ -232,11 +231,12 @@ def test_bootstrap_resamples_recordings_with_earmarks_generator() -> None:
     )
     for metric in ("cpwer", "orcwer"):
         ci = result.metrics[metric].ci
-        assert ci == expected[metric].to_dict()
-        assert ci["n_clusters"] == 6
+        assert ci is not None and ci == expected[metric]
+        assert ci.n_clusters == 6
         total = result.metrics[metric].total
-        assert ci["estimate"] == pytest.approx(total.errors / total.length)
-        assert ci["low"] <= ci["estimate"] <= ci["high"]
+        assert ci.estimate == pytest.approx(total.errors / total.length)
+        assert ci.low is not None and ci.high is not None
+        assert ci.low <= ci.estimate <= ci.high
 
 
 @needs_meeteval
@@ -335,12 +335,14 @@ def test_cli_mirrors_api_and_writes_json_and_markdown(tmp_path: Path) -> None:
     assert code == 0
     written = json.loads((out / "multispeaker.json").read_text("utf-8"))
     api = score_multispeaker(
-        tmp_path / "ref.stm",
-        tmp_path / "hyp.stm",
-        ["cpwer", "tcpwer"],
-        collar=1.0,
-        normalizer="none",
-        resamples=200,
+        MultiSpeakerOptions(
+            tmp_path / "ref.stm",
+            tmp_path / "hyp.stm",
+            ("cpwer", "tcpwer"),
+            collar=1.0,
+            normalizer="none",
+            resamples=200,
+        )
     )
     assert written == json.loads(json.dumps(api.to_json()))
     assert written["schema"] == "earmark.multispeaker/1"

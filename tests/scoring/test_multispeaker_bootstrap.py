@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from earmark.formats.segments import Segment
-from earmark.scoring.multispeaker import render_markdown, score_segments
+from earmark.scoring.multispeaker import score_segments
+from earmark.scoring.multispeaker_markdown import render_markdown
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 pytest.importorskip("meeteval.wer.wer", reason="multi-speaker scoring needs the meeteval extra")

@@ -14,22 +14,22 @@ def decide(
     *,
     baseline: str,
     challenger: str,
-    out: PathArg,
+    out: PathArg | None = None,
     rules: PathArg | None = None,
     min_coverage: float | None = None,
     allow_setting_differences: str | None = None,
 ) -> Decision:
     """`earmark decide --baseline RUN[#ARM] --challenger RUN[#ARM] --out OUT`.
 
-    Returns the typed decision record (`.verdict`, `.reasons`, `.evidence`), written as
-    OUT/decision-DATE.json (decision-DATE-N.json when that day's record exists) with its
-    Markdown beside it. `min_coverage` and `allow_setting_differences` (KEY,...|all)
-    override the rules file's.
+    Returns the typed decision record (`.verdict`, `.reasons`, `.evidence`), built in
+    memory; with `out`, it is written as OUT/decision-DATE.json (decision-DATE-N.json when
+    that day's record exists) with its Markdown beside it. `min_coverage` and
+    `allow_setting_differences` (KEY,...|all) override the rules file's.
     """
     from dataclasses import replace
 
-    from earmark.decisions.decide import DecisionRules, write_decision
-    from earmark.results import Decision
+    from earmark.decisions.decide import DecideOptions, decide_runs
+    from earmark.decisions.thresholds import DecisionRules
 
     check_out(out)
     check_share("min_coverage", min_coverage)
@@ -40,5 +40,4 @@ def decide(
         chosen = replace(
             chosen, allow_setting_differences=tuple(allow_setting_differences.split(","))
         )
-    record, _, _ = write_decision(baseline, challenger, out, rules=chosen)
-    return Decision.from_dict(record)
+    return decide_runs(DecideOptions(baseline, challenger, chosen, out=out)).decision

@@ -14,9 +14,9 @@ from earmark.api.values import PathArg, check_choice, check_count, check_out, ch
 from earmark.errors import EarmarkError
 
 if TYPE_CHECKING:
-    from earmark.corpus.manifest import ValidationReport
     from earmark.corpus.model import CorpusMeta
     from earmark.corpus.selection import SelectionRecord, SpeakerLeakage
+    from earmark.corpus.validation import ValidationReport
     from earmark.results import JSONValue
 
 
@@ -25,7 +25,7 @@ def manifest_validate(
 ) -> ValidationReport:
     """`earmark manifest validate`: every row, the sidecar and (with `check_audio`) every
     clip decoded. Without `audio_root`, audio is looked for where `earmark run` looks."""
-    from earmark.corpus.manifest import validate_manifest
+    from earmark.corpus.validation import validate_manifest
 
     root = None if audio_root is None else os.fspath(audio_root)
     if check_audio and root is None:

@@ -1,4 +1,5 @@
-"""`earmark.postprocess`: a formatter or script converter evaluated on a run."""
+"""`earmark.api.postprocessing.postprocess`: a formatter or script converter evaluated on
+a run (not named by `import earmark`, where `earmark.postprocess` is the package)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from typing import TYPE_CHECKING
 from earmark.api.values import PathArg, check_count, check_out
 
 if TYPE_CHECKING:
-    from earmark.results import JSONValue
+    from earmark.postprocess.report import PostprocessReport
 
 
 def postprocess(
     *,
     run: PathArg,
-    out: PathArg,
+    out: PathArg | None = None,
     processor: str | None = None,
     repeats: int | None = None,
     plan: PathArg | None = None,
@@ -24,28 +25,28 @@ def postprocess(
     guard_marks: str = "",
     bootstrap: int | None = None,
     seed: int | None = None,
-) -> dict[str, JSONValue]:
+) -> PostprocessReport:
     """`earmark postprocess --run RUN --processor SPEC --out OUT`: every transcript sent
     through the processor `repeats` times, guarded, and measured (acceptance, punctuation
-    F1 raw vs delivered, CER equality, determinism). Returns postprocess.json's content
-    (the results model has no type for it yet), written into OUT with postprocess.md and
-    the delivered predictions.jsonl."""
-    from earmark.postprocess.api import postprocess_run
+    F1 raw vs delivered, CER equality, determinism). Returns the typed report; with
+    `out`, postprocess.json, postprocess.md and the delivered predictions.jsonl are
+    written there."""
+    from earmark.postprocess.api import PostprocessOptions, postprocess_transcripts
 
     check_out(out)
     check_count("repeats", repeats, 1)
     check_count("bootstrap", bootstrap, 0)
-    document: dict[str, JSONValue] = postprocess_run(
+    options = PostprocessOptions(
         run,
         processor,
         repeats=repeats,
-        out_dir=out,
+        out=out,
         arm=arm,
-        allow_substitutions=allow_substitution,
+        allow_substitutions=tuple(allow_substitution),
         guard_marks=guard_marks,
         resamples=bootstrap,
         seed=seed,
         plan=plan,
         expect_sha256=expect_sha256,
     )
-    return document
+    return postprocess_transcripts(options)

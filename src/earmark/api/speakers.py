@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from earmark.api.values import PathArg, check_choice, check_count, check_out
 
 if TYPE_CHECKING:
-    from earmark.scoring.multispeaker import MultiSpeakerResult
+    from earmark.scoring.multispeaker_records import MultiSpeakerResult
 
 #: `--metric`'s choices.
 METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
@@ -31,22 +31,23 @@ def multispeaker(
     through meeteval (cpWER unless `metric` names others), with a bootstrap CI over
     recordings. Returns the typed result; with `out`, multispeaker.json and
     multispeaker.md are written there."""
-    from earmark.scoring.multispeaker import score_multispeaker
+    from earmark.scoring.multispeaker import MultiSpeakerOptions, score_multispeaker
 
     check_out(out)
     check_count("bootstrap", bootstrap, 0)
     check_choice("format", format, ("json", "stm"))
     for name in metric:
         check_choice("metric", name, METRICS)
-    return score_multispeaker(
+    options = MultiSpeakerOptions(
         references,
         hypotheses,
-        list(metric) or ["cpwer"],
+        tuple(metric) or ("cpwer",),
         fmt=format,
         collar=collar,
         normalizer=normalizer,
         resamples=bootstrap,
         seed=seed,
         allow_extra=exclude_unmatched,
-        out_dir=out,
+        out=out,
     )
+    return score_multispeaker(options)

@@ -59,7 +59,8 @@ def register(sub: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from earmark.decisions.decide import DecisionRules, write_decision
+    from earmark.decisions.decide import DecideOptions, decide_runs
+    from earmark.decisions.thresholds import DecisionRules
 
     rules = DecisionRules.from_toml(args.rules) if args.rules else DecisionRules()
     if args.min_coverage is not None:
@@ -68,12 +69,10 @@ def run(args: argparse.Namespace) -> int:
         rules = replace(
             rules, allow_setting_differences=tuple(args.allow_setting_differences.split(","))
         )
-    record, md_path, json_path = write_decision(
-        args.baseline, args.challenger, args.out, rules=rules
-    )
+    outcome = decide_runs(DecideOptions(args.baseline, args.challenger, rules, out=args.out))
     if not args.quiet:
-        print(f"verdict: {record['verdict']}")
-        for reason in record["reasons"]:
+        print(f"verdict: {outcome.decision.verdict}")
+        for reason in outcome.decision.reasons:
             print(f"- {reason}")
-        print(f"wrote {md_path} and {json_path}")
+        print(f"wrote {outcome.markdown_path} and {outcome.json_path}")
     return 0

@@ -67,28 +67,30 @@ def register(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.scoring.multispeaker import NAMES, score_multispeaker
+    from earmark.scoring.multispeaker import MultiSpeakerOptions, score_multispeaker
+    from earmark.scoring.multispeaker_records import NAMES
 
-    result = score_multispeaker(
+    options = MultiSpeakerOptions(
         args.references,
         args.hypotheses,
-        args.metric or ["cpwer"],
+        tuple(args.metric or ["cpwer"]),
         fmt=args.format,
         collar=args.collar,
         normalizer=args.normalizer,
         resamples=args.bootstrap,
         seed=args.seed,
         allow_extra=args.exclude_unmatched,
-        out_dir=args.out,
+        out=args.out,
     )
+    result = score_multispeaker(options)
     if not args.quiet:
         n = len(result.recordings)
         print(f"{n} recording{'' if n == 1 else 's'}, scored by meeteval {result.meeteval_version}")
         for name, m in result.metrics.items():
             rate = "n/a" if m.total.rate is None else f"{100 * m.total.rate:.2f}%"
             ci = ""
-            if m.ci is not None and m.ci.get("low") is not None:
-                ci = f" [{100 * m.ci['low']:.2f}, {100 * m.ci['high']:.2f}]"
+            if m.ci is not None and m.ci.low is not None and m.ci.high is not None:
+                ci = f" [{100 * m.ci.low:.2f}, {100 * m.ci.high:.2f}]"
             print(f"{NAMES[name]}: {rate}{ci} ({m.total.errors} errors / {m.total.length} words)")
         if result.missing_hypotheses:
             missing = len(result.missing_hypotheses)

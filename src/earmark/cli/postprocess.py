@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from earmark.cli.arguments import positive_int
 from earmark.cli.options import (
@@ -65,37 +64,38 @@ def register(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.postprocess.api import postprocess_run
+    from earmark.postprocess.api import PostprocessOptions, postprocess_transcripts
+    from earmark.postprocess.report import Figure
 
-    document = postprocess_run(
+    options = PostprocessOptions(
         args.run,
         args.processor,
         repeats=args.repeats,
-        out_dir=args.out,
+        out=args.out,
         arm=args.arm,
-        allow_substitutions=args.allow_substitution,
+        allow_substitutions=tuple(args.allow_substitution),
         guard_marks=args.guard_marks,
         resamples=args.bootstrap,
         seed=args.seed,
         plan=args.plan,
         expect_sha256=args.expect_sha256,
     )
-    summary = document["summary"]
-    for warning in summary["warnings"]:
+    summary = postprocess_transcripts(options).summary
+    for warning in summary.warnings:
         print(f"earmark: WARNING: {warning}", file=sys.stderr)
     if not args.quiet:
-        acc = summary["overall"]["acceptance"]
-        punct = summary["overall"]["punctuation"]
+        acc = summary.overall.acceptance
+        punct = summary.overall.punctuation
 
-        def f1(stat: dict[str, Any]) -> str:
-            return "—" if stat["value"] is None else f"{stat['value']:.3f}"
+        def f1(stat: Figure) -> str:
+            return "—" if stat.value is None else f"{stat.value:.3f}"
 
         print(
-            f"accepted {acc['per_output']['accepted']}/{acc['per_output']['total']} outputs, "
-            f"{acc['per_clip']['passed']}/{acc['per_clip']['total']} clips; position F1 "
-            f"{f1(punct['raw']['position_f1'])} -> {f1(punct['delivered']['position_f1'])}, "
-            f"position+type F1 {f1(punct['raw']['type_f1'])} -> "
-            f"{f1(punct['delivered']['type_f1'])}"
+            f"accepted {acc.accepted}/{acc.total} outputs, "
+            f"{acc.clips_passed}/{acc.clips_total} clips; position F1 "
+            f"{f1(punct.raw.position_f1)} -> {f1(punct.delivered.position_f1)}, "
+            f"position+type F1 {f1(punct.raw.type_f1)} -> "
+            f"{f1(punct.delivered.type_f1)}"
         )
         print(
             f"wrote {args.out}/postprocess.json, postprocess.md, predictions.jsonl, "

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+
+from earmark.results.codec import JSONValue
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Source:
     revision: str | None = None
     licence: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
@@ -46,10 +47,10 @@ class Utterance:
     text_id: str | None = None
     start: float | None = None
     end: float | None = None
-    custom: dict[str, Any] = field(default_factory=dict)
+    custom: dict[str, JSONValue] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        row: dict[str, Any] = {
+    def to_dict(self) -> dict[str, JSONValue]:
+        row: dict[str, JSONValue] = {
             "id": self.id,
             "audio": self.audio,
             "text": self.text,
@@ -90,14 +91,14 @@ class CorpusMeta:
     selection_rule: str | None = None
     revision: str | None = None
     notes: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, JSONValue] = field(default_factory=dict)
     #: "required": every row must say where it came from (`source` with a dataset and a
     #: declared licence), and `earmark run` / `manifest validate` refuse a row without it.
     #: None: rows may carry `source`; it is not required.
     row_provenance: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+    def to_dict(self) -> dict[str, JSONValue]:
+        data: dict[str, JSONValue] = asdict(self)
         if not data["extra"]:
             data.pop("extra")
         if data["row_provenance"] is None:

@@ -16,9 +16,9 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from earmark.corpus.model import Utterance
+from earmark.results.codec import JSONValue
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class SelectionRecord:
     """How a subset was drawn: enough to redraw it exactly from the same manifest."""
 
     rule: str
-    parameters: dict[str, Any]
+    parameters: dict[str, JSONValue]
     input_rows: int
     kept_rows: int
     per_slice: dict[str, int]
@@ -42,15 +42,15 @@ class SelectionRecord:
     def excluded_counts(self) -> dict[str, int]:
         return dict(sorted(Counter(e.reason for e in self.exclusions).items()))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "rule": self.rule,
             "parameters": self.parameters,
             "input_rows": self.input_rows,
             "kept_rows": self.kept_rows,
-            "per_slice": self.per_slice,
-            "per_language": self.per_language,
-            "excluded_counts": self.excluded_counts(),
+            "per_slice": dict(self.per_slice),
+            "per_language": dict(self.per_language),
+            "excluded_counts": dict(self.excluded_counts()),
             "exclusions": [{"id": e.id, "reason": e.reason} for e in self.exclusions],
         }
 
@@ -65,7 +65,7 @@ def slice_counts(rows: Iterable[Utterance]) -> dict[str, int]:
 
 def _record(
     rule: str,
-    parameters: dict[str, Any],
+    parameters: dict[str, JSONValue],
     input_rows: int,
     kept: Sequence[Utterance],
     exclusions: list[Exclusion],
@@ -189,7 +189,10 @@ def filter_rows(
     if slices:
         parts.append(f"any slice in {{{', '.join(slices)}}}")
     rule = " and ".join(parts) or "all rows"
-    params = {"languages": list(languages or []), "slices": list(slices or [])}
+    params: dict[str, JSONValue] = {
+        "languages": list(languages or []),
+        "slices": list(slices or []),
+    }
     return kept, _record(rule, params, total, kept, excluded)
 
 
@@ -213,7 +216,7 @@ def select(
     input_rows = len(current)
     steps: list[str] = []
     exclusions: list[Exclusion] = []
-    params: dict[str, Any] = {}
+    params: dict[str, JSONValue] = {}
 
     def apply(result: tuple[list[Utterance], SelectionRecord]) -> None:
         nonlocal current
@@ -253,7 +256,7 @@ class SpeakerLeakage:
     def leaked(self) -> bool:
         return bool(self.shared)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "shared": list(self.shared),
             "a_speakers": self.a_speakers,
@@ -287,7 +290,7 @@ def speaker_leakage(a_rows: Iterable[Utterance], b_rows: Iterable[Utterance]) ->
 
 def split_leakage(
     manifest_rows: Iterable[Utterance], selected: Iterable[Utterance]
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """A run's leakage check: do the evaluated rows share speakers with another split?
 
     A row's split is `custom["split"]` (e.g. "train", "dev", "test"). The evaluated
@@ -316,8 +319,8 @@ def split_leakage(
     return {
         "checked": True,
         "rule": 'speakers of the selected rows vs rows of every other custom["split"]',
-        "evaluated_splits": evaluated,
-        "other_splits": sorted({str(u.custom["split"]) for u in others}),
+        "evaluated_splits": list(evaluated),
+        "other_splits": list(sorted({str(u.custom["split"]) for u in others})),
         "leaked": result.leaked,
         **result.to_dict(),
     }

@@ -8,67 +8,20 @@ anyone saw the figures. Both sides' rates are recorded; the challenger's decides
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from earmark.errors import EarmarkError
+from earmark.results.decision import ErrorRateCeiling, PlanCeilings
 
 if TYPE_CHECKING:
     from earmark.decisions.sides import Side
-
-
-@dataclass(frozen=True)
-class CeilingCheck:
-    """A pre-registered error-rate ceiling against each side's rate in the language's (or
-    slice's) primary view; `met` is the challenger's, None when its rate is missing."""
-
-    metric: str
-    scope: str
-    limit: float
-    view: str | None
-    baseline: float | None
-    challenger: float | None
-    baseline_null_reason: str | None
-    challenger_null_reason: str | None
-
-    @property
-    def met(self) -> bool | None:
-        return _under(self.challenger, self.limit)
-
-    @property
-    def baseline_met(self) -> bool | None:
-        return _under(self.baseline, self.limit)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"metric": self.metric, "scope": self.scope, "limit": self.limit}
-        out["baseline"] = self.baseline
-        out["view"] = self.view
-        if self.baseline_null_reason:
-            out["baseline_null_reason"] = self.baseline_null_reason
-        out["challenger"] = self.challenger
-        if self.challenger_null_reason:
-            out["challenger_null_reason"] = self.challenger_null_reason
-        out["met"] = self.met
-        out["baseline_met"] = self.baseline_met
-        return out
 
 
 def _under(value: float | None, limit: float) -> bool | None:
     return None if value is None else value <= limit + 1e-12
 
 
-@dataclass(frozen=True)
-class Ceilings:
-    """The plan's `[ceilings]` checks, and the hash of the plan that froze them."""
-
-    plan_sha256: str | None
-    checks: tuple[CeilingCheck, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"plan_sha256": self.plan_sha256, "checks": [c.to_json() for c in self.checks]}
-
-
-def ceiling_evidence(baseline: Side, challenger: Side) -> Ceilings:
+def ceiling_evidence(baseline: Side, challenger: Side) -> PlanCeilings:
     """The plan's pre-registered error-rate ceilings (`[ceilings]`) against each side's rate
     in the language's (or slice's) primary view; the challenger's decides.
 
@@ -94,11 +47,20 @@ def ceiling_evidence(baseline: Side, challenger: Side) -> Ceilings:
             b_rate, b_view, b_why = _scope_rate(baseline, metric, language, slice_name or None)
             c_rate, c_view, c_why = _scope_rate(challenger, metric, language, slice_name or None)
             checks.append(
-                CeilingCheck(
-                    metric, scope, float(limit), c_view or b_view, b_rate, c_rate, b_why, c_why
+                ErrorRateCeiling(
+                    metric=metric,
+                    scope=scope,
+                    limit=float(limit),
+                    baseline=b_rate,
+                    view=c_view or b_view,
+                    baseline_null_reason=b_why or None,
+                    challenger=c_rate,
+                    challenger_null_reason=c_why or None,
+                    met=_under(c_rate, float(limit)),
+                    baseline_met=_under(b_rate, float(limit)),
                 )
             )
-    return Ceilings(plan.get("sha256") if ceilings else None, tuple(checks))
+    return PlanCeilings(plan_sha256=plan.get("sha256") if ceilings else None, checks=tuple(checks))
 
 
 def _scope_rate(

@@ -8,19 +8,32 @@ applied by `decisions.rules`, which reads only these records, never a run's dict
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from earmark.decisions.ceilings import Ceilings, ceiling_evidence
-from earmark.decisions.gates import RecordGate, checklist_gates, record_gates
-from earmark.decisions.settings import SettingsComparison
-from earmark.decisions.sides import Side, SideRecord, side_record
+from earmark.decisions.ceilings import ceiling_evidence
+from earmark.decisions.gates import checklist_gates, record_gates
+from earmark.decisions.sides import Side, side_record
+from earmark.decisions.thresholds import DecisionRules
 from earmark.errors import EarmarkError
 from earmark.results import MetricResult, Resources
+from earmark.results.codec import JSONObject
+from earmark.results.decision import (
+    ChecklistGate,
+    DecisionCorpus,
+    DecisionSide,
+    EvidenceCoverage,
+    LanguageEvidence,
+    PlanCeilings,
+    RecordGate,
+    ResourceComparison,
+    ResourceFigures,
+    SettingsComparison,
+    SideCoverage,
+    SideRate,
+)
 
 if TYPE_CHECKING:
-    from earmark.decisions.rules import DecisionRules
     from earmark.results import NormalizerInfo
 
 #: Host fields that must match before latency or CPU cost can be compared.
@@ -28,91 +41,17 @@ HOST_FIELDS = ("os", "arch", "cpu_model", "cores_available", "memory_bytes")
 
 
 @dataclass(frozen=True)
-class Coverage:
-    """Rows of one side in one language with a hypothesis from the engine; below the
-    minimum the side is not judged (a row without one is scored as all deletions)."""
-
-    rows: int
-    with_hypothesis: int
-    not_ok: Mapping[str, int]
-    below_minimum: bool
-    reason: str | None
-
-    @property
-    def share(self) -> float | None:
-        return self.with_hypothesis / self.rows if self.rows else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rows": self.rows,
-            "with_hypothesis": self.with_hypothesis,
-            "share": self.share,
-            "not_ok": dict(self.not_ok),
-            "below_minimum": self.below_minimum,
-            "reason": self.reason,
-        }
-
-
-@dataclass(frozen=True)
-class LanguageEvidence:
-    """One language's figures on the rows both sides scored, paired by (id, repeat).
-
-    The rates are those of the paired rows (`paired_bootstrap`), `difference` is
-    challenger − baseline and its CI clusters the repeats of a clip; all are None (with
-    `null_reason`) when no paired row has reference units. `baseline`/`challenger` keep
-    each side's own rate over all its rows, as results.json recorded it."""
-
-    language: str
-    normalizer: str
-    view: str
-    metric: str
-    n_paired: int
-    n_skipped: int
-    baseline: Mapping[str, Any] | None
-    challenger: Mapping[str, Any] | None
-    baseline_rate: float | None
-    challenger_rate: float | None
-    difference: float | None
-    difference_ci: tuple[float, float] | None
-    share_challenger_better: float | None
-    baseline_coverage: Coverage
-    challenger_coverage: Coverage
-    null_reason: str | None = None
-
-    @property
-    def relative_reduction(self) -> float | None:
-        """(baseline − challenger) / baseline; None when the baseline made no error."""
-        b, c = self.baseline_rate, self.challenger_rate
-        return (b - c) / b if b and c is not None else None
-
-
-@dataclass(frozen=True)
-class Measure:
-    """One resource figure of both sides (latency, core cost, peak RSS)."""
-
-    baseline: float | None
-    challenger: float | None
-
-    @property
-    def reduction(self) -> float | None:
-        """(baseline − challenger) / baseline; None without both or with a zero baseline."""
-        b, c = self.baseline, self.challenger
-        if b is None or c is None or b <= 0:
-            return None
-        return (b - c) / b
-
-
-@dataclass(frozen=True)
 class ResourceEvidence:
-    """Latency and core cost of both sides, comparable only on the same host profile."""
+    """Latency and core cost of both sides (their `met` left to the rule), comparable
+    only on the same host profile, and the challenger's figures the ceilings weigh."""
 
     same_host: bool
-    baseline_host: Mapping[str, Any]
-    challenger_host: Mapping[str, Any]
+    baseline_host: JSONObject
+    challenger_host: JSONObject
     latency_statistic: str
-    latency: Measure
-    core_cost: Measure
-    peak_rss_bytes: Measure
+    latency: ResourceComparison
+    core_cost: ResourceComparison
+    peak_rss_bytes: ResourceFigures
     challenger_real_time_factor: float | None
 
 
@@ -121,15 +60,29 @@ class DecisionEvidence:
     """Everything the rule reads, gathered once from the two runs, and what the record
     says beside it (the corpus, the checklist a person confirms)."""
 
-    baseline: SideRecord
-    challenger: SideRecord
-    corpus: Mapping[str, Any]
+    baseline: DecisionSide
+    challenger: DecisionSide
+    corpus: DecisionCorpus
     languages: tuple[LanguageEvidence, ...]
     resources: ResourceEvidence
-    ceilings: Ceilings
+    ceilings: PlanCeilings
     settings: SettingsComparison
     record_gates: tuple[RecordGate, ...]
-    checklist: tuple[Mapping[str, str], ...]
+    checklist: tuple[ChecklistGate, ...]
+
+
+def relative_reduction(baseline: float | None, challenger: float | None) -> float | None:
+    """(baseline − challenger) / baseline, of an error rate or a resource figure; None
+    without both figures or with nothing to reduce (a zero baseline).
+
+    >>> relative_reduction(1.0, 0.6)
+    0.4
+    >>> relative_reduction(0.0, 0.0) is None
+    True
+    """
+    if baseline is None or challenger is None or baseline <= 0:
+        return None
+    return (baseline - challenger) / baseline
 
 
 def gather_evidence(
@@ -146,18 +99,18 @@ def gather_evidence(
     return DecisionEvidence(
         baseline=side_record(baseline),
         challenger=side_record(challenger),
-        corpus={
-            "dataset": run.corpus.get("dataset"),
-            "manifest_sha256": run.manifest_sha256,
-            "selection": (run.corpus.get("selection") or {}).get("rule"),
-            "references_sha256": None if run.manifest_sha256 else run.references_sha256(),
-        },
+        corpus=DecisionCorpus(
+            dataset=run.corpus.get("dataset"),
+            manifest_sha256=run.manifest_sha256,
+            selection=(run.corpus.get("selection") or {}).get("rule"),
+            references_sha256=None if run.manifest_sha256 else run.references_sha256(),
+        ),
         languages=evidence,
         resources=resources,
         ceilings=ceilings,
         settings=settings,
         record_gates=gates,
-        checklist=tuple(checklist_gates(challenger, resources)),
+        checklist=checklist_gates(challenger, resources.peak_rss_bytes),
     )
 
 
@@ -216,6 +169,7 @@ def language_evidence(
             seed=rules.bootstrap.seed,
             level=rules.bootstrap.level,
         )
+    b_rate, c_rate = (paired.rate_a, paired.rate_b) if paired else (None, None)
     return LanguageEvidence(
         language=language,
         normalizer=scope_b.normalizer.name,
@@ -223,16 +177,22 @@ def language_evidence(
         metric=metric,
         n_paired=len(ref_units),
         n_skipped=skipped,
-        baseline=_rate_summary(scope_b.views[view].metrics.get(metric)),
-        challenger=_rate_summary(scope_c.views[view].metrics.get(metric)),
-        baseline_rate=paired.rate_a if paired else None,
-        challenger_rate=paired.rate_b if paired else None,
+        baseline=_side_rate(scope_b.views[view].metrics.get(metric)),
+        challenger=_side_rate(scope_c.views[view].metrics.get(metric)),
+        baseline_rate=b_rate,
+        challenger_rate=c_rate,
+        relative_reduction=relative_reduction(b_rate, c_rate),
         difference=paired.difference if paired else None,
         difference_ci=_interval(paired.low, paired.high) if paired else None,
         share_challenger_better=paired.share_b_better if paired else None,
-        baseline_coverage=side_coverage(baseline, language, rules.min_coverage),
-        challenger_coverage=side_coverage(challenger, language, rules.min_coverage),
+        quality_win=None,
+        non_inferior=None,
+        significantly_worse=None,
         null_reason=None if paired else "no paired rows with reference units",
+        coverage=EvidenceCoverage(
+            baseline=side_coverage(baseline, language, rules.min_coverage),
+            challenger=side_coverage(challenger, language, rules.min_coverage),
+        ),
     )
 
 
@@ -240,7 +200,7 @@ def _interval(low: float | None, high: float | None) -> tuple[float, float] | No
     return None if low is None or high is None else (low, high)
 
 
-def side_coverage(side: Side, language: str, minimum: float) -> Coverage:
+def side_coverage(side: Side, language: str, minimum: float) -> SideCoverage:
     """Rows of one side in one language with a hypothesis from the engine, and why the
     side cannot be judged when they are fewer than `minimum` of the rows."""
     from earmark.render.leaderboard_entries import coverage_reason, scope_statuses
@@ -250,26 +210,31 @@ def side_coverage(side: Side, language: str, minimum: float) -> Coverage:
     not_ok = {k: v for k, v in sorted(statuses.items()) if k != "ok"}
     below = rows == 0 or covered < minimum * rows - 1e-9
     reason = coverage_reason(covered, rows, not_ok, minimum) if below else None
-    return Coverage(rows, covered, not_ok, below, reason)
+    return SideCoverage(
+        rows=rows,
+        with_hypothesis=covered,
+        share=covered / rows if rows else None,
+        not_ok=not_ok,
+        below_minimum=below,
+        reason=reason,
+    )
 
 
-def _rate_summary(metric: MetricResult | None) -> dict[str, Any] | None:
+def _side_rate(metric: MetricResult | None) -> SideRate | None:
     """What the record keeps of a side's own rate in a language (the rest is in its
     results.json): the rate, its CI and the counts behind it."""
     if metric is None:
         return None
-    out: dict[str, Any] = {
-        "value": metric.value,
-        "ci95": None if metric.ci is None else list(metric.ci),
-        "substitutions": metric.substitutions,
-        "deletions": metric.deletions,
-        "insertions": metric.insertions,
-        "ref_units": metric.ref_units,
-        "n_scored": metric.n_scored,
-    }
-    if metric.null_reason is not None:
-        out["null_reason"] = metric.null_reason
-    return out
+    return SideRate(
+        value=metric.value,
+        ci=metric.ci,
+        substitutions=metric.substitutions,
+        deletions=metric.deletions,
+        insertions=metric.insertions,
+        ref_units=metric.ref_units,
+        n_scored=metric.n_scored,
+        null_reason=metric.null_reason,
+    )
 
 
 def resource_evidence(baseline: Side, challenger: Side, statistic: str) -> ResourceEvidence:
@@ -282,13 +247,26 @@ def resource_evidence(baseline: Side, challenger: Side, statistic: str) -> Resou
     def latency(r: Resources) -> float | None:
         return r.latency_p95_seconds if statistic == "p95" else r.latency_p50_seconds
 
+    b_lat, c_lat = latency(rb), latency(rc)
+    b_cost, c_cost = rb.cpu_seconds_per_audio_second, rc.cpu_seconds_per_audio_second
     return ResourceEvidence(
         same_host=bool(baseline.run.host) and b_host == c_host,
         baseline_host=b_host,
         challenger_host=c_host,
         latency_statistic=statistic,
-        latency=Measure(latency(rb), latency(rc)),
-        core_cost=Measure(rb.cpu_seconds_per_audio_second, rc.cpu_seconds_per_audio_second),
-        peak_rss_bytes=Measure(rb.peak_rss_bytes, rc.peak_rss_bytes),
+        latency=ResourceComparison(
+            statistic=statistic,
+            baseline=b_lat,
+            challenger=c_lat,
+            reduction=relative_reduction(b_lat, c_lat),
+            met=None,
+        ),
+        core_cost=ResourceComparison(
+            baseline=b_cost,
+            challenger=c_cost,
+            reduction=relative_reduction(b_cost, c_cost),
+            met=None,
+        ),
+        peak_rss_bytes=ResourceFigures(baseline=rb.peak_rss_bytes, challenger=rc.peak_rss_bytes),
         challenger_real_time_factor=rc.real_time_factor,
     )

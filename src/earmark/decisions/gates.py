@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from earmark.decisions.render import fmt_mib
+from earmark.decisions.formatting import fmt_mib
+from earmark.results.codec import JSONValue
+from earmark.results.decision import ChecklistGate, RecordGate, ResourceFigures
 
 if TYPE_CHECKING:
-    from earmark.decisions.evidence import ResourceEvidence
     from earmark.decisions.sides import Side
 
 #: An immutable model revision: a git commit (40 hex), or a content digest `sha256:<64 hex>`
@@ -25,7 +26,7 @@ _IMMUTABLE_REVISION = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64}|sha256:[0-9a-f]{
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def _declared(value: Any) -> bool:
+def _declared(value: JSONValue) -> bool:
     from earmark.corpus.manifest import _UNDECLARED
 
     return isinstance(value, str) and value.strip().lower() not in _UNDECLARED
@@ -129,80 +130,69 @@ def packaging_gate(side: Side) -> list[str]:
     return missing
 
 
-@dataclass(frozen=True)
-class RecordGate:
-    """One gate checked from the records: passed, or the items missing for it."""
-
-    gate: str
-    missing: tuple[str, ...]
-
-    @property
-    def passed(self) -> bool:
-        return not self.missing
-
-    def to_json(self) -> dict[str, Any]:
-        return {"gate": self.gate, "passed": self.passed, "missing": list(self.missing)}
-
-
 def record_gates(side: Side) -> tuple[RecordGate, ...]:
     """Seed 000's licence, offline-cache and packaging gates, checked from the records of
     the side to be promoted."""
-    return (
-        RecordGate("licence", tuple(licence_gate(side))),
-        RecordGate("offline cache", tuple(offline_cache_gate(side))),
-        RecordGate("packaging", tuple(packaging_gate(side))),
+    checks = (
+        ("licence", licence_gate(side)),
+        ("offline cache", offline_cache_gate(side)),
+        ("packaging", packaging_gate(side)),
+    )
+    return tuple(
+        RecordGate(gate=gate, passed=not missing, missing=tuple(missing))
+        for gate, missing in checks
     )
 
 
-def checklist_gates(challenger: Side, resources: ResourceEvidence) -> list[dict[str, str]]:
+def checklist_gates(challenger: Side, peak_rss: ResourceFigures) -> tuple[ChecklistGate, ...]:
     """The gates no record can settle (the weights' own terms, memory on every hardware
     profile, packaging on every OS, ...): each with what the run did record, for a person
     to confirm before acting on the verdict."""
     model = challenger.run.model(challenger.arm)
     egress = ((challenger.run.provenance or {}).get("arms") or {}).get(challenger.arm, {})
     egress = egress.get("egress") or {}
-    rss = resources.peak_rss_bytes.challenger
-    return [
-        {
-            "gate": "weight licence",
-            "known": f"declared {model.get('licence') or 'not recorded'} (source: "
+    return (
+        ChecklistGate(
+            gate="weight licence",
+            known=f"declared {model.get('licence') or 'not recorded'} (source: "
             f"{model.get('licence_source') or 'not recorded'}); an assertion, "
             "not a legal review — check the weights' own terms",
-        },
-        {
-            "gate": "offline provisioning",
-            "known": f"egress during the run: {_egress_summary(egress)}, "
+        ),
+        ChecklistGate(
+            gate="offline provisioning",
+            known=f"egress during the run: {_egress_summary(egress)}, "
             f"policy {egress.get('policy') or 'not recorded'} (checked above); confirm the "
             "product installs the weights from a provisioned cache with no download",
-        },
-        {
-            "gate": "memory",
-            "known": f"challenger peak RSS {fmt_mib(rss)} vs baseline "
-            f"{fmt_mib(resources.peak_rss_bytes.baseline)}; confirm on every "
+        ),
+        ChecklistGate(
+            gate="memory",
+            known=f"challenger peak RSS {fmt_mib(peak_rss.challenger)} vs baseline "
+            f"{fmt_mib(peak_rss.baseline)}; confirm on every "
             "supported hardware profile",
-        },
-        {
-            "gate": "packaging on every OS",
-            "known": "optional extra, lazy import, installs on every "
+        ),
+        ChecklistGate(
+            gate="packaging on every OS",
+            known="optional extra, lazy import, installs on every "
             "claimed OS (Linux, macOS, Windows)",
-        },
-        {"gate": "timestamps", "known": "segment/word timestamps meet the product contract"},
-        {
-            "gate": "command safety",
-            "known": "no new startup imports, downloads or egress on the default path",
-        },
-        {
-            "gate": "long-form regressions",
-            "known": "repetition/hallucination on 30-120 min recordings checked",
-        },
-    ]
+        ),
+        ChecklistGate(gate="timestamps", known="segment/word timestamps meet the product contract"),
+        ChecklistGate(
+            gate="command safety",
+            known="no new startup imports, downloads or egress on the default path",
+        ),
+        ChecklistGate(
+            gate="long-form regressions",
+            known="repetition/hallucination on 30-120 min recordings checked",
+        ),
+    )
 
 
-def _egress_summary(egress: dict[str, Any]) -> str:
+def _egress_summary(egress: Mapping[str, JSONValue]) -> str:
     """`N attempts`, or why the count is not the whole story (a process not audited)."""
     if not egress:
         return "not recorded"
-    attempts = f"{len(egress.get('attempts') or [])} attempts seen"
+    seen = egress.get("attempts")
+    attempts = f"{len(seen) if isinstance(seen, list) else 0} attempts seen"
     if egress.get("audited") is False:
         reason = egress.get("unaudited_reason") or "not every process was audited"
         return f"NOT AUDITED ({reason}); {attempts}"

@@ -1,7 +1,8 @@
 """The promotion rule of `earmark decide` (seed 000): does a challenger replace the baseline?
 
 It reads only the typed evidence of `decisions.evidence` (no run, no dictionary), so every
-threshold and the order the verdicts take precedence are pinned by hand-built cases.
+threshold (`decisions.thresholds`) and the order the verdicts take precedence are pinned by
+hand-built cases.
 
 The rule, with every threshold configurable and recorded:
 
@@ -41,134 +42,21 @@ timestamps, command safety, long-form stability) stays a checklist a person conf
 A challenger above a pre-registered error-rate ceiling of the run's plan (`[ceilings]`,
 per language or slice) is `reject`. Different data (manifest, selection, normaliser,
 language policy, rows or references) is refused outright, and so are different decoding
-settings (`settings_comparison`) unless named in `allow_setting_differences`.
+settings (`compare_settings`) unless named in `allow_setting_differences`.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, fields
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from earmark.decisions.render import fmt_pp_ci, fmt_shown
-from earmark.errors import EarmarkError
-from earmark.results.decision import VERDICTS as DECISION_VERDICTS
+from earmark.decisions.formatting import fmt_pp_ci, fmt_shown
+from earmark.decisions.thresholds import DecisionRules
+from earmark.results.decision import LanguageEvidence, ResourceCeiling
 from earmark.results.display import fmt_pct
-from earmark.stats.settings import BootstrapSettings
 
 if TYPE_CHECKING:
-    from earmark.decisions.evidence import (
-        DecisionEvidence,
-        LanguageEvidence,
-        ResourceEvidence,
-    )
-
-#: The verdicts, as the typed decision record (`earmark.results.Decision`) accepts them.
-VERDICTS = DECISION_VERDICTS
-
-
-@dataclass(frozen=True)
-class DecisionRules:
-    """Thresholds of the promotion rule; every field can be set in a TOML file."""
-
-    min_relative_error_reduction: float = 0.20
-    min_latency_reduction: float = 0.30
-    min_core_cost_reduction: float = 0.30
-    non_inferiority_margin: float = 0.0
-    metric: str = "auto"
-    latency_statistic: str = "p95"
-    require_significant_improvement: bool = True
-    #: The paired bootstrap's resamples, seed and level; the TOML file (and the record)
-    #: spell them as three top-level keys, `resamples`, `seed` and `level`.
-    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
-    max_peak_rss_bytes: int | None = None
-    max_real_time_factor: float | None = None
-    max_latency_seconds: float | None = None
-    #: Share of rows (per language) that must have a hypothesis from the engine.
-    min_coverage: float = 1.0
-    #: Decoding settings allowed to differ between the sides (`settings_comparison`
-    #: keys), or `("all",)`; anything else that differs refuses the comparison.
-    allow_setting_differences: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        from earmark.render.leaderboard_entries import check_min_coverage
-
-        check_min_coverage(self.min_coverage)
-        allowed = self.allow_setting_differences
-        if isinstance(allowed, str):
-            allowed = tuple(allowed.split(","))
-        if not isinstance(allowed, (list, tuple)) or not all(isinstance(k, str) for k in allowed):
-            raise EarmarkError(
-                "allow_setting_differences must be a list of setting names",
-                field="allow_setting_differences",
-                hint='e.g. ["beam_size", "threads"] or ["all"]',
-            )
-        allowed = tuple(sorted({k.strip() for k in allowed if k.strip()}))
-        if "all" in allowed:
-            allowed = ("all",)
-        object.__setattr__(self, "allow_setting_differences", allowed)
-        if self.metric not in ("auto", "cer", "wer"):
-            raise EarmarkError(
-                f"unknown metric {self.metric!r}", field="metric", hint="auto, cer or wer"
-            )
-        if self.latency_statistic not in ("p50", "p95"):
-            raise EarmarkError(
-                f"unknown latency statistic {self.latency_statistic!r}",
-                field="latency_statistic",
-                hint="p50 or p95",
-            )
-
-    @classmethod
-    def from_toml(cls, path: str | os.PathLike[str]) -> DecisionRules:
-        """Read thresholds from a TOML file: top-level keys, or a `[decision]` table."""
-        try:
-            import tomllib
-        except ModuleNotFoundError:  # Python 3.10
-            try:
-                import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
-            except ModuleNotFoundError:
-                raise EarmarkError(
-                    "reading --rules needs Python 3.11 or the 'tomli' package",
-                    file=str(path),
-                    hint="pip install tomli",
-                ) from None
-        try:
-            data = tomllib.loads(Path(path).read_text("utf-8"))
-        except FileNotFoundError:
-            raise EarmarkError("rules file not found", file=str(path)) from None
-        except tomllib.TOMLDecodeError as exc:
-            raise EarmarkError(f"invalid TOML: {exc}", file=str(path)) from None
-        data = dict(data.get("decision", data))
-        known = {f.name for f in fields(cls) if f.name != "bootstrap"} | set(_BOOTSTRAP_KEYS)
-        for key in data:
-            if key not in known:
-                raise EarmarkError(
-                    f"unknown rule {key!r}",
-                    file=str(path),
-                    field=key,
-                    hint="known: " + ", ".join(sorted(known)),
-                )
-        given = {key: data.pop(key) for key in _BOOTSTRAP_KEYS if key in data}
-        try:
-            return cls(bootstrap=BootstrapSettings(**given), **data)
-        except TypeError as exc:
-            raise EarmarkError(str(exc), file=str(path)) from None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The rules as the decision record and decision.md list them: flat, with the
-        bootstrap's three keys where they always stood (after the significance switch)."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            if f.name == "bootstrap":
-                out.update(self.bootstrap.to_dict())
-            else:
-                out[f.name] = getattr(self, f.name)
-        return out
-
-
-#: How the rules file spells the bootstrap's settings (one key each, at the top level).
-_BOOTSTRAP_KEYS = ("resamples", "seed", "level")
+    from earmark.decisions.evidence import DecisionEvidence, ResourceEvidence
 
 
 @dataclass(frozen=True)
@@ -199,19 +87,6 @@ def judge_language(e: LanguageEvidence, rules: DecisionRules) -> LanguageJudgeme
 
 
 @dataclass(frozen=True)
-class ResourceCeiling:
-    """An opt-in resource ceiling of the rules against the challenger's figure."""
-
-    name: str
-    limit: float
-    challenger: float | None
-
-    @property
-    def met(self) -> bool:
-        return self.challenger is not None and self.challenger <= self.limit
-
-
-@dataclass(frozen=True)
 class ResourceJudgement:
     """Whether latency or core cost fell far enough (only on the same host), and the
     resource ceilings the rules set."""
@@ -236,7 +111,9 @@ def judge_resources(r: ResourceEvidence, rules: DecisionRules) -> ResourceJudgem
         latency_met=met(r.latency.reduction, rules.min_latency_reduction),
         core_cost_met=met(r.core_cost.reduction, rules.min_core_cost_reduction),
         ceilings=tuple(
-            ResourceCeiling(name, limit, value)
+            ResourceCeiling(
+                name=name, limit=limit, challenger=value, met=value is not None and value <= limit
+            )
             for name, limit, value in limits
             if limit is not None
         ),
@@ -286,41 +163,16 @@ def judge(evidence: DecisionEvidence, rules: DecisionRules) -> Judgement:
     speed = non_inferior and (resources.latency_met or resources.core_cost_met)
     ceilings = evidence.ceilings
     over = [c for c in ceilings.checks if c.met is False]
-    for c in ceilings.checks:
-        if c.met is None:
-            reasons.append(
-                f"ceiling {c.metric.upper()} {c.scope} ≤ {fmt_pct(c.limit)} not checked: "
-                + str(c.challenger_null_reason or "no value")
-            )
-    settings = evidence.settings
-    if settings.differences:
-        reasons.append(
-            "decoding settings differ, allowed: "
-            + "; ".join(
-                f"{d.key} {fmt_shown(d.baseline)} → {fmt_shown(d.challenger)}"
-                for d in settings.differences
-            )
-            + " — the verdict is about these changes together with the system"
-        )
-    if {"model", "compute_type"} <= {d.key for d in settings.subject}:
-        reasons.append(
-            "model and weight type both changed: the verdict is about the pair, "
-            "not either change alone"
-        )
+    reasons += _caveats(evidence)
     short = [
         f"{role} {e.language}: {coverage.reason}"
         for e in evidence.languages
         for role, coverage in (
-            ("baseline", e.baseline_coverage),
-            ("challenger", e.challenger_coverage),
+            ("baseline", e.coverage.baseline),
+            ("challenger", e.coverage.challenger),
         )
         if coverage.below_minimum
     ]
-    if not evidence.resources.same_host:
-        reasons.append(
-            "latency and core cost not compared: the two runs' host profiles "
-            "differ or are not recorded"
-        )
     if short:
         verdict = "stay"
         reasons.insert(
@@ -356,6 +208,39 @@ def judge(evidence: DecisionEvidence, rules: DecisionRules) -> Judgement:
         verdict = "stay"
         reasons.insert(0, "no promotion rule met: keep the baseline")
     return Judgement(verdict, tuple(reasons), languages, resources)
+
+
+def _caveats(evidence: DecisionEvidence) -> list[str]:
+    """What the reader must know beside the figures: ceilings that could not be checked,
+    allowed setting differences, a paired change of model and weight type, hosts that
+    differ (so speed was not compared)."""
+    out = [
+        f"ceiling {c.metric.upper()} {c.scope} ≤ {fmt_pct(c.limit)} not checked: "
+        + str(c.challenger_null_reason or "no value")
+        for c in evidence.ceilings.checks
+        if c.met is None
+    ]
+    settings = evidence.settings
+    if settings.differences:
+        out.append(
+            "decoding settings differ, allowed: "
+            + "; ".join(
+                f"{d.key} {fmt_shown(d.baseline)} → {fmt_shown(d.challenger)}"
+                for d in settings.differences
+            )
+            + " — the verdict is about these changes together with the system"
+        )
+    if {"model", "compute_type"} <= {d.key for d in settings.subject}:
+        out.append(
+            "model and weight type both changed: the verdict is about the pair, "
+            "not either change alone"
+        )
+    if not evidence.resources.same_host:
+        out.append(
+            "latency and core cost not compared: the two runs' host profiles "
+            "differ or are not recorded"
+        )
+    return out
 
 
 def _win(

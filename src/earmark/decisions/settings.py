@@ -9,9 +9,11 @@ model. `compare_settings` lists every difference; `decide` refuses those not all
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from earmark.results.codec import JSONValue
+from earmark.results.decision import SettingDifference, SettingsComparison
 
 if TYPE_CHECKING:
     from earmark.decisions.sides import Side
@@ -46,7 +48,7 @@ DECODE_SETTINGS = (
 )
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: JSONValue) -> str:
     """One spelling per value, so a declared `"5"` equals a recorded `5` and `[0.0, 0.2]`
     equals `"0.0,0.2"`."""
     if isinstance(value, bool):
@@ -78,7 +80,7 @@ def decode_settings(side: Side) -> dict[str, dict[str, str]]:
     plan = side.run.results.get("plan")
     out: dict[str, dict[str, str]] = {}
 
-    def put(key: str, value: Any, source: str) -> None:
+    def put(key: str, value: JSONValue, source: str) -> None:
         if value is not None and value != "" and key not in out:
             out[key] = {"value": _canonical(value), "source": source}
 
@@ -103,58 +105,6 @@ def decode_settings(side: Side) -> dict[str, dict[str, str]]:
     return out
 
 
-@dataclass(frozen=True)
-class SettingDifference:
-    """One setting that differs: each side's canonical value and where it was read."""
-
-    key: str
-    baseline: str | None
-    challenger: str | None
-    baseline_source: str | None
-    challenger_source: str | None
-    #: Named in `allow_setting_differences`; None for the subject and not-comparable ones.
-    allowed: bool | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "key": self.key,
-            "baseline": self.baseline,
-            "challenger": self.challenger,
-            "baseline_source": self.baseline_source,
-            "challenger_source": self.challenger_source,
-        }
-        if self.allowed is not None:
-            out["allowed"] = self.allowed
-        return out
-
-
-@dataclass(frozen=True)
-class SettingsComparison:
-    """The settings of both sides, and how those that differ are treated."""
-
-    subject: tuple[SettingDifference, ...]
-    differences: tuple[SettingDifference, ...]
-    not_comparable: tuple[SettingDifference, ...]
-    allowed: tuple[str, ...]
-    baseline: Mapping[str, str]
-    challenger: Mapping[str, str]
-
-    @property
-    def refused(self) -> tuple[SettingDifference, ...]:
-        """Differences not allowed: they refuse the comparison."""
-        return tuple(d for d in self.differences if not d.allowed)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "subject": [d.to_json() for d in self.subject],
-            "differences": [d.to_json() for d in self.differences],
-            "not_comparable": [d.to_json() for d in self.not_comparable],
-            "allowed": list(self.allowed),
-            "baseline": dict(self.baseline),
-            "challenger": dict(self.challenger),
-        }
-
-
 def compare_settings(
     baseline: Side, challenger: Side, allowed: tuple[str, ...] = ()
 ) -> SettingsComparison:
@@ -175,14 +125,19 @@ def compare_settings(
         if b_value == c_value:
             continue
         b_source, c_source = b.get(key, {}).get("source"), c.get(key, {}).get("source")
-        entry = SettingDifference(key, b_value, c_value, b_source, c_source)
+        entry = SettingDifference(
+            key=key,
+            baseline=b_value,
+            challenger=c_value,
+            baseline_source=b_source,
+            challenger_source=c_source,
+        )
         if key in SUBJECT_SETTINGS:
             subject.append(entry)
         elif (b_value is None or c_value is None) and not same_engine:
             not_comparable.append(entry)
         else:
-            allow = "all" in allowed or key in allowed
-            differences.append(SettingDifference(key, b_value, c_value, b_source, c_source, allow))
+            differences.append(replace(entry, allowed="all" in allowed or key in allowed))
     return SettingsComparison(
         subject=tuple(subject),
         differences=tuple(differences),
@@ -191,10 +146,3 @@ def compare_settings(
         baseline={k: v["value"] for k, v in b.items()},
         challenger={k: v["value"] for k, v in c.items()},
     )
-
-
-def settings_comparison(
-    baseline: Side, challenger: Side, allowed: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """`compare_settings` as the decision record writes it (JSON-ready)."""
-    return compare_settings(baseline, challenger, allowed).to_json()

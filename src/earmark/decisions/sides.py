@@ -17,6 +17,8 @@ from earmark.language_tags import base_language
 from earmark.metrics.counts import ErrorCounts
 from earmark.render.run_directory import RunDirectory
 from earmark.results import ArmResult, Resources, Results
+from earmark.results.codec import JSONValue
+from earmark.results.decision import DecisionSide
 
 _MODEL_KEYS = (
     "artifact_id",
@@ -56,7 +58,7 @@ class Side:
     def resources(self) -> Resources:
         return self.result.resources or Resources()
 
-    def language_policy(self) -> dict[str, Any]:
+    def language_policy(self) -> dict[str, JSONValue]:
         spec = self.summary.get("spec") or {}
         settings = spec.get("settings") or {}
         extra = self.run.model(self.arm).get("extra") or {}
@@ -102,31 +104,6 @@ class PairedRow:
         )
 
 
-@dataclass(frozen=True)
-class SideRecord:
-    """What the record says of one side: its model, spec, host and whether a reader can
-    verify what ran (model revision and hashes, corpus hash, host profile)."""
-
-    run: str
-    arm: str
-    model: Mapping[str, Any]
-    spec: Mapping[str, Any] | None
-    host: Mapping[str, Any] | None
-    verifiable: bool
-    missing: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "arm": self.arm,
-            "model": dict(self.model),
-            "spec": self.spec,
-            "host": self.host,
-            "verifiable": self.verifiable,
-            "missing": list(self.missing),
-        }
-
-
 def data_differences(baseline: Side, challenger: Side) -> list[str]:
     """Everything that makes the two sides not the same data; empty when they are."""
     diffs = []
@@ -167,11 +144,11 @@ def data_differences(baseline: Side, challenger: Side) -> list[str]:
     return diffs
 
 
-def side_record(side: Side) -> SideRecord:
+def side_record(side: Side) -> DecisionSide:
     """What the record says of one side: its model, spec, host and whether it is verifiable."""
     model = side.run.model(side.arm)
     ok, missing = side.run.verifiable(side.arm)
-    return SideRecord(
+    return DecisionSide(
         run=str(side.run.path),
         arm=side.arm,
         model={k: model.get(k) for k in _MODEL_KEYS},

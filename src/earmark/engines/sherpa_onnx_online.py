@@ -28,13 +28,13 @@ import numpy as np
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import SAMPLE_RATE, mono_16k
 from earmark.engines.model_source import ModelSource, failed_hypothesis
-from earmark.engines.sherpa_onnx import SherpaOnnxEngine, SherpaOptions
+from earmark.engines.sherpa_onnx_model import SherpaOnnxModel, SherpaOptions
 from earmark.engines.spec import ArmSpec
 from earmark.engines.streaming import StreamingOptions, StreamRecorder, chunks
 from earmark.errors import EarmarkError
 
 
-class SherpaOnnxOnlineEngine(SherpaOnnxEngine):
+class SherpaOnnxOnlineEngine(SherpaOnnxModel):
     """One sherpa-onnx online recogniser; each clip decoded in its own stream."""
 
     def __init__(self, arm: ArmSpec, options: SherpaOptions, source: ModelSource) -> None:

@@ -157,11 +157,12 @@ def provenance_json(
 
     deviations = [deviation for scored in arms.values() for deviation in scored.deviations]
     leakage = split_leakage(read_manifest(plan.manifest), corpus.utterances)
-    if leakage.get("leaked"):
+    shared = leakage.get("shared")
+    if leakage.get("leaked") and isinstance(shared, list):
         deviations.append(
             {
                 "kind": "speaker_leakage",
-                "speakers": len(leakage["shared"]),
+                "speakers": len(shared),
                 "detail": "selected rows share speakers with another split",
             }
         )
@@ -207,7 +208,7 @@ def bounded_selection(selection: SelectionRecord) -> dict[str, JSONValue]:
     if total <= EXCLUSIONS_LISTED:
         return selection.to_dict()
     record = replace(selection, exclusions=selection.exclusions[:EXCLUSIONS_LISTED]).to_dict()
-    record["excluded_counts"] = selection.excluded_counts()
+    record["excluded_counts"] = dict(selection.excluded_counts())
     record["exclusions_total"] = total
     record["exclusions_truncated"] = True
     return record

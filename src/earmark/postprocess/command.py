@@ -22,7 +22,6 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from earmark.artefacts import sha256_file
 from earmark.engines.file_hashes import (
@@ -33,7 +32,8 @@ from earmark.engines.file_hashes import (
 )
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
-from earmark.postprocess.processors import ProcessorOutput, ProcessorSettings
+from earmark.postprocess.protocol import ProcessorOutput, ProcessorSettings
+from earmark.results.codec import JSONObject
 
 TIMEOUT = "timeout"
 
@@ -101,7 +101,7 @@ class CommandProcessor:
             file_sha256=tuple(sorted(hashes.items())),
         )
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JSONObject:
         return {
             "kind": self.kind,
             "command": self.template,

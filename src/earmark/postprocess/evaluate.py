@@ -25,12 +25,10 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from earmark.formats.rows import ClusterKeyed
 from earmark.metrics.punctuation import (
     EVERY_MARK,
     PunctuationCounts,
@@ -38,8 +36,23 @@ from earmark.metrics.punctuation import (
     punctuation_counts,
 )
 from earmark.postprocess.guard import LexicalGuard
-from earmark.postprocess.processors import Processor
-from earmark.scoring.extra_metrics import f1_of, nan_ratio, stat_block
+from earmark.postprocess.protocol import Processor
+from earmark.postprocess.report import (
+    Acceptance,
+    CerSummary,
+    CerViolation,
+    Determinism,
+    EvaluationBlock,
+    Figure,
+    OutputRecord,
+    PostprocessSummary,
+    PunctuationSide,
+    PunctuationSummary,
+    SkippedOutput,
+    SourceRow,
+    Timing,
+)
+from earmark.scoring.extra_metrics import Statistic, f1_of, nan_ratio, stat_block
 from earmark.stats.settings import BootstrapSettings
 
 CER_DEFINITION = (
@@ -47,38 +60,6 @@ CER_DEFINITION = (
     "reference and the text (punctuation and whitespace removed, NFKC, lower-cased), "
     "summed over outputs and divided by the summed reference content characters"
 )
-ONE_REPEAT = "one repeat per transcript: determinism is not measured"
-
-
-@dataclass(frozen=True)
-class SourceRow(ClusterKeyed):
-    """One saved transcript to post-process. `hypothesis=None` means the recogniser gave
-    none (its `status` says why): it is not sent to the processor and stays missing."""
-
-    id: str
-    reference: str
-    hypothesis: str | None
-    language: str | None = None
-    slices: tuple[str, ...] = ()
-    status: str = "ok"
-    cluster: str | None = None
-    #: The recogniser's repeat index when the run transcribed each clip several times.
-    source_repeat: int = 0
-
-
-@dataclass(frozen=True)
-class OutputRecord:
-    """One processor call on one transcript (or the record of why none was made)."""
-
-    source: int
-    repeat: int
-    candidate: str | None
-    delivered: str | None
-    accepted: bool
-    reason: str | None
-    seconds: float | None
-    skipped: bool = False
-    detail: dict[str, Any] = field(default_factory=dict)
 
 
 def run_processor(
@@ -144,28 +125,30 @@ def _one(
 def _estimate(
     boot: BootstrapSettings,
     columns: Sequence[Sequence[float]],
-    statistic: Callable[..., Any],
+    statistic: Statistic,
     clusters: Sequence[str],
     null_reason: str,
-) -> dict[str, Any]:
-    """{value, ci95}; None with `null_reason` when the statistic is undefined.
+) -> Figure:
+    """The statistic on all outputs with its clip bootstrap CI; None with `null_reason`
+    when it is undefined.
 
     Every call on the same columns, clusters and seed resamples the same clips, so the
     raw, delivered and difference intervals below share their replicates.
     """
     if not clusters:
-        return {"value": None, "ci95": None, "null_reason": "no outputs"}
+        return Figure(None, None, "no outputs")
     with np.errstate(divide="ignore", invalid="ignore"):
         full = [np.asarray(c, dtype=np.float64).sum() for c in columns]
         value = float(statistic(*full))
-    return stat_block(
+    block = stat_block(
         value if np.isfinite(value) else None, null_reason, columns, statistic, clusters, boot
     )
+    return Figure.from_block(block)
 
 
 def _acceptance(
     sources: Sequence[SourceRow], records: Sequence[OutputRecord], boot: BootstrapSettings
-) -> dict[str, Any]:
+) -> Acceptance:
     done = [r for r in records if not r.skipped]
     clusters = [sources[r.source].cluster_key for r in done]
     accepted = [int(r.accepted) for r in done]
@@ -184,29 +167,25 @@ def _acceptance(
         per_repeat[r.repeat][0] += int(r.accepted)
         per_repeat[r.repeat][1] += 1
     unchanged = sum(r.accepted and r.candidate == sources[r.source].hypothesis for r in done)
-    return {
-        "per_output": {"accepted": sum(accepted), "total": len(done), **per_output},
-        "per_clip": {
-            "passed": sum(passed),
-            "total": len(passed),
-            "rule": "a clip passes only when every output of it was accepted",
-            **per_clip,
-        },
-        "per_repeat": [
-            {"repeat": k, "accepted": v[0], "total": v[1]} for k, v in sorted(per_repeat.items())
-        ],
-        "outcomes": {
-            "changed_and_delivered": sum(accepted) - unchanged,
-            "accepted_unchanged": unchanged,
-            "source_retained": len(done) - sum(accepted),
-        },
-        "reasons": dict(sorted(Counter(r.reason for r in done if not r.accepted).items())),
-    }
+    reasons = Counter("null" if r.reason is None else r.reason for r in done if not r.accepted)
+    return Acceptance(
+        accepted=sum(accepted),
+        total=len(done),
+        per_output=per_output,
+        clips_passed=sum(passed),
+        clips_total=len(passed),
+        per_clip=per_clip,
+        per_repeat=tuple((k, v[0], v[1]) for k, v in sorted(per_repeat.items())),
+        changed_and_delivered=sum(accepted) - unchanged,
+        accepted_unchanged=unchanged,
+        source_retained=len(done) - sum(accepted),
+        reasons=dict(sorted(reasons.items())),
+    )
 
 
 def _punctuation(
     sources: Sequence[SourceRow], records: Sequence[OutputRecord], boot: BootstrapSettings
-) -> dict[str, Any]:
+) -> PunctuationSummary:
     memo: dict[tuple[str, str], PunctuationCounts] = {}  # repeats share most pairs
 
     def counts(reference: str, text: str | None) -> PunctuationCounts:
@@ -231,7 +210,7 @@ def _punctuation(
     )
     no_marks = "no punctuation marks in the references or the texts"
 
-    def f1(side: str, kind: str) -> Callable[..., Any]:
+    def f1(side: str, kind: str) -> Figure:
         def statistic(rp: Any, rt: Any, ref: Any, rh: Any, dp: Any, dt: Any, dh: Any) -> Any:
             raw_f1 = f1_of(rp if kind == "position" else rt, ref, rh)
             delivered_f1 = f1_of(dp if kind == "position" else dt, ref, dh)
@@ -241,36 +220,31 @@ def _punctuation(
                 return delivered_f1
             return delivered_f1 - raw_f1
 
-        return statistic
+        return _estimate(boot, columns, statistic, clusters, no_marks)
 
-    def side(name: str, counts: Sequence[PunctuationCounts]) -> dict[str, Any]:
+    def side(name: str, counts: Sequence[PunctuationCounts]) -> PunctuationSide:
         total = sum(counts, PunctuationCounts())
-        return {
-            "ref_marks": total.ref_marks,
-            "hyp_marks": total.hyp_marks,
-            "position_matches": total.position_matches,
-            "type_matches": total.type_matches,
-            "position_precision": total.position_precision(),
-            "position_recall": total.position_recall(),
-            "type_precision": total.type_precision(),
-            "type_recall": total.type_recall(),
-            "position_f1": _estimate(boot, columns, f1(name, "position"), clusters, no_marks),
-            "type_f1": _estimate(boot, columns, f1(name, "type"), clusters, no_marks),
-        }
+        return PunctuationSide(
+            ref_marks=total.ref_marks,
+            hyp_marks=total.hyp_marks,
+            position_matches=total.position_matches,
+            type_matches=total.type_matches,
+            position_precision=total.position_precision(),
+            position_recall=total.position_recall(),
+            type_precision=total.type_precision(),
+            type_recall=total.type_recall(),
+            position_f1=f1(name, "position"),
+            type_f1=f1(name, "type"),
+        )
 
-    return {
-        "raw": side("raw", raw),
-        "delivered": side("delivered", delivered),
-        "difference": {
-            "definition": "delivered F1 - raw F1, same resampled clips in every replicate",
-            "position_f1": _estimate(
-                boot, columns, f1("difference", "position"), clusters, no_marks
-            ),
-            "type_f1": _estimate(boot, columns, f1("difference", "type"), clusters, no_marks),
-        },
-        "n_outputs": len(records),
-        "n_clusters": len(set(clusters)),
-    }
+    return PunctuationSummary(
+        raw=side("raw", raw),
+        delivered=side("delivered", delivered),
+        position_f1_difference=f1("difference", "position"),
+        type_f1_difference=f1("difference", "type"),
+        n_outputs=len(records),
+        n_clusters=len(set(clusters)),
+    )
 
 
 def _cer(
@@ -278,13 +252,13 @@ def _cer(
     records: Sequence[OutputRecord],
     boot: BootstrapSettings,
     expect_equal: bool,
-) -> dict[str, Any]:
+) -> CerSummary:
     from rapidfuzz.distance import Levenshtein
 
     ref_chars: list[int] = []
     raw_errors: list[int] = []
     delivered_errors: list[int] = []
-    violations: list[dict[str, Any]] = []
+    violations: list[CerViolation] = []
     for r in records:
         source = sources[r.source]
         reference = content_characters(source.reference)
@@ -294,43 +268,29 @@ def _cer(
         raw_errors.append(Levenshtein.distance(reference, raw_content))
         delivered_errors.append(Levenshtein.distance(reference, delivered_content))
         if expect_equal and delivered_content != raw_content:
-            violations.append({"id": source.id, "repeat": r.repeat, "accepted": r.accepted})
+            violations.append(CerViolation(source.id, r.repeat, r.accepted))
     clusters = [sources[r.source].cluster_key for r in records]
     columns = (raw_errors, delivered_errors, ref_chars)
     empty = "no reference content characters"
-    equal = sum(raw_errors) == sum(delivered_errors) and not violations
-    out: dict[str, Any] = {
-        "definition": CER_DEFINITION,
-        "ref_chars": sum(ref_chars),
-        "raw": {
-            "errors": sum(raw_errors),
-            **_estimate(boot, columns, lambda a, b, n: nan_ratio(a, n), clusters, empty),
-        },
-        "delivered": {
-            "errors": sum(delivered_errors),
-            **_estimate(boot, columns, lambda a, b, n: nan_ratio(b, n), clusters, empty),
-        },
-        "difference": _estimate(
+    return CerSummary(
+        definition=CER_DEFINITION,
+        ref_chars=sum(ref_chars),
+        raw_errors=sum(raw_errors),
+        raw=_estimate(boot, columns, lambda a, b, n: nan_ratio(a, n), clusters, empty),
+        delivered_errors=sum(delivered_errors),
+        delivered=_estimate(boot, columns, lambda a, b, n: nan_ratio(b, n), clusters, empty),
+        difference=_estimate(
             boot, columns, lambda a, b, n: nan_ratio(b, n) - nan_ratio(a, n), clusters, empty
         ),
-        "equal": equal,
-        "expected_equal": expect_equal,
-    }
-    if expect_equal:
-        out["invariant"] = {
-            "rule": "under the lexical guard, delivered content equals the source content, "
-            "so delivered CER equals raw CER by construction (not an accuracy gain)",
-            "holds": not violations,
-            "violations": violations,
-        }
-    return out
+        equal=sum(raw_errors) == sum(delivered_errors) and not violations,
+        expected_equal=expect_equal,
+        violations=tuple(violations),
+    )
 
 
-def _determinism(
-    sources: Sequence[SourceRow], records: Sequence[OutputRecord], repeats: int
-) -> dict[str, Any]:
+def _determinism(records: Sequence[OutputRecord], repeats: int) -> Determinism:
     if repeats < 2:
-        return {"value": None, "null_reason": ONE_REPEAT, "identical": None, "total": None}
+        return Determinism(None, None)
     outputs: dict[int, set[tuple[str | None, str | None]]] = defaultdict(set)
     delivered: dict[int, set[str | None]] = defaultdict(set)
     for r in records:
@@ -338,34 +298,25 @@ def _determinism(
             continue
         outputs[r.source].add((r.candidate, r.reason if r.candidate is None else None))
         delivered[r.source].add(r.delivered)
-    total = len(outputs)
-    identical = sum(len(v) == 1 for v in outputs.values())
-    identical_delivered = sum(len(v) == 1 for v in delivered.values())
-    return {
-        "rule": "a transcript is deterministic when all its repeats gave the same candidate "
-        "(or the same failure reason)",
-        "identical": identical,
-        "total": total,
-        "value": identical / total if total else None,
-        "identical_delivered": identical_delivered,
-        "delivered_value": identical_delivered / total if total else None,
-        **({} if total else {"null_reason": "no processed transcripts"}),
-    }
+    return Determinism(
+        identical=sum(len(v) == 1 for v in outputs.values()),
+        total=len(outputs),
+        identical_delivered=sum(len(v) == 1 for v in delivered.values()),
+    )
 
 
-def _timing(records: Sequence[OutputRecord]) -> dict[str, Any]:
+def _timing(records: Sequence[OutputRecord]) -> Timing:
     seconds = [r.seconds for r in records if r.seconds is not None]
     if not seconds:
-        return {"calls": 0, "median": None, "p95": None, "max": None, "total": None}
-    return {
-        "calls": len(seconds),
-        "median": statistics.median(seconds),
-        "p95": float(np.quantile(seconds, 0.95)),
-        "max": max(seconds),
-        "total": sum(seconds),
-        "first_call": seconds[0],
-        "note": "first-call (model load) time is included, not removed",
-    }
+        return Timing(calls=0)
+    return Timing(
+        calls=len(seconds),
+        median=statistics.median(seconds),
+        p95=float(np.quantile(seconds, 0.95)),
+        max=max(seconds),
+        total=sum(seconds),
+        first_call=seconds[0],
+    )
 
 
 def _block(
@@ -374,20 +325,20 @@ def _block(
     boot: BootstrapSettings,
     repeats: int,
     expect_equal: bool,
-) -> dict[str, Any]:
+) -> EvaluationBlock:
     used = {r.source for r in records}
     changed = sum(not r.skipped and r.delivered != sources[r.source].hypothesis for r in records)
-    return {
-        "n_transcripts": len(used),
-        "n_clusters": len({sources[i].cluster_key for i in used}),
-        "n_outputs": len(records),
-        "n_skipped": sum(r.skipped for r in records),
-        "delivered_changed": changed,
-        "acceptance": _acceptance(sources, records, boot),
-        "punctuation": _punctuation(sources, records, boot),
-        "cer": _cer(sources, records, boot, expect_equal),
-        "determinism": _determinism(sources, records, repeats),
-    }
+    return EvaluationBlock(
+        n_transcripts=len(used),
+        n_clusters=len({sources[i].cluster_key for i in used}),
+        n_outputs=len(records),
+        n_skipped=sum(r.skipped for r in records),
+        delivered_changed=changed,
+        acceptance=_acceptance(sources, records, boot),
+        punctuation=_punctuation(sources, records, boot),
+        cer=_cer(sources, records, boot, expect_equal),
+        determinism=_determinism(records, repeats),
+    )
 
 
 #: 10,000 resamples, the default seed, 95%: the settings of `earmark postprocess`.
@@ -401,7 +352,7 @@ def summarise(
     repeats: int,
     guard: LexicalGuard | None,
     bootstrap: BootstrapSettings = _DEFAULT_BOOTSTRAP,
-) -> dict[str, Any]:
+) -> PostprocessSummary:
     """Acceptance, punctuation F1 raw vs delivered, CER check, determinism and timing,
     overall and per language. Pure: a function of the records alone."""
     expect_equal = guard is not None and not guard.changes_content
@@ -410,61 +361,24 @@ def summarise(
         by_language[sources[r.source].language or "und"].append(r)
     overall = _block(sources, records, bootstrap, repeats, expect_equal)
     warnings: list[str] = []
-    invariant = overall["cer"].get("invariant")
-    if invariant is not None and not invariant["holds"]:
+    if overall.cer.invariant_holds is False:
         warnings.append(
-            f"CER INVARIANT VIOLATED: {len(invariant['violations'])} guarded output(s) "
+            f"CER INVARIANT VIOLATED: {len(overall.cer.violations)} guarded output(s) "
             "delivered content that differs from the source; this is a bug in the guard or "
             "the evaluation, and the delivered figures must not be trusted"
         )
-    skipped = [
-        {"id": sources[r.source].id, "repeat": r.repeat, "reason": r.reason}
-        for r in records
-        if r.skipped
-    ]
-    return {
-        "repeats": repeats,
-        "guarded": guard is not None,
-        "bootstrap": {
-            **bootstrap.to_dict(),
-            "method": "percentile",
-            "unit": "clip: every output of a clip (all repeats) is resampled together",
-        },
-        "overall": overall,
-        "by_language": {
+    return PostprocessSummary(
+        repeats=repeats,
+        guarded=guard is not None,
+        bootstrap=bootstrap,
+        overall=overall,
+        by_language={
             lang: _block(sources, recs, bootstrap, repeats, expect_equal)
             for lang, recs in sorted(by_language.items())
         },
-        "timing": _timing(records),
-        "skipped": skipped,
-        "warnings": warnings,
-    }
-
-
-def record_dicts(
-    sources: Sequence[SourceRow], records: Sequence[OutputRecord]
-) -> list[dict[str, Any]]:
-    """Per-output records for postprocess.json (every repeat, nothing dropped)."""
-    out = []
-    for r in records:
-        source = sources[r.source]
-        out.append(
-            {
-                "id": source.id,
-                "cluster": source.cluster_key,
-                "source_repeat": source.source_repeat,
-                "repeat": r.repeat,
-                "language": source.language,
-                "status": source.status,
-                "source": source.hypothesis,
-                "candidate": r.candidate,
-                "delivered": r.delivered,
-                "accepted": r.accepted,
-                "reason": r.reason,
-                "changed": (not r.skipped) and r.delivered != source.hypothesis,
-                "seconds": r.seconds,
-                "skipped": r.skipped,
-                **({"detail": r.detail} if r.detail else {}),
-            }
-        )
-    return out
+        timing=_timing(records),
+        skipped=tuple(
+            SkippedOutput(sources[r.source].id, r.repeat, r.reason) for r in records if r.skipped
+        ),
+        warnings=tuple(warnings),
+    )

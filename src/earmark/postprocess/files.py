@@ -15,18 +15,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
-from earmark.postprocess.evaluate import OutputRecord, SourceRow
+from earmark.postprocess.report import OutputRecord, PostprocessReport, SourceInfo, SourceRow
+from earmark.results.codec import JSONValue
 from earmark.rundir.layout import POSTPROCESS, POSTPROCESS_MARKDOWN, PREDICTIONS
 from earmark.rundir.predictions import parse_prediction_objects, predictions_file
-
-SCHEMA_ID = "earmark.postprocess/1"
 
 
 def predictions_path(path: str | os.PathLike[str]) -> Path:
@@ -35,7 +33,7 @@ def predictions_path(path: str | os.PathLike[str]) -> Path:
     )
 
 
-def _string(record: dict[str, Any], name: str, path: Path, line: int) -> str:
+def _string(record: Mapping[str, object], name: str, path: Path, line: int) -> str:
     value = record.get(name)
     if not isinstance(value, str):
         raise EarmarkError("missing or not a string", file=str(path), line=line, field=name)
@@ -44,7 +42,7 @@ def _string(record: dict[str, Any], name: str, path: Path, line: int) -> str:
 
 def read_sources(
     path: str | os.PathLike[str], *, arm: str | None = None
-) -> tuple[list[SourceRow], dict[str, Any]]:
+) -> tuple[list[SourceRow], SourceInfo]:
     """The transcripts of one arm, in file order, and a record of where they came from."""
     file = predictions_path(path)
     raw = file.read_bytes()
@@ -101,13 +99,13 @@ def read_sources(
         )
     if not sources:
         raise EarmarkError("no rows to post-process", file=str(file))
-    info = {
-        "path": str(Path(path)),
-        "predictions": str(file),
-        "predictions_sha256": hashlib.sha256(raw).hexdigest(),
-        "arm": chosen,
-        "n_rows": len(sources),
-    }
+    info = SourceInfo(
+        path=str(Path(path)),
+        predictions=str(file),
+        predictions_sha256=hashlib.sha256(raw).hexdigest(),
+        arm=chosen,
+        n_rows=len(sources),
+    )
     return sources, info
 
 
@@ -118,11 +116,11 @@ def delivered_rows(
     repeats: int,
     processor_kind: str,
     source_arm: str | None,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, JSONValue]]:
     """One scoreable row per output: `hypothesis` is the delivered text, `clip` the
     bootstrap cluster, and ids stay unique (`ID#repeat`, or `ID#asr.repeat`)."""
     several_asr = any(s.source_repeat for s in sources)
-    rows = []
+    rows: list[dict[str, JSONValue]] = []
     for r in records:
         source = sources[r.source]
         ident = source.id
@@ -155,13 +153,16 @@ def delivered_rows(
 
 def write_outputs(
     out_dir: str | os.PathLike[str],
-    document: dict[str, Any],
-    delivered: Sequence[dict[str, Any]],
+    report: PostprocessReport,
+    delivered: Sequence[dict[str, JSONValue]],
     markdown: str,
 ) -> Path:
+    """postprocess.json (encoded here, once), the delivered rows, postprocess.md, and
+    last the folder's checksums."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / POSTPROCESS, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
+    atomic_write_text(out / POSTPROCESS, text)
     atomic_write_text(
         out / PREDICTIONS,
         "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in delivered),

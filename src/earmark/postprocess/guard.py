@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.metrics.punctuation import content_characters, is_mark
+from earmark.results.codec import JSONValue
 
 CONTENT_CHANGED = "content_changed"
 
@@ -51,7 +51,7 @@ class GuardVerdict:
 
     accepted: bool
     reason: str | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, JSONValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class LexicalGuard:
             return GuardVerdict(True)
         return GuardVerdict(False, CONTENT_CHANGED, _first_difference(want, got))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "rule": "content_characters(candidate) == content_characters(source)",
             "content": "text without punctuation (Unicode P*) and whitespace, NFKC, lower-cased",
@@ -119,7 +119,7 @@ class LexicalGuard:
         }
 
 
-def _first_difference(want: str, got: str, context: int = 8) -> dict[str, Any]:
+def _first_difference(want: str, got: str, context: int = 8) -> dict[str, JSONValue]:
     index = next(
         (i for i, (a, b) in enumerate(zip(want, got, strict=False)) if a != b),
         min(len(want), len(got)),

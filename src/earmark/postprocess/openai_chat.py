@@ -20,17 +20,17 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib import error as urlerror
 from urllib import request as urlrequest
 from urllib.parse import urlparse
 
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
-from earmark.postprocess.processors import ProcessorOutput, ProcessorSettings
+from earmark.postprocess.protocol import ProcessorOutput, ProcessorSettings
+from earmark.results.codec import JSONObject, JSONValue
 
 DEFAULT_PROMPT = (
     "Add punctuation to the following transcript (language: {language}). Keep every word "
@@ -140,7 +140,7 @@ class ChatProcessor:
     def prompt_sha256(self) -> str:
         return hashlib.sha256(self.prompt_template.encode("utf-8")).hexdigest()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JSONObject:
         return {
             "kind": self.kind,
             "endpoint": self.endpoint,
@@ -181,7 +181,7 @@ class ChatProcessor:
                     time.perf_counter() - started,
                     {"attempts": attempts, "detail": failure.detail[:300]},
                 )
-            detail: dict[str, Any] = {"attempts": attempts}
+            detail: dict[str, JSONValue] = {"attempts": attempts}
             if reported:
                 detail["reported_model"] = reported
             if fingerprint:
@@ -189,7 +189,7 @@ class ChatProcessor:
             return ProcessorOutput(content.strip(), None, time.perf_counter() - started, detail)
 
     def _call(self, prompt: str) -> tuple[str, str | None, str | None]:
-        body: dict[str, Any] = {
+        body: dict[str, JSONValue] = {
             "model": self.model,
             "messages": [{"role": "user", "content": prompt}],
             "temperature": self.temperature,
@@ -249,7 +249,9 @@ def _parse(raw: bytes) -> tuple[str, str | None, str | None]:
     )
 
 
-def served_identity(requested: str, details: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def served_identity(
+    requested: str, details: Iterable[Mapping[str, JSONValue]]
+) -> dict[str, JSONValue]:
     """What the server reported over all calls: each distinct `model` and
     `system_fingerprint` with its number of calls, and whether they stayed one."""
     details = list(details)

@@ -26,11 +26,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 KEYS = {
     "processor",
@@ -59,7 +60,7 @@ class PostprocessPlan:
     guard_marks: str = ""
 
     @classmethod
-    def from_table(cls, table: Any, *, base: Path, file: str | None = None) -> PostprocessPlan:
+    def from_table(cls, table: object, *, base: Path, file: str | None = None) -> PostprocessPlan:
         """Validate `[postprocess]` (structure only); errors name the plan file and key."""
         from earmark.postprocess.guard import LexicalGuard
         from earmark.postprocess.processors import parse_processor_spec
@@ -101,22 +102,7 @@ class PostprocessPlan:
         ):
             raise error("temperature", "must be a number >= 0")
         if spec.backend == "openai-chat":
-            # The spec is what is sent; the table's copies must say the same thing.
-            if model is not None and model != settings.get("model"):
-                raise error(
-                    "model",
-                    f"{model!r} differs from the processor spec's model {settings.get('model')!r}",
-                )
-            if temperature is not None:
-                try:
-                    spec_temperature = float(settings.get("temperature", "0"))
-                except ValueError:
-                    raise error("processor", "temperature= is not a number") from None
-                if float(temperature) != spec_temperature:
-                    raise error(
-                        "temperature",
-                        f"{temperature} differs from the processor spec's {spec_temperature}",
-                    )
+            _check_chat_copies(settings, model, temperature, error)
         repeats = table.get("repeats", 3)
         if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
             raise error("repeats", "must be an integer >= 1")
@@ -148,7 +134,7 @@ class PostprocessPlan:
     def kind(self) -> str:
         return self.processor.partition(":")[0].strip()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "processor": self.processor,
             "repeats": self.repeats,
@@ -160,7 +146,7 @@ class PostprocessPlan:
             "guard_marks": self.guard_marks,
         }
 
-    def check_prompt(self, *, file: str | None = None) -> dict[str, Any]:
+    def check_prompt(self, *, file: str | None = None) -> dict[str, JSONValue]:
         """The prompt actually on disk against the frozen hash, before any call.
 
         A changed prompt file is refused. A hash without a file is the built-in prompt's
@@ -193,7 +179,34 @@ class PostprocessPlan:
         }
 
 
-def _optional_str(table: dict[str, Any], key: str, error: Any) -> str | None:
+def _check_chat_copies(
+    settings: Mapping[str, str],
+    model: str | None,
+    temperature: float | None,
+    error: Callable[[str, str], EarmarkError],
+) -> None:
+    """An `openai-chat` spec is what is sent; the table's copies of its model and
+    temperature must say the same thing."""
+    if model is not None and model != settings.get("model"):
+        raise error(
+            "model",
+            f"{model!r} differs from the processor spec's model {settings.get('model')!r}",
+        )
+    if temperature is not None:
+        try:
+            spec_temperature = float(settings.get("temperature", "0"))
+        except ValueError:
+            raise error("processor", "temperature= is not a number") from None
+        if float(temperature) != spec_temperature:
+            raise error(
+                "temperature",
+                f"{temperature} differs from the processor spec's {spec_temperature}",
+            )
+
+
+def _optional_str(
+    table: Mapping[str, object], key: str, error: Callable[[str, str], EarmarkError]
+) -> str | None:
     value = table.get(key)
     if value is None:
         return None

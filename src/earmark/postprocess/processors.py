@@ -15,61 +15,11 @@ script converter changes characters by design and is judged by CER instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec, parse_arm_spec
 from earmark.errors import EarmarkError
+from earmark.postprocess.protocol import Processor, ProcessorSettings
 
 KINDS = ("command", "openai-chat", "opencc")
-
-
-@dataclass(frozen=True)
-class ProcessorOutput:
-    """One call's result: the candidate text, or None with a reason code."""
-
-    text: str | None
-    reason: str | None = None
-    seconds: float = 0.0
-    detail: dict[str, Any] = field(default_factory=dict)
-
-
-class Processor(Protocol):
-    """What `earmark.postprocess.evaluate` needs from a processor."""
-
-    @property
-    def kind(self) -> str:
-        """`command`, `openai-chat`, `opencc`, ..."""
-        ...
-
-    @property
-    def guarded(self) -> bool:
-        """True when the lexical guard applies (formatters); False for script conversion."""
-        ...
-
-    def describe(self) -> dict[str, Any]:
-        """Everything that identifies this processor and changes its output (recorded)."""
-        ...
-
-    def process(self, text: str, language: str | None) -> ProcessorOutput:
-        """Never raises for a per-text failure: returns a reason code instead."""
-        ...
-
-    def close(self) -> None: ...
-
-
-class ProcessorSettings(SettingsReader):
-    """`SettingsReader` whose errors name the processor spec instead of an arm."""
-
-    def __init__(self, spec: ArmSpec, text: str) -> None:
-        super().__init__(spec)
-        self.spec_text = text
-
-    def error(self, key: str, message: str, hint: str | None = None) -> EarmarkError:
-        return EarmarkError(
-            f"processor {self.spec_text!r}: setting '{key}': {message}", field=key, hint=hint
-        )
 
 
 def parse_processor_spec(text: str) -> ArmSpec:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
-from earmark.postprocess.processors import ProcessorOutput, ProcessorSettings
+from earmark.postprocess.protocol import ProcessorOutput, ProcessorSettings
+from earmark.results.codec import JSONObject
 
 #: Configurations offered as processors (`earmark.text.script.CONFIGS`).
 PROCESSOR_CONFIGS = ("s2t", "t2s", "s2tw", "s2twp", "s2hk")
@@ -46,7 +46,7 @@ class ScriptProcessor:
         convert("", config)  # raises a clear EarmarkError when OpenCC does not load
         return cls(config, opencc_version())
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JSONObject:
         return {
             "kind": self.kind,
             "config": self.config,

@@ -21,7 +21,7 @@ from earmark.results.arm import (
     RowStatus,
     ScopeResources,
 )
-from earmark.results.codec import JSONObject, JSONValue, Record
+from earmark.results.codec import JSONObject, JSONValue
 from earmark.results.comparison import (
     COMPARE_SCHEMA,
     CompareMetric,
@@ -30,30 +30,33 @@ from earmark.results.comparison import (
     ComparisonScope,
     ExactMatch,
     PairedDifference,
+    read_comparison,
 )
 from earmark.results.decision import (
     DECISION_SCHEMA,
-    CeilingCheck,
     Decision,
     DecisionResources,
     DecisionSide,
     EvidenceCoverage,
     LanguageEvidence,
-    RateSummary,
+    ResourceCeiling,
     ResourceComparison,
     RulesApplied,
     SideCoverage,
+    SideRate,
+    read_decision,
 )
 from earmark.results.estimate import Estimate
-from earmark.results.io import read_comparison, read_decision, read_predictions, read_results
 from earmark.results.metric import MetricResult, ViewResult
-from earmark.results.predictions import PredictionRow, PredictionView, UnitCounts
+from earmark.results.predictions import PredictionRow, PredictionView, UnitCounts, read_predictions
+from earmark.results.record import Record
 from earmark.results.results_file import (
     RESULTS_SCHEMA,
     PredictionsRef,
     Probe,
     ProvenanceRef,
     Results,
+    read_results,
 )
 from earmark.results.scope import Hallucination, NormalizerInfo, ScopeResult
 
@@ -64,7 +67,6 @@ __all__ = [
     "ArmResult",
     "ArmSpec",
     "BootstrapRecord",
-    "CeilingCheck",
     "CompareMetric",
     "Comparison",
     "ComparisonArm",
@@ -91,8 +93,8 @@ __all__ = [
     "PredictionsRef",
     "Probe",
     "ProvenanceRef",
-    "RateSummary",
     "Record",
+    "ResourceCeiling",
     "ResourceComparison",
     "Resources",
     "Results",
@@ -101,6 +103,7 @@ __all__ = [
     "ScopeResources",
     "ScopeResult",
     "SideCoverage",
+    "SideRate",
     "UnitCounts",
     "ViewResult",
     "read_comparison",

@@ -20,15 +20,13 @@ from earmark.results.codec import (
     JSONObject,
     JSONValue,
     MapOf,
-    Nested,
     Nullable,
-    Record,
     TupleOf,
     json_key,
-    lookup,
     malformed,
 )
 from earmark.results.metric import ViewResult
+from earmark.results.record import Nested, Record, lookup
 from earmark.results.scope import ScopeResult
 
 

@@ -7,6 +7,7 @@ Per challenger: paired differences with their interval and tests (Holm-adjusted)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -24,15 +25,13 @@ from earmark.results.codec import (
     JSONObject,
     JSONValue,
     MapOf,
-    Nested,
     Nullable,
-    Record,
     TupleOf,
     json_key,
     json_path,
-    lookup,
 )
 from earmark.results.estimate import Estimate, Estimated
+from earmark.results.record import Nested, Record, lookup
 
 COMPARE_SCHEMA = "earmark.compare/1"
 
@@ -143,6 +142,7 @@ class Comparison(Record):
     """The whole `compare.json`."""
 
     SCHEMA_ID: ClassVar[str | None] = COMPARE_SCHEMA
+    FILE_IN_FOLDER: ClassVar[str | None] = "compare.json"
 
     schema: str = field(metadata=json_key(STR))
     protocol: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
@@ -188,3 +188,8 @@ class Comparison(Record):
         return Estimate(
             p.difference, p.ci, self.bootstrap.level, self.bootstrap.method, p.null_reason
         )
+
+
+def read_comparison(path: str | os.PathLike[str]) -> Comparison:
+    """A `compare.json`, or the one in a compare folder."""
+    return Comparison.from_path(path)

@@ -1,8 +1,8 @@
-"""Reading and writing the typed results from and to files: the only I/O of the package.
+"""Reading and writing the files of typed results: the only I/O of the package.
 
-Reads are strict (the file must be whole, valid JSON of the right schema; errors name
-the file, the line or the JSON path); writes are atomic (`earmark.outputs`), so a reader
-never sees half a file.
+Reads are strict (the file must be whole: errors name it); writes are atomic
+(`earmark.outputs`), so a reader never sees half a file. Nothing here knows a record type:
+each record reads itself through these (`Record.from_path`, `read_predictions`).
 """
 
 from __future__ import annotations
@@ -10,22 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
 
 from earmark.errors import EarmarkError
-from earmark.results.codec import Record
-from earmark.results.comparison import Comparison
-from earmark.results.decision import Decision
-from earmark.results.predictions import PredictionRow
-from earmark.results.results_file import Results
-
-R = TypeVar("R", bound=Record)
-
-#: The file a folder holds for each record type, when given the folder.
-_FILE_IN_FOLDER: dict[type[Record], str] = {
-    Results: "results.json",
-    Comparison: "compare.json",
-}
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
@@ -44,36 +30,15 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return text
 
 
-def read_record(cls: type[R], path: str | os.PathLike[str]) -> R:
-    """`cls` read from `path` (a folder: its results.json or compare.json)."""
-    p = Path(path)
-    if p.is_dir() and cls in _FILE_IN_FOLDER:
-        p = p / _FILE_IN_FOLDER[cls]
-    return cls.from_json(read_text(p), file=str(p))
-
-
-def write_record(record: Record, path: str | os.PathLike[str]) -> str:
-    """Write `record.to_json()` atomically; returns the file's SHA-256."""
+def write_text(path: str | os.PathLike[str], text: str) -> str:
+    """Write `text` atomically; returns the file's SHA-256."""
     from earmark.outputs import atomic_write_text
 
-    return atomic_write_text(path, record.to_json())
+    return atomic_write_text(path, text)
 
 
-def read_results(path: str | os.PathLike[str]) -> Results:
-    return read_record(Results, path)
-
-
-def read_comparison(path: str | os.PathLike[str]) -> Comparison:
-    return read_record(Comparison, path)
-
-
-def read_decision(path: str | os.PathLike[str]) -> Decision:
-    return read_record(Decision, path)
-
-
-def read_predictions(path: str | os.PathLike[str]) -> Iterator[PredictionRow]:
-    """Each line of a predictions.jsonl, in order (one row in memory at a time); a bad
-    line is an error naming its number. Blank lines are skipped."""
+def numbered_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    """Each non-blank line of a UTF-8 file with its 1-based number, one at a time."""
     p = Path(path)
     try:
         handle = open(p, encoding="utf-8")
@@ -82,4 +47,4 @@ def read_predictions(path: str | os.PathLike[str]) -> Iterator[PredictionRow]:
     with handle:
         for number, line in enumerate(handle, start=1):
             if line.strip():
-                yield PredictionRow.from_line(line, file=str(p), number=number)
+                yield number, line

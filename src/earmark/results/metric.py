@@ -20,14 +20,13 @@ from earmark.results.codec import (
     STR,
     JSONValue,
     MapOf,
-    Nested,
     Nullable,
-    Record,
     Via,
     json_key,
 )
 from earmark.results.counted import Counted
 from earmark.results.estimate import Estimate, Estimated
+from earmark.results.record import Nested, Record
 
 if TYPE_CHECKING:
     pass

@@ -8,7 +8,8 @@ scorer made of it (each view's normalised texts and S/D/I/hits), so any figure i
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,14 +23,13 @@ from earmark.results.codec import (
     JSONObject,
     JSONValue,
     MapOf,
-    Nested,
     Nullable,
-    Record,
     TupleOf,
     json_key,
-    parse_json,
 )
 from earmark.results.counted import Counted
+from earmark.results.io import numbered_lines
+from earmark.results.record import Nested, Record, parse_json
 
 if TYPE_CHECKING:
     pass
@@ -118,3 +118,10 @@ class PredictionRow(Record):
             if exc.line is None:
                 exc.line = number
             raise
+
+
+def read_predictions(path: str | os.PathLike[str]) -> Iterator[PredictionRow]:
+    """Each line of a predictions.jsonl, in order (one row in memory at a time); a bad
+    line is an error naming its number. Blank lines are skipped."""
+    for number, line in numbered_lines(path):
+        yield PredictionRow.from_line(line, file=os.fspath(path), number=number)

@@ -7,6 +7,7 @@ the provenance record and the predictions file the figures were computed from.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -22,13 +23,11 @@ from earmark.results.codec import (
     JSONObject,
     JSONValue,
     MapOf,
-    Nested,
-    Record,
     TupleOf,
     json_key,
     json_path,
-    lookup,
 )
+from earmark.results.record import Nested, Record, lookup
 
 RESULTS_SCHEMA = "earmark.results/1"
 
@@ -72,6 +71,7 @@ class Results(Record):
     """
 
     SCHEMA_ID: ClassVar[str | None] = RESULTS_SCHEMA
+    FILE_IN_FOLDER: ClassVar[str | None] = "results.json"
 
     schema: str = field(metadata=json_key(STR))
     earmark_version: str = field(metadata=json_key(STR))
@@ -108,3 +108,8 @@ class Results(Record):
                 hint="arms here: " + ", ".join(self.arms),
             )
         return lookup(self.arms, name, "arm", lambda: json_path("arms", name))
+
+
+def read_results(path: str | os.PathLike[str]) -> Results:
+    """A `results.json`, or the one in a run folder."""
+    return Results.from_path(path)

@@ -20,14 +20,12 @@ from earmark.results.codec import (
     JSONObject,
     JSONValue,
     MapOf,
-    Nested,
     Nullable,
-    Record,
     TupleOf,
     json_key,
-    lookup,
 )
 from earmark.results.metric import VIEW, ViewResult
+from earmark.results.record import Nested, Record, lookup
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,7 +28,7 @@ from earmark.rundir.results_file import check_predictions_file, load_results
 
 if TYPE_CHECKING:
     from earmark.results import Comparison, ModelInfo, PredictionRow, Resources, Results
-    from earmark.results.codec import Record
+    from earmark.results.record import Record
 
     R = TypeVar("R", bound=Record)
 

@@ -31,131 +31,29 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.formats.segments import Segment, read_segments, segment_format
+from earmark.results.codec import JSONValue
+from earmark.scoring.multispeaker_markdown import render_markdown
+from earmark.scoring.multispeaker_records import (
+    SPEAKER_COUNTS,
+    ExcludedRecording,
+    MultiSpeakerCounts,
+    MultiSpeakerMetric,
+    MultiSpeakerResult,
+    RecordingScore,
+    SegmentFile,
+)
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
-SCHEMA = "earmark.multispeaker/1"
 METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
 #: Metrics that compare times, and so need `collar`.
 TIMED_METRICS = frozenset({"tcpwer"})
-NAMES = {
-    "cpwer": "cpWER",
-    "orcwer": "ORC-WER",
-    "tcpwer": "tcpWER",
-    "dicpwer": "DI-cpWER (greedy)",
-}
-#: meeteval's extra per-recording fields that are counts (they add across recordings).
-SPEAKER_COUNTS = ("missed_speaker", "falarm_speaker", "scored_speaker")
-
-
-@dataclass(frozen=True, slots=True)
-class MultiSpeakerCounts:
-    """Word error counts as meeteval reports them; they only add (no averaged rates).
-
-    `length` is the number of reference words; `errors = insertions + deletions +
-    substitutions`.
-    """
-
-    errors: int = 0
-    length: int = 0
-    insertions: int = 0
-    deletions: int = 0
-    substitutions: int = 0
-
-    def __add__(self, other: MultiSpeakerCounts) -> MultiSpeakerCounts:
-        if not isinstance(other, MultiSpeakerCounts):
-            return NotImplemented
-        return MultiSpeakerCounts(
-            errors=self.errors + other.errors,
-            length=self.length + other.length,
-            insertions=self.insertions + other.insertions,
-            deletions=self.deletions + other.deletions,
-            substitutions=self.substitutions + other.substitutions,
-        )
-
-    @property
-    def rate(self) -> float | None:
-        """errors / length; None when there are no reference words."""
-        return self.errors / self.length if self.length else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "rate": self.rate}
-
-
-@dataclass(frozen=True, slots=True)
-class RecordingScore:
-    """One recording under one metric: meeteval's counts plus what it says beside them."""
-
-    recording: str
-    counts: MultiSpeakerCounts
-    #: meeteval's other fields: speaker counts, the speaker assignment (as lists).
-    details: dict[str, Any] = field(default_factory=dict)
-    #: True when the hypothesis had no segment for this recording (all deletions).
-    missing_hypothesis: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"recording": self.recording, **self.counts.to_dict(), **self.details}
-        if self.missing_hypothesis:
-            out["missing_hypothesis"] = True
-        return out
-
-
-@dataclass(frozen=True)
-class MetricResult:
-    """A metric over the scored recordings: per recording, total, and the bootstrap CI."""
-
-    metric: str
-    recordings: tuple[RecordingScore, ...]
-    total: MultiSpeakerCounts
-    speaker_totals: dict[str, int]
-    ci: dict[str, Any] | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": NAMES[self.metric],
-            "total": {**self.total.to_dict(), **self.speaker_totals},
-            "ci": self.ci,
-            "per_recording": [r.to_dict() for r in self.recordings],
-        }
-
-
-@dataclass(frozen=True)
-class MultiSpeakerResult:
-    """Everything `earmark multispeaker` writes to multispeaker.json."""
-
-    metrics: dict[str, MetricResult]
-    normalizer: str
-    collar: float | None
-    #: Resamples of recordings (0: no intervals), seed and level of the CIs.
-    bootstrap: BootstrapSettings
-    recordings: tuple[str, ...]
-    missing_hypotheses: tuple[str, ...]
-    excluded: tuple[dict[str, str], ...]
-    inputs: dict[str, Any]
-    meeteval_version: str
-
-    def to_json(self) -> dict[str, Any]:
-        from earmark import __version__
-
-        return {
-            "schema": SCHEMA,
-            "earmark_version": __version__,
-            "scorer": {"name": "meeteval", "version": self.meeteval_version},
-            "inputs": self.inputs,
-            "normalizer": self.normalizer,
-            "collar": self.collar,
-            "bootstrap": {**self.bootstrap.to_dict(), "unit": "recording"},
-            "n_recordings": len(self.recordings),
-            "recordings_without_hypothesis": list(self.missing_hypotheses),
-            "excluded": list(self.excluded),
-            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
-        }
 
 
 def _meeteval() -> Any:
@@ -255,11 +153,12 @@ def _meeteval_score(metric: str, reference: Any, hypothesis: Any, collar: float 
     )
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any) -> JSONValue:
     """A JSON-able copy of meeteval's assignment (tuples of ids or None)."""
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
-    return value
+    plain: JSONValue = value
+    return plain
 
 
 def _recording_score(recording: str, er: Any) -> RecordingScore:
@@ -270,7 +169,7 @@ def _recording_score(recording: str, er: Any) -> RecordingScore:
         deletions=int(er.deletions),
         substitutions=int(er.substitutions),
     )
-    details: dict[str, Any] = {}
+    details: dict[str, JSONValue] = {}
     for name in SPEAKER_COUNTS:
         if getattr(er, name, None) is not None:
             details[name] = int(getattr(er, name))
@@ -283,7 +182,7 @@ def _all_deleted(metric: str, recording: str, reference: Sequence[Segment]) -> R
     """Every reference word deleted; for cpWER and tcpWER every speaker missed, as meeteval
     counts a recording with an empty hypothesis."""
     words = sum(len(s.text.split()) for s in reference)
-    details: dict[str, Any] = {}
+    details: dict[str, JSONValue] = {}
     if metric in ("cpwer", "tcpwer"):
         speakers = len({s.speaker for s in reference})
         details = {"missed_speaker": speakers, "falarm_speaker": 0, "scored_speaker": speakers}
@@ -306,7 +205,7 @@ def score_segments(
     seed: int | None = None,
     level: float = 0.95,
     allow_extra: bool = False,
-    inputs: dict[str, Any] | None = None,
+    inputs: Mapping[str, SegmentFile] | None = None,
 ) -> MultiSpeakerResult:
     """Score segments of whole recordings with meeteval, per recording and in total.
 
@@ -328,7 +227,7 @@ def score_segments(
     hyp_by_recording: dict[str, list[Segment]] = {}
     for s in hyp:
         hyp_by_recording.setdefault(s.recording, []).append(s)
-    excluded: list[dict[str, str]] = []
+    excluded: list[ExcludedRecording] = []
     for recording in hyp_by_recording:
         if recording not in by_recording:
             if not allow_extra:
@@ -337,30 +236,13 @@ def score_segments(
                     field="recording",
                     hint="fix the recording ids, or pass --exclude-unmatched to list and skip them",
                 )
-            excluded.append({"recording": recording, "reason": "no_reference"})
+            excluded.append(ExcludedRecording(recording, "no_reference"))
     recordings = tuple(sorted(by_recording))
     missing = tuple(r for r in recordings if r not in hyp_by_recording)
-    results: dict[str, MetricResult] = {}
-    for metric in chosen:
-        scores = []
-        for recording in recordings:
-            if recording in missing:
-                scores.append(_all_deleted(metric, recording, by_recording[recording]))
-                continue
-            er = _meeteval_score(
-                metric,
-                _seglst(by_recording[recording]),
-                _seglst(hyp_by_recording[recording]),
-                collar,
-            )
-            scores.append(_recording_score(recording, er))
-        total = sum((s.counts for s in scores), MultiSpeakerCounts())
-        speaker_totals = {
-            name: sum(s.details.get(name, 0) for s in scores)
-            for name in SPEAKER_COUNTS
-            if any(name in s.details for s in scores)
-        }
-        results[metric] = MetricResult(metric, tuple(scores), total, speaker_totals, None)
+    results = {
+        metric: _score_metric(metric, recordings, by_recording, hyp_by_recording, collar)
+        for metric in chosen
+    }
     if bootstrap.resamples > 0:
         cis = bootstrap_cis(
             {
@@ -374,7 +256,7 @@ def score_segments(
             seed=bootstrap.seed,
             level=bootstrap.level,
         )
-        results = {m: dataclasses.replace(r, ci=cis[m].to_dict()) for m, r in results.items()}
+        results = {m: dataclasses.replace(r, ci=cis[m]) for m, r in results.items()}
     return MultiSpeakerResult(
         metrics=results,
         normalizer=normalizer,
@@ -388,32 +270,76 @@ def score_segments(
     )
 
 
-def _file_record(path: Path, fmt: str) -> dict[str, Any]:
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return {"path": str(path), "format": fmt, "sha256": digest}
+def _score_metric(
+    metric: str,
+    recordings: Sequence[str],
+    reference: Mapping[str, Sequence[Segment]],
+    hypothesis: Mapping[str, Sequence[Segment]],
+    collar: float | None,
+) -> MultiSpeakerMetric:
+    """One metric over every reference recording (one with no hypothesis: all deleted),
+    its summed counts and speaker counts; the interval is drawn later, for all metrics
+    from one set of resamples."""
+    scores = []
+    for recording in recordings:
+        if recording not in hypothesis:
+            scores.append(_all_deleted(metric, recording, reference[recording]))
+            continue
+        er = _meeteval_score(
+            metric, _seglst(reference[recording]), _seglst(hypothesis[recording]), collar
+        )
+        scores.append(_recording_score(recording, er))
+    total = sum((s.counts for s in scores), MultiSpeakerCounts())
+    speaker_totals = {
+        name: sum(_count(s.details.get(name)) for s in scores)
+        for name in SPEAKER_COUNTS
+        if any(name in s.details for s in scores)
+    }
+    return MultiSpeakerMetric(metric, tuple(scores), total, speaker_totals, None)
 
 
-def score_multispeaker(
-    references: str | os.PathLike[str],
-    hypotheses: str | os.PathLike[str],
-    metrics: Sequence[str] = ("cpwer",),
-    *,
-    fmt: str | None = None,
-    collar: float | None = None,
-    normalizer: str = "none",
-    resamples: int = 10_000,
-    seed: int | None = None,
-    allow_extra: bool = False,
-    out_dir: str | os.PathLike[str] | None = None,
-) -> MultiSpeakerResult:
-    """Read two segment files (JSON or stm), score them, and with `out_dir` write
-    multispeaker.json and multispeaker.md there (atomically, holding the folder's lock).
+def _file_record(path: Path, fmt: str) -> SegmentFile:
+    return SegmentFile(str(path), fmt, hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+def _count(value: JSONValue) -> int:
+    """A speaker count of one recording; 0 where meeteval gave none."""
+    return value if isinstance(value, int) else 0
+
+
+@dataclass(frozen=True)
+class MultiSpeakerOptions:
+    """What `earmark multispeaker` scores: two segment files (JSON, SegLST or stm; `fmt`
+    forces one), the metrics, the collar (tcpWER), the normaliser, the bootstrap over
+    recordings, whether stray hypothesis recordings are skipped, and where to write
+    (None: write nothing)."""
+
+    references: str | os.PathLike[str]
+    hypotheses: str | os.PathLike[str]
+    metrics: tuple[str, ...] = ("cpwer",)
+    fmt: str | None = None
+    collar: float | None = None
+    normalizer: str = "none"
+    resamples: int = 10_000
+    seed: int | None = None
+    allow_extra: bool = False
+    out: str | os.PathLike[str] | None = None
+
+    def __post_init__(self) -> None:
+        # A list given from Python is kept as a tuple: the options stay frozen.
+        object.__setattr__(self, "metrics", tuple(self.metrics))
+
+
+def score_multispeaker(options: MultiSpeakerOptions) -> MultiSpeakerResult:
+    """Read two segment files, score them, and with `options.out` write multispeaker.json
+    and multispeaker.md there (atomically, holding the folder's lock).
 
     What `earmark multispeaker` does; the CLI is a thin mirror of it.
     """
+    metrics, collar, fmt = options.metrics, options.collar, options.fmt
     check_metrics(metrics, collar)
     _meeteval()  # a missing extra is refused before any file is read or folder made
-    ref_path, hyp_path = Path(references), Path(hypotheses)
+    ref_path, hyp_path = Path(options.references), Path(options.hypotheses)
     ref_fmt, hyp_fmt = segment_format(ref_path, fmt), segment_format(hyp_path, fmt)
 
     def score() -> MultiSpeakerResult:
@@ -422,21 +348,21 @@ def score_multispeaker(
             read_segments(hyp_path, hyp_fmt),
             metrics,
             collar=collar,
-            normalizer=normalizer,
-            resamples=resamples,
-            seed=seed,
-            allow_extra=allow_extra,
+            normalizer=options.normalizer,
+            resamples=options.resamples,
+            seed=options.seed,
+            allow_extra=options.allow_extra,
             inputs={
                 "references": _file_record(ref_path, ref_fmt),
                 "hypotheses": _file_record(hyp_path, hyp_fmt),
             },
         )
 
-    if out_dir is None:
+    if options.out is None:
         return score()
     from earmark.outputs import lock_output_folder
 
-    with lock_output_folder(out_dir, "multispeaker") as folder:
+    with lock_output_folder(options.out, "multispeaker") as folder:
         result = score()
         write_multispeaker(folder, result)
     return result
@@ -449,80 +375,3 @@ def write_multispeaker(folder: str | os.PathLike[str], result: MultiSpeakerResul
 
     atomic_write_json(Path(folder) / "multispeaker.json", result.to_json())
     atomic_write_text(Path(folder) / "multispeaker.md", render_markdown(result))
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}"
-
-
-def render_markdown(result: MultiSpeakerResult) -> str:
-    """The Markdown summary: one total table, then one per-recording table per metric."""
-    boot = result.bootstrap
-    level = f"{round(100 * boot.level)}%"
-    lines = [
-        "# Multi-speaker scoring",
-        "",
-        f"Scored by meeteval {result.meeteval_version}; normaliser `{result.normalizer}`; "
-        + (f"collar {result.collar:g} s; " if result.collar is not None else "")
-        + f"{len(result.recordings)} recording{'' if len(result.recordings) == 1 else 's'}"
-        + (
-            f", bootstrap {boot.resamples} resamples of recordings (seed {boot.seed})."
-            if boot.resamples
-            else ", no bootstrap."
-        ),
-        "",
-        f"| Metric | Rate % | {level} CI | Errors | Ref words | Sub | Del | Ins |",
-        "|---|---:|---|---:|---:|---:|---:|---:|",
-    ]
-    for m in result.metrics.values():
-        t = m.total
-        ci = "n/a"
-        if m.ci is not None and m.ci.get("low") is not None:
-            ci = f"{_pct(m.ci['low'])}–{_pct(m.ci['high'])}"
-        lines.append(
-            f"| {NAMES[m.metric]} | {_pct(t.rate)} | {ci} | {t.errors} | {t.length} | "
-            f"{t.substitutions} | {t.deletions} | {t.insertions} |"
-        )
-    if result.missing_hypotheses:
-        lines += [
-            "",
-            "Recordings without any hypothesis segment (scored as all deletions): "
-            + ", ".join(f"`{r}`" for r in result.missing_hypotheses),
-        ]
-    if result.excluded:
-        lines += [
-            "",
-            "Hypothesis recordings without a reference (not scored): "
-            + ", ".join(f"`{e['recording']}`" for e in result.excluded),
-        ]
-    for m in result.metrics.values():
-        lines += [
-            "",
-            f"## {NAMES[m.metric]} per recording",
-            "",
-            "| Recording | Rate % | Errors | Ref words | Sub | Del | Ins |",
-            "|---|---:|---:|---:|---:|---:|---:|",
-        ]
-        for r in m.recordings:
-            c = r.counts
-            name = r.recording.replace("|", "\\|")
-            lines.append(
-                f"| {name} | {_pct(c.rate)} | {c.errors} | {c.length} | "
-                f"{c.substitutions} | {c.deletions} | {c.insertions} |"
-            )
-    return "\n".join(lines) + "\n"
-
-
-__all__ = [
-    "METRICS",
-    "SCHEMA",
-    "MetricResult",
-    "MultiSpeakerCounts",
-    "MultiSpeakerResult",
-    "RecordingScore",
-    "check_metrics",
-    "render_markdown",
-    "score_multispeaker",
-    "score_segments",
-    "write_multispeaker",
-]

@@ -169,7 +169,7 @@ def test_first_n_clips_across_shards(server: Server, tmp_path: Path) -> None:
     # shard 0001 of cmn was needed; no shard 0002 was asked for
     assert f"/{REV}/cmn_hans_cn/test/0002.parquet" not in server.hits
     try:
-        from earmark.corpus.manifest import validate_manifest
+        from earmark.corpus.validation import validate_manifest
     except ImportError:  # the validator is another module's; check it where it exists
         return
     checked = validate_manifest(out / "manifest.jsonl", audio_root=out, check_audio=True)

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from earmark.corpus.manifest import read_manifest, validate_manifest
+from earmark.corpus.manifest import read_manifest
 from earmark.corpus.sources import import_hf_datasets
+from earmark.corpus.validation import validate_manifest
 
 datasets = pytest.importorskip("datasets", reason="needs the datasets extra")
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from earmark.corpus import manifest  # noqa: E402
 from earmark.corpus.sources import import_common_voice, import_fleurs, import_kaldi
+from earmark.corpus.validation import validate_manifest
 
 
 def check(out: Path, audio_root: Path, rows: int) -> None:
-    report = manifest.validate_manifest(out, audio_root=audio_root, check_audio=True)
+    report = validate_manifest(out, audio_root=audio_root, check_audio=True)
     assert report.problems == [] and report.licence_problem is None
     assert report.rows == rows
 

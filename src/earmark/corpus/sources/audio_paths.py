@@ -10,11 +10,6 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-# The importers' name for the one streamed file hash (corpora hold long recordings).
-from earmark.artefacts import sha256_file as file_sha256
-
-__all__ = ["common_root", "file_sha256", "relative_under", "resolve_listed"]
-
 
 def resolve_listed(path_text: str, base: Path) -> Path:
     """A listed path as an absolute path; relative ones are taken from `base`."""

@@ -14,9 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import sha256_file
 from earmark.corpus.manifest import audio_path_problem
 from earmark.corpus.model import CorpusMeta, Source, Utterance
-from earmark.corpus.sources.audio_paths import file_sha256
 from earmark.corpus.sources.languages import language_for_common_voice_locale
 from earmark.corpus.sources.output import (
     Candidate,
@@ -142,7 +142,7 @@ def import_common_voice(
             language=language,
             speaker=record["client_id"].strip() or None,
             slices=_slices(record),
-            sha256=file_sha256(audio) if hash_audio else None,
+            sha256=sha256_file(audio) if hash_audio else None,
             source=source,
             text_id=record.get("sentence_id", "").strip() or None,
             custom=custom,

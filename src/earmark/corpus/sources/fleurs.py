@@ -18,9 +18,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import sha256_file
 from earmark.corpus.manifest import audio_path_problem
 from earmark.corpus.model import CorpusMeta, Source, Utterance
-from earmark.corpus.sources.audio_paths import file_sha256
 from earmark.corpus.sources.fleurs_parquet import iter_fleurs_parquet
 from earmark.corpus.sources.languages import language_for_fleurs_config
 from earmark.corpus.sources.output import (
@@ -218,7 +218,7 @@ def _import_tsv(
                     language=language,
                     slices=(f"gender:{gender}",) if gender else (),
                     duration=num_samples / FLEURS_SAMPLE_RATE,
-                    sha256=file_sha256(audio) if hash_audio else None,
+                    sha256=sha256_file(audio) if hash_audio else None,
                     source=source,
                     text_id=record["id"].strip(),
                     custom=_custom(config, record["transcription"], gender, num_samples),

@@ -12,10 +12,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from earmark.artefacts import sha256_file
 from earmark.corpus.model import Source, Utterance
 from earmark.corpus.sources.audio_paths import (
     common_root,
-    file_sha256,
     relative_under,
     resolve_listed,
 )
@@ -172,7 +172,7 @@ def import_kaldi(
             )
             continue
         if hash_audio and audio not in hashes:
-            hashes[audio] = file_sha256(audio)
+            hashes[audio] = sha256_file(audio)
         spk = utt2spk.get(utt)
         utterance = Utterance(
             id=utt,

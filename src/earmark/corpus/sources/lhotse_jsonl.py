@@ -15,10 +15,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import sha256_file
 from earmark.corpus.model import Source, Utterance
 from earmark.corpus.sources.audio_paths import (
     common_root,
-    file_sha256,
     relative_under,
     resolve_listed,
 )
@@ -212,7 +212,7 @@ def import_lhotse(
             continue
         seen.add(sup_id)
         if hash_audio and audio not in hashes:
-            hashes[audio] = file_sha256(audio)
+            hashes[audio] = sha256_file(audio)
         given = sup.get("custom") or {}
         if not isinstance(given, dict):
             raise EarmarkError("expected an object", file=str(main), line=line, field="custom")

@@ -14,10 +14,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from earmark.artefacts import sha256_file
 from earmark.corpus.model import Source, Utterance
 from earmark.corpus.sources.audio_paths import (
     common_root,
-    file_sha256,
     relative_under,
     resolve_listed,
 )
@@ -117,7 +117,7 @@ def import_nemo(
             text=text if text.strip() else "",
             language=lang,
             duration=float(duration) if duration is not None else None,
-            sha256=file_sha256(audio) if hash_audio else None,
+            sha256=sha256_file(audio) if hash_audio else None,
             source=source,
             start=start,
             end=end,

@@ -10,16 +10,18 @@ must mean "here is a usable manifest".
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from earmark.corpus.manifest import language_problem, row_problem
 from earmark.corpus.model import CorpusMeta, Utterance
 from earmark.corpus.sources.report import ImportReport, SkippedRow, reason_for_field
 from earmark.corpus.writer import write_manifest
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 
 class Candidate(NamedTuple):
@@ -99,7 +101,7 @@ def write_import(
     counts: dict[str, int] = {}
     for row in skipped:
         counts[row.reason] = counts.get(row.reason, 0) + 1
-    extra: dict[str, Any] = dict(meta.extra)
+    extra: dict[str, JSONValue] = dict(meta.extra)
     extra.update(
         {
             "importer": importer,
@@ -110,7 +112,7 @@ def write_import(
             "skipped": [row.to_dict() for row in skipped],
         }
     )
-    full_meta = CorpusMeta(**{**meta.to_dict(), "extra": extra})
+    full_meta = dataclasses.replace(meta, extra=extra)
     written = write_manifest(target, valid, full_meta)
     return ImportReport(
         source=importer,

@@ -1,0 +1,327 @@
+"""A typed result object as a whole JSON object, and back, byte for byte.
+
+A field without a default is required (missing is an error naming its JSON path); a field
+defaulting to None is optional, and is written only when it holds a value or the file it came
+from had the key (so a key that was `null` stays `null` and an absent key stays absent).
+
+Keys no field declares go to `extra`, and the order the keys came in is kept in
+`key_order`, so `from_json(text).to_json() == text` holds for every file earmark writes,
+including sections a newer earmark adds. Objects built in code (no `key_order`) are
+written in the order the fields are declared, which is the producers' order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from earmark.errors import EarmarkError, json_type_name
+from earmark.results.codec import (
+    Codec,
+    Fast,
+    Invalid,
+    JSONObject,
+    JSONValue,
+    as_is,
+    copy_json,
+    field_spec,
+    json_path,
+    malformed,
+)
+from earmark.results.io import read_text, write_text
+
+T = TypeVar("T")
+R = TypeVar("R", bound="Record")
+
+#: One field as a record reads it: the dataclass field, its JSON key, its codec, required.
+_Spec = tuple[dataclasses.Field[Any], str, Codec[Any], bool]
+
+
+def _specs(cls: type[Record]) -> list[_Spec]:
+    cached: list[_Spec] | None = cls.__dict__.get("_earmark_specs")
+    if cached is not None:
+        return cached
+    out = []
+    for f in fields(cls):
+        spec = field_spec(f)
+        if spec is None:
+            continue
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        out.append((f, *spec, required))
+    cls._earmark_specs = out  # type: ignore[attr-defined]
+    return out
+
+
+def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
+    """`cls`'s decoder without paths (see `Codec`), written out as code once per class.
+
+    Straight-line code (one `get` and one type check per field, the plain values checked
+    by their exact type in place, nested values by their codec's fast decoder) is several
+    times faster than a loop over the field specs, and fields are set without the frozen
+    dataclass's `__init__`. Any value that does not fit raises `Invalid`; so does a
+    missing required key or a schema id that differs."""
+    attr = "_earmark_fast_copy" if copy else "_earmark_fast_shared"
+    cached: Callable[[Any], R] | None = cls.__dict__.get(attr)
+    if cached is not None:
+        return cached
+    specs = _specs(cls)
+    modelled = {f.name for f, _, _, _ in specs} | {"extra", "key_order"}
+    env: dict[str, Any] = {
+        "_Invalid": Invalid,
+        "_M": _MISSING,
+        "_NO_EXTRA": _NO_EXTRA,
+        "COPY": copy_json if copy else as_is,
+        "KNOWN": frozenset(key for _, key, _, _ in specs),
+        "NEW": object.__new__,
+        "SET": object.__setattr__,
+        "CLS": cls,
+        "SCHEMA": cls.SCHEMA_ID,
+        "ORDER": _shared_order,
+    }
+    lines = ["def decode(data):", "    if type(data) is not dict:", "        raise _Invalid"]
+    if any(f.name not in modelled for f in fields(cls)):
+        lines.append("    raise _Invalid  # a field the codec does not fill")
+    if cls.SCHEMA_ID is not None:
+        lines += ["    if data.get('schema') != SCHEMA:", "        raise _Invalid"]
+    lines.append("    get = data.get")
+    out = []
+    for n, (f, key, codec, required) in enumerate(specs):
+        v = f"v{n}"
+        lines.append(f"    {v} = get({key!r}, _M)")
+        if required:
+            lines += [f"    if {v} is _M:", "        raise _Invalid"]
+            test = "if"
+        else:
+            env[f"D{n}"] = f.default
+            lines += [f"    if {v} is _M:", f"        {v} = D{n}"]
+            test = "elif"
+        kinds = codec.plain
+        if kinds is None:
+            env[f"F{n}"] = codec.fast(copy)
+            lines += [f"    {test} {v} is not _M:" if test == "if" else "    else:"]
+            lines += [f"        {v} = F{n}({v})"]
+        else:
+            env[f"T{n}"] = kinds
+            lines += [f"    {test} type({v}) not in T{n}:", "        raise _Invalid"]
+        out.append(f"{f.name!r}: {v}")
+    lines += [
+        "    if KNOWN.issuperset(data):",
+        "        extra = _NO_EXTRA",
+        "    else:",
+        "        extra = {k: COPY(x) for k, x in data.items() if k not in KNOWN}",
+        "    record = NEW(CLS)",
+        "    SET(record, '__dict__', {"
+        + "".join(f"{item}, " for item in out)
+        + "'extra': extra, 'key_order': ORDER(tuple(data))})",
+    ]
+    if cls._check is not Record._check:
+        lines.append("    record._check('')")
+    lines.append("    return record")
+    exec("\n".join(lines), env)  # noqa: S102 - code built above from the field specs only
+    decode: Callable[[Any], R] = env["decode"]
+    setattr(cls, attr, decode)
+    return decode
+
+
+_ORDERS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared_order(order: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple per distinct key order: the rows of a file repeat a handful of orders,
+    and a tuple per record costs ~200 bytes and one more object for the garbage collector
+    (a 100k-row file holds ~800k records). Bounded, so odd input cannot grow it."""
+    found = _ORDERS.get(order)
+    if found is not None:
+        return found
+    if len(_ORDERS) < 4096:
+        _ORDERS[order] = order
+    return order
+
+
+#: A key absent from the JSON object (None is a value: `null`).
+_MISSING = object()
+
+
+class _EmptyExtra(dict[str, Any]):
+    """The `extra` of every record read without unmodelled keys: one shared empty mapping
+    instead of an empty dict per record (a 100k-row file reads ~800k records, and each
+    live dict costs the garbage collector). It refuses changes; copies and pickles are
+    plain empty ones."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("a record's extra is read-only")
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __reduce__(self) -> tuple[type[dict[str, Any]], tuple[()]]:
+        return (dict, ())
+
+
+_NO_EXTRA: Mapping[str, Any] = _EmptyExtra()
+
+
+class Nested(Codec[R]):
+    """A JSON object read as one of the typed records."""
+
+    what = "an object"
+
+    def __init__(self, cls: type[R] | Callable[[], type[R]]) -> None:
+        # A function returning the class serves a record that nests itself (a scope's
+        # `by_slice` holds scopes), whose class does not exist yet when its fields do.
+        self._cls = cls
+
+    def decode(self, value: object, path: str) -> R:
+        cls: type[R] = self._cls if isinstance(self._cls, type) else self._cls()
+        return cls.from_dict(value, path)
+
+    def encode(self, value: R) -> JSONValue:
+        return value.to_dict()
+
+    def fast(self, copy: bool) -> Fast:
+        if isinstance(self._cls, type):
+            return _fast_decoder(self._cls, copy)
+        found: list[Fast] = []
+        make = self._cls
+
+        def decode(value: Any) -> Any:
+            if not found:  # resolved on first use: the class may not exist yet when built
+                found.append(_fast_decoder(make(), copy))
+            return found[0](value)
+
+        return decode
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """Base of every typed result: generic `from_dict`/`to_dict` driven by field specs.
+
+    `extra` holds keys this version of earmark does not model (kept, in place, on
+    writing); `key_order` is the order the keys were read in (empty for objects built in
+    code). Order takes no part in equality: two records are equal when their content is.
+    """
+
+    extra: JSONObject = field(default_factory=dict, repr=False)
+    key_order: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: A file's schema id (`earmark.results/1`): checked before any other key, so a file
+    #: of another kind or version says so instead of naming a key it lacks.
+    SCHEMA_ID: ClassVar[str | None] = None
+    #: The file a run or compare folder holds this record in, so `from_path(folder)` works.
+    FILE_IN_FOLDER: ClassVar[str | None] = None
+
+    @classmethod
+    def from_dict(cls: type[R], data: object, path: str = "", *, copy: bool = True) -> R:
+        """Read and check `data` (as `json.loads` gives it); errors name the JSON path.
+
+        `copy=False` shares the open-ended JSON (extras, engine figures) with `data`
+        instead of copying it: for a caller that parsed `data` itself and drops it."""
+        try:
+            record: R = _fast_decoder(cls, copy)(data)
+            return record
+        except (Invalid, EarmarkError):
+            pass  # decoded again below, on the path that says what is wrong and where
+        return cls._from_dict_checked(data, path)
+
+    @classmethod
+    def _from_dict_checked(cls: type[R], data: object, path: str) -> R:
+        if not isinstance(data, dict):
+            raise malformed(path, f"expected an object, found {json_type_name(data)}")
+        if cls.SCHEMA_ID is not None:
+            check_schema(path, data.get("schema"), cls.SCHEMA_ID)
+        values: dict[str, Any] = {}
+        known: set[str] = set()
+        for f, key, codec, required in _specs(cls):
+            known.add(key)
+            if key in data:
+                values[f.name] = codec.decode(data[key], json_path(path, key))
+            elif required:
+                raise malformed(json_path(path, key), "required key is missing")
+        extra = {k: copy_json(v) for k, v in data.items() if k not in known}
+        record = cls(**values, extra=extra, key_order=tuple(data))
+        record._check(path)
+        return record
+
+    def _check(self, path: str) -> None:
+        """Checks beyond the types (a schema id); subclasses raise `malformed(...)`."""
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        """The JSON object, keys in the order read (or declared), absent keys absent."""
+        out: dict[str, JSONValue] = {}
+        for f, key, codec, required in _specs(type(self)):
+            value = getattr(self, f.name)
+            if required or value is not None or key in self.key_order:
+                out[key] = None if value is None else codec.encode(value)
+        for key, value in self.extra.items():
+            out[key] = copy_json(value)
+        if self.key_order:
+            rank = {k: i for i, k in enumerate(self.key_order)}
+            last = len(rank)
+            out = dict(sorted(out.items(), key=lambda item: rank.get(item[0], last)))
+        return out
+
+    def to_json(self) -> str:
+        """The text earmark writes: two-space indent, UTF-8 as is, a final newline."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls: type[R], text: str, *, file: str | None = None) -> R:
+        """Parse and check a JSON text; `file` names it in errors."""
+        data = parse_json(text, file=file)
+        try:
+            return cls.from_dict(data)
+        except EarmarkError as exc:
+            if file is not None and exc.file is None:
+                exc.file = file
+            raise
+
+    @classmethod
+    def from_path(cls: type[R], path: str | os.PathLike[str]) -> R:
+        """Read from a file, or from a folder's `FILE_IN_FOLDER` (strict: `earmark.results.io`)."""
+        p = Path(path)
+        if p.is_dir() and cls.FILE_IN_FOLDER is not None:
+            p = p / cls.FILE_IN_FOLDER
+        return cls.from_json(read_text(p), file=str(p))
+
+    def to_path(self, path: str | os.PathLike[str]) -> str:
+        """Write `to_json()` atomically; returns the file's SHA-256."""
+        return write_text(path, self.to_json())
+
+
+def parse_json(text: str, *, file: str | None = None) -> object:
+    """`json.loads` with earmark's error: the file, the line and what was wrong."""
+    try:
+        data: object = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EarmarkError(
+            f"invalid JSON: {exc.msg}",
+            file=file,
+            line=exc.lineno,
+            hint="a write was interrupted or the file was edited; rerun the command that wrote it",
+        ) from None
+    return data
+
+
+def check_schema(path: str, found: object, expected: str) -> None:
+    """Refuse a file of another schema (or version) before reading its figures."""
+    if found != expected:
+        raise malformed(
+            json_path(path, "schema"),
+            f"unsupported schema {found!r} (this reader knows {expected!r})",
+            hint="read it with the earmark version that wrote it",
+        )
+
+
+def lookup(mapping: Mapping[str, T], name: str, what: str, path: Callable[[], str]) -> T:
+    """`mapping[name]`, or an EarmarkError listing the names there are."""
+    try:
+        return mapping[name]
+    except KeyError:
+        known = ", ".join(mapping) or "none"
+        raise EarmarkError(
+            f"no {what} {name!r}", field=path(), hint=f"{what}s here: {known}"
+        ) from None
