@@ -94,7 +94,8 @@ def test_different_corpora_rank_separately_and_files_are_written(tmp_path):
     assert float(first["wer_ci_low"]) <= 1 / 6 <= float(first["wer_ci_high"])
     assert first["rtf"] == "0.5" and first["peak_rss_bytes"] == str(500 * 2**20)
     md = written["md"].read_text("utf-8")
-    assert "| sys1 | 16.67% (#1) | 50.00% (#2) |" in md
+    # Declared type (none here), a cell per corpus, then the macro mean (1/6 + 3/6) / 2.
+    assert "| sys1 | undeclared | 16.67% (#1) | 50.00% (#2) | 33.33% |" in md
     html = written["html"].read_text("utf-8")
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert "Content-Security-Policy" in html

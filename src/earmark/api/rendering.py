@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from earmark.api.values import PathArg, check_count, check_out, check_share
+from earmark.errors import EarmarkError
 
 
 def report(
@@ -34,9 +35,12 @@ def leaderboard(
     self_reported: Sequence[PathArg] = (),
     contamination: Sequence[PathArg] = (),
     contamination_share: float = 0.0,
+    system_type: Sequence[str] = (),
 ) -> Mapping[str, Path]:
     """`earmark leaderboard RUN_DIR ... --out OUT`: rank the runs' arms per corpus and
-    language; returns the files written into OUT by kind (md, csv, json, html)."""
+    language; returns the files written into OUT by kind (md, csv, json, html).
+    `system_type` declares systems' types as `NAME=TYPE` (open, open-weights, api,
+    closed), shown in their own column."""
     from earmark.render.leaderboard import write_leaderboard
 
     check_out(out)
@@ -49,4 +53,25 @@ def leaderboard(
         self_reported=self_reported,
         contamination=contamination,
         contamination_share=contamination_share,
+        system_types=declared_types(system_type),
     )
+
+
+def declared_types(pairs: Sequence[str]) -> dict[str, str]:
+    """`NAME=TYPE` pairs as a mapping; a pair without `=` or a name given twice is refused
+    (the types themselves are checked against the board's systems when it is built)."""
+    found: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, kind = pair.rpartition("=")
+        if not sep or not name.strip():
+            raise EarmarkError(
+                f"--system-type {pair[:80]!r} is not NAME=TYPE",
+                field="system-type",
+                hint="e.g. --system-type whisper-large=open-weights",
+            )
+        if name.strip() in found:
+            raise EarmarkError(
+                f"--system-type names {name.strip()[:80]!r} twice", field="system-type"
+            )
+        found[name.strip()] = kind
+    return found

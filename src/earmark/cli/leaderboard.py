@@ -54,6 +54,15 @@ def register(sub: Subcommands) -> None:
         help="mark a row when more than this share of its language's utterances is flagged "
         "(default 0: any flagged utterance); a canary found always marks",
     )
+    # Issue 23 (board): the declared system type.
+    p.add_argument(
+        "--system-type",
+        action="append",
+        default=[],
+        metavar="NAME=TYPE",
+        help="declare a system's type (open, open-weights, api, closed) by arm or system "
+        "name, shown in its own column; undeclared systems show `undeclared` (repeatable)",
+    )
     add_quiet(p)
     p.set_defaults(func=run)
 
@@ -68,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         self_reported=args.self_reported,
         contamination=args.contamination,
         contamination_share=args.contamination_share,
+        system_type=args.system_type,
     )
     if not args.quiet:
         print(written["md"].read_text("utf-8"))

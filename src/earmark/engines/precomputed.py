@@ -4,6 +4,11 @@ A clip with no row is not dropped: it gets `error="missing_hypothesis"` and empt
 so scoring counts it as all deletions. The file's SHA-256 is its revision. A JSONL row may
 carry the system's timestamps as `segments: [[start, end, text], ...]` (seconds), which
 the run keeps for long-form and timestamp-accuracy scoring.
+
+Saved hypotheses prove their own bytes, not which model wrote them, so the arm is recorded
+`verifiable: false` unless its user declares the model (`model=ID`) and its identity
+(`model_revision=REV` and/or `model_sha256=HEX` or `NAME:HEX,...`). A declaration is
+recorded as declared (`extra.declared_model`), never as measured: earmark cannot check it.
 """
 
 from __future__ import annotations
@@ -20,12 +25,65 @@ from earmark.artefacts import sha256_file
 from earmark.engines.base import Clip, Hypothesis, ModelInfo, Segment
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
+from earmark.engines.system_type import parse_system_type
 from earmark.errors import EarmarkError
 from earmark.records import read_records
+from earmark.results.codec import JSONValue
 
 BACKEND = "precomputed"
 #: Text fields tried in order when `text_field` is not given.
 DEFAULT_TEXT_FIELDS = ("hypothesis", "text")
+#: Longest declared model id or revision (a declaration, not a document); a list of file
+#: digests may hold up to 64 times as much.
+DECLARED_MAX_CHARS = 300
+#: What a declaration is, in the record beside it.
+DECLARED_SOURCE = (
+    "declared in the arm settings, not measured: earmark read saved hypotheses and cannot "
+    "check which model wrote them"
+)
+
+
+@dataclass(frozen=True)
+class DeclaredModel:
+    """The model the user says wrote the hypotheses, and its identity, as declared."""
+
+    model: str | None = None
+    revision: str | None = None
+    file_sha256: tuple[tuple[str, str], ...] = ()
+    system_type: str | None = None
+
+    def unverifiable_reason(self, arm: str) -> str | None:
+        """Why the arm cannot be verified; None when the model and its identity are declared."""
+        if self.model is None:
+            return (
+                f"precomputed arm '{arm}': saved hypotheses prove their bytes, not which model "
+                "wrote them (declare model=ID with model_revision= or model_sha256=)"
+            )
+        if self.revision is None and not self.file_sha256:
+            return (
+                f"precomputed arm '{arm}' declares model {self.model!r} but neither "
+                "model_revision= nor model_sha256="
+            )
+        return None
+
+    def record(self, arm: str) -> dict[str, JSONValue]:
+        """What model.json `extra` keeps of the declaration (nothing when there is none)."""
+        extra: dict[str, JSONValue] = {}
+        if self.model is not None:
+            extra["declared_model"] = {
+                "model": self.model,
+                "revision": self.revision,
+                "file_sha256": dict(self.file_sha256),
+                "source": DECLARED_SOURCE,
+            }
+        if self.system_type is not None:
+            extra["system_type"] = self.system_type
+            extra["system_type_source"] = "declared in the arm settings (system_type=)"
+        reason = self.unverifiable_reason(arm)
+        if reason is not None:
+            extra["verifiable"] = False
+            extra["unverifiable_reason"] = reason
+        return extra
 
 
 @dataclass(frozen=True)
@@ -37,6 +95,7 @@ class PrecomputedOptions:
     language_field: str
     licence: str | None
     licence_source: str | None
+    declared: DeclaredModel = DeclaredModel()
 
 
 @dataclass(frozen=True)
@@ -60,6 +119,7 @@ def read_options(arm: ArmSpec) -> PrecomputedOptions:
         language_field=reader.text("language_field", "language") or "language",
         licence=licence,
         licence_source=licence_source,
+        declared=read_declared(reader),
     )
     reader.finish()
     if not path.is_file():
@@ -120,7 +180,11 @@ class PrecomputedEngine:
             deterministic=True,
             determinism_note="read from a file whose hash is recorded: the same file gives "
             "the same text (how it was decoded is not known to earmark)",
-            extra={"rows": len(self._rows), "format": self.options.format},
+            extra={
+                "rows": len(self._rows),
+                "format": self.options.format,
+                **self.options.declared.record(self.name),
+            },
         )
 
     def _row(self, record: dict[str, Any], line: int) -> tuple[str, _Row]:
@@ -191,6 +255,63 @@ class PrecomputedEngine:
 
     def close(self) -> None:
         self._rows = None
+
+
+def read_declared(reader: SettingsReader) -> DeclaredModel:
+    """`model`, `model_revision`, `model_sha256` and `system_type`, checked: an identity
+    without the model it identifies, a malformed digest or a control character is refused."""
+
+    def text(key: str, limit: int = DECLARED_MAX_CHARS) -> str | None:
+        value = reader.text(key)
+        if value is None:
+            return None
+        value = value.strip()
+        if not value:
+            raise reader.error(key, "is empty")
+        if len(value) > limit:
+            raise reader.error(key, f"is longer than {limit} characters")
+        if not value.isprintable():
+            raise reader.error(key, "holds a control or unprintable character")
+        return value
+
+    model, revision, digests = (
+        text("model"),
+        text("model_revision"),
+        text("model_sha256", 64 * DECLARED_MAX_CHARS),
+    )
+    system_type = reader.text("system_type")
+    try:
+        declared_type = None if system_type is None else parse_system_type(system_type)
+    except EarmarkError as exc:
+        raise reader.error("system_type", exc.message, exc.hint) from None
+    declared = DeclaredModel(
+        model=model,
+        revision=revision,
+        file_sha256=() if digests is None else _declared_digests(reader, digests),
+        system_type=declared_type,
+    )
+    if model is None and (revision is not None or digests is not None):
+        key = "model_revision" if revision is not None else "model_sha256"
+        raise reader.error(key, "identifies no model", hint="declare model=ID beside it")
+    return declared
+
+
+def _declared_digests(reader: SettingsReader, value: str) -> tuple[tuple[str, str], ...]:
+    """`HEX` (the model's file) or `NAME:HEX,NAME:HEX` (SHA-256 per file), names unique."""
+    found: dict[str, str] = {}
+    for part in value.split(","):
+        name, _, digest = part.strip().rpartition(":")
+        name, digest = name.strip() or "model", digest.strip().lower()
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise reader.error(
+                "model_sha256",
+                f"{part.strip()[:80]!r} is not a SHA-256 (64 hex digits)",
+                hint="model_sha256=HEX, or NAME:HEX,NAME:HEX for several files",
+            )
+        if name in found:
+            raise reader.error("model_sha256", f"file {name[:80]!r} is declared twice")
+        found[name] = digest
+    return tuple(sorted(found.items()))
 
 
 def _segments(value: Any, file: str, line: int) -> tuple[Segment, ...]:

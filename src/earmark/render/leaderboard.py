@@ -1,7 +1,9 @@
 """Leaderboards across runs: systems (arms) × corpora, BlasBench-style (seed 003).
 
 Only figures scored on the same data with the same normaliser are ranked together: the
-ranking group is (corpus hash + selection, language, normaliser, view, metric). The
+ranking group is (corpus hash + the rows scored, language, normaliser, view, metric):
+two selections that kept the same rows of one corpus are the same data and rank together
+(without prediction rows, the selection rule stands in for the rows). The
 metric is the normaliser's first unit — WER for word-scored languages, CER for
 character-scored ones (zh-eval-v1).
 
@@ -16,9 +18,24 @@ loaded has 100% WER — a figure that looks like a (bad) result and, on a CER-sc
 language where real models exceed 100%, can even win. Rows below `min_coverage` (default:
 every row) are not ranked; they are listed apart with their coverage and the reason.
 
+Saved hypotheses (a `precomputed` arm) prove their bytes, not which model wrote them: they
+are unverifiable unless the arm declares the model and its identity (`model=`,
+`model_revision=`, `model_sha256=`), and their model revision is the declared one, marked
+declared, never the hypothesis file's hash.
+
 Model type and size come from each arm's model record (`model.json` `extra.architecture`
 and `extra.parameters`, written by engines that can state them exactly); a figure the
-engine could not state exactly is blank, with the recorded reason.
+engine could not state exactly is blank, with the recorded reason. "Model files" is the
+on-disk size of what the engine loaded, which is not a parameter count. The system type
+(open, open-weights, api, closed) is declared, never guessed: `undeclared` otherwise.
+
+Language columns are the results' `by_language` blocks (the tag as written: `en-US`; `und`
+for rows without one), and a block's coverage counts the rows of that block. A column's
+title is its corpus, hash and language, with the normaliser and selection added where a
+corpus was scored two ways. RTFx is audio seconds per processing second (1 / RTF), null
+where no decode time was measured. The mean over corpora (the Open ASR Leaderboard's
+average) is the macro mean of a system's per-column figures, only for a system ranked in
+every column of the metric (`leaderboard_ranking.MEAN_RULE`).
 
 A contamination report (`earmark manifest contamination`) marks rows, never re-ranks them:
 a row is suspect when a report's manifest SHA-256 is the row's corpus, the report names no
@@ -39,7 +56,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from earmark.outputs import atomic_write_text
@@ -63,10 +80,12 @@ def write_leaderboard(
     self_reported: Sequence[str | os.PathLike[str]] = (),
     contamination: Sequence[str | os.PathLike[str]] = (),
     contamination_share: float = 0.0,
+    system_types: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
     """Read the runs, rank them, and write leaderboard.{md,csv,json,html} into `out_dir`;
     `self_reported` and `contamination` are files (see `load_self_reported`,
-    `earmark manifest contamination`)."""
+    `earmark manifest contamination`); `system_types` maps arm or system names to their
+    declared type."""
     unique = list(dict.fromkeys(Path(p).resolve() for p in run_dirs))
     board = build_leaderboard(
         [load_run(p) for p in unique],
@@ -74,6 +93,7 @@ def write_leaderboard(
         self_reported=[row for path in self_reported for row in load_self_reported(path)],
         contamination=[read_contamination(path) for path in contamination],
         contamination_share=contamination_share,
+        system_types=system_types,
     )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,8 @@
 
 An entry carries what ranks it (the ranking group and the primary-view figure), what audits
 it (verifiable, model revision, coverage of rows with an engine hypothesis) and what
-describes the system (RTF, peak RSS, model type and size). The rules are in
-`earmark.render.leaderboard`'s docstring.
+describes the system (RTF and RTFx, peak RSS, model type, parameters and files, declared
+system type). The rules are in `earmark.render.leaderboard`'s docstring.
 """
 
 from __future__ import annotations
@@ -13,13 +13,17 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
+from earmark.engines.file_hashes import content_revision
+from earmark.engines.precomputed import BACKEND as PRECOMPUTED
+from earmark.engines.system_type import SYSTEM_TYPES, UNDECLARED
 from earmark.errors import EarmarkError
-from earmark.language_tags import base_language
 from earmark.render.html_inputs import primary_metric
 from earmark.render.run_directory import RunDirectory
-from earmark.results import MetricResult, ModelInfo, Results
+from earmark.results import ArmResult, MetricResult, ModelInfo, Results
+from earmark.results.codec import JSONObject
+from earmark.rundir.predictions import row_key
 
 UNVERIFIABLE = "unverifiable"
 SUSPECT = "contamination suspect"
@@ -65,6 +69,23 @@ class Entry:
     parameters_note: str | None = None
     #: Why a contamination report marks this row suspect; None when none does.
     contamination: str | None = None
+    #: Where `model_revision` comes from (the engine, or a user's declaration for saved
+    #: hypotheses), or why there is none.
+    model_revision_note: str | None = None
+    #: On-disk bytes of the files the engine loaded (not a parameter count); None with
+    #: `model_size_note` saying why.
+    model_size_bytes: int | None = None
+    model_size_note: str | None = None
+    #: BlasBench's class (open, open-weights, api, closed) as declared, never guessed.
+    system_type: str = UNDECLARED
+    system_type_source: str | None = None
+    #: Audio seconds per processing second (1 / RTF, the Open ASR Leaderboard's figure);
+    #: None with `rtfx_note` saying why.
+    rtfx: float | None = None
+    rtfx_note: str | None = None
+    #: SHA-256 of the sorted (id, repeat) keys this entry scored: two selections that kept
+    #: the same rows of one corpus are the same data and rank together ("" without rows).
+    rows_sha256: str = ""
 
     @property
     def coverage(self) -> float | None:
@@ -96,9 +117,11 @@ class Entry:
 
     @property
     def group(self) -> tuple[str, str, str, str, str, str]:
+        """What ranks together: the same corpus, the same scored rows (or, without rows,
+        the same selection), language, normaliser, view and metric."""
         return (
             self.corpus_hash,
-            self.selection,
+            self.rows_sha256 or self.selection,
             self.language,
             self.normalizer,
             self.view,
@@ -114,6 +137,14 @@ def _selection_key(corpus: Mapping[str, Any]) -> str:
     return str(sel.get("rule") or "all rows") + " #" + hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
+def _keys_sha256(keys: list[tuple[str, int]]) -> str:
+    """SHA-256 of sorted (id, repeat) keys, one JSON line each; "" for none."""
+    if not keys:
+        return ""
+    text = "".join(json.dumps(list(k), ensure_ascii=False) + "\n" for k in keys)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def check_min_coverage(value: float) -> float:
     if not 0.0 <= value <= 1.0:
         raise EarmarkError(
@@ -126,16 +157,12 @@ def check_min_coverage(value: float) -> float:
 
 
 def scope_statuses(run: RunDirectory, arm: str, language: str) -> Counter[str]:
-    """Row statuses of one arm in one language (`all`: every language). Rows come from
-    predictions.jsonl; without it, the arm's own coverage record (whole arm)."""
-    rows = run.arm_rows(arm)
-    if not rows:
+    """Row statuses of one arm in one language block (`all`: every language), the rows
+    keyed as the block is (`RunDirectory.block_rows`). Rows come from predictions.jsonl;
+    without it, the arm's own coverage record (whole arm)."""
+    if not run.arm_rows(arm):
         return Counter(run.arm(arm)["coverage"]["statuses"])
-    return Counter(
-        str(r.get("status") or "ok")
-        for r in rows
-        if language == "all" or base_language(r.get("language")) == language
-    )
+    return Counter(str(r.get("status") or "ok") for r in run.block_rows(arm, language))
 
 
 def coverage_reason(covered: int, rows: int, not_ok: dict[str, int], minimum: float) -> str:
@@ -167,6 +194,7 @@ def entries_of_run(run: RunDirectory, min_coverage: float = 1.0) -> list[Entry]:
         if arm.overall is not None and len(scopes) > 1:
             scopes.append(("all", arm.overall))
         model = ModelInfo.from_dict(run.model(arm_name))
+        shape, identity, files = model_shape(model), model_identity(model), model_files(model, arm)
         for lang, block in scopes:
             view = block.views.get(block.primary_view)
             metrics: Mapping[str, MetricResult] = {} if view is None else view.metrics
@@ -176,6 +204,7 @@ def entries_of_run(run: RunDirectory, min_coverage: float = 1.0) -> list[Entry]:
             if lang == "all" or (rtf is None and len(arm.by_language) == 1):
                 rtf = None if resources is None else resources.real_time_factor
             statuses = scope_statuses(run, arm_name, lang)
+            keys = sorted({row_key(r) for r in run.block_rows(arm_name, lang)})
             rows, covered = sum(statuses.values()), statuses.get("ok", 0)
             not_ok = {k: v for k, v in sorted(statuses.items()) if k != "ok"}
             below = rows == 0 or covered < min_coverage * rows - 1e-9
@@ -196,13 +225,16 @@ def entries_of_run(run: RunDirectory, min_coverage: float = 1.0) -> list[Entry]:
                     wer=metrics.get("wer"),
                     cer=metrics.get("cer"),
                     rtf=None if rtf is None else float(rtf),
+                    **rtfx_of(rtf),
                     peak_rss_bytes=None if resources is None else resources.peak_rss_bytes,
-                    model_revision=model.revision,
-                    **model_shape(model),
+                    **shape,
+                    **identity,
+                    **files,
                     verifiable=ok,
                     missing=missing,
                     covered=covered,
                     rows=rows,
+                    rows_sha256=_keys_sha256(keys),
                     not_ok=not_ok,
                     unranked_reason=coverage_reason(covered, rows, not_ok, min_coverage)
                     if below
@@ -212,21 +244,117 @@ def entries_of_run(run: RunDirectory, min_coverage: float = 1.0) -> list[Entry]:
     return out
 
 
-def model_shape(model: ModelInfo | Mapping[str, Any]) -> dict[str, Any]:
+class Rtfx(TypedDict):
+    rtfx: float | None
+    rtfx_note: str | None
+
+
+class ModelIdentity(TypedDict):
+    model_revision: str | None
+    model_revision_note: str | None
+    system_type: str
+    system_type_source: str | None
+
+
+class ModelFiles(TypedDict):
+    model_size_bytes: int | None
+    model_size_note: str | None
+
+
+class ModelShape(TypedDict):
+    architecture: str | None
+    parameters: int | None
+    parameters_note: str | None
+
+
+def rtfx_of(rtf: float | None) -> Rtfx:
+    """RTFx, audio seconds per processing second, from the scope's RTF; null with the
+    reason where no decode time was measured (saved hypotheses without `decode_seconds`).
+
+    >>> rtfx_of(0.25)
+    {'rtfx': 4.0, 'rtfx_note': None}
+    >>> rtfx_of(0.0)["rtfx"] is None
+    True
+    """
+    if rtf is None:
+        return {"rtfx": None, "rtfx_note": "not measured: no real-time factor recorded"}
+    if rtf <= 0:
+        return {"rtfx": None, "rtfx_note": "not measured: no decode time recorded (RTF 0)"}
+    return {"rtfx": 1.0 / float(rtf), "rtfx_note": None}
+
+
+def model_identity(model: ModelInfo) -> ModelIdentity:
+    """The model revision a row is audited by, and where it comes from. Saved hypotheses
+    (precomputed) carry their file's hash, which identifies no model: their revision is
+    the one the user declared (marked so), or none."""
+    extra: JSONObject = model.engine_extra or {}
+    if model.backend != PRECOMPUTED:
+        note = None if model.revision else "not recorded by the engine"
+        return {
+            "model_revision": model.revision,
+            "model_revision_note": note,
+            **declared_type(extra),
+        }
+    declared = extra.get("declared_model")
+    if not isinstance(declared, dict):
+        return {
+            "model_revision": None,
+            "model_revision_note": f"saved hypotheses ({model.revision}): no model declared",
+            **declared_type(extra),
+        }
+    hashes = declared.get("file_sha256")
+    files = {str(k): str(v) for k, v in hashes.items()} if isinstance(hashes, dict) else {}
+    revision = declared.get("revision")
+    if not isinstance(revision, str) or not revision:
+        revision = content_revision(files) if files else None
+    return {
+        "model_revision": revision,
+        "model_revision_note": f"declared for model {declared.get('model')}, not measured",
+        **declared_type(extra),
+    }
+
+
+class SystemType(TypedDict):
+    system_type: str
+    system_type_source: str | None
+
+
+def declared_type(extra: JSONObject) -> SystemType:
+    """The system type an engine record declares, if it is one of the four."""
+    value = extra.get("system_type")
+    if isinstance(value, str) and value in SYSTEM_TYPES:
+        source = extra.get("system_type_source")
+        return {"system_type": value, "system_type_source": str(source or "the model record")}
+    return {"system_type": UNDECLARED, "system_type_source": None}
+
+
+def model_files(model: ModelInfo, arm: ArmResult) -> ModelFiles:
+    """Bytes of the files the engine loaded, as recorded; a saved-hypotheses arm loaded
+    no model, so its file size is not a model size."""
+    if model.backend == PRECOMPUTED:
+        return {"model_size_bytes": None, "model_size_note": "saved hypotheses: no model loaded"}
+    size = model.size_bytes
+    if size is None and arm.resources is not None:
+        size = arm.resources.model_size_bytes
+    note = None if size is not None else "not recorded by the engine"
+    return {"model_size_bytes": size, "model_size_note": note}
+
+
+def model_shape(model: ModelInfo | Mapping[str, Any]) -> ModelShape:
     """Architecture and parameter count as the engine recorded them (`model.json`
     `extra`); a count the engine did not record exactly is None with the reason."""
     record = model if isinstance(model, ModelInfo) else ModelInfo.from_dict(dict(model))
-    extra: Mapping[str, Any] = record.engine_extra or {}
+    extra: JSONObject = record.engine_extra or {}
     architecture = extra.get("architecture") or None
     if architecture and extra.get("model_class"):
         architecture = f"{architecture} ({extra['model_class']})"
     parameters = extra.get("parameters")
-    exact = isinstance(parameters, int) and not isinstance(parameters, bool) and parameters > 0
-    note = None
-    if not exact:
-        note = str(extra.get("parameters_note") or "not recorded by the engine")
+    if isinstance(parameters, int) and not isinstance(parameters, bool) and parameters > 0:
+        count, note = parameters, None
+    else:
+        count, note = None, str(extra.get("parameters_note") or "not recorded by the engine")
     return {
         "architecture": str(architecture) if architecture else None,
-        "parameters": parameters if exact else None,
+        "parameters": count,
         "parameters_note": note,
     }

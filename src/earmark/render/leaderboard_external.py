@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.language_tags import base_language
 from earmark.render.leaderboard_entries import Entry
 
 SELF_REPORTED_SCHEMA = "earmark.self-reported/1"
@@ -118,7 +119,8 @@ def contamination_mark(
             continue
         scope = report.get("summary") or {}
         if e.language != "all":
-            scope = (report.get("by_language") or {}).get(e.language) or {}
+            # Reports key languages by their base (`en` for an `en-US` block).
+            scope = (report.get("by_language") or {}).get(base_language(e.language)) or {}
         flagged, total = int(scope.get("flagged") or 0), int(scope.get("utterances") or 0)
         canaries = [
             h["canary"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from earmark.render.html_page import CSP, STYLE, Markup, esc, html_table
 from earmark.render.leaderboard_entries import SUSPECT, UNVERIFIABLE, Entry
-from earmark.render.leaderboard_ranking import Leaderboard
+from earmark.render.leaderboard_ranking import MEAN_RULE, Leaderboard
 from earmark.render.leaderboard_tables import (
     SELF_REPORTED_HEADER,
     SELF_REPORTED_INTRO,
@@ -19,6 +19,8 @@ from earmark.render.leaderboard_tables import (
     parameters_text,
     pivot,
     rank_text,
+    revision_text,
+    rtfx_text,
     self_reported_rows,
     unranked_intro,
 )
@@ -200,10 +202,13 @@ def _row_data(e: Entry, row_id: str, table: str) -> dict[str, Any]:
         "wer": val(e.wer),
         "cer": val(e.cer),
         "rtf": e.rtf,
+        "rtfx": e.rtfx,
         "rss": e.peak_rss_bytes,
         "revision": e.model_revision,
         "architecture": e.architecture,
         "parameters": e.parameters,
+        "model_size": e.model_size_bytes,
+        "system_type": e.system_type,
         "verifiable": e.verifiable,
         "suspect": e.contamination is not None,
     }
@@ -222,10 +227,13 @@ BOARD_COLUMNS = [
     ("WER [95% CI]", "wer", True),
     ("CER [95% CI]", "cer", True),
     ("RTF", "rtf", True),
+    ("RTFx", "rtfx", True),
     ("peak RSS", "rss", True),
     ("model revision", "revision", False),
     ("architecture", "architecture", False),
     ("parameters", "parameters", True),
+    ("model files", "model_size", True),
+    ("system type", "system_type", False),
     ("verifiable", "verifiable", False),
 ]
 
@@ -265,11 +273,17 @@ def _board_table(
             "wer": esc(fmt_rate(e.wer) if e.wer else "n/a"),
             "cer": esc(fmt_rate(e.cer)),
             "rtf": esc(fmt_decimal(e.rtf)),
+            "rtfx": f'<span title="{esc(e.rtfx_note or e.rtfx)}">{esc(rtfx_text(e))}</span>',
             "rss": esc(fmt_mib(e.peak_rss_bytes)),
-            "revision": f"<code>{esc(e.model_revision or '—')}</code>",
+            "revision": f'<code title="{esc(e.model_revision_note or "")}">'
+            f"{esc(revision_text(e))}</code>",
             "architecture": esc(e.architecture or "—"),
             "parameters": f'<span title="{esc(e.parameters_note or e.parameters)}">'
             f"{esc(parameters_text(e))}</span>",
+            "model_size": f'<span title="{esc(e.model_size_note or e.model_size_bytes)}">'
+            f"{esc(fmt_mib(e.model_size_bytes))}</span>",
+            "system_type": f'<span title="{esc(e.system_type_source or "nobody declared it")}">'
+            f"{esc(e.system_type)}</span>",
             "verifiable": "yes" if e.verifiable else esc(f"no: {'; '.join(e.missing)}"),
         }
         tds = []
@@ -290,9 +304,8 @@ def _board_table(
             bodies.append(
                 '<tbody class="unverifiable"><tr class="group-label"><td colspan="'
                 f'{len(columns)}">⚠ Unverifiable: no model revision, corpus hash or host '
-                "profile; ranked after every verifiable row of their group</td></tr>"
-                + "".join(bad)
-                + "</tbody>"
+                "profile, or saved hypotheses without a declared model; ranked after every "
+                "verifiable row of their group</td></tr>" + "".join(bad) + "</tbody>"
             )
     else:
         bodies.append("<tbody>" + "".join(row(i, e) for i, e in entries) + "</tbody>")
@@ -347,10 +360,13 @@ def render_html(board: Leaderboard) -> str:
         "<body>\n<h1>earmark leaderboard</h1>\n"
         "<p>Primary view per language; lower is better. Ranked within each corpus × language "
         "× normaliser; competition ranks (1, 2, 2, 4). Rows marked unverifiable lack model "
-        "revision, corpus hash or host profile and rank after every verifiable row. Bars: "
+        "revision, corpus hash or host profile (or are saved hypotheses without a declared "
+        "model) and rank after every verifiable row. RTFx: audio seconds per processing "
+        "second. Bars: "
         "the figure (shaded) and its 95% CI (line) on one axis per corpus × language; an "
         "arrow marks a CI past a cut axis. Click a header to sort.</p>\n"
         f'<div class="filters">{options("corpus", "corpus")}{options("language", "language")}'
+        f"{options('system_type', 'system type')}"
         f'<span class="muted"><span id="shown">{total}</span> of {total} rows shown</span>'
         "</div>\n<h2>Ranked</h2>\n"
         + _board_table(ranked, scales, ranked=True, table_id="ranked")
@@ -368,6 +384,7 @@ def render_html(board: Leaderboard) -> str:
         )
         + "\n<h2>Systems × corpora</h2>\n"
         + html_table(header, overview)
+        + (f"\n<p>Mean over corpora: {esc(MEAN_RULE)}.</p>" if board.means else "")
         + (
             f'\n<h2 id="self-reported">Self-reported (not verified)</h2>\n'
             f"<p>{esc(SELF_REPORTED_INTRO)}</p>\n"

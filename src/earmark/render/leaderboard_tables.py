@@ -8,7 +8,7 @@ import io
 
 from earmark.markdown_cells import md_table
 from earmark.render.leaderboard_entries import SUSPECT, UNVERIFIABLE, Entry
-from earmark.render.leaderboard_ranking import Leaderboard
+from earmark.render.leaderboard_ranking import MEAN_RULE, CorpusMean, Leaderboard
 from earmark.results import MetricResult
 from earmark.results.display import fmt_decimal, fmt_mib, fmt_rate
 
@@ -27,6 +27,23 @@ def parameters_text(e: Entry) -> str:
     return f"{e.parameters / 1e6:.1f}M"
 
 
+def rtfx_text(e: Entry) -> str:
+    """`3.45`, `34.5`, `345`: audio seconds per second to three figures where it is below
+    1000 (the CSV keeps the exact figure), or `—` where none was measured."""
+    if e.rtfx is None:
+        return "—"
+    return f"{e.rtfx:.2f}" if e.rtfx < 10 else f"{e.rtfx:.1f}" if e.rtfx < 100 else f"{e.rtfx:.0f}"
+
+
+def revision_text(e: Entry) -> str:
+    """The revision, marked `(declared)` where a user declared it for saved hypotheses;
+    `—` where there is none."""
+    if e.model_revision is None:
+        return "—"
+    declared = e.model_revision_note is not None and e.model_revision_note.startswith("declared")
+    return e.model_revision + (" (declared)" if declared else "")
+
+
 def rank_text(e: Entry) -> str:
     """`3`, or `—` for an entry without a rank (null value, or not ranked)."""
     return "—" if e.rank is None else str(e.rank)
@@ -43,22 +60,79 @@ def _scope(e: Entry) -> str:
     return f"{e.corpus} [{e.corpus_hash_kind} {e.corpus_hash[:12]}] · {e.language}"
 
 
-def _column_key(e: Entry) -> tuple[str, ...]:
-    return e.group
+def column_titles(entries: list[Entry]) -> dict[tuple[str, ...], str]:
+    """One title per ranking group: corpus, hash and language, then the normaliser and
+    view, then the selection, each added only where a shorter title would name two groups
+    (a corpus scored twice differently is two columns, and their titles say how)."""
+    rules: dict[tuple[str, ...], dict[str, None]] = {}
+    for e in entries:
+        rules.setdefault(e.group, {})[e.selection.rsplit(" #", 1)[0]] = None
+    parts: dict[tuple[str, ...], list[str]] = {}
+    for e in entries:
+        parts.setdefault(
+            e.group,
+            [
+                _scope(e),
+                f"{e.normalizer} / {e.view}",
+                "selection " + " = ".join(rules[e.group]),
+                f"rows #{e.rows_sha256[:8]}",
+            ],
+        )
+    titles: dict[tuple[str, ...], str] = {}
+    for group, own in parts.items():
+        # Peers the title does not yet tell apart from this group; add a part only
+        # where one of them differs in it.
+        peers = [p for g, p in parts.items() if g != group and p[0] == own[0]]
+        chosen = [own[0]]
+        for i in range(1, len(own)):
+            if any(p[i] != own[i] for p in peers):
+                chosen.append(own[i])
+                peers = [p for p in peers if p[i] == own[i]]
+        titles[group] = " · ".join(chosen) + f" {group[-1].upper()}"
+    return titles
+
+
+def system_types(board: Leaderboard) -> dict[str, str]:
+    """Each system's declared type (several, joined, when its runs declare differently)."""
+    found: dict[str, list[str]] = {}
+    for e in board.entries:
+        kinds = found.setdefault(e.system, [])
+        if e.system_type not in kinds:
+            kinds.append(e.system_type)
+    return {system: ", ".join(kinds) for system, kinds in found.items()}
+
+
+def mean_text(mean: CorpusMean | None) -> str:
+    """`12.34%`, or `—` with the reason when the system lacks a column."""
+    if mean is None:
+        return ""
+    if mean.value is None:
+        return f"— ({mean.reason})"
+    return f"{100 * mean.value:.2f}%"
+
+
+def mean_headers(board: Leaderboard) -> list[tuple[str, str]]:
+    """(metric, title) of each mean-over-corpora column the board has."""
+    found = dict.fromkeys(m.metric for m in board.means)
+    columns = {m.metric: m.columns for m in board.means}
+    return [(k, f"mean {k.upper()} over {columns[k]} columns (macro)") for k in found]
 
 
 def pivot(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
-    """Systems × (corpus · language): each cell `12.34% (#1)` in the group's metric."""
-    columns: dict[tuple[str, ...], str] = {}
-    for e in board.entries:
-        columns.setdefault(_column_key(e), f"{_scope(e)} {e.metric.upper()}")
+    """Systems × (corpus · language): each cell `12.34% (#1)` in the group's metric,
+    then the system's mean over corpora per metric."""
+    columns = column_titles(board.entries)
     systems: dict[str, bool] = {}
     for e in board.entries:
         systems[e.system] = systems.get(e.system, True) and e.verifiable
-    cells = {(e.system, _column_key(e)): e for e in board.entries}
+    cells: dict[tuple[str, tuple[str, ...]], Entry] = {
+        (e.system, e.group): e for e in board.entries
+    }
+    kinds = system_types(board)
+    means = mean_headers(board)
     rows = []
     for system, ok in systems.items():
-        row = [system + ("" if ok else f" ⚠ {UNVERIFIABLE}")]
+        row = [system + ("" if ok else f" ⚠ {UNVERIFIABLE}"), kinds[system]]
         for key in columns:
             cell = cells.get((system, key))
             if cell is None:
@@ -73,8 +147,9 @@ def pivot(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
                 row.append(f"{100 * cell.value:.2f}% (#{rank_text(cell)})")
             if cell is not None and cell.contamination:
                 row[-1] += f" ⚠ {SUSPECT}"
+        row += [mean_text(board.mean_of(system, metric)) for metric, _ in means]
         rows.append(row)
-    return ["system", *columns.values()], rows
+    return ["system", "system type", *columns.values(), *(t for _, t in means)], rows
 
 
 DETAIL_HEADER = [
@@ -87,10 +162,13 @@ DETAIL_HEADER = [
     "WER [95% CI]",
     "CER [95% CI]",
     "RTF",
+    "RTFx",
     "peak RSS",
     "model revision",
     "architecture",
     "parameters",
+    "model files",
+    "system type",
     "verifiable",
 ]
 UNRANKED_HEADER = [
@@ -121,10 +199,13 @@ def detail_rows(board: Leaderboard) -> list[list[str]]:
                 fmt_rate(e.wer) if e.wer else "n/a",
                 fmt_rate(e.cer),
                 fmt_decimal(e.rtf),
+                rtfx_text(e),
                 fmt_mib(e.peak_rss_bytes),
-                e.model_revision or "—",
+                revision_text(e),
                 e.architecture or "—",
                 parameters_text(e),
+                fmt_mib(e.model_size_bytes),
+                e.system_type,
                 "yes" if e.verifiable else f"no: {'; '.join(e.missing)}",
             ]
         )
@@ -206,14 +287,16 @@ def render_markdown(board: Leaderboard) -> str:
         "# earmark leaderboard",
         "",
         "Primary view per language; lower is better. Ranked within each corpus (manifest "
-        "SHA-256 and selection) × language × normaliser. Competition ranks (1, 2, 2, 4); "
+        "SHA-256 and the rows scored) × language × normaliser. Competition ranks (1, 2, 2, 4); "
         f"rows marked ⚠ {UNVERIFIABLE} lack model revision, corpus hash or host profile "
-        "and rank after every verifiable row.",
+        "(or are saved hypotheses without a declared model) and rank after every verifiable "
+        "row. RTFx: audio seconds per processing second (1 / RTF).",
         "",
         "## Systems × corpora",
         "",
         md_table(header, rows),
         "",
+        *([f"Mean over corpora: {MEAN_RULE}.", ""] if board.means else []),
         "## Detail",
         "",
         md_table(DETAIL_HEADER, detail_rows(board)),
@@ -279,11 +362,20 @@ CSV_FIELDS = [
     "insertions",
     "ref_units",
     "rtf",
+    "rtfx",
+    "rtfx_note",
     "peak_rss_bytes",
     "model_revision",
+    "model_revision_note",
     "architecture",
     "parameters",
     "parameters_note",
+    "model_size_bytes",
+    "model_size_note",
+    "system_type",
+    "system_type_source",
+    "mean_over_corpora",
+    "mean_over_corpora_note",
     "contamination",
     "run",
 ]
@@ -306,7 +398,7 @@ def render_csv(board: Leaderboard) -> str:
     writer.writeheader()
     for e in board.entries:
         main = e.ranked_metric
-
+        mean = board.mean_of(e.system, e.metric)
         writer.writerow(
             {
                 "rank": "" if e.rank is None else e.rank,
@@ -334,11 +426,20 @@ def render_csv(board: Leaderboard) -> str:
                 "insertions": "" if main is None else main.insertions,
                 "ref_units": "" if main is None else main.ref_units,
                 "rtf": "" if e.rtf is None else e.rtf,
+                "rtfx": "" if e.rtfx is None else e.rtfx,
+                "rtfx_note": e.rtfx_note or "",
                 "peak_rss_bytes": "" if e.peak_rss_bytes is None else e.peak_rss_bytes,
                 "model_revision": e.model_revision or "",
+                "model_revision_note": e.model_revision_note or "",
                 "architecture": e.architecture or "",
                 "parameters": "" if e.parameters is None else e.parameters,
                 "parameters_note": e.parameters_note or "",
+                "model_size_bytes": "" if e.model_size_bytes is None else e.model_size_bytes,
+                "model_size_note": e.model_size_note or "",
+                "system_type": e.system_type,
+                "system_type_source": e.system_type_source or "",
+                "mean_over_corpora": "" if mean is None or mean.value is None else mean.value,
+                "mean_over_corpora_note": "" if mean is None else mean.reason or "",
                 "contamination": e.contamination or "",
                 "run": e.run,
             }

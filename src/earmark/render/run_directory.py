@@ -5,7 +5,8 @@ The HTML report, the leaderboard and the decision record all need the same four 
 `load_run` reads them once through `earmark.rundir` (the only code that knows a folder's
 files), without re-scoring anything, and `RunDirectory` answers the questions the three
 share: which rows belong to an arm, which figures are the primary ones, and whether the
-run is verifiable (seed 000: model revision, corpus hash, host profile).
+run is verifiable (seed 000: model revision, corpus hash, host profile; saved hypotheses
+without a declared model are not, even in folders written before their engine said so).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from earmark.engines.precomputed import BACKEND as PRECOMPUTED
+from earmark.engines.precomputed import DeclaredModel
 from earmark.errors import EarmarkError
 from earmark.rundir.folder import RunFolder, read_compare_record
 from earmark.rundir.predictions import row_key
@@ -61,6 +64,15 @@ class RunDirectory:
         single = len(self.results["arms"]) == 1
         return [r for r in self.predictions if r.get("arm", name if single else None) == name]
 
+    def block_rows(self, name: str, language: str) -> list[dict[str, Any]]:
+        """Rows of one arm that its `by_language[language]` block scored: the block key is
+        the row's tag as written, `und` for a row without one (`all`: every row)."""
+        return [
+            r
+            for r in self.arm_rows(name)
+            if language == "all" or (str(r.get("language") or "") or "und") == language
+        ]
+
     def blocks(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """(arm, language, block) for every per-language block, in file order."""
         for arm_name, arm in self.results["arms"].items():
@@ -101,7 +113,25 @@ class RunDirectory:
     def verifiable(self, arm: str | None = None) -> tuple[bool, list[str]]:
         """Seed 000's test (`earmark.rundir.provenance`); restricted to one arm when given
         (another arm's missing hashes don't taint this one)."""
-        return arm_verifiable(self.provenance, arm)
+        ok, missing = arm_verifiable(self.provenance, arm)
+        names = self.arm_names if arm is None else [arm] if arm in self.arm_names else []
+        for name in names:
+            reason = saved_hypotheses_reason(name, self.model(name))
+            if reason is not None and reason not in missing:
+                missing.append(reason)
+        return ok and not missing, missing
+
+
+def saved_hypotheses_reason(arm: str, model: Mapping[str, object]) -> str | None:
+    """Why a precomputed arm recorded before its engine judged itself is unverifiable (the
+    engine's own rule, `DeclaredModel`); None for any other arm or a record that judges."""
+    extra = model.get("extra")
+    extra = extra if isinstance(extra, Mapping) else {}
+    if model.get("backend") != PRECOMPUTED or "verifiable" in extra:
+        return None
+    if isinstance(extra.get("declared_model"), Mapping):
+        return None
+    return DeclaredModel().unverifiable_reason(arm)
 
 
 def load_run(
