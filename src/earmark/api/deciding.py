@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from earmark.api.values import PathArg, check_out, check_share
 
 if TYPE_CHECKING:
+    from earmark.decisions.decide import DecisionOutcome
     from earmark.results import Decision
 
 
@@ -26,6 +27,27 @@ def decide(
     that day's record exists) with its Markdown beside it. `min_coverage` and
     `allow_setting_differences` (KEY,...|all) override the rules file's.
     """
+    return decide_outcome(
+        baseline=baseline,
+        challenger=challenger,
+        out=out,
+        rules=rules,
+        min_coverage=min_coverage,
+        allow_setting_differences=allow_setting_differences,
+    ).decision
+
+
+def decide_outcome(
+    *,
+    baseline: str,
+    challenger: str,
+    out: PathArg | None = None,
+    rules: PathArg | None = None,
+    min_coverage: float | None = None,
+    allow_setting_differences: str | None = None,
+) -> DecisionOutcome:
+    """`decide` with what it wrote: the decision, its Markdown and the two paths (None
+    without `out`), for the command that prints them."""
     from dataclasses import replace
 
     from earmark.decisions.decide import DecideOptions, decide_runs
@@ -40,4 +62,4 @@ def decide(
         chosen = replace(
             chosen, allow_setting_differences=tuple(allow_setting_differences.split(","))
         )
-    return decide_runs(DecideOptions(baseline, challenger, chosen, out=out)).decision
+    return decide_runs(DecideOptions(baseline, challenger, chosen, out=out))

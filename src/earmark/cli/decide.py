@@ -57,19 +57,16 @@ def register(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
+    from earmark.api.deciding import decide_outcome
 
-    from earmark.decisions.decide import DecideOptions, decide_runs
-    from earmark.decisions.thresholds import DecisionRules
-
-    rules = DecisionRules.from_toml(args.rules) if args.rules else DecisionRules()
-    if args.min_coverage is not None:
-        rules = replace(rules, min_coverage=args.min_coverage)
-    if args.allow_setting_differences is not None:
-        rules = replace(
-            rules, allow_setting_differences=tuple(args.allow_setting_differences.split(","))
-        )
-    outcome = decide_runs(DecideOptions(args.baseline, args.challenger, rules, out=args.out))
+    outcome = decide_outcome(
+        baseline=args.baseline,
+        challenger=args.challenger,
+        out=args.out,
+        rules=args.rules,
+        min_coverage=args.min_coverage,
+        allow_setting_differences=args.allow_setting_differences,
+    )
     if not args.quiet:
         print(f"verdict: {outcome.decision.verdict}")
         for reason in outcome.decision.reasons:
