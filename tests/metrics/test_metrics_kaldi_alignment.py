@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.metrics.alignment import count_errors
 from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.kaldi_alignment import align_kaldi, count_errors_kaldi
@@ -100,13 +100,9 @@ def test_score_alignment_kaldi_reports_compute_wer_split(tmp_path: Path) -> None
         "".join(f"{' '.join(h)} (s{k % 3}-u{k})\n" for k, (_, h) in enumerate(pairs)), "utf-8"
     )
     score_predictions(
-        tmp_path / "hyp.trn",
-        refs=tmp_path / "ref.trn",
-        normalizer="none",
-        resamples=0,
+        ScoreInputs(tmp_path / "hyp.trn", refs=tmp_path / "ref.trn"),
+        ScoreFigures(normalizer="none", resamples=0, sclite_reports=True, alignment="kaldi"),
         out_dir=tmp_path / "out",
-        sclite_reports=True,
-        alignment="kaldi",
     )
     block = json.loads((tmp_path / "out" / "results.json").read_text("utf-8"))["arms"]["hyp"][
         "sclite"

@@ -13,7 +13,7 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.trn import ID_FORMATS, checked_id_format, sclite_speaker
 
 SCTK = shutil.which("sctk")
@@ -56,6 +56,15 @@ def table_cells(text: str) -> dict[str, list[str]]:
     return rows
 
 
+def score_trn(folder: Path, out: Path, **figures: object) -> dict:
+    """earmark score hyp.trn --refs ref.trn --normalizer none --bootstrap 0 FIGURES."""
+    return score_predictions(
+        ScoreInputs(folder / "hyp.trn", refs=folder / "ref.trn"),
+        ScoreFigures(normalizer="none", resamples=0, **figures),  # type: ignore[arg-type]
+        out_dir=out,
+    ).to_dict()
+
+
 def write_pair(folder: Path, lines: list[tuple[str, str, str]]) -> None:
     """(id, reference, hypothesis) lines as ref.trn and hyp.trn, in the same order."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -65,16 +74,7 @@ def write_pair(folder: Path, lines: list[tuple[str, str, str]]) -> None:
 
 def earmark_table(folder: Path, form: str | None, report: str = "sys") -> dict[str, list[str]]:
     out = folder / f"out-{form}"
-    score_predictions(
-        folder / "hyp.trn",
-        refs=folder / "ref.trn",
-        normalizer="none",
-        resamples=0,
-        out_dir=out,
-        sclite_reports=True,
-        alignment="sclite",
-        id_format=form,
-    )
+    score_trn(folder, out, sclite_reports=True, alignment="sclite", id_format=form)
     return table_cells((out / f"hyp.{report}").read_text("utf-8"))
 
 
@@ -144,10 +144,7 @@ def test_id_format_needs_the_reports_and_the_cli_prints_the_rule(
 ) -> None:
     write_pair(tmp_path, [("spk1_1", "a b", "a"), ("spk1_2", "c", "c")])
     with pytest.raises(EarmarkError, match="--id-format"):
-        score_predictions(
-            tmp_path / "hyp.trn", refs=tmp_path / "ref.trn", normalizer="none",
-            resamples=0, out_dir=tmp_path / "o", id_format="spu_id",
-        )  # fmt: skip
+        score_trn(tmp_path, tmp_path / "o", id_format="spu_id")
     code = main(
         ["score", str(tmp_path / "hyp.trn"), "--refs", str(tmp_path / "ref.trn")]
         + ["--normalizer", "none", "--bootstrap", "0", "--sclite-reports"]
@@ -230,10 +227,7 @@ def test_sclite_figure_rounds_halves_up() -> None:
 def test_control_characters_in_trn_ids_are_one_line_errors(tmp_path: Path, ident: str) -> None:
     write_pair(tmp_path, [("ok-1", "a", "a"), (ident, "b", "b")])
     with pytest.raises(EarmarkError, match="invalid utterance id") as err:
-        score_predictions(
-            tmp_path / "hyp.trn", refs=tmp_path / "ref.trn", normalizer="none",
-            resamples=0, out_dir=tmp_path / "o", sclite_reports=True, id_format="rm",
-        )  # fmt: skip
+        score_trn(tmp_path, tmp_path / "o", sclite_reports=True, id_format="rm")
     assert "\n" not in str(err.value)
 
 
@@ -241,10 +235,7 @@ def test_undecodable_trn_is_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "ref.trn").write_bytes(b"a (spk_1)\n\xed\xa0\x80 (spk_2)\n")  # a lone surrogate
     (tmp_path / "hyp.trn").write_bytes(b"a (spk_1)\n")
     with pytest.raises(EarmarkError) as err:
-        score_predictions(
-            tmp_path / "hyp.trn", refs=tmp_path / "ref.trn", normalizer="none",
-            resamples=0, out_dir=tmp_path / "o", sclite_reports=True, id_format="spu_id",
-        )  # fmt: skip
+        score_trn(tmp_path, tmp_path / "o", sclite_reports=True, id_format="spu_id")
     assert "\n" not in str(err.value)
 
 
@@ -260,10 +251,7 @@ def test_hostile_ids_keep_their_rule_and_every_row(tmp_path: Path) -> None:
         ("ÄB-2", "g", "g"),
     ]
     write_pair(tmp_path, lines)
-    results = score_predictions(
-        tmp_path / "hyp.trn", refs=tmp_path / "ref.trn", normalizer="none",
-        resamples=0, out_dir=tmp_path / "o", sclite_reports=True, id_format="rm",
-    )  # fmt: skip
+    results = score_trn(tmp_path, tmp_path / "o", sclite_reports=True, id_format="rm")
     block = results["arms"]["hyp"]["sclite"]
     speakers = {s["speaker"]: s["sentences"] for s in block["speakers"]}
     assert speakers == {"<script>alert'x'</script>": 2, "h" * 100_000: 1, "Äb": 2}
