@@ -94,6 +94,22 @@ table.board tr.group-label td { background: #fff4d6; font-weight: 600; color: #6
 table.board tbody.unverifiable tr[data-row] { background: #fffaf0; }
 table.board tbody.unverifiable tr[data-row] td:first-child { border-left: 4px solid #d9a400; }
 table.board.unranked tr[data-row] { background: #f6f6f6; color: #5b6475; }
+table.board.ranked-board tr > :first-child { width: 3.4em; min-width: 3.4em; max-width: 3.4em; }
+table.board.ranked-board thead tr > :nth-child(2),
+table.board.ranked-board tr[data-row] > :nth-child(2) { position: sticky; left: 3.4em;
+  z-index: 1; background: var(--bg); box-shadow: inset -1px 0 var(--line); }
+table.board.ranked-board thead tr > :nth-child(2) { background: var(--soft); }
+table.board tbody.unverifiable tr[data-row] > :nth-child(-n+2) { background: #fffaf0; }
+table.board.unranked tr[data-row] > :first-child { background: #f6f6f6; }
+table.board tr.group-label > td:first-child { position: static; box-shadow: none;
+  background: #fff4d6; }
+table.board tr.group-label span { position: sticky; left: 8px; display: inline-block;
+  max-width: calc(100vw - 80px); }
+@media (max-width: 640px) {
+  table.board td.sys { min-width: 7em; max-width: 9em; white-space: normal;
+    overflow-wrap: anywhere; }
+  table.board td.num .nowrap { white-space: normal; }
+}
 svg.ci { display: block; }
 svg.ci .track { fill: #eef1f5; } svg.ci .val { fill: #4a6fa5; fill-opacity: 0.35; }
 svg.ci .ci-line { stroke: #1d2330; stroke-width: 1.5; }
@@ -214,16 +230,17 @@ def _row_data(e: Entry, row_id: str, table: str) -> dict[str, Any]:
     }
 
 
-#: (header, sort key, numeric) of the sortable tables.
+#: (header, sort key, numeric) of the sortable tables. The figure comes right after the
+#: system, so a phone shows it without scrolling sideways.
 BOARD_COLUMNS = [
     ("rank", "rank", True),
     ("system", "system", False),
+    ("ranked figure [95% CI]", "value", True),
     ("corpus", "corpus", False),
     ("language", "language", False),
     ("normaliser / view", "normalizer", False),
     ("N", "n", True),
     ("coverage", "coverage", True),
-    ("ranked figure [95% CI]", "value", True),
     ("WER [95% CI]", "wer", True),
     ("CER [95% CI]", "cer", True),
     ("RTF", "rtf", True),
@@ -303,13 +320,13 @@ def _board_table(
         if bad:
             bodies.append(
                 '<tbody class="unverifiable"><tr class="group-label"><td colspan="'
-                f'{len(columns)}">⚠ Unverifiable: no model revision, corpus hash or host '
+                f'{len(columns)}"><span>⚠ Unverifiable: no model revision, corpus hash or host '
                 "profile, or saved hypotheses without a declared model; ranked after every "
-                "verifiable row of their group</td></tr>" + "".join(bad) + "</tbody>"
+                "verifiable row of their group</span></td></tr>" + "".join(bad) + "</tbody>"
             )
     else:
         bodies.append("<tbody>" + "".join(row(i, e) for i, e in entries) + "</tbody>")
-    klass = "board" if ranked else "board unranked"
+    klass = "board ranked-board" if ranked else "board unranked"
     return (
         f'<div class="table-scroll"><table class="{klass}" id="{esc(table_id)}"><thead><tr>'
         + head
