@@ -32,7 +32,7 @@ from earmark.results.codec import (
 )
 from earmark.results.display import fmt_pct
 from earmark.results.estimate import Estimate, Estimated
-from earmark.results.notebook import Cell, data_frame, html_table, markdown_table, scalar_fields
+from earmark.results.notebook import Cell, ShowsAsTable, data_frame, scalar_fields
 from earmark.results.record import Nested, Record, lookup
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ class PairedDifference(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Comparison(Record):
+class Comparison(Record, ShowsAsTable):
     """The whole `compare.json`."""
 
     SCHEMA_ID: ClassVar[str | None] = COMPARE_SCHEMA
@@ -213,12 +213,6 @@ class Comparison(Record):
             f"earmark comparison: reference arm {self.reference_arm}, {self.n_shared} shared rows"
         )
         return title, header, rows
-
-    def _repr_markdown_(self) -> str:
-        return markdown_table(*self._table())
-
-    def _repr_html_(self) -> str:
-        return html_table(*self._table())
 
     def arm(self, name: str) -> ComparisonArm:
         return lookup(self.arms, name, "arm", lambda: json_path("arms", name))

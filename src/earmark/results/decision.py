@@ -31,7 +31,7 @@ from earmark.results.codec import (
     json_key,
 )
 from earmark.results.estimate import Estimate
-from earmark.results.notebook import Cell, data_frame, html_table, markdown_table, scalar_fields
+from earmark.results.notebook import Cell, ShowsAsTable, data_frame, scalar_fields
 from earmark.results.record import Nested, Record, lookup
 
 if TYPE_CHECKING:
@@ -291,7 +291,7 @@ class ChecklistGate(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Decision(Record):
+class Decision(Record, ShowsAsTable):
     """The whole decision record: the verdict and reasons first, then every figure and
     check they rest on, so the record can be audited on its own."""
 
@@ -328,12 +328,6 @@ class Decision(Record):
             f"{self.challenger.arm} against baseline {self.baseline.arm}"
         )
         return title, ["verdict", "reason"], rows
-
-    def _repr_markdown_(self) -> str:
-        return markdown_table(*self._table())
-
-    def _repr_html_(self) -> str:
-        return html_table(*self._table())
 
     def language(self, language: str) -> LanguageEvidence:
         """The evidence of one language."""

@@ -22,6 +22,20 @@ if TYPE_CHECKING:
 Cell = str | int | float | bool | None
 
 
+class ShowsAsTable:
+    """A record that Jupyter shows as its one summary table (`_table`: title, header,
+    rows), in Markdown or HTML, whichever the front end asks for."""
+
+    def _table(self) -> tuple[str, list[str], list[list[Cell]]]:
+        raise NotImplementedError
+
+    def _repr_markdown_(self) -> str:
+        return markdown_table(*self._table())
+
+    def _repr_html_(self) -> str:
+        return html_table(*self._table())
+
+
 def markdown_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     """A titled table, escaped as results.md escapes (`markdown_cells.md_table`)."""
     return f"**{md_text(title)}**\n\n" + md_table(header, [[_text(c) for c in r] for r in rows])

@@ -28,7 +28,7 @@ from earmark.results.codec import (
     json_path,
 )
 from earmark.results.display import fmt_rate
-from earmark.results.notebook import Cell, data_frame, html_table, markdown_table
+from earmark.results.notebook import Cell, ShowsAsTable, data_frame
 from earmark.results.record import Nested, Record, lookup
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class ProvenanceRef(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Results(Record):
+class Results(Record, ShowsAsTable):
     """The whole `results.json`.
 
     >>> r = Results.from_path("tests/report/data/example-run/results.json")  # doctest: +SKIP
@@ -150,7 +150,7 @@ class Results(Record):
         """Every figure as a DataFrame row (`figure_rows`); needs pandas."""
         return data_frame(self.figure_rows(), FIGURE_COLUMNS)
 
-    def _headline(self) -> tuple[str, list[str], list[list[Cell]]]:
+    def _table(self) -> tuple[str, list[str], list[list[Cell]]]:
         rows: list[list[Cell]] = []
         for arm_name, arm in self.arms.items():
             scopes = [("all", arm.overall)] if arm.overall is not None else []
@@ -169,12 +169,6 @@ class Results(Record):
                 )
         header = ["arm", "language", "WER [95% CI]", "CER [95% CI]", "N", "normaliser / view"]
         return f"earmark results ({self.schema}, {self.created})", header, rows
-
-    def _repr_markdown_(self) -> str:
-        return markdown_table(*self._headline())
-
-    def _repr_html_(self) -> str:
-        return html_table(*self._headline())
 
 
 #: Columns of `Results.to_pandas()`, in order.
