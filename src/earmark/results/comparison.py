@@ -36,7 +36,7 @@ from earmark.results.notebook import Cell, ShowsAsTable, data_frame, scalar_fiel
 from earmark.results.record import Nested, Record, lookup
 
 if TYPE_CHECKING:
-    import pandas
+    from earmark.results.notebook import Frame
 
 COMPARE_SCHEMA = "earmark.compare/1"
 
@@ -170,7 +170,7 @@ class Comparison(Record, ShowsAsTable):
     diagnostics: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     determinism: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
 
-    def to_pandas(self) -> pandas.DataFrame:
+    def to_pandas(self) -> Frame:
         """One row per paired difference (reference, challenger, scope, metric, the two
         rates, the difference and its CI, the tests); needs pandas."""
         rows = []

@@ -35,7 +35,7 @@ from earmark.results.notebook import Cell, ShowsAsTable, data_frame, scalar_fiel
 from earmark.results.record import Nested, Record, lookup
 
 if TYPE_CHECKING:
-    import pandas
+    from earmark.results.notebook import Frame
 
 DECISION_SCHEMA = "earmark.decision/1"
 VERDICTS = ("promote", "blocked", "stay", "research only", "reject")
@@ -314,7 +314,7 @@ class Decision(Record, ShowsAsTable):
     record_gates: tuple[RecordGate, ...] = field(metadata=json_key(TupleOf(Nested(RecordGate))))
     gates: tuple[ChecklistGate, ...] = field(metadata=json_key(TupleOf(Nested(ChecklistGate))))
 
-    def to_pandas(self) -> pandas.DataFrame:
+    def to_pandas(self) -> Frame:
         """One row per language of evidence (both rates, the reduction, the difference);
         needs pandas."""
         rows = [scalar_fields(e) for e in self.evidence]

@@ -16,8 +16,13 @@ from typing import TYPE_CHECKING
 from earmark.errors import EarmarkError
 from earmark.markdown_cells import md_table, md_text
 
-if TYPE_CHECKING:
-    import pandas
+if TYPE_CHECKING:  # for the annotation only: pandas is imported in `data_frame`
+    from typing import TypeAlias
+
+    from pandas import DataFrame
+
+    #: What `to_pandas()` returns.
+    Frame: TypeAlias = DataFrame
 
 Cell = str | int | float | bool | None
 
@@ -53,7 +58,7 @@ def html_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Cell]]
     )
 
 
-def data_frame(rows: Sequence[Mapping[str, Cell]], columns: Sequence[str]) -> pandas.DataFrame:
+def data_frame(rows: Sequence[Mapping[str, Cell]], columns: Sequence[str]) -> Frame:
     """A DataFrame of `rows` (columns in this order); pandas is optional, imported here."""
     try:
         import pandas

@@ -32,7 +32,7 @@ from earmark.results.notebook import Cell, ShowsAsTable, data_frame
 from earmark.results.record import Nested, Record, lookup
 
 if TYPE_CHECKING:
-    import pandas
+    from earmark.results.notebook import Frame
 
 RESULTS_SCHEMA = "earmark.results/1"
 
@@ -146,7 +146,7 @@ class Results(Record, ShowsAsTable):
                         )
         return rows
 
-    def to_pandas(self) -> pandas.DataFrame:
+    def to_pandas(self) -> Frame:
         """Every figure as a DataFrame row (`figure_rows`); needs pandas."""
         return data_frame(self.figure_rows(), FIGURE_COLUMNS)
 
