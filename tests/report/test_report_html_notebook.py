@@ -100,3 +100,28 @@ def test_to_pandas_without_pandas_is_one_line(monkeypatch: pytest.MonkeyPatch) -
         Results.from_path(RESULTS).to_pandas()
     assert "to_pandas() needs pandas" in str(err.value) and "pip install pandas" in str(err.value)
     assert "\n" not in str(err.value)
+
+
+@NEEDS_PANDAS
+def test_predictions_to_pandas_one_row_per_utterance_whose_counts_sum_to_the_rate() -> None:
+    from earmark.results.predictions import predictions_to_pandas, read_predictions
+
+    frame = predictions_to_pandas(read_predictions(RESULTS.parent / "predictions.jsonl"))
+    assert len(frame) == 31 and frame.id.is_unique
+    en = frame[frame.language == "en"]
+    edits = en[[f"normalized.wer.{k}" for k in ("substitutions", "deletions", "insertions")]]
+    # Micro WER from the utterance frame is the headline's: 14 edits over 114 words.
+    assert (int(edits.to_numpy().sum()), int(en["normalized.wer.ref_units"].sum())) == (14, 114)
+    wer = Results.from_path(RESULTS).arm().by_language["en"].view().metrics["wer"].value
+    assert edits.to_numpy().sum() / en["normalized.wer.ref_units"].sum() == pytest.approx(wer)
+
+
+@NEEDS_PANDAS
+def test_hostile_text_survives_the_frame_as_data() -> None:
+    from earmark.results.predictions import PredictionRow, predictions_to_pandas
+
+    row = PredictionRow.from_line(
+        json.dumps({"id": "a\x00\ud800", "reference": XSS, "hypothesis": XSS * 1000})
+    )
+    frame = predictions_to_pandas([row, row])  # a duplicate id is kept, not merged
+    assert list(frame.id) == ["a\x00\ud800"] * 2 and frame.hypothesis[0] == XSS * 1000

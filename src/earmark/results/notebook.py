@@ -67,7 +67,14 @@ def data_frame(rows: Sequence[Mapping[str, Cell]], columns: Sequence[str]) -> Fr
             "to_pandas() needs pandas, which earmark does not install",
             hint="pip install pandas",
         ) from None
-    return pandas.DataFrame([dict(r) for r in rows], columns=list(columns))
+    data = {}
+    for name in columns:
+        values = [r.get(name) for r in rows]
+        try:
+            data[name] = pandas.Series(values)
+        except UnicodeEncodeError:  # a lone surrogate: Arrow strings refuse it, objects keep it
+            data[name] = pandas.Series(values, dtype=object)
+    return pandas.DataFrame(data, columns=list(columns))
 
 
 def scalar_fields(record: object) -> dict[str, Cell]:
