@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 from earmark.render.html_page import CSP, STYLE, Markup, esc, html_table
 from earmark.render.leaderboard_entries import SUSPECT, UNVERIFIABLE, Entry
@@ -25,6 +24,7 @@ from earmark.render.leaderboard_tables import (
     unranked_intro,
 )
 from earmark.results import MetricResult
+from earmark.results.codec import JSONValue
 from earmark.results.display import fmt_decimal, fmt_mib, fmt_rate
 
 #: touches no network, and is allowed by its hash alone in the Content-Security-Policy.
@@ -117,7 +117,7 @@ svg.ci .ci-line { stroke: #1d2330; stroke-width: 1.5; }
 """
 
 
-def _json_block(value: Any) -> str:
+def _json_block(value: JSONValue) -> str:
     """JSON for a `<script type="application/json">` block: `<`, `>` and `&` as \\u
     escapes, so no text in it can close the element or open a comment."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -198,7 +198,7 @@ def _ci_svg(e: Entry, scale: tuple[float, bool] | None) -> str:
     )
 
 
-def _row_data(e: Entry, row_id: str, table: str) -> dict[str, Any]:
+def _row_data(e: Entry, row_id: str, table: str) -> dict[str, JSONValue]:
     """What the script sorts and filters by (numbers as numbers, nulls sort last)."""
 
     def val(metric: MetricResult | None) -> float | None:
@@ -343,10 +343,9 @@ def render_html(board: Leaderboard) -> str:
     its hash, data in a JSON block; every user string escaped."""
     ranked = [(f"r{i}", e) for i, e in enumerate(board.ranked)]
     unranked = [(f"u{i}", e) for i, e in enumerate(board.unranked)]
-    data = {
-        "rows": [_row_data(e, i, "ranked") for i, e in ranked]
-        + [_row_data(e, i, "unranked") for i, e in unranked]
-    }
+    script_rows: list[JSONValue] = [_row_data(e, i, "ranked") for i, e in ranked]
+    script_rows += [_row_data(e, i, "unranked") for i, e in unranked]
+    data: dict[str, JSONValue] = {"rows": script_rows}
     scales = _scales(board)
 
     def options(key: str, label: str) -> str:
