@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from earmark.engines import offline
 from earmark.execution import egress_child
 
 
@@ -59,6 +60,9 @@ class EgressGuard:
         self._lock = threading.Lock()
         self._saved: dict[str, Any] = {}
         self.tree: ProcessTreeAudit | None = None
+        #: Programs started through `offline.child_command` while active: (isolated, not).
+        self.programs = (0, 0)
+        self._started_before = (0, 0)
         # Looking an endpoint's name up again is harmless: only its addresses connect.
         self._lookups = (
             self.allowed_hosts | set(self.resolved) | {a for a, _ in self.allowed_endpoints}
@@ -154,6 +158,9 @@ class EgressGuard:
         socket.socket.connect = connect  # type: ignore[method-assign,assignment]
         socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
         socket.getaddrinfo = getaddrinfo
+        self._offline = offline.children_offline(not self.allow_all)
+        self._offline.__enter__()
+        self._started_before = offline.started()
         if self.process_tree:
             if self.tree is None:
                 # The descendants' policy has no ports: they get the endpoint's addresses.
@@ -166,6 +173,12 @@ class EgressGuard:
         socket.socket.connect = self._saved["connect"]  # type: ignore[method-assign]
         socket.socket.connect_ex = self._saved["connect_ex"]  # type: ignore[method-assign]
         socket.getaddrinfo = self._saved["getaddrinfo"]
+        now, before = offline.started(), self._started_before
+        self.programs = (
+            self.programs[0] + now[0] - before[0],
+            self.programs[1] + now[1] - before[1],
+        )
+        self._offline.__exit__(None, None, None)
         if self.tree is not None:
             self.tree.stop()
             with self._lock:
@@ -186,6 +199,9 @@ class EgressGuard:
         }
         if self.resolved:
             record["resolved"] = {name: list(v) for name, v in sorted(self.resolved.items())}
+        network = offline.network_record(*self.programs)
+        if network is not None:
+            record["network"] = network
         if self.tree is not None:
             record.update(self.tree.summary())
         elif not self.process_tree:
@@ -290,6 +306,11 @@ class ProcessTreeAudit:
             egress_child.ALLOWED: ",".join(sorted(self.allowed_hosts)),
             egress_child.ALLOW_ALL: "1" if self.allow_all else "0",
         }
+        if not self.allow_all:
+            # Probed before the watch: its own `unshare` must not count as a spawn.
+            found = offline.isolation()
+            if found.available:
+                base[egress_child.ISOLATED] = json.dumps(list(found.prefix))
         additions = dict(base)
         if not self.allow_all:
             self._recorder = _ProxyRecorder(self.log)

@@ -29,8 +29,12 @@ ALLOWED = "EARMARK_EGRESS_ALLOWED"
 ALLOW_ALL = "EARMARK_EGRESS_ALLOW_ALL"
 RECORDER = "EARMARK_EGRESS_RECORDER"
 SITE = "EARMARK_EGRESS_SITE"
+#: The argv prefix (a JSON list) that starts a program without a network: such a child
+#: gets no proxy variables, since the recorder is out of its reach (its own Python
+#: sockets are still refused and recorded).
+ISOLATED = "EARMARK_EGRESS_ISOLATED"
 #: What a spawned process must inherit for the audit to follow it.
-PROPAGATED = (LOG, ALLOWED, ALLOW_ALL, RECORDER, SITE)
+PROPAGATED = (LOG, ALLOWED, ALLOW_ALL, RECORDER, SITE, ISOLATED)
 PROXY_VARIABLES = (
     "http_proxy",
     "https_proxy",
@@ -86,6 +90,24 @@ def _program(executable: Any, args: Any, shell: bool) -> str:
         return "?"
 
 
+def _isolated(args: Any, shell: bool, prefix_json: str | None) -> bool:
+    """Whether Popen's `args` start a program inside the empty network namespace."""
+    if not prefix_json:
+        return False
+    prefix = [str(p) for p in json.loads(prefix_json)]
+    if isinstance(args, (str, bytes, os.PathLike)):
+        args = [args]
+    try:
+        argv = [os.fsdecode(a) for a in args]
+    except TypeError:
+        return False
+    if shell:
+        import shlex
+
+        return any(a.startswith("exec " + shlex.join(prefix) + " ") for a in argv)
+    return argv[: len(prefix)] == prefix
+
+
 def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], None]:
     """Patch the ways Python starts programs so each child gets the audit's environment
     and a `spawn` event (token, pid, program); returns the function that undoes it."""
@@ -120,8 +142,11 @@ def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], 
             signature.append(inspect.signature(original_execute))
         bound = signature[0].bind(self, *args, **kwargs)
         env, token = child_environment(bound.arguments.get("env"), additions)
-        bound.arguments["env"] = env
         shell = bool(bound.arguments.get("shell"))
+        if _isolated(bound.arguments.get("args"), shell, additions.get(ISOLATED)):
+            for name in (*PROXY_VARIABLES, RECORDER):
+                env.pop(name, None)
+        bound.arguments["env"] = env
         program = _program(bound.arguments.get("executable"), bound.arguments.get("args"), shell)
         original_execute(*bound.args, **bound.kwargs)
         spawned(token, self.pid, program, "subprocess")
