@@ -120,6 +120,9 @@ def test_a_command_program_reaches_nothing_without_allow_network(
     }
     prov = json.loads((out / "provenance.json").read_text("utf-8"))
     assert prov["arms"]["up"]["egress"]["network"] == network
+    model = json.loads((out / "arms" / "up" / "model.json").read_text("utf-8"))
+    assert model["extra"]["network"] == {"programs_isolated": True, "method": ISOLATION.method}
+    assert "Network:" not in (out / "results.md").read_text("utf-8")
 
 
 @needs_namespaces
@@ -194,6 +197,17 @@ def test_where_programs_cannot_be_isolated_the_run_says_so(
         "reason": "programs ran with the network reachable: `unshare` (util-linux) is not "
         "installed",
     }
+    model = json.loads((out / "arms" / "plain" / "model.json").read_text("utf-8"))
+    assert model["extra"]["network"] == {
+        "programs_isolated": False,
+        "reason": "`unshare` (util-linux) is not installed",
+    }
+    md = (out / "results.md").read_text("utf-8")
+    assert (
+        "- Network: **not enforced** — the programs this arm started could reach the network "
+        "(\\`unshare\\` (util-linux) is not installed); their connections were neither "
+        "refused nor seen (see egress.json)\n"
+    ) in md
 
 
 def test_require_offline_refuses_such_an_arm_before_anything_runs(
@@ -250,3 +264,34 @@ def test_child_command_wraps_argv_and_shell_text() -> None:
         ]
         wrapped = offline.child_command("asr 'a b.wav' | cat", shell=True)
     assert wrapped == "exec " + " ".join(prefix) + " /bin/sh -c 'asr '\"'\"'a b.wav'\"'\"' | cat'"
+
+
+def test_a_hostile_reason_renders_as_text(
+    tmp_path: Path, corpus_factory, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The reason comes from `unshare`'s stderr: it reaches results.md only escaped."""
+    reason = "<script>alert(1)</script>\n# heading [x](javascript:alert(2)) \ud800 \x00"
+    monkeypatch.setattr(offline, "isolation", lambda: offline.Isolation(reason=reason))
+    manifest = corpus_factory(tmp_path / "corpus", 1)
+    out = tmp_path / "run"
+    rc = _run(manifest, out, "command:echo alpha {audio}?name=h", "--isolation", "inline")
+    assert rc == 0
+    capsys.readouterr()
+    md = (out / "results.md").read_text("utf-8")
+    line = next(x for x in md.splitlines() if x.startswith("- Network:"))
+    assert line == (
+        "- Network: **not enforced** — the programs this arm started could reach the network "
+        "(&lt;script&gt;alert(1)&lt;/script&gt; # heading [x\\](javascript:alert(2)) ?); "
+        "their connections were neither refused nor seen (see egress.json)"
+    )
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt().render(md)
+    assert "<script" not in html and "<a " not in html and "<h1>heading" not in html
+    egress = _egress(out, "h")["network"]
+    assert (
+        egress["reason"]
+        == (  # type: ignore[index]
+            "programs ran with the network reachable: <script>alert(1)</script> # heading "
+            "[x](javascript:alert(2)) ? "
+        ).rstrip()
+    )

@@ -149,6 +149,9 @@ class CommandEngine:
             "template_files": [str(p) for p in self.options.named_files()],
             "model": None if model is None else str(model),
         }
+        network = offline.load_note()
+        if network is not None:
+            provenance["network"] = dict(network)
         if model is None:
             provenance["verifiable"] = False
             provenance["unverifiable_reason"] = (

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from earmark.results.codec import JSONObject
 
+_REASON_CHARS = 300
 #: Backends that start programs of their own, whose sockets the audit cannot patch.
 PROGRAM_BACKENDS = frozenset({"command", "stdio"})
 
@@ -37,6 +38,14 @@ class Isolation:
 
     prefix: tuple[str, ...] = ()
     reason: str | None = None
+
+    def __post_init__(self) -> None:
+        # The reason quotes a program's stderr: one bounded line of text, no controls or
+        # lone surrogates, so every record and report can carry it as it is.
+        if self.reason is not None:
+            text = self.reason.encode("utf-8", "replace").decode("utf-8")
+            text = "".join(" " if ch < " " or ch == "\x7f" else ch for ch in text)
+            object.__setattr__(self, "reason", " ".join(text.split())[:_REASON_CHARS])
 
     @property
     def available(self) -> bool:
@@ -164,3 +173,16 @@ def unisolated_reason(backend: str) -> str | None:
     if backend not in PROGRAM_BACKENDS or found.available:
         return None
     return found.reason
+
+
+def load_note() -> JSONObject | None:
+    """For an engine's model record at load (inside the arm's guard): whether the
+    programs it starts get a network in this run; None when the run allows the network
+    or no guard is active."""
+    with _SWITCH.lock:
+        if not _SWITCH.depth:
+            return None
+    found = isolation()
+    if found.available:
+        return {"programs_isolated": True, "method": found.method}
+    return {"programs_isolated": False, "reason": found.reason}
