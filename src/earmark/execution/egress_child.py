@@ -51,7 +51,7 @@ class EgressRefusedInChild(ConnectionRefusedError):
     """Raised in a child process when it tries to reach the network without permission."""
 
 
-def write_event(path: str, event: dict[str, Any]) -> None:
+def write_event(path: str, event: Mapping[str, object]) -> None:
     """Append one JSON line in a single `write` (O_APPEND keeps concurrent lines whole)."""
     line = (json.dumps(event, ensure_ascii=True, default=str) + "\n").encode("ascii")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
