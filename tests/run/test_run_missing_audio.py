@@ -133,3 +133,20 @@ def test_a_fifo_is_named_as_a_fifo_and_never_opened(
     assert main(_args(manifest, out, "--allow-missing-audio")) == 0
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text("utf-8").splitlines()]
     assert [r["status"] for r in rows] == ["ok", "missing_file", "missing_file", "ok", "ok"]
+
+
+def test_earmark_run_takes_the_flag_as_a_keyword(tmp_path: Path, corpus_factory) -> None:
+    import earmark
+    from earmark.errors import EarmarkError
+
+    manifest = _corpus(tmp_path, corpus_factory, (0, 3))
+    common = {"manifest": manifest, "arm": [PERFECT], "normalizer": "none", "quiet": True}
+    with pytest.raises(EarmarkError, match="--allow-missing-audio"):
+        earmark.run(out=tmp_path / "refused", bootstrap=20, **common)  # type: ignore[arg-type]
+    results = earmark.run(
+        out=tmp_path / "run",
+        bootstrap=20,
+        allow_missing_audio=True,
+        **common,  # type: ignore[arg-type]
+    )
+    assert dict(results.arms["e"].coverage.statuses) == {"missing_file": 2, "ok": 3}

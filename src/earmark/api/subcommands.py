@@ -171,6 +171,8 @@ def run(
     distinct_texts: bool = False,
     languages: str | None = None,
     allow_network: bool = False,
+    require_offline: bool = False,
+    allow_missing_audio: bool = False,
     retry_failed: bool = False,
     isolation: str = "process",
     executor: str = "local",
