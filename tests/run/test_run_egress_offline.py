@@ -110,7 +110,17 @@ def test_a_command_program_reaches_nothing_without_allow_network(
         ("c000", "ok", "alpha beta gamma"),
         ("c001", "ok", "alpha beta gamma"),
     ]
-    network = _egress(out, "up")["network"]
+    egress = _egress(out, "up")
+    # The audit cannot follow bash (or `python -I`): not audited, but contained.
+    assert egress["audited"] is False
+    escaped = egress["unaudited"]
+    assert isinstance(escaped, list) and [e["program"] for e in escaped] == [str(script)] * 2
+    assert all(e["isolated"] is True for e in escaped)
+    assert all(
+        e["reason"].endswith("it ran without a network, so nothing it sent left it")
+        for e in escaped
+    )
+    network = egress["network"]
     assert network == {
         "programs_isolated": True,
         "programs_started": 2,

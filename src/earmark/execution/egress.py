@@ -422,6 +422,8 @@ class ProcessTreeAudit:
                 else "not a Python process that loaded the audit (a shell, a compiled "
                 "program, or Python run with -I/-E/-S)"
             )
+            if spawn.get("isolated") is True:
+                reason += "; it ran without a network, so nothing it sent left it"
             out.append({**spawn, "reason": reason})
         return out
 

@@ -119,18 +119,20 @@ def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], 
         saved.append((owner, name, getattr(owner, name)))
         setattr(owner, name, replacement)
 
-    def spawned(token: str | None, pid: int | None, program: str, kind: str) -> None:
-        write_event(
-            log,
-            {
-                "event": "spawn",
-                "token": token,
-                "pid": pid,
-                "program": program,
-                "kind": kind,
-                "by": os.getpid(),
-            },
-        )
+    def spawned(
+        token: str | None, pid: int | None, program: str, kind: str, isolated: bool = False
+    ) -> None:
+        event: dict[str, object] = {
+            "event": "spawn",
+            "token": token,
+            "pid": pid,
+            "program": program,
+            "kind": kind,
+            "by": os.getpid(),
+        }
+        if isolated:
+            event["isolated"] = True
+        write_event(log, event)
 
     original_execute = subprocess.Popen._execute_child  # type: ignore[attr-defined]
     signature: list[Any] = []  # computed on first use: `inspect` slows every child's start
@@ -143,13 +145,18 @@ def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], 
         bound = signature[0].bind(self, *args, **kwargs)
         env, token = child_environment(bound.arguments.get("env"), additions)
         shell = bool(bound.arguments.get("shell"))
-        if _isolated(bound.arguments.get("args"), shell, additions.get(ISOLATED)):
+        argv = bound.arguments.get("args")
+        prefix = additions.get(ISOLATED)
+        isolated = _isolated(argv, shell, prefix)
+        if isolated:
             for name in (*PROXY_VARIABLES, RECORDER):
                 env.pop(name, None)
+            if not shell and prefix:  # name the program, not `unshare`
+                argv = list(argv)[len(json.loads(prefix)) :]
         bound.arguments["env"] = env
-        program = _program(bound.arguments.get("executable"), bound.arguments.get("args"), shell)
+        program = _program(bound.arguments.get("executable"), argv, shell)
         original_execute(*bound.args, **bound.kwargs)
-        spawned(token, self.pid, program, "subprocess")
+        spawned(token, self.pid, program, "subprocess", isolated)
 
     patch(subprocess.Popen, "_execute_child", execute_child)
 
