@@ -11,6 +11,7 @@ terminal and in egress.json, and `--require-offline` refuses the arm before anyt
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -305,3 +306,11 @@ def test_a_hostile_reason_renders_as_text(
             "[x](javascript:alert(2)) ? "
         ).rstrip()
     )
+
+
+@pytest.mark.skipif(
+    not (os.environ.get("CI") and sys.platform.startswith("linux") and os.geteuid() == 0),
+    reason="only where CI runs as root on Linux, where the namespace tests must not skip",
+)
+def test_ci_can_isolate_programs() -> None:
+    assert ISOLATION.available, ISOLATION.reason
