@@ -169,10 +169,10 @@ def network_record(isolated: int, unisolated: int) -> JSONObject | None:
 def unisolated_reason(backend: str) -> str | None:
     """Why `backend`'s programs would reach the network here, or None (it starts none,
     or they can be isolated)."""
-    found = isolation()
-    if backend not in PROGRAM_BACKENDS or found.available:
+    if backend not in PROGRAM_BACKENDS:
         return None
-    return found.reason
+    found = isolation()
+    return None if found.available else found.reason
 
 
 def load_note() -> JSONObject | None:
