@@ -416,7 +416,7 @@ def _drive(
     atomic_write_json(arm_dir / ARM_RESOURCES, resources)
     egress = EgressGuard.for_hosts(http_hosts(spec), allow_all=plan.allow_network).record()
     egress.update(merge_tree_summaries(trees.values()))
-    egress["attempts"] = egress_attempts
+    egress["attempts"] = [*egress_attempts]
     egress["refused"] = sum(1 for a in egress_attempts if not a["allowed"])
     atomic_write_json(arm_dir / ARM_EGRESS, egress)
     return {
