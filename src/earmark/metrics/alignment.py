@@ -202,7 +202,8 @@ def count_errors_array(
 
     `tallies`, one entry per pair (several pairs may share one `EditTally`, e.g. all rows
     of a language), records each pair's substituted, inserted and deleted units from the
-    same alignment; `None` entries are not recorded.
+    same alignment; `None` entries are not recorded. A pair over `MAX_ALIGNMENT_CELLS`
+    raises `AlignmentTooLarge` (with its position) before any pair after it is counted.
     """
     import numpy as np
 

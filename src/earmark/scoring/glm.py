@@ -30,6 +30,10 @@ optional or skipped word (2, 0.001) only mean what sclite means against its 3 an
 Character units are left as they are: the rules name words. The file's name, SHA-256
 and the rule version are recorded in results (`component`, `headline_component`).
 
+Memory is linear in the rules: a class is one set shared by its words, and the headline
+compares hypothesis words by their class's representative (`Glm.count_pairs`), so one
+20,000-word rule costs a few MB. One pair's alignment is bounded by `MAX_SLOT_CELLS`.
+
 sclite's own reference markup in trn files, `{ a / b }` and `(uh)`, reads into the same
 slots (`formats.sclite_markup.markup_slots`), so both score the same way as `sctk sclite -D`.
 """
