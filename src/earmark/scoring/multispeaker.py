@@ -35,7 +35,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Protocol
 
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.formats.segments import Segment, read_segments, segment_format
@@ -69,7 +70,23 @@ MAX_ORC_STREAMS = 10
 MAX_ORC_BYTES = 8_000_000_000
 
 
-def _meeteval() -> Any:
+class ErrorRate(Protocol):
+    """What earmark reads of meeteval's per-recording result (its `ErrorRate` classes);
+    speaker counts and the assignment are read by name where a metric has them."""
+
+    @property
+    def errors(self) -> int: ...
+    @property
+    def length(self) -> int: ...
+    @property
+    def insertions(self) -> int: ...
+    @property
+    def deletions(self) -> int: ...
+    @property
+    def substitutions(self) -> int: ...
+
+
+def _meeteval() -> ModuleType:
     """meeteval's `wer.wer` module; a missing extra is one line naming it."""
     try:
         import meeteval.wer.wer as wer
@@ -77,7 +94,8 @@ def _meeteval() -> Any:
         if exc.name is not None and exc.name.split(".")[0] != "meeteval":
             raise
         raise MissingExtraError("multi-speaker scoring", "multi-speaker", "meeteval") from None
-    return wer
+    module: ModuleType = wer
+    return module
 
 
 def meeteval_version() -> str:
@@ -136,7 +154,7 @@ def _normalize(segments: Iterable[Segment], normalizer: str) -> list[Segment]:
     return out
 
 
-def _seglst(segments: Sequence[Segment]) -> Any:
+def _seglst(segments: Sequence[Segment]) -> object:
     from meeteval.io import SegLST
 
     return SegLST(
@@ -153,28 +171,35 @@ def _seglst(segments: Sequence[Segment]) -> Any:
     )
 
 
-def _meeteval_score(metric: str, reference: Any, hypothesis: Any, collar: float | None) -> Any:
+def _meeteval_score(
+    metric: str, reference: object, hypothesis: object, collar: float | None
+) -> ErrorRate:
     wer = _meeteval()
-    if metric == "cpwer":
-        return wer.cp_word_error_rate(reference, hypothesis)
-    if metric == "orcwer":
-        return wer.orc_word_error_rate(reference, hypothesis)
-    if metric == "dicpwer":
-        return wer.greedy_di_cp_word_error_rate(reference, hypothesis)
-    return wer.time_constrained_minimum_permutation_word_error_rate(
-        reference, hypothesis, collar=collar
-    )
+    score = {
+        "cpwer": wer.cp_word_error_rate,
+        "orcwer": wer.orc_word_error_rate,
+        "dicpwer": wer.greedy_di_cp_word_error_rate,
+    }.get(metric)
+    result: ErrorRate
+    if score is None:
+        result = wer.time_constrained_minimum_permutation_word_error_rate(
+            reference, hypothesis, collar=collar
+        )
+    else:
+        result = score(reference, hypothesis)
+    return result
 
 
-def _plain(value: Any) -> JSONValue:
+def _plain(value: object) -> JSONValue:
     """A JSON-able copy of meeteval's assignment (tuples of ids or None)."""
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
-    plain: JSONValue = value
-    return plain
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return str(value)  # an id of another type: shown as meeteval prints it
 
 
-def _recording_score(recording: str, er: Any) -> RecordingScore:
+def _recording_score(recording: str, er: ErrorRate) -> RecordingScore:
     counts = MultiSpeakerCounts(
         errors=int(er.errors),
         length=int(er.length),
@@ -186,8 +211,9 @@ def _recording_score(recording: str, er: Any) -> RecordingScore:
     for name in SPEAKER_COUNTS:
         if getattr(er, name, None) is not None:
             details[name] = int(getattr(er, name))
-    if getattr(er, "assignment", None) is not None:
-        details["assignment"] = _plain(er.assignment)
+    assignment = getattr(er, "assignment", None)
+    if assignment is not None:
+        details["assignment"] = _plain(assignment)
     return RecordingScore(recording, counts, details)
 
 
