@@ -129,3 +129,29 @@ def test_score_with_glm_names_the_utterance(
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2
     assert len(err) == 1 and "'runaway<b>'" in err[0] and "limit of 16,000,000 cells" in err[0]
+
+
+def test_align_equals_widened_slots_column_for_column() -> None:
+    from earmark.formats.sclite_markup import markup_slots
+    from earmark.metrics.slot_alignment import Slot
+
+    glm = parse_glm("{ ok / okay / o.k. }\ncolour => color\n{ um / @ }\n(uh)\nhmm =>\n")
+    vocab = ["ok", "okay", "o.k.", "colour", "color", "um", "uh", "hmm", "x", "y"]
+    marks = ["{ ok / x }", "(uh)", "{ y / @ }", "(colour)", "{ okay / color }"]
+    rng = random.Random(3)
+    for _ in range(400):
+        ref = " ".join(rng.choices(vocab + marks, k=rng.randrange(0, 7)))
+        hyp = rng.choices(vocab, k=rng.randrange(0, 7))
+        slots = markup_slots(ref)
+        assert glm.align(slots, hyp) == align_slots([glm.widen(s) for s in slots], hyp), ref
+        words = [Slot.word(t) for t in ref.replace("{", "").replace("}", "").split()]
+        assert glm.align(words, hyp) == align_slots([glm.slot(w.accepts[0]) for w in words], hyp)
+
+
+def test_align_is_bounded() -> None:
+    glm = parse_glm("{ ok / okay }\n")
+    side = int(MAX_SLOT_CELLS**0.5) + 1
+    from earmark.metrics.slot_alignment import Slot
+
+    with pytest.raises(AlignmentTooLarge):
+        glm.align([Slot.word("x")] * side, ["y"] * side)

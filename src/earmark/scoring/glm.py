@@ -177,9 +177,29 @@ class Glm:
 
     def _compact_slot(self, token: str) -> Slot:
         """`slot(token)` for hypotheses mapped to their class's representative."""
-        rep = self._canonical.get(token, token)
-        accepts = (token,) if rep == token else (token, rep)
-        return Slot(accepts, optional=token in self.optional, skippable=token in self.skippable)
+        return self._compact(Slot.word(token))
+
+    def _compact(self, slot: Slot) -> Slot:
+        """`widen(slot)` for hypotheses mapped to their class's representative: the shown
+        word, then each word's representative (a class of any size is one entry)."""
+        canonical = self._canonical
+        accepts = tuple(
+            dict.fromkeys((*slot.accepts[:1], *(canonical.get(t, t) for t in slot.accepts)))
+        )
+        optional = slot.optional or any(t in self.optional for t in slot.accepts)
+        skippable = slot.skippable or any(t in self.skippable for t in slot.accepts)
+        return Slot(accepts, optional=optional, skippable=skippable)
+
+    def align(self, slots: Sequence[Slot], hypothesis: Sequence[str]) -> Alignment:
+        """`align_slots([self.widen(s) for s in slots], hypothesis)`, column for column, in
+        memory linear in the rules (`count_pairs` says how) and bounded by
+        `MAX_SLOT_CELLS` (`AlignmentTooLarge`). `Slot.word(t)` slots give `self.slot(t)`'s.
+        """
+        check_alignment_size(len(slots), len(hypothesis), MAX_SLOT_CELLS)
+        compact = [self._compact(slot) for slot in slots]
+        canonical = self._canonical
+        done = align_slots(compact, [canonical.get(w, w) for w in hypothesis])
+        return _as_written(done, compact, hypothesis)
 
     def widen(self, slot: Slot) -> Slot:
         """A markup slot with every alternate of its words added."""
