@@ -415,15 +415,16 @@ def _output_canaries(
 
 
 def render_markdown(report: ContaminationReport) -> str:
-    from earmark.markdown_cells import md_table
+    from earmark.markdown_cells import md_code, md_table
 
     method, summary = report["method"], report["summary"]
     schemes = ", ".join(f"{s['normalizer']}/{s['view']} ({s['unit']}s)" for s in method["schemes"])
     parts = [
         "# Contamination check",
         "",
-        f"Corpus `{report['corpus']['manifest']}` (manifest SHA-256 "
-        f"`{report['corpus']['manifest_sha256']}`) against `{report['declared']['path']}` "
+        f"Corpus {md_code(report['corpus']['manifest'])} (manifest SHA-256 "
+        f"{md_code(report['corpus']['manifest_sha256'])}) against "
+        f"{md_code(report['declared']['path'])} "
         f"({report['declared']['pieces_read']} lines read).",
         "",
         f"{method['n']}-grams of {schemes}; {method['share']}. {method['flag'].capitalize()}. "
