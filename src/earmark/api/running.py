@@ -147,7 +147,9 @@ def run(
         write_csv(out, command="run")
     message = failure_message(results)
     if message is not None:
-        raise EarmarkError(message, file=str(Path(os.fspath(out)) / "results.json"))
+        from earmark.rundir.layout import RESULTS
+
+        raise EarmarkError(message, file=str(Path(os.fspath(out)) / RESULTS))
     return results
 
 
