@@ -78,22 +78,24 @@ def corpus(root: Path, n: int = 3) -> Path:
 
 
 def run(manifest: Path, out: Path, arm: str, normalizer: str = "none") -> int:
-    return main(
-        [
-            "run",
-            "--manifest",
-            str(manifest),
-            "--arm",
-            arm,
-            "--normalizer",
-            normalizer,
-            "--bootstrap",
-            "20",
-            "--out",
-            str(out),
-            "--quiet",
-        ]
-    )
+    return main(run_args(manifest, out, arm, normalizer))
+
+
+def run_args(manifest: Path, out: Path, arm: str, normalizer: str = "none") -> list[str]:
+    return [
+        "run",
+        "--manifest",
+        str(manifest),
+        "--arm",
+        arm,
+        "--normalizer",
+        normalizer,
+        "--bootstrap",
+        "20",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
 
 
 def stdio_arm(tmp_path: Path, answers: dict[str, str]) -> str:
@@ -202,7 +204,8 @@ def test_stdio_surrogate_is_a_reason_code_and_the_rerun_goes_on(tmp_path: Path) 
     wer = results["arms"]["p"]["overall"]["views"]["raw"]["wer"]
     assert (wer["deletions"], wer["ref_units"], wer["value"]) == (2, 6, 2 / 6)
     assert results["arms"]["p"]["coverage"]["not_ok"] == [{"id": "c1", "status": INVALID_TEXT}]
-    assert run(manifest, out, arm) == 0  # the rerun retries the clip and does not die
+    assert run(manifest, out, arm) == 0  # the rerun resumes, the clip stays failed
+    assert main([*run_args(manifest, out, arm), "--retry-failed"]) == 0  # tried again: same
     assert {k: v["status"] for k, v in rows(out).items()} == {
         k: v["status"] for k, v in first.items()
     }
@@ -319,3 +322,25 @@ def test_the_longest_oddest_row_the_store_writes_is_read_by_every_reader(
     longest = max(len(line) for line in (out / "predictions.jsonl").read_bytes().split(b"\n"))
     assert longest <= max_record_bytes()
     readers_accept(out, tmp_path, "zh-eval-v1")
+
+
+def test_a_stdio_line_over_the_wire_bound_is_skipped_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program that loops without end is cut at the wire's bound (16 MiB; 1000 bytes
+    here): that clip is `stdio_answer_too_large`, the next one is answered as usual."""
+    import earmark.engines.stdio_process as wire
+    from earmark.engines import build_engine, parse_arm_spec
+    from earmark.engines.base import Clip
+
+    monkeypatch.setattr(wire, "MAX_LINE_BYTES", 1000)
+    engine = build_engine(parse_arm_spec(stdio_arm(tmp_path, {"c1": json.dumps("x" * 5000)})))
+    engine.load()
+    clips = [Clip(f"c{i}", np.zeros(1600, dtype=np.float32), 16000) for i in range(3)]
+    hyps = engine.transcribe(clips, "en")
+    engine.close()
+    assert [h.error for h in hyps] == [None, "stdio_answer_too_large", None]
+    assert [h.text for h in hyps] == ["alpha beta", "", "alpha beta"]
+    detail = hyps[1].extra["detail"]
+    line = '{"id": "c1", "text": "' + "x" * 5000 + '"}\n'  # what the program writes
+    assert detail == f"a line of more than 1000 bytes ({len(line)} skipped)"
