@@ -300,7 +300,7 @@ def surrogate_paths(value: object, where: str = "") -> Iterator[str]:
             yield from surrogate_paths(item, f"{where}[{index}]")
 
 
-def refuse_surrogates(record: Mapping[str, object], file: str, line: int) -> None:
+def refuse_surrogates(record: Mapping[str, object], file: str, line: int | None) -> None:
     """An `EarmarkError` at `file:line` naming the field when `record` holds text that is
     not Unicode (a reader's check: such text cannot be written back as UTF-8)."""
     first = next(surrogate_paths(record), None)
