@@ -344,3 +344,70 @@ def test_a_stdio_line_over_the_wire_bound_is_skipped_not_held(
     detail = hyps[1].extra["detail"]
     line = '{"id": "c1", "text": "' + "x" * 5000 + '"}\n'  # what the program writes
     assert detail == f"a line of more than 1000 bytes ({len(line)} skipped)"
+
+
+def test_a_stdio_answer_json_cannot_parse_is_a_protocol_error(tmp_path: Path) -> None:
+    """Nesting past the parser's recursion: before, RecursionError escaped and failed the arm."""
+    from earmark.engines import build_engine, parse_arm_spec
+    from earmark.engines.base import Clip
+
+    deep = "[" * 100_000 + "]" * 100_000
+    engine = build_engine(parse_arm_spec(stdio_arm(tmp_path, {"c1": deep})))
+    engine.load()
+    clips = [Clip(f"c{i}", np.zeros(1600, dtype=np.float32), 16000) for i in range(3)]
+    hyps = engine.transcribe(clips, "en")
+    engine.close()
+    assert [h.error for h in hyps] == [None, "stdio_protocol_error", None]
+    assert hyps[1].extra["detail"] == "a line json cannot parse (RecursionError)"
+    assert hyps[2].text == "alpha beta"
+
+
+def test_a_hello_that_is_not_unicode_is_a_one_line_error(tmp_path: Path) -> None:
+    from earmark.engines import build_engine, parse_arm_spec
+    from earmark.errors import EarmarkError
+
+    program = tmp_path / "hello.py"
+    program.write_text(
+        'import sys\nsys.stdout.write(\'{"type": "hello", "protocol": 1, "name": "x\\\\ud800"}\\n\')'
+        "\nsys.stdout.flush()\nsys.stdin.read()\n",
+        "utf-8",
+    )
+    engine = build_engine(parse_arm_spec(f"stdio:{sys.executable} {program}"))
+    with pytest.raises(EarmarkError) as caught:
+        engine.load()
+    assert "the hello's name is not Unicode text (a lone surrogate)" in caught.value.message
+
+
+def test_score_refuses_an_encoded_surrogate_in_a_csv_as_bad_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CSV has no escapes: a surrogate can only come as its 3 bytes (CESU-8), which
+    strict UTF-8 refuses at the line."""
+    hyps = tmp_path / "hyps.csv"
+    hyps.write_bytes(b"id,reference,hypothesis\na,x y,x y\nb,x y,x \xed\xa0\x80 y\n")
+    rc = main(["score", str(hyps), "--normalizer", "none", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.strip().splitlines() == [
+        f"earmark: error: {hyps}:3: not valid UTF-8 (byte 0xed) (hint: re-encode the file as UTF-8)"
+    ]
+
+
+def test_score_never_writes_a_scored_row_its_readers_refuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 600 KB line is read (under the 1 MiB bound), but its scored row (the raw view
+    repeats both texts) would be 1.2 MB: one line naming the utterance, nothing written,
+    where before the folder was written and then refused by report and verify."""
+    text = "x " * 150_000
+    hyps = tmp_path / "hyps.jsonl"
+    hyps.write_text(
+        json.dumps({"id": "long", "reference": text, "hypothesis": text}) + "\n", "utf-8"
+    )
+    out = tmp_path / "o"
+    rc = main(["score", str(hyps), "--normalizer", "none", "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1
+    assert err[0].startswith("earmark: error: utterance 'long': its scored row would be ")
+    assert "over the 1048576 every reader of predictions.jsonl accepts" in err[0]
+    assert not (out / "predictions.jsonl").exists() and not (out / "results.json").exists()

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 
 from earmark.engines.base import Segment
+from earmark.records import surrogate_paths
 from earmark.results.codec import JSONValue
 
 #: The protocol version this module speaks (the hello's `protocol`).
@@ -146,6 +147,8 @@ class StdioProcess:
                 message = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ProtocolError(f"a line that is not JSON: {exc}: {text[:200]!r}") from None
+            except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+                raise ProtocolError(f"a line json cannot parse ({type(exc).__name__})") from None
             if not isinstance(message, dict):
                 raise ProtocolError(f"a JSON line that is not an object: {text[:200]!r}")
             return message
@@ -208,6 +211,10 @@ def check_hello(message: Message) -> Message:
         )
     if not isinstance(message.get("name"), str) or not message["name"]:
         raise ProtocolError("the hello has no name")
+    # The hello goes into the arm's model.json: text that is not Unicode cannot be written.
+    broken = next(surrogate_paths(message), None)
+    if broken is not None:
+        raise ProtocolError(f"the hello's {broken} is not Unicode text (a lone surrogate)")
     deterministic = message.get("deterministic")
     if deterministic is not None and not isinstance(deterministic, bool):
         raise ProtocolError("the hello's deterministic is not true or false")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from earmark.errors import EarmarkError
 from earmark.records import MAX_RECORD_BYTES_ENV, max_record_bytes, surrogate_paths
@@ -64,13 +64,19 @@ def fit_store_row(row: Row) -> bytes:
     return data + b"\n"
 
 
-def row_too_long(row: Row, size: int, bound: int) -> EarmarkError:
-    """The error of a scored row over the bound (its reference is what makes it so long:
-    the store already bounded the engine's part), raised before anything is written."""
-    return EarmarkError(
-        f"utterance {str(row.get('id'))[:80]!r}: its scored row would be {size} bytes, "
-        f"over the {bound} every reader of predictions.jsonl accepts",
-        hint=f"a reference this long is almost certainly not one utterance; "
+def refuse_long_rows(lines: Sequence[bytes]) -> None:
+    """Refuse, before they are written, scored rows (each line ending in its newline) that
+    a reader would refuse: what makes one that long is its reference, for the store
+    already bounded the engine's part. One `max` over a block's lengths: nothing per row."""
+    bound = max_record_bytes()
+    if not lines or max(map(len, lines)) <= bound + 1:
+        return
+    line = next(line for line in lines if len(line) > bound + 1)
+    row = json.loads(line)
+    raise EarmarkError(
+        f"utterance {str(row.get('id'))[:80]!r}: its scored row would be {len(line) - 1} "
+        f"bytes, over the {bound} every reader of predictions.jsonl accepts",
+        hint=f"a reference or hypothesis this long is almost certainly not one utterance; "
         f"{MAX_RECORD_BYTES_ENV}=BYTES raises the bound for the writer and every reader",
     )
 

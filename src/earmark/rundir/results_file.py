@@ -24,8 +24,7 @@ from earmark import __version__
 from earmark.artefacts import sha256_file
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, atomic_write_json, atomic_write_text
-from earmark.records import max_record_bytes
-from earmark.rundir.bounds import row_too_long
+from earmark.rundir.bounds import refuse_long_rows
 from earmark.rundir.layout import PREDICTIONS, RESULTS, RESULTS_MARKDOWN
 from earmark.scoring.probes import ProbeResult, failed
 
@@ -109,20 +108,19 @@ class PredictionLines:
         import orjson
 
         option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-        bound = max_record_bytes()
         block: list[bytes] = []
         size = 0
         for record in self._records:
             line = orjson.dumps(record, option=option)
-            if len(line) > bound + 1:  # never write a row every reader refuses
-                raise row_too_long(record, len(line) - 1, bound)
             block.append(line)
             size += len(line)
             self.rows += 1
             if size >= self.BLOCK:
+                refuse_long_rows(block)  # never write a row every reader refuses
                 yield b"".join(block)
                 block, size = [], 0
         if block:
+            refuse_long_rows(block)
             yield b"".join(block)
 
 
