@@ -19,11 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from earmark.cli import main
 from earmark.corpus.model import CorpusMeta, Utterance
 from earmark.corpus.writer import write_manifest
-from earmark.records import MAX_RECORD_BYTES_ENV, max_record_bytes
+from earmark.records import MAX_RECORD_BYTES_ENV, decode_records, json_objects, max_record_bytes
 from earmark.rundir.bounds import (
     INVALID_TEXT,
     STORE_SHARE,
@@ -411,3 +413,40 @@ def test_score_never_writes_a_scored_row_its_readers_refuse(
     assert err[0].startswith("earmark: error: utterance 'long': its scored row would be ")
     assert "over the 1048576 every reader of predictions.jsonl accepts" in err[0]
     assert not (out / "predictions.jsonl").exists() and not (out / "results.json").exists()
+
+
+# -- the writer's promise, for any row ---------------------------------------------------
+
+#: Any text Python can hold, lone surrogates included, long enough to cross the share.
+TEXTS = st.one_of(
+    st.text(st.characters(codec=None, min_codepoint=0), max_size=50),
+    st.builds(lambda c, n: c * n, st.sampled_from(["é", "\x00", "\u2028", "\ud800", "x "]),
+              st.integers(0, 40_000)),
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(hypothesis=TEXTS, segment=TEXTS, detail=TEXTS, reference=st.text(max_size=200))
+def test_every_row_the_store_writes_is_one_line_a_reader_takes(
+    hypothesis: str, segment: str, detail: str, reference: str
+) -> None:
+    """Whatever an engine returns, the store writes one UTF-8 line within its share, that
+    parses back: as given, or as the clip's `invalid_text` / `hypothesis_too_long`."""
+    row = {
+        "arm": "a",
+        "id": "u",
+        "status": "ok",
+        "reference": reference,
+        "hypothesis": hypothesis,
+        "segments": [[0.0, 1.0, segment]],
+        "engine": {"message": detail},
+    }
+    line = fit_store_row(row)
+    assert line.endswith(b"\n") and b"\n" not in line[:-1]
+    assert len(line) - 1 <= store_row_bytes()
+    [(_, back)] = list(json_objects(decode_records([line], "store"), "store"))
+    if back["status"] == "ok":
+        assert back == row
+    else:
+        assert back["status"] in (INVALID_TEXT, TOO_LONG) and back["hypothesis"] is None
+        assert back["reference"] == reference and "segments" not in back
