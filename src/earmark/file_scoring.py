@@ -27,6 +27,7 @@ from earmark.formats.trn import checked_id_format
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.render.markdown import render_results_markdown
 from earmark.results.arm import ArmResult, Exclusion
+from earmark.rundir.bounds import refuse_long_rows
 from earmark.rundir.layout import PREDICTIONS
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
@@ -386,7 +387,9 @@ def _write_records(
         fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         with open(fd, "wb", closefd=True) as handle:
             for chunk in chunks:
-                block = b"".join([dumps(record, option=option) for record in scorer.add(chunk)])
+                lines = [dumps(record, option=option) for record in scorer.add(chunk)]
+                refuse_long_rows(lines)  # never write a row every reader refuses
+                block = b"".join(lines)
                 handle.write(block)
                 digest.update(block)
                 rows += len(chunk)
