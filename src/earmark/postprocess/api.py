@@ -19,6 +19,7 @@ from earmark.postprocess.processors import build_processor
 from earmark.postprocess.protocol import Processor
 from earmark.postprocess.report import PostprocessReport
 from earmark.results.codec import JSONObject, JSONValue
+from earmark.scoring.probes import refuse_failed_punctuation_probes
 from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 from earmark.stats.settings import BootstrapSettings
 
@@ -98,6 +99,9 @@ def postprocess_transcripts(
     Everything is validated (plan, processor spec, guard options, input rows) before the
     first processor call; the report is returned whether or not files are written."""
     settings = _settings(options)
+    # First: a broken instrument must not cost a single processor call, nor write a file.
+    probes = run_punctuation_probes()
+    refuse_failed_punctuation_probes(probes, "earmark postprocess")
     built = build_processor(settings.processor, prompt_file=settings.prompt_file)
     prompt_checked = settings.plan is not None and _check_built_prompt(built, settings.plan)
     guard = (
@@ -134,7 +138,7 @@ def postprocess_transcripts(
         served_model=served,
         guard=None if guard is None else guard.to_dict(),
         summary=summary,
-        punctuation_probes=tuple(p.as_dict() for p in run_punctuation_probes()),  # type: ignore[misc]
+        punctuation_probes=tuple(p.as_dict() for p in probes),  # type: ignore[misc]
         sources=tuple(sources),
         outputs=tuple(records),
     )
