@@ -1,4 +1,5 @@
-"""Seed 000's model-licence gate, before a run instead of after it.
+"""Refusals of what a run's records would refuse later, before the run: seed 000's
+model-licence gate, and a protocol's languages (issue 23).
 
 `earmark decide` blocks a promotion whose model licence was not recorded
 (`earmark.decisions.gates.licence_gate`). With a sidecar that asks for it
@@ -9,7 +10,10 @@ arm's settings (`licence=`, `licence_source=`), recorded, not a legal review.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from earmark.corpus.manifest import is_declared, read_meta
+from earmark.corpus.model import Utterance
 from earmark.corpus.writer import meta_path_for
 from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan
@@ -54,3 +58,11 @@ def model_licence_gate(plan: RunPlan) -> None:
                 hint=f"add ?licence=ID&licence_source=WHERE to arm '{arm.name}' (e.g. "
                 "licence=MIT&licence_source=model card), or drop model_licence from the sidecar",
             )
+
+
+def protocol_language_gate(plan: RunPlan, utterances: Sequence[Utterance]) -> None:
+    """Refuse a run whose rows a protocol would refuse to score, before decoding them."""
+    if plan.protocol is not None:
+        from earmark.scoring.protocols import get_protocol
+
+        get_protocol(plan.protocol).check_languages(u.language for u in utterances)
