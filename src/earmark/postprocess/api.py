@@ -14,7 +14,7 @@ from earmark.postprocess.evaluate import run_processor, summarise
 from earmark.postprocess.files import delivered_rows, read_sources, write_outputs
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.markdown import render_postprocess_markdown
-from earmark.postprocess.openai_chat import served_identity
+from earmark.postprocess.openai_chat import ChatProcessor, ModelDigest, served_identity
 from earmark.postprocess.processors import build_processor
 from earmark.postprocess.protocol import Processor
 from earmark.postprocess.report import PostprocessReport
@@ -111,8 +111,11 @@ def postprocess_transcripts(
     )
     sources, source_info = read_sources(options.run, arm=options.arm)
     repeats = settings.repeats
+    digest: ModelDigest | None = None
     try:
         records = run_processor(sources, built, repeats=repeats, guard=guard, progress=progress)
+        if isinstance(built, ChatProcessor):  # after the last call: what served them
+            digest = built.model_digest()
     finally:
         built.close()
     summary = summarise(
@@ -121,7 +124,7 @@ def postprocess_transcripts(
     described = built.describe()
     served: JSONObject | None = None
     if built.kind == "openai-chat":
-        served = served_identity(str(described["model"]), [r.detail for r in records])
+        served = served_identity(str(described["model"]), [r.detail for r in records], digest)
         if not served["consistent"]:
             warning = (
                 "the server reported more than one model or system fingerprint during the "
