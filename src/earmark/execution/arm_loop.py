@@ -70,12 +70,19 @@ def model_info_dict(info: ModelInfo) -> dict[str, Any]:
     return data
 
 
-def with_runtime_footprint(info: ModelInfo, backend: str) -> ModelInfo:
+def with_runtime_footprint(info: ModelInfo, spec: ArmSpec) -> ModelInfo:
     """The model record with the installed runtime's disk footprint beside the model's
-    own size (`extra.runtime_footprint`, issue 15); measured after load, once per process."""
+    own size (`extra.runtime_footprint`, issue 15, each distribution with its declared
+    licence) and the licences of the tokenizer and separate models it loads
+    (`extra.component_licences`, issue 23, where there are any); once per process."""
+    from earmark.engines.model_metadata import component_licences
     from earmark.engines.runtime_footprint import backend_footprint
 
-    return replace(info, extra={**info.extra, "runtime_footprint": backend_footprint(backend)})
+    extra = {**info.extra, "runtime_footprint": backend_footprint(spec.backend)}
+    parts = component_licences(spec.model, spec.settings_dict, info.file_sha256)
+    if parts:
+        extra["component_licences"] = parts
+    return replace(info, extra=extra)
 
 
 #: Backends that send clips to a remote service over HTTP(S).
@@ -378,7 +385,7 @@ class ArmLoop:
         assert self.engine is not None, "the engine was closed"
         loaded = self.engine.load()
         self.rss_after_load = rss_bytes()
-        self.info = with_runtime_footprint(loaded, self.spec.backend)
+        self.info = with_runtime_footprint(loaded, self.spec)
         self.fingerprint = model_fingerprint(self.spec, self.info)
         return self.info
 
