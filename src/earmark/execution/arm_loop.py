@@ -35,6 +35,7 @@ from earmark.execution.egress import EgressGuard
 from earmark.execution.plan import RunPlan
 from earmark.execution.resources import ArmResources, RowTimings, cpu_seconds, rss_bytes
 from earmark.language_tags import engine_language
+from earmark.results.codec import JSONValue
 from earmark.rundir.predictions import ArmRowKey, RunRow
 
 #: A prediction row as written to `predictions.jsonl`.
@@ -64,8 +65,9 @@ def cache_key(fingerprint: str, utt: Utterance, audio_sha256: str | None, repeat
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def model_info_dict(info: ModelInfo) -> dict[str, Any]:
-    data = asdict(info)
+def model_info_dict(info: ModelInfo) -> dict[str, JSONValue]:
+    """model.json's record of what loaded (`ModelInfo`'s fields, languages as a list)."""
+    data: dict[str, JSONValue] = asdict(info)
     data["languages"] = list(info.languages) if info.languages is not None else None
     return data
 

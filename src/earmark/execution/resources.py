@@ -235,7 +235,7 @@ END_TO_END_DEFINITION = (
 )
 
 
-def end_to_end_figures(seconds: list[float]) -> dict[str, Any]:
+def end_to_end_figures(seconds: list[float]) -> dict[str, JSONValue]:
     """p50/p95/max of end-to-end latencies; None without timed clips."""
     return {
         "end_to_end_p50_seconds": percentile(seconds, 50),
