@@ -76,6 +76,14 @@ def run_arm(
             with ClipProgress(loop.spec.name, len(items), quiet) as advance:
                 done = loop.transcribe(items, stored, advance)
             tally.skipped += done.skipped
+            tally.add_earlier(
+                existing,
+                utterances,
+                arm=loop.spec.name,
+                repeats=plan.repeats,
+                fingerprint=loop.fingerprint,
+                arm_dir=arm_dir,
+            )
         finally:
             loop.close()
             store.close()

@@ -30,7 +30,10 @@ def preflight(
     or a wrong audio root found after the folder is written leaves a run of the wrong
     plan behind, and a rerun with the fix into the same `--out` is then refused."""
     from earmark.engines.registry import backend_info, validate_arm
+    from earmark.execution.licence_gate import model_licence_gate, protocol_language_gate
 
+    model_licence_gate(plan)
+    protocol_language_gate(plan, utterances)
     for arm in plan.arms:
         try:
             validate_arm(arm)

@@ -388,6 +388,14 @@ def _drive(
                 for _ in shard.items:
                     advance()
                 fleet.idle.append(index)
+        tally.add_earlier(
+            existing,
+            utterances,
+            arm=spec.name,
+            repeats=plan.repeats,
+            fingerprint=fingerprint,
+            arm_dir=arm_dir,
+        )
     finally:
         store.close()
         # Idle actors release their engine (temporary folders); busy ones are killed.
