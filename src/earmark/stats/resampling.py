@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -168,6 +167,9 @@ def resample_totals(
         for block in range(n_blocks):
             run(block)
     else:
+        # Imported here: a run that never draws in threads does not load concurrent.futures.
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=threads) as pool:
             list(pool.map(run, range(n_blocks)))
     return out
