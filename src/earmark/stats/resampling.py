@@ -152,6 +152,11 @@ def resample_totals(
     n, width = values.shape
     if n == 0:
         raise EarmarkError("cannot bootstrap an empty set of rows", field="errors")
+    if n == 1:
+        # Every replicate draws the one cluster: the blocks' draws would all land on it
+        # (0.0 plus its totals, as the tail sums them). A speaker of one utterance costs
+        # no generators; the other blocks' streams do not depend on these.
+        return np.repeat(values + 0.0, resamples, axis=0)
     plan = _Plan(values)
     n_blocks = -(-resamples // BLOCK_REPLICATES)
     out = np.empty((resamples, width), dtype=np.float64)
