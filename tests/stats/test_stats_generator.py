@@ -14,8 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from earmark.stats import bootstrap_ci, paired_bootstrap, resampling
-from earmark.stats.bootstrap import bootstrap_cis, bootstrap_statistics, ratio_of_sums
+from earmark.stats import resampling
+from earmark.stats.bootstrap import (
+    bootstrap_ci,
+    bootstrap_cis,
+    bootstrap_statistics,
+    paired_bootstrap,
+    ratio_of_sums,
+)
 from earmark.stats.resampling import BLOCK_REPLICATES, resample_totals
 
 

@@ -19,8 +19,7 @@ from earmark.postprocess.processors import build_processor
 from earmark.postprocess.protocol import Processor
 from earmark.postprocess.report import PostprocessReport
 from earmark.results.codec import JSONObject, JSONValue
-from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
-from earmark.stats.settings import BootstrapSettings
+from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, BootstrapSettings
 
 
 @dataclass(frozen=True)

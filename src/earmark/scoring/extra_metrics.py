@@ -37,8 +37,7 @@ from earmark.metrics.punctuation import (
     run_punctuation_probes,
 )
 from earmark.results.codec import JSONValue
-from earmark.stats import bootstrap_statistic
-from earmark.stats.bootstrap import BootstrapResult, bootstrap_statistics
+from earmark.stats.bootstrap import BootstrapResult, bootstrap_statistic, bootstrap_statistics
 from earmark.stats.settings import BootstrapSettings
 
 PUNCTUATION_DEFINITION = (
