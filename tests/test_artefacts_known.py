@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 
 from earmark.artefacts import LISTING, read_listing, write_artefacts
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 
 
 def test_known_digest_is_taken_as_given(tmp_path: Path) -> None:
@@ -27,7 +27,9 @@ def test_score_listing_matches_the_files(tmp_path: Path) -> None:
     src = tmp_path / "p.jsonl"
     src.write_text('{"id": "u1", "reference": "a b c", "hypothesis": "a x c"}\n', encoding="utf-8")
     out = tmp_path / "out"
-    score_predictions(src, normalizer="none", resamples=0, out_dir=out)
+    score_predictions(
+        ScoreInputs(src), ScoreFigures(normalizer="none", resamples=0), out_dir=out
+    ).to_dict()
     listing = read_listing(out / LISTING)
     assert sorted(listing) == ["predictions.jsonl", "results.json", "results.md"]
     for name, digest in listing.items():

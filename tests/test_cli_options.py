@@ -474,3 +474,58 @@ def test_other_output_paths_refuse_dash_and_empty(
     code, _, err = run_cli(argv, capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "argument --" in err
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- flags defined once
+
+#: Flags several subcommands share: each is spelled only in `earmark.cli.options`. The
+#: exceptions mean something else where they stand: `manifest select --seed` seeds a hash
+#: subset (a string), `verify --json FILE` writes a file, `multispeaker --normalizer`
+#: takes one word normaliser, not a policy.
+SHARED_FLAGS = (
+    "--out", "--quiet", "--bootstrap", "--seed", "--normalizer", "--protocol", "--aggregate",
+    "--exclude-unmatched", "--csv", "--json", "--expect-sha256", "--cluster",
+    "--min-per-slice", "--min-speakers",
+)  # fmt: skip
+OWN_MEANING = {
+    ("manifest.py", "--seed"),
+    ("verify.py", "--json"),
+    ("multispeaker.py", "--normalizer"),
+}
+
+
+def test_shared_flags_are_defined_once() -> None:
+    cli = Path(arguments.__file__).parent
+    spelled = {
+        (path.name, flag)
+        for path in cli.glob("*.py")
+        if path.name != "options.py"
+        for flag in SHARED_FLAGS
+        if f'"{flag}"' in path.read_text("utf-8")
+    }
+    assert spelled == OWN_MEANING
+
+
+def test_every_out_and_bootstrap_is_checked_the_same_way() -> None:
+    from test_cli_help import ALL
+
+    for path, parser in ALL:
+        for action in parser._actions:
+            if "--out" in action.option_strings:
+                assert action.type is arguments.output_path, path
+            if "--bootstrap" in action.option_strings:
+                assert action.type is arguments.non_negative_int and action.metavar == "B", path
+
+
+def test_the_protocols_named_in_help_are_the_registry() -> None:
+    from earmark.cli.options import PROTOCOLS
+    from earmark.scoring.protocols import available_protocols
+
+    assert sorted(PROTOCOLS) == available_protocols()
+
+
+def test_the_extra_metrics_offered_are_the_scorers() -> None:
+    from earmark.api.scoring import EXTRA_METRICS
+    from earmark.scoring.metric import EXTRA_METRICS as SCORED
+
+    assert EXTRA_METRICS == SCORED

@@ -65,7 +65,8 @@ LAYERS: dict[str, int] = {
     "file_scoring": 7,
     "file_comparison": 7,
     "verification": 8,
-    **dict.fromkeys(("api", "cli", "__main__", "__init__"), 9),
+    "api": 9,
+    **dict.fromkeys(("cli", "__main__", "__init__"), 10),
 }
 
 

@@ -232,7 +232,7 @@ def test_equals_earmark_score_on_the_same_pairs(case: str, tmp_path: Path) -> No
 # --- documentation, laziness, speed --------------------------------------------------
 
 
-@pytest.mark.parametrize("module", ["earmark", "earmark.api.pairs", "earmark.api.subcommands"])
+@pytest.mark.parametrize("module", ["earmark", "earmark.api.pairs", "earmark.api.scoring"])
 def test_docstring_examples_run(module: str) -> None:
     # The verbs are plain functions now (no package shares their names), so doctest's walk
     # of the namespace sees nothing grow while it unwraps them.
@@ -244,7 +244,7 @@ def test_docstring_examples_run(module: str) -> None:
         sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
     )
     assert result.failed == 0
-    if module != "earmark.api.subcommands":
+    if module != "earmark.api.scoring":
         assert result.attempted > 0
 
 
@@ -277,19 +277,18 @@ def test_scoring_strings_imports_nothing_heavy() -> None:
     mods = _modules_after('import earmark\nassert earmark.wer(["a b"], ["a c"]) == 0.5')
     assert "earmark.scoring.scorer" in mods  # the real scoring path ran
     assert not [m for m in HEAVY if m in mods]
-    assert "earmark.api.subcommands" not in mods
+    assert "earmark.api.scoring" not in mods and "earmark.api.running" not in mods
 
 
-def test_run_compare_report_are_functions_and_still_packages() -> None:
+def test_run_compare_report_are_the_verbs_beside_their_renamed_packages() -> None:
     import earmark.execution.runner as runner
     import earmark.render.html as html
-    from earmark.api import subcommands
+    from earmark.api import comparing, rendering, running
 
-    for name in ("run", "compare", "report"):
+    for name, module in (("run", running), ("compare", comparing), ("report", rendering)):
         function = getattr(earmark, name)
-        assert callable(function)
-        assert inspect.signature(function) == inspect.signature(getattr(subcommands, name))
-        assert inspect.getdoc(function) == inspect.getdoc(getattr(subcommands, name))
+        assert function is getattr(module, name)
+        assert inspect.getdoc(function)
     assert earmark.execution.runner is runner and earmark.render.html is html
     assert sorted(earmark.__all__) == sorted(dir(earmark))
 

@@ -1,10 +1,13 @@
-"""One Python function per subcommand (`earmark.run`, `earmark.compare`, ...).
+"""One typed Python function per verb (`earmark.run`, `earmark.compare`, ...), the layer
+the CLI calls.
 
-Two things are pinned: every function's signature mirrors its subcommand's argparse
-options (names spelled as the flags, the same defaults, required where the flag is), so
-they cannot drift; and each function writes what the CLI writes from the same arguments
-(a real run of the bundled demo corpus with two precomputed arms, then compare, decide,
-leaderboard, report and verify on it, each through the function and through the CLI).
+Three things are pinned: every verb's keywords mirror its subcommand's flags (names
+spelled as the flags, the same defaults, required where the flag is; display-only flags
+such as `--quiet` stay in the CLI), so the two cannot drift; the verb layer loads neither
+argparse nor `earmark.cli`; and each verb returns, typed and built in memory, what the
+CLI writes from the same arguments (a real run of the bundled demo corpus with two
+precomputed arms, then compare, decide, leaderboard, report and verify on it, each
+through the verb and through the CLI).
 """
 
 from __future__ import annotations
@@ -12,24 +15,83 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import earmark
-from earmark.api import subcommands
-from earmark.api.subcommands import FUNCTIONS
+from earmark.api.checking import verify
+from earmark.api.comparing import compare, gap
+from earmark.api.corpora import demo, fetch, import_corpus
+from earmark.api.deciding import decide
+from earmark.api.manifests import (
+    manifest_contamination,
+    manifest_hash,
+    manifest_leakage,
+    manifest_select,
+    manifest_validate,
+)
+from earmark.api.postprocessing import postprocess
+from earmark.api.rendering import leaderboard, report
+from earmark.api.running import plan_freeze, plan_show, run
+from earmark.api.scoring import score_file
+from earmark.api.speakers import multispeaker
 from earmark.cli import build_parser, main
 from earmark.errors import EarmarkError
 
 DEMO = Path(earmark.__file__).parent / "demo_corpus" / "manifest.jsonl"
 
+#: Each verb, the subcommand whose flags it takes, and the flags it leaves to the CLI
+#: (what is printed) or to another verb of the same subcommand.
+VERBS: dict[str, tuple[Callable[..., object], tuple[str, ...], frozenset[str]]] = {
+    "score_file": (score_file, ("score",), frozenset({"quiet", "show_alignments"})),
+    "run": (run, ("run",), frozenset()),
+    "compare": (compare, ("compare",), frozenset({"quiet", "gap", "arm"})),
+    "verify": (verify, ("verify",), frozenset({"quiet"})),
+    "report": (report, ("report",), frozenset()),
+    "leaderboard": (leaderboard, ("leaderboard",), frozenset({"quiet"})),
+    "decide": (decide, ("decide",), frozenset({"quiet"})),
+    "postprocess": (postprocess, ("postprocess",), frozenset({"quiet"})),
+    "multispeaker": (multispeaker, ("multispeaker",), frozenset({"quiet"})),
+    "plan_freeze": (plan_freeze, ("plan", "freeze"), frozenset()),
+    "plan_show": (plan_show, ("plan", "show"), frozenset()),
+    "manifest_validate": (manifest_validate, ("manifest", "validate"), frozenset({"json"})),
+    "manifest_hash": (manifest_hash, ("manifest", "hash"), frozenset()),
+    "manifest_select": (manifest_select, ("manifest", "select"), frozenset()),
+    "manifest_leakage": (manifest_leakage, ("manifest", "leakage"), frozenset()),
+    "manifest_contamination": (
+        manifest_contamination,
+        ("manifest", "contamination"),
+        frozenset(),
+    ),
+    "import_corpus": (import_corpus, ("import",), frozenset()),
+    "fetch": (fetch, ("fetch",), frozenset()),
+    "demo": (demo, ("demo",), frozenset()),
+}
+#: Keywords with no flag: what only a Python caller can pass (a progress callback).
+API_ONLY = {("fetch", "on_progress")}
+#: Flags that are required on the command line but optional here: without an output
+#: folder a verb writes nothing and returns its result.
+OPTIONAL_HERE = {
+    ("score_file", "out"),
+    ("compare", "out"),
+    ("multispeaker", "out"),
+    ("manifest_contamination", "out"),
+    ("decide", "out"),
+    ("postprocess", "out"),
+}
 
-def _cli_parsers() -> dict[str, argparse.ArgumentParser]:
+
+def _parser(path: tuple[str, ...]) -> argparse.ArgumentParser:
     parser = build_parser()
-    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return dict(sub.choices)
+    for name in path:
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[name]
+    return parser
 
 
 def _multi(value: object) -> object:
@@ -37,32 +99,30 @@ def _multi(value: object) -> object:
     return () if value in (None, []) else tuple(value) if isinstance(value, list) else value
 
 
-# --- the signatures are the flags ----------------------------------------------------
+# --- the keywords are the flags -------------------------------------------------------
 
 
-def test_every_function_is_a_subcommand_and_public() -> None:
-    parsers = _cli_parsers()
-    assert set(FUNCTIONS) <= set(parsers)
-    assert set(FUNCTIONS) >= {
-        "score",
-        "run",
-        "compare",
-        "verify",
-        "decide",
-        "report",
-        "leaderboard",
+def test_every_exported_verb_is_here_and_lazy_in_the_package() -> None:
+    exported = {n for n in earmark.__all__ if n not in ("__version__", "wer", "cer", "score")}
+    assert exported - {"CorpusScore", "manifest_init_sidecar", "gap"} <= set(VERBS)
+    for name in exported & set(VERBS):
+        function = VERBS[name][0]
+        assert function.__name__ == name and getattr(earmark, name) is function
+
+
+@pytest.mark.parametrize("verb", sorted(VERBS))
+def test_keywords_mirror_the_flags(verb: str) -> None:
+    function, path, cli_only = VERBS[verb]
+    params = {
+        name: param
+        for name, param in inspect.signature(function).parameters.items()
+        if (verb, name) not in API_ONLY
     }
-    for command, function in FUNCTIONS.items():
-        name = "score_file" if command == "score" else command
-        assert function.__name__ == name and name in earmark.__all__
-        assert inspect.signature(getattr(earmark, name)) == inspect.signature(function)
-
-
-@pytest.mark.parametrize("command", sorted(FUNCTIONS))
-def test_signature_mirrors_the_argparse_options(command: str) -> None:
-    parser = _cli_parsers()[command]
-    params = inspect.signature(FUNCTIONS[command]).parameters
-    actions = [a for a in parser._actions if not isinstance(a, argparse._HelpAction)]
+    actions = [
+        a
+        for a in _parser(path)._actions
+        if not isinstance(a, argparse._HelpAction) and a.dest not in cli_only
+    ]
     assert sorted(params) == sorted(a.dest for a in actions)
     empty = inspect.Parameter.empty
     for action in actions:
@@ -77,7 +137,9 @@ def test_signature_mirrors_the_argparse_options(command: str) -> None:
         assert param.kind is inspect.Parameter.KEYWORD_ONLY, action.dest
         # The parameter is the flag's own spelling: --id-field is id_field.
         assert action.option_strings[-1] == "--" + param.name.replace("_", "-")
-        if action.required:
+        if action.required and (verb, action.dest) in OPTIONAL_HERE:
+            assert param.default is None, action.dest
+        elif action.required:
             assert param.default is empty, action.dest
         elif isinstance(action, argparse._AppendAction) or isinstance(action.nargs, int):
             assert _multi(action.default) == _multi(param.default), action.dest
@@ -86,11 +148,32 @@ def test_signature_mirrors_the_argparse_options(command: str) -> None:
             assert type(param.default) is type(action.default), action.dest
 
 
+def test_gap_takes_the_gap_flags_of_compare() -> None:
+    params = inspect.signature(gap).parameters
+    flags = {a.dest for a in _parser(("compare",))._actions}
+    assert set(params) - {"run_a", "run_b"} <= flags and "gap" in flags
+
+
 def test_the_bootstrap_flag_is_spelled_bootstrap_everywhere() -> None:
-    for command in ("score", "run", "compare"):
-        params = inspect.signature(FUNCTIONS[command]).parameters
+    for function in (score_file, run, compare, gap, postprocess, multispeaker):
+        params = inspect.signature(function).parameters
         assert "bootstrap" in params and "resamples" not in params
     assert "bootstrap" in inspect.signature(earmark.score).parameters
+
+
+def test_the_verb_layer_loads_neither_argparse_nor_the_cli() -> None:
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import earmark, earmark.api\n"
+        "for m in pkgutil.iter_modules(earmark.api.__path__):\n"
+        "    importlib.import_module('earmark.api.' + m.name)\n"
+        "for name in earmark.__all__[1:]:\n"
+        "    assert callable(getattr(earmark, name)), name\n"
+        "print(sorted(m for m in sys.modules if m == 'argparse' or m.startswith('earmark.cli')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
 # --- usage mistakes are errors, as the CLI's exit 2 -----------------------------------
@@ -106,33 +189,23 @@ def test_usage_mistakes_raise_earmark_errors(tmp_path: Path) -> None:
         earmark.score_file(pairs, out=out, normalizer="none", format="xml")
     with pytest.raises(EarmarkError, match="--normalizer"):
         earmark.score_file(pairs, out=out)
-    with pytest.raises(EarmarkError, match="--plan --manifest"):
+    with pytest.raises(EarmarkError, match="--plan and --manifest"):
         earmark.run(out=out)
     with pytest.raises(EarmarkError, match="standard output"):
         earmark.score_file(pairs, out="-", normalizer="none")
+    with pytest.raises(EarmarkError, match="--csv"):
+        earmark.score_file(pairs, normalizer="none", csv=True)
     assert not out.exists()
 
 
-def test_argv_is_what_the_command_line_would_be() -> None:
-    parser = subcommands.command_parser("compare")
-    argv = subcommands.command_argv(
-        parser,
-        {
-            "arms": ["-odd", Path("b")],
-            "out": Path("o"),
-            "bootstrap": 0,
-            "quiet": True,
-            "seed": None,
-        },
-    )
-    assert argv == ["--bootstrap=0", "--out=o", "--quiet", "--", "-odd", "b"]
-    args = parser.parse_args(argv)
-    assert (args.arms, args.bootstrap, args.out, args.seed) == (["-odd", "b"], 0, "o", None)
-    parser = subcommands.command_parser("leaderboard")
-    argv = subcommands.command_argv(
-        parser, {"run_dirs": "r", "out": "o", "contamination": ["c1", "c2"], "min_coverage": 1.0}
-    )
-    assert argv == ["--out=o", "--contamination=c1", "--contamination=c2", "--", "r"]
+def test_score_file_without_out_writes_nothing(tmp_path: Path) -> None:
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text('{"id": "1", "reference": "a b", "hypothesis": "a c"}\n', "utf-8")
+    results = earmark.score_file(pairs, normalizer="none", bootstrap=0)
+    overall = results.arm("p").overall
+    assert overall is not None and overall.views["raw"].wer is not None
+    assert overall.views["raw"].wer.value == 0.5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl"]
 
 
 # --- each function writes what its command writes -------------------------------------
@@ -206,7 +279,7 @@ def test_run_equals_the_cli(demo_run: dict[str, Any]) -> None:
 def test_score_file_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
     predictions = demo_run["api"] / "predictions.jsonl"
     results = earmark.score_file(
-        predictions, out=tmp_path / "api", normalizer="auto", arm="cut", bootstrap=300, quiet=True
+        predictions, out=tmp_path / "api", normalizer="auto", arm="cut", bootstrap=300
     )
     out = tmp_path / "api"
     assert results.to_json() == (out / "results.json").read_text("utf-8")
@@ -223,7 +296,7 @@ def test_score_file_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> 
 
 
 def test_verify_returns_the_report(demo_run: dict[str, Any], tmp_path: Path) -> None:
-    report = earmark.verify(demo_run["api"], quiet=True, json=tmp_path / "v.json")
+    report = earmark.verify(demo_run["api"], json=tmp_path / "v.json")
     assert report.ok and report.checks
     assert _json(tmp_path / "v.json") == report.to_dict()
     # a figure changed by hand is a mismatch: ok is False (exit 1 on the command line)
@@ -236,17 +309,20 @@ def test_verify_returns_the_report(demo_run: dict[str, Any], tmp_path: Path) -> 
     views = results["arms"]["cut"]["by_language"]["en"]["views"]
     views[next(iter(views))]["wer"]["value"] = 0.5
     (tampered / "results.json").write_text(json.dumps(results), "utf-8")
-    report = earmark.verify(tampered, quiet=True)
+    report = earmark.verify(tampered)
     assert not report.ok
     assert any(c.status == "mismatch" for c in report.checks)
 
 
 def test_compare_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
     comparison = earmark.compare(
-        [demo_run["api"]], out=tmp_path / "api", normalizer="auto", bootstrap=300, quiet=True
+        [demo_run["api"]], out=tmp_path / "api", normalizer="auto", bootstrap=300
     )
     path = tmp_path / "api" / "compare.json"
-    assert not isinstance(comparison, Path) and comparison.to_json() == path.read_text("utf-8")
+    assert comparison.to_json() == path.read_text("utf-8")
+    # without a folder: the same comparison, nothing written
+    again = earmark.compare([demo_run["api"]], normalizer="auto", bootstrap=300)
+    assert again.to_dict() | {"created": None} == comparison.to_dict() | {"created": None}
     argv = ["compare", str(demo_run["api"]), "--normalizer", "auto", "--bootstrap", "300"]
     assert main([*argv, "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     api, cli = _json(path), _json(tmp_path / "cli" / "compare.json")
@@ -259,8 +335,8 @@ def test_compare_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> Non
 def test_decide_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
     run = demo_run["api"]
     sides = {"baseline": f"{run}#exact", "challenger": f"{run}#cut"}
-    decision = earmark.decide(**sides, out=tmp_path / "api", quiet=True)
-    again = earmark.decide(**sides, out=tmp_path / "api", quiet=True)
+    decision = earmark.decide(**sides, out=tmp_path / "api")
+    again = earmark.decide(**sides, out=tmp_path / "api")
     first = tmp_path / "api" / f"decision-{decision.date}.json"
     assert decision.to_json() == first.read_text("utf-8")
     assert again == decision
@@ -274,8 +350,10 @@ def test_decide_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None
 
 
 def test_leaderboard_equals_the_cli(demo_run: dict[str, Any], tmp_path: Path) -> None:
-    out = earmark.leaderboard([demo_run["api"]], out=tmp_path / "api", quiet=True)
-    assert out == tmp_path / "api"
+    written = earmark.leaderboard([demo_run["api"]], out=tmp_path / "api")
+    out = tmp_path / "api"
+    assert sorted(written) == ["csv", "html", "json", "md"]
+    assert all(path.parent == out for path in written.values())
     assert (
         main(["leaderboard", str(demo_run["api"]), "--out", str(tmp_path / "cli"), "--quiet"]) == 0
     )
@@ -292,7 +370,7 @@ def test_report_equals_the_cli(
 ) -> None:
     path = earmark.report(demo_run["api"], out=tmp_path / "api.html", worst=2)
     assert path == tmp_path / "api.html"
-    assert f"wrote {path}" in capsys.readouterr().out
+    assert capsys.readouterr().out == ""  # the verb prints nothing; the CLI prints `wrote`
     argv = ["report", str(demo_run["api"]), "--out", str(tmp_path / "cli.html"), "--worst", "2"]
     assert main(argv) == 0
     assert path.read_bytes() == (tmp_path / "cli.html").read_bytes()
@@ -312,10 +390,11 @@ def test_multispeaker_equals_the_cli(tmp_path: Path) -> None:
     refs.write_text("rec1 1 A 0.0 1.0 a b c\nrec1 1 B 1.0 2.0 d e\n", "utf-8")
     # speakers renamed (X, Y): cpWER pairs A-X, B-Y and counts one substitution of 5 words
     hyps.write_text("rec1 1 X 0.0 1.0 a b c\nrec1 1 Y 1.0 2.0 d f\n", "utf-8")
-    path = earmark.multispeaker(
+    result = earmark.multispeaker(
         refs, hyps, normalizer="none", metric=["cpwer", "orcwer"], bootstrap=0, out=tmp_path / "a"
     )
-    assert path == tmp_path / "a" / "multispeaker.json"
+    path = tmp_path / "a" / "multispeaker.json"
+    assert result.metrics["cpwer"].total.rate == 0.2
     argv = ["multispeaker", str(refs), str(hyps), "--normalizer", "none", "--metric", "cpwer"]
     argv += ["--metric", "orcwer", "--bootstrap", "0", "--out", str(tmp_path / "c"), "--quiet"]
     assert main(argv) == 0

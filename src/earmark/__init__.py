@@ -2,8 +2,11 @@
 
 The front door: `earmark.wer`, `earmark.cer` and `earmark.score` score lists of strings;
 `earmark.score_file`, `earmark.run`, `earmark.compare`, `earmark.verify`,
-`earmark.decide`, `earmark.report`, `earmark.leaderboard` and `earmark.multispeaker`
-mirror the subcommands of the same names (`score_file` is `earmark score`).
+`earmark.decide`, `earmark.report`, `earmark.leaderboard`, `earmark.multispeaker` and the
+rest are the verbs of `earmark.api`, the layer the subcommands of the same names call
+(`score_file` is `earmark score`, `gap` is `earmark compare --gap`, `manifest_select`
+is `earmark manifest select`, `import_corpus` is `earmark import`). Each returns typed
+results built in memory.
 
 >>> import earmark
 >>> earmark.wer(["a b c", "hello world"], ["a x c", "hello"])
@@ -23,33 +26,59 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     # Static types of the lazy names.
+    from earmark.api.checking import verify as verify
+    from earmark.api.comparing import compare as compare
+    from earmark.api.comparing import gap as gap
+    from earmark.api.corpora import demo as demo
+    from earmark.api.corpora import fetch as fetch
+    from earmark.api.corpora import import_corpus as import_corpus
+    from earmark.api.deciding import decide as decide
+    from earmark.api.manifests import manifest_contamination as manifest_contamination
+    from earmark.api.manifests import manifest_hash as manifest_hash
+    from earmark.api.manifests import manifest_init_sidecar as manifest_init_sidecar
+    from earmark.api.manifests import manifest_leakage as manifest_leakage
+    from earmark.api.manifests import manifest_select as manifest_select
+    from earmark.api.manifests import manifest_validate as manifest_validate
     from earmark.api.pairs import CorpusScore as CorpusScore
     from earmark.api.pairs import cer as cer
     from earmark.api.pairs import score as score
     from earmark.api.pairs import wer as wer
-    from earmark.api.subcommands import compare as compare
-    from earmark.api.subcommands import decide as decide
-    from earmark.api.subcommands import leaderboard as leaderboard
-    from earmark.api.subcommands import multispeaker as multispeaker
-    from earmark.api.subcommands import report as report
-    from earmark.api.subcommands import run as run
-    from earmark.api.subcommands import score_file as score_file
-    from earmark.api.subcommands import verify as verify
+    from earmark.api.rendering import leaderboard as leaderboard
+    from earmark.api.rendering import report as report
+    from earmark.api.running import plan_freeze as plan_freeze
+    from earmark.api.running import plan_show as plan_show
+    from earmark.api.running import run as run
+    from earmark.api.scoring import score_file as score_file
+    from earmark.api.speakers import multispeaker as multispeaker
 
-#: Public name -> the module that defines it, imported on first access.
+#: Public name -> the module of `earmark.api` that defines it, imported on first access.
+#: (`earmark.api.postprocessing.postprocess` is not named here: `earmark.postprocess`
+#: is the package.)
 _LAZY = {
-    "wer": "earmark.api.pairs",
-    "cer": "earmark.api.pairs",
-    "score": "earmark.api.pairs",
-    "CorpusScore": "earmark.api.pairs",
-    "score_file": "earmark.api.subcommands",
-    "run": "earmark.api.subcommands",
-    "compare": "earmark.api.subcommands",
-    "verify": "earmark.api.subcommands",
-    "decide": "earmark.api.subcommands",
-    "report": "earmark.api.subcommands",
-    "leaderboard": "earmark.api.subcommands",
-    "multispeaker": "earmark.api.subcommands",
+    "wer": "pairs",
+    "cer": "pairs",
+    "score": "pairs",
+    "CorpusScore": "pairs",
+    "score_file": "scoring",
+    "run": "running",
+    "plan_freeze": "running",
+    "plan_show": "running",
+    "compare": "comparing",
+    "gap": "comparing",
+    "verify": "checking",
+    "decide": "deciding",
+    "report": "rendering",
+    "leaderboard": "rendering",
+    "multispeaker": "speakers",
+    "manifest_validate": "manifests",
+    "manifest_hash": "manifests",
+    "manifest_select": "manifests",
+    "manifest_init_sidecar": "manifests",
+    "manifest_leakage": "manifests",
+    "manifest_contamination": "manifests",
+    "import_corpus": "corpora",
+    "fetch": "corpora",
+    "demo": "corpora",
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -59,7 +88,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'earmark' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(f"earmark.api.{module}"), name)
     globals()[name] = value
     return value
 

@@ -1,7 +1,9 @@
-"""`earmark score` as a library call: read a predictions file, score it, write the folder.
+"""`earmark score` as a library call: read a predictions file, score it, and write the
+folder when one is given.
 
-The CLI is a thin mirror of `score_predictions` (a test checks both give identical
-numbers), so anything the CLI can do a script can do with the same result.
+What is read (`ScoreInputs`) and what is computed (`ScoreFigures`) are two option
+objects; `earmark.api` maps the command's flags onto them and the CLI calls that verb,
+so a script and the command give the same result.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ import os
 import secrets
 from collections.abc import Iterable
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
@@ -21,103 +23,137 @@ from earmark.errors import EarmarkError
 from earmark.formats.fields import FieldNames
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
+from earmark.formats.trn import checked_id_format
 from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
 from earmark.render.markdown import render_results_markdown
-from earmark.results.arm import Exclusion
+from earmark.results.arm import ArmResult, Exclusion
 from earmark.rundir.layout import PREDICTIONS
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
-from earmark.scoring.options import Aggregate, ScoringOptions
+from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.probes import failed, run_scorer_probes
-from earmark.scoring.protocols import resolve
-from earmark.scoring.scorer import CorpusScorer
+from earmark.scoring.probes import ProbeResult, failed, run_scorer_probes
+from earmark.scoring.protocols import ScoringChoice, resolve
+from earmark.scoring.scorer import CorpusScorer, ScoreResult
 from earmark.stats.settings import BootstrapSettings
+
+if TYPE_CHECKING:
+    from earmark.results import Results
+    from earmark.scoring.glm import Glm
 
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
 #: records, a few KB a row). Small enough that a chunk's objects stay in cache and its
 #: freed memory is reused by the next (2,000 rows: ~8% less CPU in scoring and records
 #: than 10,000), large enough that the per-chunk numpy calls do not show. Read at each
-#: call (a module setting rather than a parameter: `commands.score` passes the protocol
-#: as `**kwargs`), so tests can force tiny chunks.
+#: call (a module setting rather than a figure: it changes no output), so tests can force
+#: tiny chunks.
 CHUNK_ROWS = 2_000
 
 #: Where `score --glm ... --out DIR` keeps a copy of the rules file.
 GLM_COPY = "rules.glm"
 
 
+class PredictionsEntry(TypedDict):
+    """results.json's `predictions`: the file the figures were computed from, by hash."""
+
+    file: str
+    sha256: str
+    bytes: int
+    rows: int
+
+
+@dataclass(frozen=True)
+class ScoreInputs:
+    """What `earmark score` reads: the file(s), their format and field names, and which
+    rows count (`--language` for rows naming none, `--arm` of a run's file, unmatched
+    hypotheses listed and skipped rather than refused)."""
+
+    predictions: str | os.PathLike[str]
+    refs: str | os.PathLike[str] | None = None
+    format: str | None = None
+    fields: FieldNames = FieldNames()
+    language: str | None = None
+    arm: str | None = None
+    exclude_unmatched: bool = False
+
+
+@dataclass(frozen=True)
+class ScoreFigures:
+    """What `earmark score` computes: the protocol or the settings it would fix (None:
+    not given; resolved once, by `earmark.scoring.protocols.resolve`), the optional
+    metrics and figures (`extra_metrics`: "wip"), the sclite reports and their alignment,
+    GLM rules, the bootstrap unit and the pre-registered minimums."""
+
+    normalizer: str | None = None
+    protocol: str | None = None
+    aggregate: str | None = None
+    resamples: int | None = None
+    seed: int | None = None
+    punctuation: bool = False
+    punctuation_marks: str | None = None
+    critical_tokens: bool = False
+    #: Optional figures beside MER and WIL ("wip"); results without them keep their bytes.
+    extra_metrics: tuple[str, ...] = ()
+    sclite_reports: bool = False
+    alignment: str = "earmark"
+    #: sclite's `-i` rule the sclite reports read speakers from trn ids by (None: earmark's).
+    id_format: str | None = None
+    glm: str | os.PathLike[str] | None = None
+    cluster: str = "clip"
+    min_per_slice: int | None = None
+    min_speakers: int | None = None
+
+    def choice(self) -> ScoringChoice:
+        """The protocol merged with the settings given; a contradiction names the flag."""
+        return resolve(
+            self.protocol,
+            normalizer=self.normalizer,
+            aggregate=self.aggregate,
+            resamples=self.resamples,
+            seed=self.seed,
+            punctuation=self.punctuation,
+            punctuation_marks=self.punctuation_marks,
+        )
+
+
 def score_predictions(
-    predictions: str | os.PathLike[str],
+    inputs: ScoreInputs,
+    figures: ScoreFigures = ScoreFigures(),
     *,
-    normalizer: str | None = None,
-    protocol: str | None = None,
-    refs: str | os.PathLike[str] | None = None,
-    fmt: str | None = None,
-    fields: FieldNames | None = None,
-    language: str | None = None,
-    aggregate: Aggregate | None = None,
-    resamples: int | None = None,
-    seed: int | None = None,
-    allow_extra_hypotheses: bool = False,
     out_dir: str | os.PathLike[str] | None = None,
-    arm_name: str | None = None,
-    arm: str | None = None,
-    punctuation: bool = False,
-    critical_tokens: bool = False,
-    extra_metrics: tuple[str, ...] = (),
-    sclite_reports: bool = False,
-    alignment: str = "earmark",
-    glm: str | os.PathLike[str] | None = None,
-    punctuation_marks: str | None = None,
-    cluster: str = "clip",
-    min_per_slice: int | None = None,
-    min_speakers: int | None = None,
-) -> dict[str, Any]:
-    """Score a predictions file (optionally joined to references); returns results.json's
-    content and, with `out_dir`, writes results.json, predictions.jsonl, results.md and
-    last artefacts.sha256 (`earmark.artefacts`), holding the folder's lock throughout (a
-    second writer into it gets an `EarmarkError`).
+) -> Results:
+    """Score a predictions file (optionally joined to references) and return its typed
+    results; with `out_dir`, also write results.json (byte for byte `to_json()` of what
+    is returned), predictions.jsonl, results.md and last artefacts.sha256
+    (`earmark.artefacts`), holding the folder's lock throughout (a second writer into it
+    gets an `EarmarkError`). Without `out_dir` nothing is written.
 
-    `protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples, seed and CI
-    generator; a setting given with it must agree (`earmark.scoring.protocols.resolve`).
-    Without one: aggregate "micro", 10,000 resamples, seed 20260926; `normalizer` required.
+    `figures.protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples,
+    seed and CI generator; a setting given with it must agree. Without one: aggregate
+    "micro", 10,000 resamples, seed 20260926; the normaliser is required.
 
-    `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion
-    pair) and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or
-    "sclite") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
-    `glm`, a rules file of alternate spellings and optional words (`earmark.scoring.glm`),
-    is applied during alignment, not by rewriting text: the word counts of every view
-    (the headline WER) come from the GLM-aware alignment, and so do the sclite reports'.
-    Results record it beside the normaliser policy (`glm`: name, SHA-256, version); a
-    protocol, which fixes how its published figures are counted, refuses it.
+    `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion pair)
+    and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark", "sclite" or
+    "kaldi") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
+    `id_format` (rm, spu_id, swb, wsj) reads their speakers by sclite's `-i` rule; `glm`, a
+    rules file of alternate spellings and optional words (`earmark.scoring.glm`), is applied
+    during alignment, not by rewriting text: the word counts of every view (the headline
+    WER) come from the GLM-aware alignment, and so do the sclite reports'. Results record it
+    beside the normaliser policy (`glm`: name, SHA-256, version); a protocol, which fixes
+    how its published figures are counted, refuses it.
 
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
-    blocks with a reason (`earmark.scoring.options.ScoringOptions`). `extra_metrics`
-    ("wip") adds optional figures beside MER and WIL (results without it keep their bytes).
+    blocks with a reason (`earmark.scoring.options.ScoringOptions`).
 
     The input is scored `CHUNK_ROWS` rows at a time (`earmark.scoring.scorer.CorpusScorer`),
     one file of references and hypotheses read as it goes: memory grows with the corpus
     only by each row's counts and an 8-byte digest of its id. The outputs do not depend on
     the chunk size.
     """
-    if alignment != "earmark" and not sclite_reports:
-        raise EarmarkError(
-            "--alignment chooses the alignment of the sclite reports",
-            field="alignment",
-            hint="add --sclite-reports",
-        )
-    if glm is not None and protocol is not None:
-        raise EarmarkError(
-            f"--glm changes the counts protocol {protocol} fixes",
-            field="glm",
-            hint="drop --protocol to score with a GLM (its figures then follow no protocol)",
-        )
-    rules = None
-    if glm is not None:
-        from earmark.scoring.glm import read_glm
+    from earmark.results import Results
 
-        rules = read_glm(glm)
+    rules = _check_figures(figures)
     # Held from the first read to the last write: one writer per folder.
     folder = nullcontext() if out_dir is None else lock_output_folder(out_dir, "score")
     # The cyclic collector paused from the first read to the last write, not only around
@@ -126,143 +162,199 @@ def score_predictions(
     # 100,000 live rows while those records were built cost ~0.4 s of a ~2.9 s
     # `--bootstrap 0` run. It resumes (and collects anything left) on exit.
     with folder, collector_paused():
-        choice = resolve(
-            protocol,
-            normalizer=normalizer,
-            aggregate=aggregate,
-            resamples=resamples,
-            seed=seed,
-            punctuation=punctuation,
-            flags={"normalizer": "normalizer", "resamples": "resamples"},
-            punctuation_marks=punctuation_marks,
+        results = _score(inputs, figures, rules, None if out_dir is None else Path(out_dir))
+        return Results.from_dict(results, copy=False)
+
+
+def _check_figures(figures: ScoreFigures) -> Glm | None:
+    """Refuse settings that cannot go together before anything is read; the GLM rules."""
+    checked_id_format(figures.id_format)
+    if figures.id_format is not None and not figures.sclite_reports:
+        raise EarmarkError(
+            "--id-format chooses how the sclite reports read speakers from ids",
+            field="id_format",
+            hint="add --sclite-reports",
         )
-        stream = stream_pairs(
-            predictions,
-            refs=refs,
-            fmt=fmt,
-            fields=fields or FieldNames(),
-            allow_extra_hypotheses=allow_extra_hypotheses,
-            arm=arm,
-            # The scorer finds repeated ids (an 8-byte digest per id; it reads the file
-            # again via stream.reread only if two digests match); the reader's own check,
-            # with both lines, runs on failure only.
-            check_ids=False,
+    if figures.alignment != "earmark" and not figures.sclite_reports:
+        raise EarmarkError(
+            "--alignment chooses the alignment of the sclite reports",
+            field="alignment",
+            hint="add --sclite-reports",
         )
-        options = ScoringOptions(
-            policy=NormalizerPolicy.parse(choice.normalizer),
-            aggregate=choice.aggregate,
-            bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
-            protocol=choice.protocol,
-            cluster=cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
-            min_per_slice=min_per_slice,
-            min_speakers=min_speakers,
-            glm=rules,
-            extra_metrics=extra_metrics,
+    if figures.glm is not None and figures.protocol is not None:
+        raise EarmarkError(
+            f"--glm changes the counts protocol {figures.protocol} fixes",
+            field="glm",
+            hint="drop --protocol to score with a GLM (its figures then follow no protocol)",
         )
-        punctuation = choice.punctuation
-        # The punctuation and critical-token metrics and the sclite reports read the rows
-        # and texts again: only then are they kept; otherwise each chunk's go once its
-        # records are written.
-        scorer = CorpusScorer(
-            options,
-            keep=punctuation or critical_tokens or sclite_reports,
-            reread=stream.reread,
-        )
-        chunks = stream.chunks(CHUNK_ROWS)
-        if language is not None:
-            chunks = (_with_language(chunk, language) for chunk in chunks)
-        spool = None if out_dir is None else _spool_name(Path(out_dir))
+    if figures.glm is None:
+        return None
+    from earmark.scoring.glm import read_glm
+
+    return read_glm(figures.glm)
+
+
+def _score(
+    inputs: ScoreInputs, figures: ScoreFigures, rules: Glm | None, out: Path | None
+) -> dict[str, Any]:
+    """Read, score and (with `out`) write, under the caller's lock: results.json's content."""
+    choice = figures.choice()
+    stream = stream_pairs(
+        inputs.predictions,
+        refs=inputs.refs,
+        fmt=inputs.format,
+        fields=inputs.fields,
+        allow_extra_hypotheses=inputs.exclude_unmatched,
+        arm=inputs.arm,
+        # The scorer finds repeated ids (an 8-byte digest per id; it reads the file
+        # again via stream.reread only if two digests match); the reader's own check,
+        # with both lines, runs on failure only.
+        check_ids=False,
+    )
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse(choice.normalizer),
+        aggregate=choice.aggregate,
+        bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
+        protocol=choice.protocol,
+        cluster=figures.cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
+        min_per_slice=figures.min_per_slice,
+        min_speakers=figures.min_speakers,
+        glm=rules,
+        extra_metrics=figures.extra_metrics,
+    )
+    # The punctuation and critical-token metrics and the sclite reports read the rows
+    # and texts again: only then are they kept; otherwise each chunk's go once its
+    # records are written.
+    scorer = CorpusScorer(
+        options,
+        keep=choice.punctuation or figures.critical_tokens or figures.sclite_reports,
+        reread=stream.reread,
+    )
+    chunks = stream.chunks(CHUNK_ROWS)
+    if inputs.language is not None:
+        language = inputs.language
+        chunks = (_with_language(chunk, language) for chunk in chunks)
+    spool = None if out is None else _spool_name(out)
+    try:
+        written = None
         try:
-            written = None
-            try:
-                if spool is None:
-                    for chunk in chunks:
-                        scorer.add(chunk)
-                else:
-                    written = _write_records(spool, scorer, chunks)
-            except EarmarkError:
-                # The error a whole read of the file meets first wins, with its lines
-                # (a repeated id found by the scorer, say), as when it was read up front.
-                stream.recheck()
-                raise
-            scored = scorer.finish()
-            rows = scored.rows
-            figures = replace(
-                scored.arm,
-                coverage=replace(
-                    scored.arm.coverage,
-                    # The reader's exclusions, with what each format adds to them.
-                    excluded=tuple(Exclusion.from_dict(x) for x in stream.excluded),
+            if spool is None:
+                for chunk in chunks:
+                    scorer.add(chunk)
+            else:
+                written = _write_records(spool, scorer, chunks)
+        except EarmarkError:
+            # The error a whole read of the file meets first wins, with its lines
+            # (a repeated id found by the scorer, say), as when it was read up front.
+            stream.recheck()
+            raise
+        scored = scorer.finish()
+        name = inputs.arm or Path(inputs.predictions).stem
+        arm = _arm(scored, stream.excluded, figures, choice, options, rules, name, out)
+        if out is not None and rules is not None and arm.glm is not None:
+            # The rules beside the figures they shaped (byte for byte: the recorded
+            # SHA-256 is this file's), so the folder alone re-derives them.
+            atomic_write_bytes(out / GLM_COPY, [rules.text.encode("utf-8")])
+            arm = replace(arm, glm={**arm.glm, "file": GLM_COPY})
+        probes = run_scorer_probes()
+        results = build_results(
+            {name: arm},
+            probes,
+            inputs={
+                "files": [str(Path(f)) for f in stream.source_files],
+                "format": inputs.format or "auto",
+                "formats_read": list(stream.formats),
+            },
+        )
+        if out is not None and spool is not None and written is not None:
+            _write_folder(out, results, probes, spool, written)
+    finally:
+        if spool is not None:
+            spool.unlink(missing_ok=True)
+    # Freed here, while the collector is still paused: on resuming, its first pass
+    # walks every object allocated during the pause that is still alive, and the
+    # rows and their scores would be walked once just before they die. `results`
+    # holds none of them.
+    del scored, scorer, stream
+    return results
+
+
+def _arm(
+    scored: ScoreResult,
+    excluded: list[dict[str, str]],
+    figures: ScoreFigures,
+    choice: ScoringChoice,
+    options: ScoringOptions,
+    rules: Glm | None,
+    name: str,
+    out: Path | None,
+) -> ArmResult:
+    """One arm's typed results: the scores, the reader's exclusions, the error analysis
+    and the optional punctuation, critical-token and sclite sections."""
+    rows = scored.rows
+    arm = replace(
+        scored.arm,
+        coverage=replace(
+            scored.arm.coverage,
+            # The reader's exclusions, with what each format adds to them.
+            excluded=tuple(Exclusion.from_dict(x) for x in excluded),
+        ),
+        error_analysis=error_analysis_section(scored),
+    )
+    if choice.punctuation or figures.critical_tokens:
+        from earmark.metrics.punctuation import check_mark_rule
+        from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section
+
+        if choice.punctuation:
+            arm = replace(
+                arm,
+                punctuation=punctuation_section(
+                    rows,
+                    bootstrap=options.bootstrap,
+                    mark_rule=check_mark_rule(choice.punctuation_marks),
                 ),
-                error_analysis=error_analysis_section(scored),
             )
-            if punctuation or critical_tokens:
-                from earmark.metrics.punctuation import check_mark_rule
-                from earmark.scoring.extra_metrics import (
-                    critical_tokens_section,
-                    punctuation_section,
-                )
-
-                if punctuation:
-                    figures = replace(
-                        figures,
-                        punctuation=punctuation_section(
-                            rows,
-                            bootstrap=options.bootstrap,
-                            mark_rule=check_mark_rule(choice.punctuation_marks),
-                        ),
-                    )
-                if critical_tokens:
-                    figures = replace(
-                        figures,
-                        critical_tokens=critical_tokens_section(rows, bootstrap=options.bootstrap),
-                    )
-            name = arm_name or arm or Path(predictions).stem
-            if sclite_reports:
-                from earmark.scoring.sclite_reports import sclite_reports_section
-
-                figures = replace(
-                    figures,
-                    sclite=sclite_reports_section(
-                        scored, name=name, alignment=alignment, out_dir=out_dir, glm=rules
-                    ),
-                )
-            if out_dir is not None and rules is not None and figures.glm is not None:
-                # The rules beside the figures they shaped (byte for byte: the recorded
-                # SHA-256 is this file's), so the folder alone re-derives them.
-                atomic_write_bytes(Path(out_dir) / GLM_COPY, [rules.text.encode("utf-8")])
-                figures = replace(figures, glm={**figures.glm, "file": GLM_COPY})
-            probes = run_scorer_probes()
-            results = build_results(
-                {name: figures},
-                probes,
-                inputs={
-                    "files": [str(Path(f)) for f in stream.source_files],
-                    "format": fmt or "auto",
-                    "formats_read": list(stream.formats),
-                },
+        if figures.critical_tokens:
+            arm = replace(
+                arm, critical_tokens=critical_tokens_section(rows, bootstrap=options.bootstrap)
             )
-            if out_dir is not None and spool is not None and written is not None:
-                markdown = render_results_markdown(results)
-                if not failed(probes):
-                    # In place only now, just before the results that name its hash
-                    # (a kill between the two leaves old results that can tell).
-                    os.replace(spool, Path(out_dir) / PREDICTIONS)
-                    fsync_folder(Path(out_dir))
-                    results["predictions"] = written
-                # Refuses (writing nothing) when a probe failed.
-                write_results(out_dir, results, probes=probes, markdown=markdown)
-                # last, over every file the score wrote; predictions.jsonl was hashed as written
-                write_artefacts(out_dir, known={written["file"]: written["sha256"]})
-        finally:
-            if spool is not None:
-                spool.unlink(missing_ok=True)
-        # Freed here, while the collector is still paused: on resuming, its first pass
-        # walks every object allocated during the pause that is still alive, and the
-        # rows and their scores would be walked once just before they die. `results`
-        # holds none of them.
-        del scored, rows, scorer, stream
-        return results
+    if figures.sclite_reports:
+        from earmark.scoring.sclite_reports import sclite_reports_section
+
+        arm = replace(
+            arm,
+            sclite=sclite_reports_section(
+                scored,
+                name=name,
+                alignment=figures.alignment,
+                out_dir=out,
+                glm=rules,
+                id_format=checked_id_format(figures.id_format),
+            ),
+        )
+    return arm
+
+
+def _write_folder(
+    out: Path,
+    results: dict[str, Any],
+    probes: list[ProbeResult],
+    spool: Path,
+    written: PredictionsEntry,
+) -> None:
+    """The folder's files, predictions.jsonl moved into place just before the results
+    that name its hash; the artefact list last."""
+    markdown = render_results_markdown(results)
+    if not failed(probes):
+        # In place only now, just before the results that name its hash
+        # (a kill between the two leaves old results that can tell).
+        os.replace(spool, out / PREDICTIONS)
+        fsync_folder(out)
+        results["predictions"] = written
+    # Refuses (writing nothing) when a probe failed.
+    write_results(out, results, probes=probes, markdown=markdown)
+    # last, over every file the score wrote; predictions.jsonl was hashed as written
+    write_artefacts(out, known={written["file"]: written["sha256"]})
 
 
 def _with_language(rows: list[ScoringRow], language: str) -> list[ScoringRow]:
@@ -278,7 +370,7 @@ def _spool_name(out: Path) -> Path:
 
 def _write_records(
     spool: Path, scorer: CorpusScorer, chunks: Iterable[list[ScoringRow]]
-) -> dict[str, Any]:
+) -> PredictionsEntry:
     """Score `chunks`, writing each one's predictions.jsonl records to `spool` as it is
     scored (one line per record, keys sorted, UTF-8 as is, as `write_results` writes
     them) and syncing it; returns results' `predictions` entry for the file once it is
@@ -305,4 +397,4 @@ def _write_records(
         if exc.filename is None or exc.filename == str(spool):
             raise OSError(exc.errno, exc.strerror, str(spool.parent / PREDICTIONS)) from exc
         raise
-    return {"file": PREDICTIONS, "sha256": digest.hexdigest(), "bytes": size, "rows": rows}
+    return PredictionsEntry(file=PREDICTIONS, sha256=digest.hexdigest(), bytes=size, rows=rows)

@@ -33,13 +33,19 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from earmark.errors import EarmarkError
 from earmark.rundir.json_records import read_json_record
 from earmark.rundir.layout import ARM_MODEL, PLAN, PREDICTIONS, PROVENANCE, arm_folder
 from earmark.rundir.predictions import read_prediction_objects
 from earmark.rundir.results_file import check_predictions_file, load_results
+
+if TYPE_CHECKING:
+    from earmark.formats.rows import ScoringRow
+    from earmark.results import JSONValue
+    from earmark.scoring.glm import Glm
+    from earmark.scoring.options import ScoringOptions
 
 Status = Literal["ok", "mismatch", "unavailable"]
 #: Summary keys `score_rows` produces, compared one by one.
@@ -62,7 +68,7 @@ class Check:
     status: Status
     detail: str = ""
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {"name": self.name, "status": self.status, "detail": self.detail}
 
 
@@ -75,7 +81,7 @@ class VerifyReport:
     def ok(self) -> bool:
         return not any(c.status == "mismatch" for c in self.checks)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "schema": "earmark.verify/1",
             "run_dir": self.run_dir,
@@ -84,7 +90,7 @@ class VerifyReport:
         }
 
 
-def differences(recorded: Any, recomputed: Any, path: str = "") -> list[str]:
+def differences(recorded: object, recomputed: object, path: str = "") -> list[str]:
     """Paths where two JSON values differ (floats exactly: a CI must reproduce bit for bit)."""
     if isinstance(recorded, dict) and isinstance(recomputed, dict):
         out: list[str] = []
@@ -128,7 +134,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return read_prediction_objects(path)
 
 
-def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[Any]:
+def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[ScoringRow]:
     """The rows exactly as the runner (arm rows) or `earmark score` built them."""
     from earmark.formats.rows import ScoringRow
 
@@ -165,63 +171,18 @@ def _verify_arm(
     repeats: int,
     folder: Path | None = None,
 ) -> list[Check]:
-    from earmark.execution.resources import latency_by_language
-    from earmark.scoring.options import ScoringOptions
-    from earmark.scoring.policy import NormalizerPolicy
-    from earmark.scoring.protocols import get_protocol
+    """An arm's figures, its rows' stored counts and its row-derived run figures, each
+    recomputed from its rows with the options it records."""
     from earmark.scoring.scorer import score_rows
-    from earmark.stats.settings import DEFAULT_LEVEL, BootstrapSettings
 
     if not rows:
         return [Check(f"arm {name}: figures", "mismatch", "no rows in predictions.jsonl")]
-    policy_d = recorded.get("normalizer_policy") or {}
-    boot = recorded.get("bootstrap") or {}
-    glm = None
-    if recorded.get("glm"):  # `score --glm` keeps its rules in the folder (rules.glm)
-        from earmark.scoring.glm import read_glm
-
-        kept = recorded["glm"].get("file")
-        copy = folder / str(kept) if folder is not None and kept else None
-        if copy is None or not copy.is_file():
-            return [
-                Check(
-                    f"arm {name}: figures",
-                    "unavailable",
-                    "scored with GLM rules the folder does not keep",
-                )
-            ]
-        glm = read_glm(copy)
-        if glm.sha256 != recorded["glm"].get("sha256"):
-            return [
-                Check(
-                    f"arm {name}: figures",
-                    "mismatch",
-                    f"{copy}: sha256 {glm.sha256} != recorded {recorded['glm'].get('sha256')}",
-                )
-            ]
-    try:
-        options = ScoringOptions(
-            policy=NormalizerPolicy(
-                default=policy_d["default"], by_language=dict(policy_d.get("by_language") or {})
-            ),
-            aggregate=recorded["aggregate"],
-            bootstrap=BootstrapSettings(
-                resamples=int(boot["resamples"]),
-                seed=int(boot["seed"]),
-                level=float(boot.get("level", DEFAULT_LEVEL)),
-            ),
-            protocol=get_protocol(recorded["protocol"]["name"])
-            if recorded.get("protocol")
-            else None,
-            cluster=boot.get("cluster", "clip"),
-            min_per_slice=(recorded.get("minimums") or {}).get("min_per_slice"),
-            min_speakers=(recorded.get("minimums") or {}).get("min_speakers"),
-            glm=glm,
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        return [
-            Check(f"arm {name}: figures", "unavailable", f"scoring options not recorded: {exc}")
-        ]
+    glm = _recorded_glm(name, recorded, folder)
+    if isinstance(glm, Check):
+        return [glm]
+    options = _recorded_options(name, recorded, glm)
+    if isinstance(options, Check):
+        return [options]
     scored = score_rows(_scoring_rows(rows, repeats), options)
     summary = scored.to_dict()
     recorded_scored = {k: recorded.get(k) for k in SCORED_KEYS if k in recorded or k in summary}
@@ -256,6 +217,72 @@ def _verify_arm(
             _summarise(row_diffs) if row_diffs else f"{len(rows)} rows' stored counts reproduce",
         )
     )
+    checks.extend(_run_figures(name, recorded, rows))
+    return checks
+
+
+def _recorded_glm(name: str, recorded: dict[str, Any], folder: Path | None) -> Glm | Check | None:
+    """The GLM rules an arm was scored with, from the copy its folder keeps (`score
+    --glm` writes rules.glm), or the check that says why they cannot be used."""
+    if not recorded.get("glm"):
+        return None
+    from earmark.scoring.glm import read_glm
+
+    kept = recorded["glm"].get("file")
+    copy = folder / str(kept) if folder is not None and kept else None
+    if copy is None or not copy.is_file():
+        return Check(
+            f"arm {name}: figures", "unavailable", "scored with GLM rules the folder does not keep"
+        )
+    glm = read_glm(copy)
+    if glm.sha256 != recorded["glm"].get("sha256"):
+        return Check(
+            f"arm {name}: figures",
+            "mismatch",
+            f"{copy}: sha256 {glm.sha256} != recorded {recorded['glm'].get('sha256')}",
+        )
+    return glm
+
+
+def _recorded_options(
+    name: str, recorded: dict[str, Any], glm: Glm | None
+) -> ScoringOptions | Check:
+    """The scoring options an arm records (policy, aggregation, bootstrap, protocol,
+    minimums), or the check that says they are not all there."""
+    from earmark.scoring.options import ScoringOptions
+    from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.protocols import get_protocol
+    from earmark.stats.settings import DEFAULT_LEVEL, BootstrapSettings
+
+    policy_d = recorded.get("normalizer_policy") or {}
+    boot = recorded.get("bootstrap") or {}
+    try:
+        return ScoringOptions(
+            policy=NormalizerPolicy(
+                default=policy_d["default"], by_language=dict(policy_d.get("by_language") or {})
+            ),
+            aggregate=recorded["aggregate"],
+            bootstrap=BootstrapSettings(
+                resamples=int(boot["resamples"]),
+                seed=int(boot["seed"]),
+                level=float(boot.get("level", DEFAULT_LEVEL)),
+            ),
+            protocol=get_protocol(recorded["protocol"]["name"])
+            if recorded.get("protocol")
+            else None,
+            cluster=boot.get("cluster", "clip"),
+            min_per_slice=(recorded.get("minimums") or {}).get("min_per_slice"),
+            min_speakers=(recorded.get("minimums") or {}).get("min_speakers"),
+            glm=glm,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        return Check(f"arm {name}: figures", "unavailable", f"scoring options not recorded: {exc}")
+
+
+def _run_figures(name: str, recorded: dict[str, Any], rows: list[dict[str, Any]]) -> list[Check]:
+    """A run's figures derived from its rows: language mismatches, per-language latency."""
+    from earmark.execution.resources import latency_by_language
+
     extra_diffs: list[str] = []
     if "language_mismatches" in recorded:
         count = sum(bool(r.get("language_mismatch")) for r in rows)
@@ -264,17 +291,17 @@ def _verify_arm(
         extra_diffs += differences(
             recorded["resources_by_language"], latency_by_language(rows), "resources_by_language"
         )
-    if "language_mismatches" in recorded or "resources_by_language" in recorded:
-        checks.append(
-            Check(
-                f"arm {name}: row-derived run figures",
-                "mismatch" if extra_diffs else "ok",
-                _summarise(extra_diffs)
-                if extra_diffs
-                else "language mismatches and per-language latency reproduce",
-            )
+    if "language_mismatches" not in recorded and "resources_by_language" not in recorded:
+        return []
+    return [
+        Check(
+            f"arm {name}: row-derived run figures",
+            "mismatch" if extra_diffs else "ok",
+            _summarise(extra_diffs)
+            if extra_diffs
+            else "language mismatches and per-language latency reproduce",
         )
-    return checks
+    ]
 
 
 def _check_manifest(results: dict[str, Any], provenance: dict[str, Any] | None) -> Check:

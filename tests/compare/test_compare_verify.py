@@ -90,7 +90,7 @@ def test_tampered_plan_fails(run_dir: Path) -> None:
 
 
 def test_score_output_verifies(tmp_path: Path) -> None:
-    from earmark.file_scoring import score_predictions
+    from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 
     rows = [
         {"id": "a", "reference": "the cat sat", "hypothesis": "the cat sat"},
@@ -98,7 +98,11 @@ def test_score_output_verifies(tmp_path: Path) -> None:
         {"id": "c", "reference": "hello there", "hypothesis": None},
     ]
     preds = write_rows(tmp_path / "preds.jsonl", rows)
-    score_predictions(preds, normalizer="en-v1", resamples=300, seed=4, out_dir=tmp_path / "s")
+    score_predictions(
+        ScoreInputs(preds),
+        ScoreFigures(normalizer="en-v1", resamples=300, seed=4),
+        out_dir=tmp_path / "s",
+    ).to_dict()
     report = verify_run(tmp_path / "s")
     statuses = {c.name: c.status for c in report.checks}
     assert report.ok

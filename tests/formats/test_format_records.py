@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.kaldi import looks_like_utterance_id
 from earmark.formats.pairs import read_pairs
 from earmark.records import decode_records, read_records, split_records
@@ -109,7 +109,12 @@ def test_jsonl_with_line_separators_inside_strings(tmp_path: Path, char: str) ->
         ("a", f"hello{char}world", "hello world"),
         ("b", "good morning", f"good{char}evening"),
     ]
-    wer = _raw_wer(score_predictions(path, normalizer="none", resamples=0), "p")
+    wer = _raw_wer(
+        score_predictions(
+            ScoreInputs(path), ScoreFigures(normalizer="none", resamples=0)
+        ).to_dict(),
+        "p",
+    )
     # Whitespace of any kind separates words: a: 2 hits; b: 1 hit, 1 substitution.
     assert (wer["hits"], wer["substitutions"], wer["deletions"], wer["insertions"]) == (3, 1, 0, 0)
 
@@ -152,7 +157,10 @@ def test_kaldi_id_ends_at_a_tab_or_any_whitespace(tmp_path: Path) -> None:
         ("utt3", "see you", "see you"),
     ]
     wer = _raw_wer(
-        score_predictions(tmp_path / "hyp", refs=tmp_path / "text", normalizer="none", resamples=0),
+        score_predictions(
+            ScoreInputs(tmp_path / "hyp", refs=tmp_path / "text"),
+            ScoreFigures(normalizer="none", resamples=0),
+        ).to_dict(),
         "hyp",
     )
     assert (wer["hits"], wer["substitutions"], wer["value"]) == (5, 1, pytest.approx(1 / 6))
@@ -200,8 +208,9 @@ def test_format_lines_blank_hypothesis_is_all_deletions_and_crlf_is_read(tmp_pat
     ]
     assert read.formats == ["lines", "lines"]
     res = score_predictions(
-        tmp_path / "hyp.txt", refs=tmp_path / "ref.txt", fmt="lines", normalizer="none", resamples=0
-    )
+        ScoreInputs(tmp_path / "hyp.txt", refs=tmp_path / "ref.txt", format="lines"),
+        ScoreFigures(normalizer="none", resamples=0),
+    ).to_dict()
     wer = _raw_wer(res, "hyp")
     assert (wer["hits"], wer["deletions"], wer["value"]) == (2, 3, 0.6)
 

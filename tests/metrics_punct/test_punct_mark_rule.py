@@ -10,7 +10,7 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
 from earmark.metrics.punctuation import (
     content_characters,
@@ -117,9 +117,13 @@ def _write(tmp_path: Path) -> Path:
 
 def test_score_path_threads_the_rule(tmp_path: Path) -> None:
     path = _write(tmp_path)
-    default = score_predictions(path, normalizer="none", resamples=0, punctuation=True)
+    default = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="none", resamples=0, punctuation=True)
+    ).to_dict()
     assert default["arms"]["p"]["punctuation"]["mark_rule"] == "word-internal"
-    protocol = score_predictions(path, protocol="mmv-punct-v024")
+    protocol = score_predictions(
+        ScoreInputs(path), ScoreFigures(protocol="mmv-punct-v024")
+    ).to_dict()
     section = protocol["arms"]["p"]["punctuation"]
     assert section["mark_rule"] == "every-mark"
     assert section["overall"]["position"]["f1"]["value"] == pytest.approx(2 / 3)

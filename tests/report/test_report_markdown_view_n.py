@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.render.markdown import render_results_markdown
 
 
 def _results(tmp_path: Path, rows: list[dict]) -> dict:
     path = tmp_path / "p.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    return score_predictions(path, normalizer="auto", resamples=0)
+    return score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="auto", resamples=0)
+    ).to_dict()
 
 
 def _table_row(text: str, start: str) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.sclite_markup import markup_slots, plain_text
 from earmark.formats.trn import pair_trn, read_trn
 from earmark.metrics.counts import ErrorCounts
@@ -197,15 +197,15 @@ def sclite_counts(cwd: Path) -> dict[str, list[int]]:
 
 
 def score(tmp_path: Path, **options: object) -> dict:
-    return score_predictions(
-        tmp_path / "hyp.trn",
-        refs=tmp_path / "ref.trn",
+    figures = ScoreFigures(
         normalizer="none",
         sclite_reports=True,
         alignment="sclite",
         resamples=0,
         **options,  # type: ignore[arg-type]
     )
+    inputs = ScoreInputs(tmp_path / "hyp.trn", refs=tmp_path / "ref.trn")
+    return score_predictions(inputs, figures).to_dict()
 
 
 def test_markup_counts_by_hand(tmp_path: Path) -> None:
@@ -262,14 +262,15 @@ def test_glm_file_scores_as_sclite_scores_the_same_markup(tmp_path: Path) -> Non
         "utf-8",
     )
     got = score_predictions(
-        tmp_path / "hyp.trn",
-        refs=tmp_path / "plain.trn",
-        normalizer="none",
-        sclite_reports=True,
-        alignment="sclite",
-        resamples=0,
-        glm=tmp_path / "en.glm",
-    )
+        ScoreInputs(tmp_path / "hyp.trn", refs=tmp_path / "plain.trn"),
+        ScoreFigures(
+            normalizer="none",
+            sclite_reports=True,
+            alignment="sclite",
+            resamples=0,
+            glm=tmp_path / "en.glm",
+        ),
+    ).to_dict()
     assert speaker_counts(got) == sclite_counts(tmp_path)
     assert speaker_counts(got)["total"] == [3, 15, 14, 1, 0, 1]
     (arm,) = got["arms"].values()
@@ -305,20 +306,15 @@ def test_glm_refuses_a_protocol_and_markup_needs_plain_text(tmp_path: Path) -> N
     (tmp_path / "en.glm").write_text("(uh)\n", "utf-8")
     with pytest.raises(EarmarkError, match="protocol") as info:
         score_predictions(
-            tmp_path / "hyp.trn",
-            refs=tmp_path / "ref.trn",
-            protocol="blasbench-v1",
-            glm=tmp_path / "en.glm",
-        )
+            ScoreInputs(tmp_path / "hyp.trn", refs=tmp_path / "ref.trn"),
+            ScoreFigures(protocol="blasbench-v1", glm=tmp_path / "en.glm"),
+        ).to_dict()
     assert info.value.field == "glm"
     with pytest.raises(EarmarkError, match="normalised text differs") as info:
         score_predictions(
-            tmp_path / "hyp.trn",
-            refs=tmp_path / "ref.trn",
-            normalizer="crude-v1",
-            sclite_reports=True,
-            resamples=0,
-        )
+            ScoreInputs(tmp_path / "hyp.trn", refs=tmp_path / "ref.trn"),
+            ScoreFigures(normalizer="crude-v1", sclite_reports=True, resamples=0),
+        ).to_dict()
     assert info.value.hint is not None and "--normalizer none" in info.value.hint
 
 
@@ -358,14 +354,10 @@ def test_pra_lines_match_sclites_for_markup(tmp_path: Path) -> None:
     (tmp_path / "ref.trn").write_text(REF, "utf-8")
     (tmp_path / "hyp.trn").write_text(HYP, "utf-8")
     results = score_predictions(
-        tmp_path / "hyp.trn",
-        refs=tmp_path / "ref.trn",
-        normalizer="none",
-        sclite_reports=True,
-        alignment="sclite",
-        resamples=0,
+        ScoreInputs(tmp_path / "hyp.trn", refs=tmp_path / "ref.trn"),
+        ScoreFigures(normalizer="none", sclite_reports=True, alignment="sclite", resamples=0),
         out_dir=tmp_path / "out",
-    )
+    ).to_dict()
     jsonschema.validate(results, results_schema())
     assert SCTK is not None
     theirs = subprocess.run(

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from earmark.cli import main
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.metrics.alignment import EditTally
 from earmark.scoring.glm import GLM_VERSION, Glm, parse_glm, read_glm
 from sclite_oracle import sclite_rsum
@@ -43,13 +43,10 @@ def write_pairs(folder: Path, pairs: list[tuple[str, str]], glm: str) -> Path:
 
 def score(folder: Path, normalizer: str = "none", **options: Any) -> dict[str, Any]:
     results = score_predictions(
-        folder / "hyp.trn",
-        refs=folder / "ref.trn",
-        normalizer=normalizer,
-        resamples=0,
-        **options,
-    )
-    arm: dict[str, Any] = results["arms"]["hyp"]
+        ScoreInputs(folder / "hyp.trn", refs=folder / "ref.trn"),
+        ScoreFigures(normalizer=normalizer, resamples=0, **options),
+    ).to_dict()
+    arm: dict[str, Any] = results["arms"]["hyp"]  # type: ignore[assignment]
     return arm
 
 
@@ -95,13 +92,10 @@ def test_every_word_view_and_the_per_row_records_use_the_glm(tmp_path: Path) -> 
     pairs = [("I said ok then", "I said okay then"), ("So OK, go", "so okay go")]
     glm = write_pairs(tmp_path, pairs, "{ ok / okay }\n")
     results = score_predictions(
-        tmp_path / "hyp.trn",
-        refs=tmp_path / "ref.trn",
-        normalizer="crude-v1",
-        resamples=0,
-        glm=glm,
+        ScoreInputs(tmp_path / "hyp.trn", refs=tmp_path / "ref.trn"),
+        ScoreFigures(normalizer="crude-v1", resamples=0, glm=glm),
         out_dir=tmp_path / "out",
-    )
+    ).to_dict()
     views = results["arms"]["hyp"]["overall"]["views"]
     assert counts(views["normalized"]["wer"]) == [7, 0, 0, 0, 7]
     assert counts(views["raw"]["wer"]) == [5, 2, 0, 0, 7]  # So/so and OK,/okay

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from earmark.cli import main
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
 from earmark.metrics.tokens import is_cjk_unit, mixed, words
 from earmark.render.markdown import render_results_markdown
@@ -208,7 +208,9 @@ def test_cli_and_api_agree_and_results_md_shows_the_rate_beside_cer(tmp_path: Pa
     path = _write(tmp_path / "p.jsonl", ROWS)
     argv = ["score", str(path), "--normalizer", "auto", "--bootstrap", "50"]
     assert main([*argv, "--out", str(tmp_path / "cli"), "--quiet"]) == 0
-    api = score_predictions(path, normalizer="auto", resamples=50, out_dir=tmp_path / "api")
+    api = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="auto", resamples=50), out_dir=tmp_path / "api"
+    ).to_dict()
     cli = json.loads((tmp_path / "cli" / "results.json").read_text("utf-8"))
     (arm,) = cli["arms"].values()
     (api_arm,) = api["arms"].values()

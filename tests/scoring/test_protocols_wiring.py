@@ -9,7 +9,7 @@ import jsonschema
 from test_protocols import IRISH, _jsonl, published_figures
 
 from earmark.cli import main
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.render.results import results_schema
 
 
@@ -62,7 +62,9 @@ def test_flags_that_agree_with_the_protocol_change_nothing(tmp_path: Path) -> No
 
 def test_the_python_api_mirrors_the_cli(tmp_path: Path) -> None:
     results, _ = _score(tmp_path, "--protocol", "blasbench-v1")
-    api = score_predictions(_jsonl(tmp_path / "q.jsonl", IRISH), protocol="blasbench-v1")
+    api = score_predictions(
+        ScoreInputs(_jsonl(tmp_path / "q.jsonl", IRISH)), ScoreFigures(protocol="blasbench-v1")
+    ).to_dict()
     (cli_arm,) = results["arms"].values()
     (api_arm,) = api["arms"].values()
     assert api_arm["overall"] == cli_arm["overall"]

@@ -14,7 +14,7 @@ import pytest
 
 from earmark.cli import main
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.ctm import pair_stm_ctm, read_ctm
 from earmark.formats.stm import read_stm
 from earmark.formats.trn import pair_trn, read_trn, trn_speaker
@@ -141,14 +141,10 @@ def write_trn(folder: Path, refs: list[str], hyps: list[str]) -> tuple[Path, Pat
 
 def earmark_sclite(hyp: Path, ref: Path, out: Path, alignment: str) -> dict:
     results = score_predictions(
-        hyp,
-        refs=ref,
-        normalizer="none",
-        resamples=0,
+        ScoreInputs(hyp, refs=ref),
+        ScoreFigures(normalizer="none", resamples=0, sclite_reports=True, alignment=alignment),
         out_dir=out,
-        sclite_reports=True,
-        alignment=alignment,
-    )
+    ).to_dict()
     return results["arms"]["hyp"]
 
 
@@ -248,13 +244,9 @@ def test_stm_ctm_match_sclite(tmp_path: Path) -> None:
     )
     for alignment in ("sclite", "earmark"):
         arm = score_predictions(
-            tmp_path / "hyp.ctm",
-            refs=tmp_path / "ref.stm",
-            normalizer="none",
-            resamples=0,
-            sclite_reports=True,
-            alignment=alignment,
-        )["arms"]["hyp"]
+            ScoreInputs(tmp_path / "hyp.ctm", refs=tmp_path / "ref.stm"),
+            ScoreFigures(normalizer="none", resamples=0, sclite_reports=True, alignment=alignment),
+        ).to_dict()["arms"]["hyp"]
         report = sclite(
             "-r", "ref.stm", "stm", "-h", "hyp.ctm", "ctm", "-o", "rsum", "stdout", cwd=tmp_path
         )
@@ -437,9 +429,14 @@ def test_stm_ctm_order_of_files_is_checked(tmp_path: Path) -> None:
     (tmp_path / "r.stm").write_text("f A s 0 1 a\n", "utf-8")
     (tmp_path / "h.ctm").write_text("f A 0 1 a\n", "utf-8")
     with pytest.raises(EarmarkError, match="swap"):
-        score_predictions(tmp_path / "r.stm", refs=tmp_path / "h.ctm", normalizer="none")
+        score_predictions(
+            ScoreInputs(tmp_path / "r.stm", refs=tmp_path / "h.ctm"),
+            ScoreFigures(normalizer="none"),
+        ).to_dict()
     with pytest.raises(EarmarkError, match="need --refs"):
-        score_predictions(tmp_path / "h.ctm", normalizer="none")
+        score_predictions(
+            ScoreInputs(tmp_path / "h.ctm"), ScoreFigures(normalizer="none")
+        ).to_dict()
 
 
 # ------------------------------------------------------------------ CLI and results
@@ -472,7 +469,9 @@ def test_cli_equals_api_and_results_carry_the_tables(tmp_path: Path) -> None:
 def test_alignment_without_reports_is_refused(tmp_path: Path) -> None:
     ref, hyp = write_trn(tmp_path, ["a (s-1)"], ["a (s-1)"])
     with pytest.raises(EarmarkError, match="--sclite-reports"):
-        score_predictions(hyp, refs=ref, normalizer="none", alignment="sclite")
+        score_predictions(
+            ScoreInputs(hyp, refs=ref), ScoreFigures(normalizer="none", alignment="sclite")
+        ).to_dict()
 
 
 def test_results_schema_accepts_the_sclite_block(tmp_path: Path) -> None:
@@ -481,7 +480,10 @@ def test_results_schema_accepts_the_sclite_block(tmp_path: Path) -> None:
     from earmark.render.results import results_schema
 
     ref, hyp = write_trn(tmp_path, *random_corpus(3, n=10))
-    results = score_predictions(hyp, refs=ref, normalizer="none", resamples=0, sclite_reports=True)
+    results = score_predictions(
+        ScoreInputs(hyp, refs=ref),
+        ScoreFigures(normalizer="none", resamples=0, sclite_reports=True),
+    ).to_dict()
     jsonschema.validate(results, results_schema())
     assert results["inputs"]["formats_read"] == ["trn", "trn"]
 

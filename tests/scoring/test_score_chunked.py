@@ -21,7 +21,7 @@ from fast_paths_corpus import corpus_records, corpus_rows
 
 from earmark import file_scoring as api
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.scorer import CorpusScorer
 from earmark.stats.settings import BootstrapSettings
@@ -42,10 +42,18 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def _score(monkeypatch: pytest.MonkeyPatch, chunk: int, *args: Any, **kwargs: Any) -> Any:
+def _score(
+    monkeypatch: pytest.MonkeyPatch,
+    chunk: int,
+    source: Path,
+    out_dir: Path | None = None,
+    arm: str | None = None,
+    **figures: Any,
+) -> Any:
     """`score_predictions` with `chunk`-row chunks."""
     monkeypatch.setattr(api, "CHUNK_ROWS", chunk)
-    return score_predictions(*args, **kwargs)
+    inputs = ScoreInputs(source, arm=arm)
+    return score_predictions(inputs, ScoreFigures(**figures), out_dir=out_dir).to_dict()
 
 
 def _corpus(path: Path) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 
 
 def test_collector_resumed_and_rows_counted(tmp_path: Path) -> None:
@@ -20,7 +20,9 @@ def test_collector_resumed_and_rows_counted(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert gc.isenabled()
-    score_predictions(src, normalizer="none", resamples=0, out_dir=tmp_path / "out")
+    score_predictions(
+        ScoreInputs(src), ScoreFigures(normalizer="none", resamples=0), out_dir=tmp_path / "out"
+    ).to_dict()
     assert gc.isenabled()
     rows = [
         json.loads(line)
@@ -38,7 +40,9 @@ def test_collector_resumed_after_an_error(tmp_path: Path) -> None:
     src = tmp_path / "bad.jsonl"
     src.write_text('{"id": "u1", "reference": "a"\n', encoding="utf-8")
     with pytest.raises(EarmarkError):
-        score_predictions(src, normalizer="none", resamples=0, out_dir=tmp_path / "out")
+        score_predictions(
+            ScoreInputs(src), ScoreFigures(normalizer="none", resamples=0), out_dir=tmp_path / "out"
+        ).to_dict()
     assert gc.isenabled()
 
 
@@ -47,7 +51,7 @@ def test_collector_left_off_when_the_caller_turned_it_off(tmp_path: Path) -> Non
     src.write_text('{"id": "u1", "reference": "a", "hypothesis": "a"}\n', encoding="utf-8")
     gc.disable()
     try:
-        score_predictions(src, normalizer="none", resamples=0)
+        score_predictions(ScoreInputs(src), ScoreFigures(normalizer="none", resamples=0)).to_dict()
         assert not gc.isenabled()
     finally:
         gc.enable()

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from earmark.cli import main
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
 from earmark.render.results import results_schema
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
@@ -44,8 +44,9 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 def test_hand_computed_mixed_corpus(tmp_path: Path) -> None:
     results = score_predictions(
-        write_jsonl(tmp_path / "p.jsonl", ROWS), normalizer="auto", resamples=200
-    )
+        ScoreInputs(write_jsonl(tmp_path / "p.jsonl", ROWS)),
+        ScoreFigures(normalizer="auto", resamples=200),
+    ).to_dict()
     arm = results["arms"]["p"]
     assert arm["overall"] is None and "different normalisers" in arm["overall_null_reason"]
     en = arm["by_language"]["en"]["views"]["normalized"]["wer"]
@@ -72,8 +73,12 @@ def test_macro_is_labelled_and_hand_computed(tmp_path: Path) -> None:
         {"id": "3", "reference": "", "hypothesis": ""},  # empty/empty -> 0
     ]
     path = write_jsonl(tmp_path / "m.jsonl", rows)
-    micro = score_predictions(path, normalizer="none", resamples=0)["arms"]["m"]["overall"]
-    macro = score_predictions(path, normalizer="none", resamples=0, aggregate="macro")
+    micro = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="none", resamples=0)
+    ).to_dict()["arms"]["m"]["overall"]
+    macro = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="none", resamples=0, aggregate="macro")
+    ).to_dict()
     raw_micro = micro["views"]["raw"]["wer"]
     raw_macro = macro["arms"]["m"]["overall"]["views"]["raw"]["wer"]
     assert raw_micro["value"] == pytest.approx(2 / 5) and raw_micro["aggregate"] == "micro"
@@ -116,8 +121,12 @@ def test_jiwer_oracle_on_random_corpus() -> None:
 
 def test_bootstrap_ci_brackets_estimate_and_is_seeded(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "p.jsonl", ROWS)
-    a = score_predictions(path, normalizer="auto", resamples=500, seed=1)
-    b = score_predictions(path, normalizer="auto", resamples=500, seed=1)
+    a = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="auto", resamples=500, seed=1)
+    ).to_dict()
+    b = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="auto", resamples=500, seed=1)
+    ).to_dict()
     m = a["arms"]["p"]["by_language"]["en"]["views"]["normalized"]["wer"]
     assert m["ci95"][0] <= m["value"] <= m["ci95"][1]
     assert m["ci95"] == b["arms"]["p"]["by_language"]["en"]["views"]["normalized"]["wer"]["ci95"]
@@ -128,7 +137,9 @@ def test_cli_and_api_give_identical_numbers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = write_jsonl(tmp_path / "p.jsonl", ROWS)
-    api = score_predictions(path, normalizer="auto", resamples=300, seed=5)
+    api = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="auto", resamples=300, seed=5)
+    ).to_dict()
     rc = main(
         [
             "score",
@@ -159,14 +170,13 @@ def test_kaldi_pairs_and_unmatched(tmp_path: Path) -> None:
     (tmp_path / "text").write_text("u1 hello world\nu2 good morning\n", "utf-8")
     (tmp_path / "hyp").write_text("u1 hello word\nu3 stray\n", "utf-8")
     with pytest.raises(Exception, match="u3"):
-        score_predictions(tmp_path / "hyp", refs=tmp_path / "text", normalizer="none")
+        score_predictions(
+            ScoreInputs(tmp_path / "hyp", refs=tmp_path / "text"), ScoreFigures(normalizer="none")
+        ).to_dict()
     res = score_predictions(
-        tmp_path / "hyp",
-        refs=tmp_path / "text",
-        normalizer="none",
-        resamples=0,
-        allow_extra_hypotheses=True,
-    )
+        ScoreInputs(tmp_path / "hyp", refs=tmp_path / "text", exclude_unmatched=True),
+        ScoreFigures(normalizer="none", resamples=0),
+    ).to_dict()
     arm = res["arms"]["hyp"]
     assert arm["coverage"]["excluded"] == [{"id": "u3", "reason": "no_reference"}]
     wer = arm["overall"]["views"]["raw"]["wer"]
@@ -176,13 +186,14 @@ def test_kaldi_pairs_and_unmatched(tmp_path: Path) -> None:
 def test_csv_and_tsv_with_custom_fields(tmp_path: Path) -> None:
     (tmp_path / "p.csv").write_text('key,ref,out\nx,"a, b",a b\n', "utf-8")
     res = score_predictions(
-        tmp_path / "p.csv",
-        normalizer="crude-v1",
-        resamples=0,
-        fields=__import__("earmark.formats.fields", fromlist=["FieldNames"]).FieldNames(
-            id="key", reference="ref", hypothesis="out"
+        ScoreInputs(
+            tmp_path / "p.csv",
+            fields=__import__("earmark.formats.fields", fromlist=["FieldNames"]).FieldNames(
+                id="key", reference="ref", hypothesis="out"
+            ),
         ),
-    )
+        ScoreFigures(normalizer="crude-v1", resamples=0),
+    ).to_dict()
     assert res["arms"]["p"]["overall"]["views"]["normalized"]["wer"]["value"] == 0.0
 
 
@@ -236,11 +247,10 @@ def test_failed_probe_refuses_to_write(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(api, "run_scorer_probes", lambda: [bad])
     with pytest.raises(Exception, match="self-check failed"):
         score_predictions(
-            write_jsonl(tmp_path / "p.jsonl", ROWS),
-            normalizer="auto",
-            resamples=0,
+            ScoreInputs(write_jsonl(tmp_path / "p.jsonl", ROWS)),
+            ScoreFigures(normalizer="auto", resamples=0),
             out_dir=tmp_path / "out",
-        )
+        ).to_dict()
     assert not (tmp_path / "out" / "results.json").exists()
 
 
@@ -258,8 +268,9 @@ def test_repeats_share_a_cluster(tmp_path: Path) -> None:
         {"id": "b#0", "clip": "b", "reference": "x y", "hypothesis": "x y"},
     ]
     res = score_predictions(
-        write_jsonl(tmp_path / "r.jsonl", rows), normalizer="none", resamples=100
-    )
+        ScoreInputs(write_jsonl(tmp_path / "r.jsonl", rows)),
+        ScoreFigures(normalizer="none", resamples=100),
+    ).to_dict()
     overall = res["arms"]["r"]["overall"]
     assert overall["n_utterances"] == 3 and overall["n_clusters"] == 2
 
@@ -284,7 +295,9 @@ def test_run_predictions_with_arms_and_repeats(
     path = write_jsonl(tmp_path / "predictions.jsonl", rows)
     assert main(["score", str(path), "--normalizer", "none", "--out", str(tmp_path / "o")]) == 2
     assert "pass --arm NAME" in capsys.readouterr().err
-    res = score_predictions(path, normalizer="none", resamples=0, arm="a")
+    res = score_predictions(
+        ScoreInputs(path, arm="a"), ScoreFigures(normalizer="none", resamples=0)
+    ).to_dict()
     arm = res["arms"]["a"]
     assert arm["coverage"]["not_ok"] == [{"id": "u2", "status": "engine_exception:RuntimeError"}]
     overall = arm["overall"]
@@ -292,4 +305,6 @@ def test_run_predictions_with_arms_and_repeats(
     wer = overall["views"]["raw"]["wer"]
     assert (wer["substitutions"], wer["deletions"], wer["hits"]) == (1, 2, 5)
     with pytest.raises(Exception, match="no row of arm 'c'"):
-        score_predictions(path, normalizer="none", resamples=0, arm="c")
+        score_predictions(
+            ScoreInputs(path, arm="c"), ScoreFigures(normalizer="none", resamples=0)
+        ).to_dict()

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from fast_paths_corpus import corpus_records
 
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.stats.settings import BootstrapSettings
 
 GOLDEN = Path(__file__).parent / "data" / "fast_paths_golden.json"
@@ -42,7 +42,9 @@ def _snapshot(tmp_path: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, config in CONFIGS.items():
         out_dir = tmp_path / name
-        results = score_predictions(source, resamples=0, out_dir=out_dir, **config)
+        results = score_predictions(
+            ScoreInputs(source), ScoreFigures(resamples=0, **config), out_dir=out_dir
+        ).to_dict()
         lines = (out_dir / "predictions.jsonl").read_text("utf-8").splitlines()
         scored = [{k: _without_added(json.loads(line)[k]) for k in RECORD_KEYS} for line in lines]
         canonical = json.dumps(scored, ensure_ascii=False, sort_keys=True).encode("utf-8")

@@ -9,7 +9,7 @@ import jsonschema
 import numpy as np
 import pytest
 
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
 from earmark.render.results import results_schema
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
@@ -98,7 +98,9 @@ def test_results_with_the_median_fit_the_schema(tmp_path: Path) -> None:
         ),
         "utf-8",
     )
-    results = score_predictions(path, normalizer="auto", resamples=0)
+    results = score_predictions(
+        ScoreInputs(path), ScoreFigures(normalizer="auto", resamples=0)
+    ).to_dict()
     jsonschema.validate(results, results_schema())
     metric = results["arms"]["p"]["overall"]["views"]["normalized"]["wer"]
     assert metric["median_per_utterance"] == pytest.approx(1 / 3)

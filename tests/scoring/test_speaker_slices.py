@@ -15,7 +15,7 @@ from earmark.corpus.selection import split_leakage
 from earmark.corpus.writer import write_manifest
 from earmark.errors import EarmarkError
 from earmark.execution.plan import load_plan
-from earmark.file_scoring import score_predictions
+from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
 from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
@@ -153,15 +153,11 @@ def test_score_cli_and_api_agree_on_speaker_figures(
     assert main(args) == 0, capsys.readouterr().err
     cli = json.loads((tmp_path / "cli" / "results.json").read_text("utf-8"))
     api = score_predictions(
-        hyp,
-        refs=ref,
-        fmt="trn",
-        normalizer="none",
-        resamples=300,
-        cluster="speaker",
-        min_per_slice=2,
-        min_speakers=2,
-    )
+        ScoreInputs(hyp, refs=ref, format="trn"),
+        ScoreFigures(
+            normalizer="none", resamples=300, cluster="speaker", min_per_slice=2, min_speakers=2
+        ),
+    ).to_dict()
     arm_cli, arm_api = cli["arms"]["hyp"], api["arms"]["hyp"]
     assert arm_cli["overall"] == arm_api["overall"]
     assert arm_cli["by_language"] == arm_api["by_language"]

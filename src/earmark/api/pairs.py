@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
 
 from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
-from earmark.results import Estimate, MetricResult
+from earmark.results import Estimate, JSONValue, MetricResult
 from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
 from earmark.stats.settings import BootstrapSettings
 
@@ -80,7 +79,7 @@ class CorpusScore:
         estimate = self.metrics.get(metric)
         return None if estimate is None else estimate.value
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         """Plain JSON-ready data; each metric in results.json's own shape (`ci95`)."""
         return {
             "normalizer": self.normalizer,

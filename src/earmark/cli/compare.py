@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.cli.options import Subcommands, add_out, add_quiet, add_statistics
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "compare",
         help="compare arms: churn vs a reference arm, WER vs it and vs humans, paired tests",
@@ -26,51 +24,33 @@ def register(sub: Any) -> None:
         help="RUN_DIR (all its arms), RUN_DIR#ARM, a predictions file, or NAME=any of these",
     )
     p.add_argument("--reference", metavar="ARM", help="reference arm name (default: the first)")
-    p.add_argument(
-        "--normalizer",
-        help="NAME, 'auto' (per language), or LANG=NAME,...,*=NAME (as earmark score); "
-        "required unless --protocol gives it",
-    )
-    p.add_argument(
-        "--protocol",
-        metavar="NAME",
-        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
-        "its normaliser, aggregation, resamples, seed and per-arm CI generator; flags that "
-        "contradict it are refused (see docs/protocols.md)",
-    )
-    p.add_argument(
-        "--aggregate",
-        choices=("micro", "macro"),
-        help="micro (default): summed errors / summed reference units; macro: mean of "
-        "per-utterance rates (labelled as such)",
-    )
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        metavar="B",
-        help="resamples (default 10000; 0: no confidence intervals)",
-    )
-    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    add_statistics(p, when="required unless --protocol gives it")
     p.add_argument(
         "--gap",
         nargs=2,
         metavar=("RUN_ON_CORPUS_A", "RUN_ON_CORPUS_B"),
         help="cross-corpus gap of one system (writes gap.json and gap.md)",
     )
-    p.add_argument("--arm", help="with --gap: the arm to take from each run")
-    p.add_argument("--out", required=True, type=output_path, help="output directory")
+    # issue 23, sclite parity: MAPSSWE as sc_stats computes it.
     p.add_argument(
-        "--quiet", action="store_true", help="print nothing; write compare.json/.md only"
+        "--mapsswe",
+        choices=("earmark", "sclite"),
+        default="earmark",
+        help="the alignment MAPSSWE segments: earmark's (the default) or sclite's weighted "
+        "one, whose segments and Z equal `sctk sc_stats -t mapsswe`'s",
     )
+    p.add_argument("--arm", help="with --gap: the arm to take from each run")
+    add_out(p, "output directory")
+    add_quiet(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from earmark.errors import EarmarkError
-    from earmark.scoring.protocols import resolve
 
     if args.gap:
-        from earmark.file_comparison import gap
+        from earmark.api.comparing import gap
+        from earmark.comparison.gap import render_gap_markdown
 
         if args.arms:
             raise EarmarkError("--gap takes its two runs itself; drop the ARM arguments")
@@ -81,45 +61,35 @@ def run(args: argparse.Namespace) -> int:
                 hint="score each run with `earmark score --protocol`, or give --gap "
                 "--normalizer/--aggregate/--bootstrap/--seed explicitly",
             )
-        choice = resolve(
-            None,
-            normalizer=args.normalizer,
-            aggregate=args.aggregate,
-            resamples=args.bootstrap,
-            seed=args.seed,
-        )
         result = gap(
             args.gap[0],
             args.gap[1],
-            normalizer=choice.normalizer,
+            out=args.out,
             arm=args.arm,
-            aggregate=choice.aggregate,
-            resamples=choice.resamples,
-            seed=choice.seed,
-            out_dir=args.out,
+            normalizer=args.normalizer,
+            aggregate=args.aggregate,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
         )
         if not args.quiet:
-            from earmark.comparison.gap import render_gap_markdown
-
             print(render_gap_markdown(result))
             print(f"wrote {args.out}/gap.json, gap.md")
         return 0
-    if not args.arms:
-        raise EarmarkError("give at least one ARM (or --gap RUN_A RUN_B)")
+    from earmark.api.comparing import compare
     from earmark.comparison.compare_report import print_compare
-    from earmark.file_comparison import compare
 
-    compared = compare(
+    comparison = compare(
         args.arms,
-        normalizer=args.normalizer,
+        out=args.out,
         reference=args.reference,
-        aggregate=args.aggregate,
-        resamples=args.bootstrap,
-        seed=args.seed,
-        out_dir=args.out,
+        normalizer=args.normalizer,
         protocol=args.protocol,
+        aggregate=args.aggregate,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        mapsswe=args.mapsswe,
     )
     if not args.quiet:
-        print_compare(compared)
+        print_compare(comparison)
         print(f"wrote {args.out}/compare.json, compare.md")
     return 0

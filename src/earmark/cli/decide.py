@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.arguments import output_path, share
+from earmark.cli.arguments import share
+from earmark.cli.options import Subcommands, add_out, add_quiet
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "decide",
         help="apply the promotion rule to a challenger vs a baseline (dated record)",
@@ -36,9 +36,7 @@ def register(sub: Any) -> None:
         metavar="FILE.toml",
         help="thresholds (default: the promotion rule above; see docs/report.md)",
     )
-    p.add_argument(
-        "--out", required=True, type=output_path, metavar="DIR", help="where the record is written"
-    )
+    add_out(p, "where the record is written", metavar="DIR")
     p.add_argument(
         "--min-coverage",
         type=share,
@@ -54,24 +52,21 @@ def register(sub: Any) -> None:
         "or all); others that differ refuse the comparison. Backend, model and compute_type "
         "are the subject and always allowed. Recorded in the decision record",
     )
-    p.add_argument("--quiet", action="store_true", help="print nothing; write the record only")
+    add_quiet(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
+    from earmark.api.deciding import decide_outcome
 
-    from earmark.decisions.decide import DecideOptions, decide_runs
-    from earmark.decisions.thresholds import DecisionRules
-
-    rules = DecisionRules.from_toml(args.rules) if args.rules else DecisionRules()
-    if args.min_coverage is not None:
-        rules = replace(rules, min_coverage=args.min_coverage)
-    if args.allow_setting_differences is not None:
-        rules = replace(
-            rules, allow_setting_differences=tuple(args.allow_setting_differences.split(","))
-        )
-    outcome = decide_runs(DecideOptions(args.baseline, args.challenger, rules, out=args.out))
+    outcome = decide_outcome(
+        baseline=args.baseline,
+        challenger=args.challenger,
+        out=args.out,
+        rules=args.rules,
+        min_coverage=args.min_coverage,
+        allow_setting_differences=args.allow_setting_differences,
+    )
     if not args.quiet:
         print(f"verdict: {outcome.decision.verdict}")
         for reason in outcome.decision.reasons:

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+
+from earmark.cli.options import Subcommands, add_json
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "engines", help="list ASR backends: extra to install, formats, weight types, languages"
     )
-    parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    add_json(parser)
     parser.add_argument(
         "--check",
         metavar="SPEC",

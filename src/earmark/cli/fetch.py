@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.arguments import output_path, positive_int
+from earmark.cli.arguments import positive_int
+from earmark.cli.options import Subcommands, add_out
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "fetch",
         help="download a public corpus subset (FLEURS), resumable, bounded disk",
@@ -26,9 +26,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="clips to keep per language",
     )
-    parser.add_argument(
-        "--out", required=True, type=output_path, help="output folder (manifest.jsonl, audio)"
-    )
+    add_out(parser, "output folder (manifest.jsonl, audio)")
     parser.add_argument("--split", default="test", help="split (default: test)")
     parser.add_argument(
         "--layout",
@@ -52,22 +50,20 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.corpus.fetch.fleurs import DEFAULT_BASE_URL, fetch_fleurs
+    from earmark.api.corpora import fetch
 
-    options: dict[str, Any] = {}
-    if args.max_shard_bytes:
-        options["max_shard_bytes"] = args.max_shard_bytes
-    report = fetch_fleurs(
-        args.languages.split(","),
-        args.per_language,
-        args.out,
-        base_url=args.base_url or DEFAULT_BASE_URL,
-        revision=args.revision,
+    report = fetch(
+        args.corpus,
+        languages=args.languages,
+        per_language=args.per_language,
+        out=args.out,
         split=args.split,
-        keep_distinct_text_ids=args.distinct_text_ids,
         layout=args.layout,
+        revision=args.revision,
+        base_url=args.base_url,
+        distinct_text_ids=args.distinct_text_ids,
+        max_shard_bytes=args.max_shard_bytes,
         on_progress=print,
-        **options,
     )
     print(
         f"fleurs: {report.rows} clips in {report.manifest} "

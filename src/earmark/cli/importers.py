@@ -3,32 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
-from typing import Any
 
+from earmark.api.corpora import SOURCES
 from earmark.cli.arguments import output_path
-
-SOURCES = ("fleurs", "common-voice", "kaldi", "nemo", "lhotse", "hf-datasets")
-
-#: CLI option -> importer keyword.
-_OPTIONS = {
-    "language": "language",
-    "split": "split",
-    "licence": "licence",
-    "consent": "consent_basis",
-    "config": "config",
-    "locale": "locale",
-    "revision": "revision",
-    "dataset": "dataset",
-    "audio_root": "audio_root",
-    "audio_dir": "audio_dir",
-    "relative_to": "relative_to",
-    "recordings": "recordings",
-}
+from earmark.cli.options import Subcommands, add_out
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "import",
         help="import a corpus (FLEURS, Common Voice, Kaldi, NeMo, lhotse) as a manifest",
@@ -37,7 +19,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("source", choices=SOURCES, help="corpus layout")
     parser.add_argument("path", help="corpus folder or manifest file")
-    parser.add_argument("--out", required=True, type=output_path, help="manifest to write (JSONL)")
+    add_out(parser, "manifest to write (JSONL)")
     parser.add_argument("--language", help="language code for the rows (zh, ga, en)")
     parser.add_argument("--split", help="split to import (default: test where it applies)")
     parser.add_argument(
@@ -63,27 +45,28 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.corpus.sources import IMPORTERS
-    from earmark.errors import EarmarkError
+    from earmark.api.corpora import import_corpus
 
-    importer = IMPORTERS[args.source]
-    accepted = inspect.signature(importer).parameters
-    kwargs: dict[str, Any] = {}
-    for option, keyword in _OPTIONS.items():
-        value = getattr(args, option)
-        if value is None:
-            continue
-        if keyword not in accepted:
-            flag = "--" + option.replace("_", "-")
-            raise EarmarkError(f"{flag} does not apply to source {args.source!r}", field=option)
-        kwargs[keyword] = value
-    if args.no_hash:
-        if "hash_audio" not in accepted:
-            raise EarmarkError(f"--no-hash does not apply to source {args.source!r}")
-        kwargs["hash_audio"] = False
     # Every row is checked against the manifest reader's rules before it is written; an
     # import that keeps no row raises (exit 2), so exit 0 means a usable manifest.
-    report = importer(args.path, args.out, **kwargs)
+    report = import_corpus(
+        args.source,
+        args.path,
+        out=args.out,
+        language=args.language,
+        split=args.split,
+        licence=args.licence,
+        consent=args.consent,
+        config=args.config,
+        locale=args.locale,
+        revision=args.revision,
+        dataset=args.dataset,
+        audio_root=args.audio_root,
+        audio_dir=args.audio_dir,
+        relative_to=args.relative_to,
+        recordings=args.recordings,
+        no_hash=args.no_hash,
+    )
     print(f"{args.source}: {report.summary()}")
     shown = report.first_skipped(per_reason=3)
     for row in shown:

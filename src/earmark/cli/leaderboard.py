@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.arguments import output_path, share
-from earmark.errors import EarmarkError
+from earmark.cli.arguments import share
+from earmark.cli.options import Subcommands, add_out, add_quiet
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "leaderboard",
         help="rank arms of several runs per corpus and language",
@@ -21,7 +20,7 @@ def register(sub: Any) -> None:
         "rows on its corpus.",
     )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="run or score directories")
-    p.add_argument("--out", required=True, type=output_path, metavar="DIR", help="output directory")
+    add_out(p, "output directory", metavar="DIR")
     p.add_argument(
         "--min-coverage",
         type=share,
@@ -64,41 +63,21 @@ def register(sub: Any) -> None:
         help="declare a system's type (open, open-weights, api, closed) by arm or system "
         "name, shown in its own column; undeclared systems show `undeclared` (repeatable)",
     )
-    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
+    add_quiet(p)
     p.set_defaults(func=run)
 
 
-def declared_types(pairs: list[str]) -> dict[str, str]:
-    """`NAME=TYPE` flags as a mapping; a pair without `=` or a name given twice is refused
-    (the types themselves are checked against the board's systems when it is built)."""
-    found: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, kind = pair.rpartition("=")
-        if not sep or not name.strip():
-            raise EarmarkError(
-                f"--system-type {pair[:80]!r} is not NAME=TYPE",
-                field="system-type",
-                hint="e.g. --system-type whisper-large=open-weights",
-            )
-        if name.strip() in found:
-            raise EarmarkError(
-                f"--system-type names {name.strip()[:80]!r} twice", field="system-type"
-            )
-        found[name.strip()] = kind
-    return found
-
-
 def run(args: argparse.Namespace) -> int:
-    from earmark.render.leaderboard import write_leaderboard
+    from earmark.api.rendering import leaderboard
 
-    written = write_leaderboard(
+    written = leaderboard(
         args.run_dirs,
-        args.out,
+        out=args.out,
         min_coverage=args.min_coverage,
         self_reported=args.self_reported,
         contamination=args.contamination,
         contamination_share=args.contamination_share,
-        system_types=declared_types(args.system_type),
+        system_type=args.system_type,
     )
     if not args.quiet:
         print(written["md"].read_text("utf-8"))

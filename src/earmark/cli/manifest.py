@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from pathlib import Path
 
-from earmark.cli.arguments import non_negative_int, output_path, positive_int, share
+from earmark.cli.arguments import non_negative_int, positive_int, share
+from earmark.cli.options import Subcommands, add_json, add_normalizer_policy, add_out, add_verbs
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "manifest", help="validate, hash, select from and check manifests; write a sidecar"
     )
-    sub = parser.add_subparsers(dest="manifest_command", metavar="ACTION")
-    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+    sub = add_verbs(parser, "manifest_command", "ACTION")
 
     validate = sub.add_parser(
         "validate", help="check every row, the sidecar and (optionally) audio"
@@ -29,13 +29,23 @@ def register(subparsers: Any) -> None:
     validate.add_argument(
         "--check-audio", action="store_true", help="decode every clip and check sha256/duration"
     )
-    validate.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json(validate, "the report")
     validate.set_defaults(func=_validate)
 
     hash_ = sub.add_parser("hash", help="print the canonical SHA-256 of a manifest")
     hash_.add_argument("manifest")
     hash_.set_defaults(func=_hash)
 
+    _register_select(sub)
+    _register_init_sidecar(sub)
+    leakage = sub.add_parser("leakage", help="list speakers present in both manifests")
+    leakage.add_argument("a", help="first manifest")
+    leakage.add_argument("b", help="second manifest")
+    leakage.set_defaults(func=_leakage)
+    _register_contamination(sub)
+
+
+def _register_select(sub: Subcommands) -> None:
     select = sub.add_parser(
         "select",
         help="write a subset manifest and sidecar recording the selection rule",
@@ -43,9 +53,7 @@ def register(subparsers: Any) -> None:
         "--fraction/--seed hash subset, then --first N (rows, or distinct texts).",
     )
     select.add_argument("manifest")
-    select.add_argument(
-        "--out", required=True, type=output_path, help="path of the selected manifest to write"
-    )
+    add_out(select, "path of the selected manifest to write")
     select.add_argument("--language", action="append", help="keep this language (repeatable)")
     select.add_argument("--slice", action="append", help="keep rows in this slice (repeatable)")
     select.add_argument(
@@ -62,6 +70,8 @@ def register(subparsers: Any) -> None:
     )
     select.set_defaults(func=_select)
 
+
+def _register_init_sidecar(sub: Subcommands) -> None:
     init = sub.add_parser(
         "init-sidecar",
         help="write MANIFEST.meta.json: dataset, licence, consent basis, redistribution",
@@ -102,14 +112,8 @@ def register(subparsers: Any) -> None:
     init.add_argument("--force", action="store_true", help="replace an existing sidecar")
     init.set_defaults(func=_init_sidecar)
 
-    leakage = sub.add_parser("leakage", help="list speakers present in both manifests")
-    leakage.add_argument("a", help="first manifest")
-    leakage.add_argument("b", help="second manifest")
-    leakage.set_defaults(func=_leakage)
-    _register_contamination(sub)
 
-
-def _register_contamination(sub: Any) -> None:
+def _register_contamination(sub: Subcommands) -> None:
     contamination = sub.add_parser(
         "contamination",
         help="n-gram overlap of the references with a declared text; canary strings",
@@ -145,11 +149,7 @@ def _register_contamination(sub: Any) -> None:
         metavar="SHARE",
         help="flag an utterance when at least this share of its n-grams is found (default 0.5)",
     )
-    contamination.add_argument(
-        "--normalizer",
-        default="auto",
-        help="normaliser policy applied to both sides, as in `earmark score` (default auto)",
-    )
+    add_normalizer_policy(contamination, default="auto")
     contamination.add_argument(
         "--canaries", metavar="FILE", help="strings (one a line) that must never appear"
     )
@@ -166,59 +166,48 @@ def _register_contamination(sub: Any) -> None:
         help="the system (arm) the declared text belongs to: the leaderboard then marks that "
         "system's rows only (default: every row on the corpus)",
     )
-    contamination.add_argument(
-        "--out",
-        required=True,
-        type=output_path,
-        metavar="DIR",
-        help="folder for contamination.json and contamination.md",
-    )
+    add_out(contamination, "folder for contamination.json and contamination.md", metavar="DIR")
     contamination.set_defaults(func=_contamination)
 
 
 def _contamination(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from earmark.api.manifests import manifest_contamination
 
-    from earmark.errors import EarmarkError
-    from earmark.render.contamination import (
-        check_contamination,
-        read_canaries,
-        write_contamination,
-    )
-
-    if args.predictions and not args.canaries:
-        raise EarmarkError("--predictions needs --canaries", field="predictions")
-    report = check_contamination(
+    report = manifest_contamination(
         args.manifest,
-        args.against,
+        against=args.against,
+        out=args.out,
+        format=args.format,
+        text_field=args.text_field,
         n=args.n,
         threshold=args.threshold,
         normalizer=args.normalizer,
-        fmt=args.format,
-        text_field=args.text_field,
-        canaries=read_canaries(Path(args.canaries)) if args.canaries else (),
+        canaries=args.canaries,
         predictions=args.predictions,
         system=args.system,
     )
-    written = write_contamination(args.out, report)
     s = report["summary"]
+    canaries = report["canaries"]
+    assert isinstance(s, dict) and isinstance(canaries, dict)
+    hits = canaries["hits"]
+    assert isinstance(hits, list) and isinstance(s["share"], (float, int, type(None)))
     share = "n/a" if s["share"] is None else f"{100 * s['share']:.2f}%"
     print(
         f"{s['matched']} of {s['ngrams']} reference {args.n}-grams found ({share}); "
         f"{s['flagged']} of {s['utterances']} utterances flagged; "
-        f"{len(report['canaries']['hits'])} canary hit(s)"
+        f"{len(hits)} canary hit(s)"
     )
-    print("wrote " + ", ".join(str(p) for p in written.values()))
+    out = Path(args.out)
+    print(f"wrote {out / 'contamination.json'}, {out / 'contamination.md'}")
     return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from earmark.corpus.validation import validate_manifest
+    from earmark.api.manifests import manifest_validate
 
-    audio_root = args.audio_root
-    if args.check_audio and audio_root is None:
-        audio_root = _run_audio_root(args.manifest)
-    report = validate_manifest(args.manifest, audio_root, args.check_audio)
+    report = manifest_validate(
+        args.manifest, audio_root=args.audio_root, check_audio=args.check_audio
+    )
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
         return 0 if report.ok else 1
@@ -248,75 +237,19 @@ def _validate(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _run_audio_root(manifest: str) -> str:
-    """The audio root `earmark run` would use, so validate checks the files run will read.
-    A sidecar that cannot be read leaves the manifest's folder; validate reports the
-    sidecar itself."""
-    from pathlib import Path
-
-    from earmark.errors import EarmarkError
-    from earmark.execution.plan import default_audio_root
-
-    try:
-        return str(default_audio_root(Path(manifest).resolve()))
-    except EarmarkError:
-        return str(Path(manifest).resolve().parent)
-
-
 def _init_sidecar(args: argparse.Namespace) -> int:
-    import dataclasses
-    from pathlib import Path
+    from earmark.api.manifests import SidecarFields, manifest_init_sidecar
 
-    from earmark.corpus.manifest import licence_gate, read_meta, row_provenance_gate
-    from earmark.corpus.model import CorpusMeta
-    from earmark.corpus.writer import meta_path_for, write_meta
-    from earmark.errors import EarmarkError
-
-    manifest = Path(args.manifest)
-    if not manifest.is_file():
-        raise EarmarkError(
-            "manifest not found", file=str(manifest), hint="the sidecar is written beside it"
-        )
-    target = meta_path_for(manifest)
-    base = CorpusMeta(dataset=manifest.stem, licence=None, consent_basis=None)
-    if target.exists() or target.is_symlink():
-        if not args.force:
-            raise EarmarkError(
-                "the sidecar already exists",
-                file=str(target),
-                hint="pass --force to replace its licence fields (its other fields are kept)",
-            )
-        try:
-            base = read_meta(manifest)
-        except EarmarkError:  # unreadable: replaced as a whole
-            pass
-    changes: dict[str, Any] = {"licence": args.licence.strip(), "consent_basis": args.consent}
-    for key, value in (
-        ("dataset", args.dataset),
-        ("url", args.url),
-        ("redistribute_audio", args.redistribute_audio),
-        ("redistribute_transcripts", args.redistribute_transcripts),
-    ):
-        if value is not None:
-            changes[key] = value
-    if args.require_row_provenance is not None:
-        changes["row_provenance"] = "required" if args.require_row_provenance else None
-    if not str(changes.get("dataset", base.dataset)).strip():
-        raise EarmarkError("--dataset must not be empty", field="dataset")
-    meta = dataclasses.replace(base, **changes)
-    try:  # refuse 'unknown', 'none' and blanks before writing: the gate would refuse them
-        licence_gate(meta, manifest=manifest)
-    except EarmarkError as exc:
-        flag = "--licence" if exc.field == "licence" else "--consent"
-        given = args.licence if exc.field == "licence" else args.consent
-        raise EarmarkError(
-            f"{flag} {given!r} declares nothing; the licence gate would refuse this corpus",
-            field=exc.field,
-            hint="copy what the publisher states, e.g. --licence CC-BY-4.0",
-        ) from None
-    # A sidecar that requires per-row provenance its own rows lack would refuse every run.
-    row_provenance_gate(meta, manifest=manifest)
-    write_meta(target, meta)
+    fields = SidecarFields(
+        licence=args.licence,
+        consent=args.consent,
+        dataset=args.dataset,
+        url=args.url,
+        redistribute_audio=args.redistribute_audio,
+        redistribute_transcripts=args.redistribute_transcripts,
+        require_row_provenance=args.require_row_provenance,
+    )
+    target, meta = manifest_init_sidecar(args.manifest, fields, force=args.force)
     print(f"wrote {target}")
     print(
         f"dataset {meta.dataset}; licence {meta.licence}; consent: {meta.consent_basis}; "
@@ -331,62 +264,38 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _hash(args: argparse.Namespace) -> int:
-    from earmark.corpus.manifest import manifest_sha256
+    from earmark.api.manifests import manifest_hash
 
-    print(manifest_sha256(args.manifest))
+    print(manifest_hash(args.manifest))
     return 0
 
 
 def _select(args: argparse.Namespace) -> int:
-    import dataclasses
-    import os
+    from earmark.api.manifests import manifest_select
 
-    from earmark.corpus.manifest import manifest_sha256, read_manifest, read_meta
-    from earmark.corpus.selection import select
-    from earmark.corpus.writer import write_manifest
-    from earmark.errors import EarmarkError
-
-    if args.distinct_text and args.first is None:
-        raise EarmarkError("--distinct-text needs --first N")
-    if (args.fraction is None) != (args.seed is None):
-        raise EarmarkError(
-            "--fraction and --seed go together", hint="e.g. --fraction 0.1 --seed 2026"
-        )
-    if args.fraction is not None and not 0.0 <= args.fraction <= 1.0:
-        raise EarmarkError("--fraction must be within [0, 1]")
-    if args.first is not None and args.first < 0:
-        raise EarmarkError("--first must be >= 0")
-    if os.path.abspath(args.out) == os.path.abspath(args.manifest):
-        raise EarmarkError("--out must differ from the input manifest", file=args.out)
-    meta = read_meta(args.manifest)
-    source_sha = manifest_sha256(args.manifest)
-    kept, record = select(
-        read_manifest(args.manifest),
-        languages=args.language,
-        slices=args.slice,
+    selected = manifest_select(
+        args.manifest,
+        out=args.out,
+        language=args.language,
+        slice=args.slice,
         fraction=args.fraction,
         seed=args.seed,
-        distinct_texts=args.distinct_text,
-        n=args.first,
+        first=args.first,
+        distinct_text=args.distinct_text,
     )
-    extra = dict(meta.extra)
-    extra["selection"] = {"source_manifest_sha256": source_sha, **record.to_dict()}
-    prior = f"{meta.selection_rule}; then " if meta.selection_rule else ""
-    new_meta = dataclasses.replace(meta, selection_rule=prior + record.rule, extra=extra)
-    write_manifest(args.out, kept, new_meta)
+    record = selected.record
     print(f"kept {record.kept_rows} of {record.input_rows} rows: {record.rule}")
     for reason, count in record.excluded_counts().items():
         print(f"  excluded {reason}: {count}")
     print(f"slices {_counts(record.per_slice) or '(none)'}")
-    print(f"wrote {args.out} (sha256 {manifest_sha256(args.out)})")
+    print(f"wrote {args.out} (sha256 {selected.sha256})")
     return 0
 
 
 def _leakage(args: argparse.Namespace) -> int:
-    from earmark.corpus.manifest import read_manifest
-    from earmark.corpus.selection import speaker_leakage
+    from earmark.api.manifests import manifest_leakage
 
-    result = speaker_leakage(read_manifest(args.a), read_manifest(args.b))
+    result = manifest_leakage(args.a, args.b)
     print(f"speakers: {result.a_speakers} in A, {result.b_speakers} in B")
     unchecked = result.a_rows_without_speaker + result.b_rows_without_speaker
     if unchecked:

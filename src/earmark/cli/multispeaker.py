@@ -9,15 +9,21 @@ have no meaning here; its output is its own schema (`earmark.multispeaker/1`).
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.arguments import non_negative_float, non_negative_int, output_path
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.cli.arguments import non_negative_float
+from earmark.cli.options import (
+    Subcommands,
+    add_bootstrap,
+    add_exclude_unmatched,
+    add_out,
+    add_quiet,
+    add_seed,
+)
 
 METRIC_CHOICES = ("cpwer", "orcwer", "tcpwer", "dicpwer")
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "multispeaker",
         help="multi-speaker WER of whole recordings (cpWER, ORC-WER, tcpWER, DI-cpWER) "
@@ -52,21 +58,11 @@ def register(sub: Any) -> None:
         required=True,
         help="a word normaliser applied to both sides (e.g. en-v1, crude-v1), or none",
     )
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        default=10_000,
-        metavar="B",
-        help="resamples of recordings (default 10000; 0: no confidence intervals)",
-    )
-    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
-    p.add_argument(
-        "--exclude-unmatched",
-        action="store_true",
-        help="list and skip hypothesis recordings without a reference (default: error)",
-    )
-    p.add_argument("--out", required=True, type=output_path, help="output directory")
-    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
+    add_bootstrap(p, default=10_000, of="recordings")
+    add_seed(p)
+    add_exclude_unmatched(p, "hypothesis recordings without a reference")
+    add_out(p, "output directory")
+    add_quiet(p)
     p.set_defaults(func=run)
 
 

@@ -14,18 +14,20 @@ import json
 import sys
 from typing import Any
 
+from earmark.cli.options import Subcommands, add_json
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "normalizers",
         help="list text normalisers, or show the views of a text",
         description="List the registered text normalisers, or show every view of a text.",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(parser)
     parser.set_defaults(func=_list)
     actions = parser.add_subparsers(dest="normalizers_action", metavar="ACTION")
     listing = actions.add_parser("list", help="list normalisers (the default)")
-    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(listing)
     listing.set_defaults(func=_list)
     show = actions.add_parser(
         "show",
@@ -41,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="REF",
         help="show the pair (REF, TEXT): pair-dependent views use REF's script",
     )
-    show.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    add_json(show, "the views")
     show.set_defaults(func=_show)
 
 

@@ -7,12 +7,13 @@ Freezing reads the plan only: no manifest, sidecar or audio needs to exist yet. 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+from earmark.cli.options import Subcommands, add_verbs
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser("plan", help="freeze or show a run plan (TOML)")
-    verbs = p.add_subparsers(dest="plan_command", metavar="VERB")
+    verbs = add_verbs(p, "plan_command", "VERB")
     freeze = verbs.add_parser(
         "freeze",
         help="check PLAN.toml's structure (no data needed) and write PLAN.toml.sha256 (its "
@@ -27,14 +28,13 @@ def register(sub: Any) -> None:
     )
     show.add_argument("plan")
     show.set_defaults(func=run_show)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def run_freeze(args: argparse.Namespace) -> int:
-    from earmark.execution.plan import freeze_plan
+    from earmark.api.running import plan_freeze
     from earmark.rundir.plan_file import read_plan_toml
 
-    frozen = freeze_plan(args.plan)
+    frozen = plan_freeze(args.plan)
     data = read_plan_toml(args.plan)
     verbs = [v for v, key in (("run", "arms"), ("postprocess", "postprocess")) if key in data]
     digest = frozen.sha256
@@ -54,23 +54,7 @@ def run_freeze(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     import json
 
-    from earmark.errors import EarmarkError
-    from earmark.execution.plan import load_plan
-    from earmark.postprocess.plan import plan_postprocess
-    from earmark.rundir.plan_file import file_sha256, read_plan_toml
+    from earmark.api.running import plan_show
 
-    data = read_plan_toml(args.plan)
-    shown: dict[str, object] = {"file_sha256": file_sha256(args.plan)}
-    if "manifest" in data or "arms" in data or "postprocess" not in data:
-        try:
-            plan = load_plan(args.plan)
-        except EarmarkError:
-            # Before the data exists: the structure, with the audio root not yet resolved
-            # against the manifest's sidecar (so this canonical hash may still change).
-            plan = load_plan(args.plan, resolve_data=False)
-            shown["audio_root_resolved"] = False
-        shown.update({"sha256": plan.sha256(), "plan": plan.to_dict()})
-    if "postprocess" in data:
-        shown["postprocess"] = plan_postprocess(args.plan).to_dict()
-    print(json.dumps(shown, indent=2, ensure_ascii=False))
+    print(json.dumps(plan_show(args.plan), indent=2, ensure_ascii=False))
     return 0

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path, positive_int
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.cli.arguments import positive_int
+from earmark.cli.options import (
+    Subcommands,
+    add_bootstrap,
+    add_expect_sha256,
+    add_out,
+    add_quiet,
+    add_seed,
+)
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "postprocess",
         help="evaluate an output post-processor (formatter, script conversion) on a run",
@@ -34,11 +40,7 @@ def register(sub: Any) -> None:
         help="take processor, prompt, repeats and guard options from the plan's [postprocess] "
         "table (see `earmark plan freeze`); options also given must agree",
     )
-    p.add_argument(
-        "--expect-sha256",
-        metavar="H",
-        help="refuse unless the plan file has this SHA-256 (printed by `earmark plan freeze`)",
-    )
+    add_expect_sha256(p)
     p.add_argument("--arm", help="arm to post-process when the run has several")
     p.add_argument(
         "--allow-substitution",
@@ -54,17 +56,10 @@ def register(sub: Any) -> None:
         help="punctuation marks the guard treats as content (e.g. '、·' to reject 、→·; "
         "default: none)",
     )
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        metavar="B",
-        help="bootstrap resamples (default: 10000, or the plan's bootstrap; 0: no CIs)",
-    )
-    p.add_argument(
-        "--seed", type=int, help=f"bootstrap seed (default: {DEFAULT_SEED}, or the plan's seed)"
-    )
-    p.add_argument("--out", required=True, type=output_path, help="output directory")
-    p.add_argument("--quiet", action="store_true", help="print warnings only")
+    add_bootstrap(p, plan=True)
+    add_seed(p, plan=True)
+    add_out(p, "output directory")
+    add_quiet(p, "print warnings only")
     p.set_defaults(func=run)
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path
+from earmark.cli.arguments import non_negative_int
+from earmark.cli.options import Subcommands, add_out
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "report",
         help="write a self-contained HTML report of a run directory",
@@ -22,9 +22,7 @@ def register(sub: Any) -> None:
         metavar="COMPARE_DIR_OR_JSON",
         help="compare.json (or its directory) from `earmark compare`; default: RUN_DIR's own",
     )
-    p.add_argument(
-        "--out", metavar="FILE", type=output_path, help="output file (default RUN_DIR/report.html)"
-    )
+    add_out(p, "output file (default RUN_DIR/report.html)", required=False, metavar="FILE")
     p.add_argument("--title", help="page title (default: 'earmark report: ' and RUN_DIR's name)")
     p.add_argument(
         "--worst",
@@ -37,10 +35,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.render.html import write_html_report
+    from earmark.api.rendering import report
 
-    path = write_html_report(
-        args.run_dir, compare=args.compare, out=args.out, title=args.title, worst_k=args.worst
+    path = report(
+        args.run_dir, compare=args.compare, out=args.out, title=args.title, worst=args.worst
     )
     print(f"wrote {path}")
     return 0

@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from earmark.cli.arguments import (
     non_negative_float,
     non_negative_int,
-    output_path,
     positive_float,
     positive_int,
 )
+from earmark.cli.options import (
+    Subcommands,
+    add_bootstrap,
+    add_csv,
+    add_expect_sha256,
+    add_normalizer_policy,
+    add_out,
+    add_protocol,
+    add_quiet,
+    add_seed,
+    add_speaker_options,
+)
 from earmark.execution.run_request import BATCH_BACKENDS, DEVICE_BACKENDS
-from earmark.stats.settings import DEFAULT_SEED
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "run",
         help="run one or more ASR arms over a corpus and score them (resumable)",
@@ -26,7 +35,7 @@ def register(sub: Any) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--plan", help="TOML plan (see `earmark plan --help`)")
     src.add_argument("--manifest", help="manifest JSONL (with its .meta.json sidecar)")
-    p.add_argument("--expect-sha256", help="refuse to run unless the plan file has this SHA-256")
+    add_expect_sha256(p)
     p.add_argument("--audio-root", help="folder the manifest's audio paths are relative to")
     p.add_argument(
         "--arm",
@@ -41,31 +50,46 @@ def register(sub: Any) -> None:
         help="expand each arm into one arm per weight type (compute_type), "
         "the first being the reference, e.g. float32,int8",
     )
-    p.add_argument("--normalizer", help="NAME, auto (the default), or LANG=NAME,...,*=NAME")
-    p.add_argument(
-        "--protocol",
-        metavar="NAME",
-        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
-        "its normaliser, aggregation and CIs; contradicting flags are refused "
-        "(see docs/protocols.md). With --plan, write `protocol = NAME` in the plan",
-    )
+    add_normalizer_policy(p, when="default: auto")
+    add_protocol(p, tail=". With --plan, write `protocol = NAME` in the plan")
     p.add_argument(
         "--repeats",
         type=positive_int,
         default=1,
         help="decodes of every clip per arm (default: 1; more measure run-to-run variation)",
     )
+    add_bootstrap(p)
+    add_seed(p, samplers=True)
+    _add_hardware(p)
     p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        metavar="B",
-        help="resamples (default 10000; 0: no confidence intervals)",
+        "--first", type=non_negative_int, help="keep the first N rows (after filters; default: all)"
     )
+    p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
+    p.add_argument("--languages", help="comma-separated languages to keep")
+    p.add_argument("--allow-network", action="store_true", help="permit outbound connections")
+    _add_offline_and_audio_flags(p)
+    p.add_argument("--retry-failed", action="store_true", help="on resume, redo failed rows")
     p.add_argument(
-        "--seed",
-        type=int,
-        help=f"seed of the bootstrap and of every clip's sampler (default {DEFAULT_SEED})",
+        "--isolation",
+        choices=("process", "inline"),
+        default="process",
+        help="process (the default): each arm in its own process (clean memory figures); "
+        "inline: this one",
     )
+    _add_executor(p)
+    add_out(
+        p,
+        "run directory (resumed if it exists; one writer at a time: a second run or "
+        "score into it while this one runs is refused)",
+    )
+    add_csv(p, "utterance, repeat and arm")
+    add_quiet(p, "no progress bars or tables")
+    add_speaker_options(p)
+    p.set_defaults(func=run)
+
+
+def _add_hardware(p: argparse.ArgumentParser) -> None:
+    """How every arm decodes: threads, CPU code path, device, batch."""
     p.add_argument(
         "--threads",
         type=positive_int,
@@ -92,20 +116,10 @@ def register(sub: Any) -> None:
         help="clips handed to an engine at once, and the batch_size setting of arms whose "
         "backend batches (" + ", ".join(BATCH_BACKENDS) + ") and that set none (default: 1)",
     )
-    p.add_argument(
-        "--first", type=non_negative_int, help="keep the first N rows (after filters; default: all)"
-    )
-    p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
-    p.add_argument("--languages", help="comma-separated languages to keep")
-    p.add_argument("--allow-network", action="store_true", help="permit outbound connections")
-    p.add_argument("--retry-failed", action="store_true", help="on resume, redo failed rows")
-    p.add_argument(
-        "--isolation",
-        choices=("process", "inline"),
-        default="process",
-        help="process (the default): each arm in its own process (clean memory figures); "
-        "inline: this one",
-    )
+
+
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    """Where the arms run: this machine, or Ray actors (and how many, with what)."""
     p.add_argument(
         "--executor",
         choices=("local", "ray"),
@@ -138,24 +152,22 @@ def register(sub: Any) -> None:
         default=2,
         help="retries of a lost worker's clips (default: %(default)s)",
     )
-    p.add_argument(
-        "--out",
-        required=True,
-        type=output_path,
-        help="run directory (resumed if it exists; one writer at a time: a second run or "
-        "score into it while this one runs is refused)",
-    )
-    p.add_argument(
-        "--csv",
-        action="store_true",
-        help="also write predictions.csv beside predictions.jsonl: one row per utterance, "
-        "repeat and arm, for spreadsheets (UTF-8 with BOM)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bars or tables")
-    from earmark.cli.score import add_speaker_arguments
 
-    add_speaker_arguments(p)
-    p.set_defaults(func=run)
+
+def _add_offline_and_audio_flags(p: argparse.ArgumentParser) -> None:
+    """`--require-offline` and `--allow-missing-audio` (issue 24), in one block."""
+    p.add_argument(
+        "--require-offline",
+        action="store_true",
+        help="refuse, before anything runs, an arm whose programs (command, stdio) cannot be "
+        "started without a network on this machine (no `unshare --net`)",
+    )
+    p.add_argument(
+        "--allow-missing-audio",
+        action="store_true",
+        help="run even when audio files are missing: their clips are recorded as "
+        "missing_file and scored as deletions (default: refuse the run)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -210,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
             ray_max_retries=args.ray_max_retries,
             ray_cpus_per_actor=args.ray_cpus_per_actor,
             ray_gpus_per_actor=args.ray_gpus_per_actor,
+            require_offline=args.require_offline,
+            allow_missing_audio=args.allow_missing_audio,
         ),
     )
     results = execute_run(request)

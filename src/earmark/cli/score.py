@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from earmark.cli.arguments import non_negative_int, output_path, positive_int
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.api.scoring import EXTRA_METRICS, FORMATS
+from earmark.cli.arguments import non_negative_int
+from earmark.cli.options import (
+    Subcommands,
+    add_csv,
+    add_exclude_unmatched,
+    add_out,
+    add_quiet,
+    add_speaker_options,
+    add_statistics,
+)
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "score",
         help="score saved hypotheses (JSONL, CSV, TSV, Kaldi text, plain lines) against references",
@@ -21,36 +29,41 @@ def register(sub: Any) -> None:
         help="hypotheses file (.jsonl, .csv, .tsv, Kaldi `text`, or one sentence per line)",
     )
     p.add_argument("--refs", help="references file, when hypotheses are in a separate file")
-    p.add_argument(
-        "--normalizer",
-        help="NAME (e.g. en-v1, zh-eval-v1, zh-itn-v1, ga-v1, crude-v1, crude-char-v1, none), "
-        "'auto' (per language), or LANG=NAME,...,*=NAME (*=auto keeps auto for the rest) "
-        "(required unless --protocol gives it)",
-    )
-    p.add_argument(
-        "--protocol",
-        metavar="NAME",
-        help="a published protocol (blasbench-v1, parakeet-weight-types-v1, mmv-punct-v024): "
-        "its normaliser, aggregation, bootstrap generator, resamples, seed and quantile "
-        "rule in one word; flags that contradict it are refused (see docs/protocols.md)",
-    )
-    p.add_argument("--aggregate", choices=("micro", "macro"), help="micro (the default) or macro")
-    p.add_argument(
-        "--bootstrap",
-        type=non_negative_int,
-        metavar="B",
-        help="resamples (default 10000; 0: no confidence intervals)",
-    )
-    p.add_argument("--seed", type=int, help=f"bootstrap seed (default {DEFAULT_SEED})")
+    add_statistics(p, when="required unless --protocol gives it")
     p.add_argument(
         "--format",
-        choices=("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm"),
+        choices=FORMATS,
         help="input format (default: from the suffix; two plain-text files are Kaldi `text` "
         "only when their first words are clearly utterance ids, otherwise earmark asks); "
         "'lines': line i of --refs pairs with line i of PREDICTIONS, ids line-1, line-2, ...; "
         "'trn': sclite trn files; 'stm'/'ctm': a ctm PREDICTIONS file against stm --refs "
         "(see docs/sclite.md)",
     )
+    _add_fields(p)
+    p.add_argument("--language", help="language of rows that don't name one")
+    p.add_argument("--arm", help="the arm to score, when PREDICTIONS is an earmark run's file")
+    add_exclude_unmatched(p, "hypotheses whose id has no reference")
+    _add_extra_figures(p)
+    add_out(
+        p,
+        "output directory (one writer at a time: a second score or run into it is refused)",
+    )
+    p.add_argument(
+        "--show-alignments",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="also print the N worst utterances per language, aligned and coloured "
+        "(default: 0: the summary only; results.md shows the 3 worst)",
+    )
+    add_csv(p, "utterance")
+    add_quiet(p)
+    add_speaker_options(p)
+    p.set_defaults(func=run)
+
+
+def _add_fields(p: argparse.ArgumentParser) -> None:
+    """The field names of a JSONL/CSV/TSV predictions file."""
     p.add_argument(
         "--id-field", default="id", help="JSONL/CSV field of the utterance id (default: id)"
     )
@@ -75,13 +88,10 @@ def register(sub: Any) -> None:
         help="rows sharing its value are one bootstrap unit (default: clip; rows without "
         "it are their own unit)",
     )
-    p.add_argument("--language", help="language of rows that don't name one")
-    p.add_argument("--arm", help="the arm to score, when PREDICTIONS is an earmark run's file")
-    p.add_argument(
-        "--exclude-unmatched",
-        action="store_true",
-        help="list and skip hypotheses whose id has no reference (default: error)",
-    )
+
+
+def _add_extra_figures(p: argparse.ArgumentParser) -> None:
+    """Optional metrics (punctuation, critical tokens) and the sclite reports."""
     p.add_argument(
         "--punctuation",
         action="store_true",
@@ -104,8 +114,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--metrics",
         action="append",
-        # `earmark.scoring.metric.EXTRA_METRICS`, spelled here so `--help` stays light.
-        choices=("wip",),
+        choices=EXTRA_METRICS,
         metavar="NAME",
         help="also compute an optional figure beside MER and WIL: wip (word information "
         "preserved, as jiwer defines it); repeatable (default: none, results keep their shape)",
@@ -118,10 +127,18 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--alignment",
-        choices=("earmark", "sclite"),
+        choices=("earmark", "sclite", "kaldi"),
         default="earmark",
-        help="how the sclite reports split errors: earmark (fewest edits, the default) or "
-        "sclite (sclite's weights: sub 4, ins/del 3)",
+        help="how the sclite reports split errors: earmark (fewest edits, the default), "
+        "sclite (sclite's weights: sub 4, ins/del 3) or kaldi (compute-wer's tie rule)",
+    )
+    # issue 23, sclite parity: how the sclite reports read speakers from trn ids.
+    p.add_argument(
+        "--id-format",
+        choices=("rm", "spu_id", "swb", "wsj"),
+        default=None,
+        help="read each trn id's speaker by sclite's -i rule of that name for the sclite "
+        "reports (default: the id before its first '-', else the id; see docs/sclite.md)",
     )
     p.add_argument(
         "--glm",
@@ -130,121 +147,56 @@ def register(sub: Any) -> None:
         "`(uh)`) applied during alignment: the headline word counts and the sclite reports "
         "(default: none; see docs/sclite.md)",
     )
-    p.add_argument(
-        "--out",
-        required=True,
-        type=output_path,
-        help="output directory (one writer at a time: a second score or run into it is refused)",
-    )
-    p.add_argument(
-        "--show-alignments",
-        type=non_negative_int,
-        default=0,
-        metavar="N",
-        help="also print the N worst utterances per language, aligned and coloured "
-        "(default: 0: the summary only; results.md shows the 3 worst)",
-    )
-    p.add_argument(
-        "--csv",
-        action="store_true",
-        help="also write predictions.csv beside predictions.jsonl: one row per utterance, "
-        "for spreadsheets (UTF-8 with BOM)",
-    )
-    p.add_argument("--quiet", action="store_true", help="print nothing; write the files only")
-    add_speaker_arguments(p)
-    p.set_defaults(func=run)
-
-
-def add_speaker_arguments(p: Any) -> None:
-    """`--cluster`, `--min-per-slice`, `--min-speakers`: shared by `score` and `run`."""
-    p.add_argument(
-        "--cluster",
-        choices=("clip", "speaker"),
-        default=None,
-        help="bootstrap unit: clip (the default; repeats of a clip go together) or speaker "
-        "(every row of one speaker goes together; needs speakers in the rows)",
-    )
-    p.add_argument(
-        "--min-per-slice",
-        type=positive_int,
-        metavar="N",
-        help="a language, slice or speaker block with fewer than N rows reports null "
-        "figures with a reason (pre-registered minimum)",
-    )
-    p.add_argument(
-        "--min-speakers",
-        type=positive_int,
-        metavar="N",
-        help="a language or slice block with fewer than N distinct speakers reports null "
-        "figures with a reason",
-    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.file_scoring import score_predictions
-    from earmark.formats.fields import FieldNames
-    from earmark.render.terminal import print_summary, print_worst_alignments
-    from earmark.scoring.protocols import resolve
+    from pathlib import Path
 
-    choice = resolve(
-        args.protocol,
+    from earmark.api.scoring import score_file
+    from earmark.render.terminal import print_summary, print_worst_alignments
+    from earmark.rundir.layout import PREDICTIONS
+
+    results = score_file(
+        args.predictions,
+        out=args.out,
+        refs=args.refs,
         normalizer=args.normalizer,
+        protocol=args.protocol,
         aggregate=args.aggregate,
-        resamples=args.bootstrap,
+        bootstrap=args.bootstrap,
         seed=args.seed,
+        format=args.format,
+        id_field=args.id_field,
+        reference_field=args.reference_field,
+        hypothesis_field=args.hypothesis_field,
+        language_field=args.language_field,
+        cluster_field=args.cluster_field,
+        language=args.language,
+        arm=args.arm,
+        exclude_unmatched=args.exclude_unmatched,
         punctuation=args.punctuation,
         punctuation_marks=args.punctuation_marks,
-    )
-    protocol = {"protocol": choice.protocol.name} if choice.protocol is not None else {}
-    results = score_predictions(
-        args.predictions,
-        refs=args.refs,
-        normalizer=choice.normalizer,
-        fmt=args.format,
-        fields=FieldNames(
-            id=args.id_field,
-            reference=args.reference_field,
-            hypothesis=args.hypothesis_field,
-            language=args.language_field,
-            cluster=args.cluster_field,
-        ),
-        language=args.language,
-        aggregate=choice.aggregate,
-        resamples=choice.resamples,
-        seed=choice.seed,
-        allow_extra_hypotheses=args.exclude_unmatched,
-        arm=args.arm,
-        out_dir=args.out,
-        punctuation=choice.punctuation,
-        punctuation_marks=choice.punctuation_marks,
         critical_tokens=args.critical_tokens,
-        extra_metrics=tuple(args.metrics or ()),
+        metrics=args.metrics or (),
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
+        id_format=args.id_format,
         glm=args.glm,
-        cluster=args.cluster or "clip",
+        csv=args.csv,
+        cluster=args.cluster,
         min_per_slice=args.min_per_slice,
         min_speakers=args.min_speakers,
-        **protocol,
     )
+    predictions = Path(args.out) / PREDICTIONS
     if not args.quiet:
         print_summary(results)
+        if args.id_format is not None:
+            from earmark.formats.trn import ID_FORMAT_RULES
+
+            print("sclite speakers: " + ID_FORMAT_RULES[args.id_format].format(form=args.id_format))
         if args.show_alignments > 0:
-            from pathlib import Path
-
-            from earmark.rundir.layout import PREDICTIONS
-
-            print_worst_alignments(
-                results, Path(args.out) / PREDICTIONS, per_language=args.show_alignments
-            )
+            print_worst_alignments(results, predictions, per_language=args.show_alignments)
         print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")
-    if args.csv:
-        from pathlib import Path
-
-        from earmark.render.predictions_csv import write_predictions_csv
-        from earmark.rundir.layout import PREDICTIONS
-
-        csv_path = write_predictions_csv(Path(args.out) / PREDICTIONS)
-        if not args.quiet:
-            print(f"wrote {csv_path}")
+        if args.csv:
+            print(f"wrote {predictions.with_suffix('.csv')}")
     return 0

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
 
 from earmark.cli.arguments import output_path
-
-if TYPE_CHECKING:
-    from earmark.verification import VerifyReport
+from earmark.cli.options import Subcommands, add_quiet
 
 
-def register(sub: Any) -> None:
+def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "verify",
         help="recompute a run's figures from predictions.jsonl and check its hashes",
@@ -23,23 +20,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--json", metavar="FILE", type=output_path, help="also write the report as JSON to FILE"
     )
-    p.add_argument("--quiet", action="store_true", help="print only mismatches")
+    add_quiet(p, "print only mismatches")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    return 0 if check(args).ok else 1
+    from earmark.api.checking import verify
 
-
-def check(args: argparse.Namespace) -> VerifyReport:
-    """Verify, print and write as the command does, and return the report (what
-    `earmark.verify` returns to a Python caller, where the CLI has only an exit status)."""
-    from earmark.outputs import atomic_write_json
-    from earmark.verification import verify_run
-
-    report = verify_run(args.run_dir)
-    if args.json:
-        atomic_write_json(args.json, report.to_dict())
+    report = verify(args.run_dir, json=args.json)
     for check in report.checks:
         if args.quiet and check.status != "mismatch":
             continue
@@ -50,4 +38,4 @@ def check(args: argparse.Namespace) -> VerifyReport:
         + ("OK" if report.ok else f"FAILED ({mismatches} mismatch(es))")
         + f" — {len(report.checks)} checks"
     )
-    return report
+    return 0 if report.ok else 1

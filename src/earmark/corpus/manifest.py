@@ -29,6 +29,7 @@ from earmark.corpus.model import CorpusMeta, Source, Utterance
 from earmark.corpus.writer import meta_path_for
 from earmark.errors import EarmarkError, json_type_name
 from earmark.records import require_regular_file
+from earmark.results.codec import JSONValue
 
 #: Bounds that stop one absurd row from exhausting memory or hiding a broken writer.
 MAX_LINE_BYTES = 1_048_576
@@ -121,7 +122,7 @@ def read_manifest(
         handle.close()
 
 
-def _parse_line(raw: bytes, name: str, line_no: int) -> dict[str, Any]:
+def _parse_line(raw: bytes, name: str, line_no: int) -> dict[str, JSONValue]:
     if line_no == 1 and raw.startswith(_BOM):
         raise EarmarkError(
             "file starts with a UTF-8 byte-order mark",
@@ -190,8 +191,8 @@ class _BadConstant(ValueError):
         self.constant = constant
 
 
-def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, JSONValue]:
+    out: dict[str, JSONValue] = {}
     for key, value in pairs:
         if key in out:
             raise _DuplicateKey(key)
@@ -211,7 +212,7 @@ _SOURCE_CACHE: dict[tuple[tuple[str, Any], ...], Source] = {}
 _SOURCE_CACHE_MAX = 4096
 
 
-def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance:
+def _row_to_utterance(row: dict[str, JSONValue], name: str, line_no: int) -> Utterance:
     def fail(fld: str, message: str, hint: str | None = None) -> EarmarkError:
         return EarmarkError(message, file=name, line=line_no, field=fld, hint=hint)
 
@@ -274,10 +275,12 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
         slices_value = []
     if not isinstance(slices_value, list):
         raise fail("slices", f"expected a list of strings, got {json_type_name(slices_value)}")
+    slice_names: list[str] = []
     for item in slices_value:
         if not isinstance(item, str) or not item.strip():
             raise fail("slices", f"every slice must be a non-empty string, got {item!r}")
-    if len(set(slices_value)) != len(slices_value):
+        slice_names.append(item)
+    if len(set(slice_names)) != len(slice_names):
         raise fail("slices", "a slice is listed twice")
 
     duration = optional_seconds("duration")
@@ -320,7 +323,7 @@ def _row_to_utterance(row: dict[str, Any], name: str, line_no: int) -> Utterance
         text=text,
         language=language,
         speaker=speaker,
-        slices=tuple(slices_value),
+        slices=tuple(slice_names),
         duration=duration,
         sha256=sha256,
         source=source,

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Sequence
 
+from earmark.engines import offline
 from earmark.engines.base import Segment
 from earmark.results.codec import JSONValue
 
@@ -42,7 +43,7 @@ class StdioProcess:
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.process = subprocess.Popen(
-            list(argv),
+            offline.child_command(argv, shell=False),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -30,7 +30,7 @@ from earmark.rundir.layout import (
     arm_folder,
 )
 
-__all__ = ["model_info_dict", "run_arm"]
+__all__ = ["run_arm"]
 
 
 def run_arm(

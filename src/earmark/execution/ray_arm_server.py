@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from typing import Any
+from typing import TypedDict
 
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError, MissingExtraError
@@ -23,6 +23,49 @@ from earmark.execution.arm_loop import ArmLoop, Row, model_info_dict
 from earmark.execution.plan import RunPlan
 from earmark.execution.resources import peak_rss_bytes, rss_bytes
 from earmark.execution.sharding import Shard
+from earmark.results.codec import JSONObject
+
+
+class ActorError(TypedDict, total=False):
+    """Why an actor could not load its arm, as the driver re-raises it."""
+
+    kind: str  # missing_extra | earmark | exception
+    message: str
+    extra: str
+    module: str
+    file: str | None
+    line: int | None
+    field: str | None
+    hint: str | None
+
+
+class ActorDescription(TypedDict):
+    """Who an actor is and what it loaded (`ArmServer.describe`)."""
+
+    actor: int
+    pid: int
+    host: str
+    error: ActorError | None
+    fingerprint: str | None
+    model: JSONObject | None
+    load_seconds: float | None
+    rss_after_load_bytes: int | None
+
+
+class ShardResult(TypedDict, total=False):
+    """One shard's rows and the actor's figures (`ArmServer.transcribe_shard`)."""
+
+    actor: int
+    pid: int
+    host: str
+    error: ActorError | None
+    fingerprint: str | None
+    rows: list[Row]
+    skipped: int
+    cpu_seconds: float
+    peak_rss_bytes: int | None
+    egress_attempts: list[JSONObject]
+    egress_tree: JSONObject | None
 
 
 class ArmServer:
@@ -30,7 +73,7 @@ class ArmServer:
 
     def __init__(self, plan: RunPlan, spec: ArmSpec, actor_index: int) -> None:
         self.actor_index = actor_index
-        self.error: dict[str, Any] | None = None
+        self.error: ActorError | None = None
         self.loop: ArmLoop | None = None
         self._egress_sent = 0
         started = time.perf_counter()
@@ -60,7 +103,7 @@ class ArmServer:
         self.constructor_seconds = time.perf_counter() - started
         self.rss_after_load = rss_bytes()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> ActorDescription:
         """Who this actor is and what it loaded (or why it could not)."""
         info = self.loop.info if self.loop is not None else None
         return {
@@ -74,7 +117,7 @@ class ArmServer:
             "rss_after_load_bytes": self.rss_after_load,
         }
 
-    def transcribe_shard(self, shard: Shard) -> dict[str, Any]:
+    def transcribe_shard(self, shard: Shard) -> ShardResult:
         """Transcribe every clip × repeat of the shard not already finished; return rows."""
         loop = self.loop
         if self.error is not None or loop is None or loop.fingerprint is None:

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from earmark.corpus.model import Utterance
 from earmark.engines.extras import require
@@ -49,6 +49,7 @@ from earmark.execution.progress import ClipProgress
 from earmark.execution.sharding import WORKER_LOST, ShardQueue, make_shards
 from earmark.execution.store import PredictionStore
 from earmark.outputs import atomic_write_json
+from earmark.results.codec import JSONValue
 from earmark.rundir.layout import (
     ARM_EGRESS,
     ARM_MODEL,
@@ -56,6 +57,9 @@ from earmark.rundir.layout import (
     PREDICTIONS,
     arm_folder,
 )
+
+if TYPE_CHECKING:
+    from earmark.execution.ray_arm_server import ActorDescription, ActorError
 
 #: How long the driver waits for the first actor to load its model before giving up.
 DEFAULT_STARTUP_TIMEOUT_S = 600.0
@@ -76,7 +80,7 @@ class _ActorRecord:
     rows: int = 0
     lost: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             "actor": self.actor,
             "pid": self.pid,
@@ -92,6 +96,16 @@ class _ActorRecord:
         }
 
 
+class ActorOptions(TypedDict):
+    """What each Ray actor of an arm is started with (`ray.remote(...).options(**these)`)."""
+
+    num_cpus: float
+    num_gpus: float
+    max_restarts: int
+    max_task_retries: int
+    runtime_env: dict[str, dict[str, str]]
+
+
 @dataclass
 class _Fleet:
     """The actors serving one arm: handles, their records, and which are free."""
@@ -100,7 +114,7 @@ class _Fleet:
     remote_class: Any
     plan: RunPlan
     spec: ArmSpec
-    options: dict[str, Any]
+    options: ActorOptions
     records: list[_ActorRecord] = field(default_factory=list)
     handles: dict[int, Any] = field(default_factory=dict)
     idle: deque[int] = field(default_factory=deque)
@@ -228,21 +242,21 @@ def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:
     return tuple(e for e in found if isinstance(e, type) and issubclass(e, BaseException))
 
 
-def _raise_load_error(spec: ArmSpec, error: dict[str, Any]) -> None:
+def _raise_load_error(spec: ArmSpec, error: ActorError) -> None:
     if error["kind"] == "missing_extra":
         raise MissingExtraError(
-            f"arm '{spec.name}' ({spec.backend})", error["extra"], error["module"]
+            f"arm '{spec.name}' ({spec.backend})", error.get("extra", ""), error.get("module", "")
         )
     if error["kind"] == "earmark":
         raise EarmarkError(
-            error["message"],
+            error.get("message", ""),
             file=error.get("file"),
             line=error.get("line"),
             field=error.get("field"),
             hint=error.get("hint"),
         )
     raise EarmarkError(
-        f"arm '{spec.name}': loading the model on a Ray actor failed: {error['message']}"
+        f"arm '{spec.name}': loading the model on a Ray actor failed: {error.get('message')}"
     )
 
 
@@ -258,7 +272,7 @@ def _drive(
     quiet: bool,
     retry_failed: bool,
     shard_size: int,
-    actor_options: dict[str, Any],
+    actor_options: ActorOptions,
     on_row: RowSink | None,
     startup_timeout_s: float,
     address: str | None,
@@ -279,6 +293,7 @@ def _drive(
     for _ in range(wanted):
         index, ref = fleet.spawn()
         pending[ref] = ("describe", index)
+    # The egress guard's own record types (execution/egress.py).
     egress_attempts: list[dict[str, Any]] = []
     trees: dict[int, dict[str, Any] | None] = {}
     tally = ArmTally()
@@ -389,7 +404,7 @@ def _drive(
         ),
         cpu_seconds=sum(r.cpu_seconds for r in started),
         wall_seconds=time.perf_counter() - wall_start,
-        model_size_bytes=(first.get("model") or {}).get("size_bytes"),
+        model_size_bytes=_model_size(first),
         # The actors' spec: the plan's thread count is part of it, as in a local arm.
         spec=with_plan_threads(spec, plan.threads),
         plan=plan,
@@ -401,7 +416,7 @@ def _drive(
     atomic_write_json(arm_dir / ARM_RESOURCES, resources)
     egress = EgressGuard.for_hosts(http_hosts(spec), allow_all=plan.allow_network).record()
     egress.update(merge_tree_summaries(trees.values()))
-    egress["attempts"] = egress_attempts
+    egress["attempts"] = [*egress_attempts]
     egress["refused"] = sum(1 for a in egress_attempts if not a["allowed"])
     atomic_write_json(arm_dir / ARM_EGRESS, egress)
     return {
@@ -419,7 +434,7 @@ def _first_ready(
     spec: ArmSpec,
     timeout: float,
     lost_errors: tuple[type[BaseException], ...],
-) -> dict[str, Any]:
+) -> ActorDescription:
     """Wait for the first actor to load its model; the others join as they come up."""
     deadline = time.monotonic() + timeout
     while pending:
@@ -435,13 +450,14 @@ def _first_ready(
         ref = ready[0]
         _, index = pending.pop(ref)
         try:
-            info: dict[str, Any] = ray.get(ref)
+            info: ActorDescription = ray.get(ref)
         except lost_errors as exc:
             fleet.records[index].lost = _first_line(exc)
             fleet.drop(index)
             continue
-        if info.get("error") is not None:
-            _raise_load_error(spec, info["error"])
+        error = info.get("error")
+        if error is not None:
+            _raise_load_error(spec, error)
         _note_describe(fleet.records[index], info)
         fleet.idle.append(index)
         return info
@@ -451,12 +467,18 @@ def _first_ready(
     )
 
 
-def _note_describe(record: _ActorRecord, info: dict[str, Any]) -> None:
-    record.pid = info.get("pid")
-    record.host = info.get("host")
-    record.load_seconds = info.get("load_seconds")
-    record.rss_after_load_bytes = info.get("rss_after_load_bytes")
-    record.peak_rss_bytes = info.get("rss_after_load_bytes")
+def _note_describe(record: _ActorRecord, info: ActorDescription) -> None:
+    record.pid = info["pid"]
+    record.host = info["host"]
+    record.load_seconds = info["load_seconds"]
+    record.rss_after_load_bytes = info["rss_after_load_bytes"]
+    record.peak_rss_bytes = info["rss_after_load_bytes"]
+
+
+def _model_size(first: ActorDescription) -> int | None:
+    """The model's size on disk as the first actor reported it, when it did."""
+    size = (first["model"] or {}).get("size_bytes")
+    return size if isinstance(size, int) else None
 
 
 def _lost_rows(
@@ -487,17 +509,17 @@ def _executor_record(
     address: str | None,
     shard_size: int,
     max_retries: int,
-    actor_options: dict[str, Any],
+    actor_options: ActorOptions,
     workers_lost: int,
     queue: ShardQueue,
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """Per-actor figures and their aggregates: several processes, so both max and sum."""
     peaks = [r.peak_rss_bytes for r in records if r.peak_rss_bytes is not None]
     loads = [r.load_seconds for r in records if r.load_seconds is not None]
     return {
         "kind": "ray",
         "address": address,
-        "actors": [r.to_dict() for r in records],
+        "actors": list[JSONValue]([r.to_dict() for r in records]),
         "actors_started": len(records),
         "num_cpus_per_actor": actor_options["num_cpus"],
         "num_gpus_per_actor": actor_options["num_gpus"],
@@ -505,7 +527,7 @@ def _executor_record(
         "max_retries": max_retries,
         "workers_lost": workers_lost,
         "retried_clips": queue.retried_clips,
-        "load_seconds_per_actor": loads,
+        "load_seconds_per_actor": list[JSONValue](loads),
         "peak_rss_bytes_max": max(peaks) if peaks else None,
         "peak_rss_bytes_sum": sum(peaks) if peaks else None,
         "cpu_seconds_sum": sum(r.cpu_seconds for r in records),

@@ -41,7 +41,7 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
         raise EarmarkError("the selection kept no utterance", file=plan.manifest)
     # A remote Ray cluster reads audio from its own view of the shared root.
     remote = options.executor == "ray" and bool(options.ray_address)
-    preflight(plan, utterances, check_audio=not remote, check_runtime=options.executor == "local")
+    preflight(plan, utterances, options, check_audio=not remote)
     # One writer per folder from the plan check to the last record: a second run into
     # the same --out is refused instead of appending its rows to this one's store.
     with lock_output_folder(out_dir, "run") as out:

@@ -22,7 +22,7 @@ from earmark.errors import EarmarkError
 from earmark.render.html_inputs import primary_metric
 from earmark.render.run_directory import RunDirectory
 from earmark.results import ArmResult, MetricResult, ModelInfo, Results
-from earmark.results.codec import JSONObject
+from earmark.results.codec import JSONObject, JSONValue
 from earmark.rundir.predictions import row_key
 
 UNVERIFIABLE = "unverifiable"
@@ -101,10 +101,10 @@ class Entry:
         metric = self.ranked_metric
         return None if metric is None or metric.value is None else float(metric.value)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         """The entry as leaderboard.json holds it: every field, the metrics as results.json
         writes them, then the derived value, coverage and whether it may rank."""
-        out: dict[str, Any] = {}
+        out: dict[str, JSONValue] = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
             out[name] = value.to_dict() if isinstance(value, MetricResult) else value

@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from earmark.errors import EarmarkError
 from earmark.results.codec import JSONValue
@@ -128,11 +128,11 @@ class RunFolder:
 
     # The figures and rows.
 
-    def results_record(self) -> dict[str, Any]:
+    def results_record(self) -> dict[str, JSONValue]:
         """results.json as written (schema id checked); see `checked_results_record`."""
         return load_results(self.results_file)
 
-    def checked_results_record(self) -> dict[str, Any]:
+    def checked_results_record(self) -> dict[str, JSONValue]:
         """results.json, refused unless predictions.jsonl is the file it names by hash: a
         report of figures beside rows they were not computed from would look sound."""
         record = self.results_record()
@@ -146,7 +146,7 @@ class RunFolder:
         self.results_record()  # the same refusals and messages as every other reader
         return Results.from_json(self.results_file.read_text("utf-8"), file=str(self.results_file))
 
-    def prediction_records(self) -> list[dict[str, Any]]:
+    def prediction_records(self) -> list[dict[str, JSONValue]]:
         """Every row of predictions.jsonl as written ([] when there is none)."""
         return read_prediction_records(self.predictions_file)
 
@@ -156,11 +156,11 @@ class RunFolder:
 
     # Who ran what.
 
-    def plan(self) -> dict[str, Any] | None:
+    def plan(self) -> dict[str, JSONValue] | None:
         """The frozen plan record (`sha256`, `plan`, ...); None for a score folder."""
         return read_json_record(self.plan_file)
 
-    def provenance(self) -> dict[str, Any] | None:
+    def provenance(self) -> dict[str, JSONValue] | None:
         """provenance.json; None for a score folder."""
         return read_provenance(self.path)
 
@@ -168,7 +168,7 @@ class RunFolder:
         """(verifiable, what is missing) by seed 000's rule, for one arm when given."""
         return arm_verifiable(self.provenance(), arm)
 
-    def arm_record(self, arm: str, name: str) -> dict[str, Any] | None:
+    def arm_record(self, arm: str, name: str) -> dict[str, JSONValue] | None:
         """One of an arm's records as written; None when the arm has none."""
         return read_json_record(self.arm_file(arm, name))
 
@@ -192,7 +192,7 @@ class RunFolder:
             return None
         return _typed(Resources, record, self.arm_file(arm, layout.ARM_RESOURCES))
 
-    def egress(self, arm: str) -> dict[str, Any] | None:
+    def egress(self, arm: str) -> dict[str, JSONValue] | None:
         """`arms/<arm>/egress.json`: the network guard's policy, attempts and refusals."""
         return self.arm_record(arm, layout.ARM_EGRESS)
 

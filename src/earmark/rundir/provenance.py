@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from earmark.results.codec import JSONValue
 from earmark.rundir.json_records import read_json_record
 from earmark.rundir.layout import PROVENANCE
 
@@ -20,7 +21,7 @@ from earmark.rundir.layout import PROVENANCE
 NO_PROVENANCE = f"{PROVENANCE} (model revision, corpus hash and host profile not recorded)"
 
 
-def read_provenance(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
+def read_provenance(folder: str | os.PathLike[str]) -> dict[str, JSONValue] | None:
     """The folder's provenance record; None when it has none (an `earmark score` output).
 
     An empty file is refused rather than read as "no provenance": it is a write that was

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from earmark.metrics.alignment import EditTally, count_errors_array
+from earmark.metrics.alignment import AlignmentTooLarge, EditTally, count_errors_array
 from earmark.metrics.hallucination import LOOP_MIN_REPEATS, repetition_loop
 from earmark.metrics.tokens import chars, mixed, words
 from earmark.scoring.parts import Part
@@ -129,10 +129,15 @@ def _count(
                 tallies = None
                 if view == norm.primary_view and unit == norm.units[0]:
                     tallies = _tallies(rows, pending_pos[view], edits)
-                if glm is not None and unit == "word":
-                    arr[positions] = glm.count_pairs(texts_list, tallies=tallies)
-                else:
-                    arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
+                try:
+                    if glm is not None and unit == "word":
+                        arr[positions] = glm.count_pairs(texts_list, tallies=tallies)
+                    else:
+                        arr[positions] = count_errors_array(
+                            texts_list, units=units, tallies=tallies
+                        )
+                except AlignmentTooLarge as exc:  # one line naming the utterance
+                    raise exc.naming(rows[pending_pos[view][exc.index or 0]].id) from None
             part.counts[(view, unit)] = arr
 
 
@@ -172,6 +177,8 @@ def _score_mixed(part: Part) -> None:
         positions.append(pos)
     part.mixed_counts = np.zeros((n, 4), dtype=np.int64)
     if token_pairs:
-        part.mixed_counts[np.asarray(positions, dtype=np.int64)] = count_errors_array(
-            token_pairs, units="given"
-        )
+        try:
+            counted = count_errors_array(token_pairs, units="given")
+        except AlignmentTooLarge as exc:
+            raise exc.naming(part.rows[positions[exc.index or 0]].id) from None
+        part.mixed_counts[np.asarray(positions, dtype=np.int64)] = counted

@@ -315,7 +315,7 @@ def test_hf_datasets_needs_its_extra(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_nemo_no_speech_clips_reach_the_no_speech_diagnostics(tmp_path: Path) -> None:
     """Empty and blank `text` rows are kept with text "" and counted as no-speech rows."""
-    from earmark.file_scoring import score_predictions
+    from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 
     for name in ("speech", "silence", "noise"):
         write_flac(tmp_path / f"{name}.flac")
@@ -345,8 +345,10 @@ def test_nemo_no_speech_clips_reach_the_no_speech_diagnostics(tmp_path: Path) ->
         )
     )
     results = score_predictions(
-        predictions, normalizer="en-v1", language="en", resamples=10, out_dir=tmp_path / "s"
-    )
+        ScoreInputs(predictions, language="en"),
+        ScoreFigures(normalizer="en-v1", resamples=10),
+        out_dir=tmp_path / "s",
+    ).to_dict()
     block = next(iter(results["arms"].values()))["by_language"]["en"]["hallucination"]
     assert (block["no_speech_rows"], block["no_speech_with_output"]) == (2, 1)
     assert block["no_speech_output_rate"] == 0.5

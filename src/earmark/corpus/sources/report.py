@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from earmark.results.codec import JSONValue
 
 #: Reason codes importers use. Kept in one place so docs and tests agree on spelling.
 SKIP_REASONS = {
@@ -79,8 +80,8 @@ class SkippedRow:
     id: str | None = None
     detail: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        row: dict[str, Any] = {"reason": self.reason, "file": self.file}
+    def to_dict(self) -> dict[str, JSONValue]:
+        row: dict[str, JSONValue] = {"reason": self.reason, "file": self.file}
         for key in ("line", "id", "detail"):
             value = getattr(self, key)
             if value is not None:

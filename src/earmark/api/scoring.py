@@ -1,0 +1,125 @@
+"""`earmark.score_file`: `earmark score` as a call, returning the typed results."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from earmark.api.values import PathArg, check_choice, check_count, check_out
+from earmark.errors import EarmarkError
+
+if TYPE_CHECKING:
+    from earmark.results import Results
+
+#: `--format`'s choices (`earmark.formats` reads them).
+FORMATS = ("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm")
+#: `--metrics`' choices: `earmark.scoring.metric.EXTRA_METRICS`, spelled here so parsing
+#: flags stays light (a test pins the two equal).
+EXTRA_METRICS = ("wip",)
+
+
+def score_file(
+    predictions: PathArg,
+    *,
+    out: PathArg | None = None,
+    refs: PathArg | None = None,
+    normalizer: str | None = None,
+    protocol: str | None = None,
+    aggregate: str | None = None,
+    bootstrap: int | None = None,
+    seed: int | None = None,
+    format: str | None = None,
+    id_field: str = "id",
+    reference_field: str = "reference",
+    hypothesis_field: str = "hypothesis",
+    language_field: str = "language",
+    cluster_field: str = "clip",
+    language: str | None = None,
+    arm: str | None = None,
+    exclude_unmatched: bool = False,
+    punctuation: bool = False,
+    punctuation_marks: str | None = None,
+    critical_tokens: bool = False,
+    metrics: Sequence[str] = (),
+    sclite_reports: bool = False,
+    alignment: str = "earmark",
+    id_format: str | None = None,
+    glm: PathArg | None = None,
+    csv: bool = False,
+    cluster: str | None = None,
+    min_per_slice: int | None = None,
+    min_speakers: int | None = None,
+) -> Results:
+    """`earmark score PREDICTIONS ...`: score a file of saved hypotheses.
+
+    Returns the typed results (`.arm().view(language, view).wer` is an `Estimate`),
+    built in memory. With `out`, the folder gets what the command writes there
+    (results.json, byte for byte `to_json()` of what is returned, predictions.jsonl,
+    results.md and, with `csv`, predictions.csv); without it nothing is written.
+    `metrics` names optional figures beside MER and WIL ("wip", as `--metrics wip`);
+    `id_format` reads the sclite reports' speakers by sclite's `-i` rule (`--id-format`).
+    """
+    from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
+    from earmark.formats.fields import FieldNames
+
+    check_out(out)
+    check_count("bootstrap", bootstrap, 0)
+    check_count("min_per_slice", min_per_slice, 1)
+    check_count("min_speakers", min_speakers, 1)
+    check_choice("format", format, FORMATS)
+    check_choice("aggregate", aggregate, ("micro", "macro"))
+    check_choice("cluster", cluster, ("clip", "speaker"))
+    check_choice("alignment", alignment, ("earmark", "sclite", "kaldi"))
+    check_choice("id_format", id_format, ("rm", "spu_id", "swb", "wsj"))
+    check_choice("punctuation_marks", punctuation_marks, ("word-internal", "every-mark"))
+    for name in metrics:
+        check_choice("metrics", name, EXTRA_METRICS)
+    if csv and out is None:
+        raise EarmarkError("--csv writes beside predictions.jsonl", field="csv", hint="give out")
+    inputs = ScoreInputs(
+        predictions,
+        refs=refs,
+        format=format,
+        fields=FieldNames(
+            id=id_field,
+            reference=reference_field,
+            hypothesis=hypothesis_field,
+            language=language_field,
+            cluster=cluster_field,
+        ),
+        language=language,
+        arm=arm,
+        exclude_unmatched=exclude_unmatched,
+    )
+    figures = ScoreFigures(
+        normalizer=normalizer,
+        protocol=protocol,
+        aggregate=aggregate,
+        resamples=bootstrap,
+        seed=seed,
+        punctuation=punctuation,
+        punctuation_marks=punctuation_marks,
+        critical_tokens=critical_tokens,
+        extra_metrics=tuple(metrics),
+        sclite_reports=sclite_reports,
+        alignment=alignment,
+        id_format=id_format,
+        glm=glm,
+        cluster=cluster or "clip",
+        min_per_slice=min_per_slice,
+        min_speakers=min_speakers,
+    )
+    results = score_predictions(inputs, figures, out_dir=out)
+    if csv and out is not None:
+        write_csv(out, command="score")
+    return results
+
+
+def write_csv(out: PathArg, *, command: str) -> Path:
+    """predictions.csv beside the folder's predictions.jsonl (`--csv`)."""
+    from earmark.render.predictions_csv import write_predictions_csv
+    from earmark.rundir.layout import PREDICTIONS
+
+    return write_predictions_csv(Path(os.fspath(out)) / PREDICTIONS, command=command)

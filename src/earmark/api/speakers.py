@@ -1,0 +1,53 @@
+"""`earmark.multispeaker`: cpWER, ORC-WER, tcpWER and DI-cpWER of whole recordings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from earmark.api.values import PathArg, check_choice, check_count, check_out
+
+if TYPE_CHECKING:
+    from earmark.scoring.multispeaker_records import MultiSpeakerResult
+
+#: `--metric`'s choices.
+METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
+
+
+def multispeaker(
+    references: PathArg,
+    hypotheses: PathArg,
+    *,
+    normalizer: str,
+    out: PathArg | None = None,
+    metric: Sequence[str] = (),
+    collar: float | None = None,
+    format: str | None = None,
+    bootstrap: int = 10_000,
+    seed: int | None = None,
+    exclude_unmatched: bool = False,
+) -> MultiSpeakerResult:
+    """`earmark multispeaker REFERENCES HYPOTHESES --normalizer NAME`: multi-speaker WER
+    through meeteval (cpWER unless `metric` names others), with a bootstrap CI over
+    recordings. Returns the typed result; with `out`, multispeaker.json and
+    multispeaker.md are written there."""
+    from earmark.scoring.multispeaker import MultiSpeakerOptions, score_multispeaker
+
+    check_out(out)
+    check_count("bootstrap", bootstrap, 0)
+    check_choice("format", format, ("json", "stm"))
+    for name in metric:
+        check_choice("metric", name, METRICS)
+    options = MultiSpeakerOptions(
+        references,
+        hypotheses,
+        tuple(metric) or ("cpwer",),
+        fmt=format,
+        collar=collar,
+        normalizer=normalizer,
+        resamples=bootstrap,
+        seed=seed,
+        allow_extra=exclude_unmatched,
+        out=out,
+    )
+    return score_multispeaker(options)
