@@ -28,14 +28,15 @@ from earmark.comparison.options import MapssweAlignment
 from earmark.metrics.sclite_alignment import sclite_evaluation_letters
 from earmark.results.codec import JSONValue
 from earmark.results.comparison import PairedDifference
-from earmark.stats import (
+from earmark.stats.bootstrap import paired_bootstrap, utterance_rates
+from earmark.stats.paired_tests import (
     holm_adjust,
-    paired_bootstrap,
+    mapsswe_from_segments,
+    mapsswe_segments,
+    mcnemar_test,
     sign_test,
-    utterance_rates,
     wilcoxon_signed_rank,
 )
-from earmark.stats.paired_tests import mapsswe_from_segments, mapsswe_segments, mcnemar_test
 from earmark.stats.settings import BootstrapSettings
 
 IntArray = NDArray[np.int64]

@@ -20,8 +20,7 @@ from earmark.postprocess.protocol import Processor
 from earmark.postprocess.report import PostprocessReport
 from earmark.results.codec import JSONObject, JSONValue
 from earmark.scoring.probes import refuse_failed_punctuation_probes
-from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
-from earmark.stats.settings import BootstrapSettings
+from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, BootstrapSettings
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,7 @@ from earmark.metrics.punctuation import (
 )
 from earmark.results.codec import JSONValue
 from earmark.scoring.probes import refuse_failed_punctuation_probes
-from earmark.stats import bootstrap_statistic
-from earmark.stats.bootstrap import BootstrapResult, bootstrap_statistics
+from earmark.stats.bootstrap import BootstrapResult, bootstrap_statistic, bootstrap_statistics
 from earmark.stats.settings import BootstrapSettings
 
 PUNCTUATION_DEFINITION = (
