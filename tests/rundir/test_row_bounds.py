@@ -398,14 +398,13 @@ def test_score_refuses_an_encoded_surrogate_in_a_csv_as_bad_utf8(
 def test_score_never_writes_a_scored_row_its_readers_refuse(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A 600 KB line is read (under the 1 MiB bound), but its scored row (the raw view
-    repeats both texts) would be 1.2 MB: one line naming the utterance, nothing written,
-    where before the folder was written and then refused by report and verify."""
-    text = "x " * 150_000
+    """A 550 KB line is read (under the 1 MiB bound), but its scored row (the raw view
+    repeats both texts) would be 1.1 MB: one line naming the utterance, nothing written,
+    where before the folder was written and then refused by report and verify. (A short
+    reference keeps the pair far under the alignment bound, which refuses first otherwise.)"""
     hyps = tmp_path / "hyps.jsonl"
-    hyps.write_text(
-        json.dumps({"id": "long", "reference": text, "hypothesis": text}) + "\n", "utf-8"
-    )
+    record = {"id": "long", "reference": "x " * 5, "hypothesis": "x " * 275_000}
+    hyps.write_text(json.dumps(record) + "\n", "utf-8")
     out = tmp_path / "o"
     rc = main(["score", str(hyps), "--normalizer", "none", "--out", str(out)])
     err = capsys.readouterr().err.strip().splitlines()
