@@ -73,7 +73,7 @@ VERBS: dict[str, tuple[Callable[..., object], tuple[str, ...], frozenset[str]]] 
     "demo": (demo, ("demo",), frozenset()),
 }
 #: Keywords with no flag: what only a Python caller can pass (a progress callback).
-API_ONLY = {("fetch", "on_progress")}
+API_ONLY = {("fetch", "on_progress"), ("run", "check")}
 #: Flags that are required on the command line but optional here: without an output
 #: folder a verb writes nothing and returns its result.
 OPTIONAL_HERE = {

@@ -57,6 +57,7 @@ def run(
     cluster: str | None = None,
     min_per_slice: int | None = None,
     min_speakers: int | None = None,
+    check: bool = True,
 ) -> Results:
     """`earmark run --plan PLAN | --manifest MANIFEST --arm SPEC ... --out OUT`.
 
@@ -66,6 +67,8 @@ def run(
     (an arm that did not finish, or produced no hypothesis), exit 1 on the command line,
     raises an `EarmarkError` naming why; its files are kept for the rerun that resumes it.
     `weight_types` and `languages` are lists, or comma-separated as on the command line.
+    `check=False` returns such a run's results instead (the command prints them, then the
+    reason, and exits 1; `run_failure` gives the reason).
     """
     from earmark.execution.options import RunOptions
     from earmark.execution.run_request import (
@@ -146,7 +149,7 @@ def run(
 
         write_csv(out, command="run")
     message = failure_message(results)
-    if message is not None:
+    if check and message is not None:
         from earmark.rundir.layout import RESULTS
 
         raise EarmarkError(message, file=str(Path(os.fspath(out)) / RESULTS))
@@ -196,3 +199,11 @@ def plan_show(plan: PathArg) -> dict[str, JSONValue]:
     if "postprocess" in data:
         shown["postprocess"] = plan_postprocess(plan).to_dict()
     return shown
+
+
+def run_failure(results: Results) -> str | None:
+    """Why a run's figures are not a result (an arm that did not finish or produced no
+    hypothesis), or None: what `run` raises with `check=True`."""
+    from earmark.execution.run_request import failure_message
+
+    return failure_message(results)

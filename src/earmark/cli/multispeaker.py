@@ -67,22 +67,21 @@ def register(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.scoring.multispeaker import MultiSpeakerOptions, score_multispeaker
+    from earmark.api.speakers import multispeaker
     from earmark.scoring.multispeaker_records import NAMES
 
-    options = MultiSpeakerOptions(
+    result = multispeaker(
         args.references,
         args.hypotheses,
-        tuple(args.metric or ["cpwer"]),
-        fmt=args.format,
-        collar=args.collar,
         normalizer=args.normalizer,
-        resamples=args.bootstrap,
-        seed=args.seed,
-        allow_extra=args.exclude_unmatched,
         out=args.out,
+        metric=tuple(args.metric or ()),
+        collar=args.collar,
+        format=args.format,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        exclude_unmatched=args.exclude_unmatched,
     )
-    result = score_multispeaker(options)
     if not args.quiet:
         n = len(result.recordings)
         print(f"{n} recording{'' if n == 1 else 's'}, scored by meeteval {result.meeteval_version}")

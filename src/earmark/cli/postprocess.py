@@ -64,23 +64,22 @@ def register(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.postprocess.api import PostprocessOptions, postprocess_transcripts
+    from earmark.api.postprocessing import postprocess
     from earmark.postprocess.report import Figure
 
-    options = PostprocessOptions(
-        args.run,
-        args.processor,
-        repeats=args.repeats,
+    summary = postprocess(
+        run=args.run,
         out=args.out,
-        arm=args.arm,
-        allow_substitutions=tuple(args.allow_substitution),
-        guard_marks=args.guard_marks,
-        resamples=args.bootstrap,
-        seed=args.seed,
+        processor=args.processor,
+        repeats=args.repeats,
         plan=args.plan,
         expect_sha256=args.expect_sha256,
-    )
-    summary = postprocess_transcripts(options).summary
+        arm=args.arm,
+        allow_substitution=tuple(args.allow_substitution),
+        guard_marks=args.guard_marks,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    ).summary
     for warning in summary.warnings:
         print(f"earmark: WARNING: {warning}", file=sys.stderr)
     if not args.quiet:

@@ -173,79 +173,56 @@ def _add_offline_and_audio_flags(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from earmark.execution.options import RunOptions
-    from earmark.execution.run_request import (
-        PlanSettings,
-        PlanSource,
-        RunRequest,
-        execute_run,
-        failure_message,
-    )
+    from earmark.api.running import run, run_failure
+    from earmark.api.scoring import write_csv
     from earmark.render.terminal import print_summary
 
-    request = RunRequest(
+    results = run(
         out=args.out,
-        source=PlanSource(
-            plan=args.plan,
-            expect_sha256=args.expect_sha256,
-            manifest=args.manifest,
-            audio_root=args.audio_root,
-            arms=tuple(args.arm),
-            weight_types=_listed(args.weight_types),
-        ),
-        settings=PlanSettings(
-            normalizer=args.normalizer,
-            protocol=args.protocol,
-            repeats=args.repeats,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
-            threads=args.threads,
-            cpu_isa=args.cpu_isa,
-            device=args.device,
-            batch_size=args.batch_size,
-            first=args.first,
-            distinct_texts=args.distinct_texts,
-            languages=_listed(args.languages),
-            allow_network=args.allow_network,
-            cluster=args.cluster,
-            min_per_slice=args.min_per_slice,
-            min_speakers=args.min_speakers,
-        ),
-        options=RunOptions(
-            quiet=args.quiet,
-            isolation=args.isolation,
-            retry_failed=args.retry_failed,
-            command_line=list(sys.argv),
-            executor=args.executor,
-            ray_address=args.ray_address,
-            ray_actors=args.ray_actors,
-            ray_max_retries=args.ray_max_retries,
-            ray_cpus_per_actor=args.ray_cpus_per_actor,
-            ray_gpus_per_actor=args.ray_gpus_per_actor,
-            require_offline=args.require_offline,
-            allow_missing_audio=args.allow_missing_audio,
-        ),
+        plan=args.plan,
+        manifest=args.manifest,
+        expect_sha256=args.expect_sha256,
+        audio_root=args.audio_root,
+        arm=tuple(args.arm),
+        weight_types=args.weight_types,
+        normalizer=args.normalizer,
+        protocol=args.protocol,
+        repeats=args.repeats,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        threads=args.threads,
+        cpu_isa=args.cpu_isa,
+        device=args.device,
+        batch_size=args.batch_size,
+        first=args.first,
+        distinct_texts=args.distinct_texts,
+        languages=args.languages,
+        allow_network=args.allow_network,
+        require_offline=args.require_offline,
+        allow_missing_audio=args.allow_missing_audio,
+        retry_failed=args.retry_failed,
+        isolation=args.isolation,
+        executor=args.executor,
+        ray_address=args.ray_address,
+        ray_actors=args.ray_actors,
+        ray_cpus_per_actor=args.ray_cpus_per_actor,
+        ray_gpus_per_actor=args.ray_gpus_per_actor,
+        ray_max_retries=args.ray_max_retries,
+        quiet=args.quiet,
+        cluster=args.cluster,
+        min_per_slice=args.min_per_slice,
+        min_speakers=args.min_speakers,
+        check=False,
     )
-    results = execute_run(request)
     if not args.quiet:
         print_summary(results, title="earmark run")
         print(f"wrote {args.out}/results.json, predictions.jsonl, provenance.json, results.md")
     if args.csv:
-        from pathlib import Path
-
-        from earmark.render.predictions_csv import write_predictions_csv
-        from earmark.rundir.layout import PREDICTIONS
-
-        csv_path = write_predictions_csv(Path(args.out) / PREDICTIONS, command="run")
+        csv_path = write_csv(args.out, command="run")
         if not args.quiet:
             print(f"wrote {csv_path}")
-    message = failure_message(results)
+    message = run_failure(results)
     if message:
         print(f"earmark: {message}", file=sys.stderr)
         return 1
     return 0
-
-
-def _listed(value: str | None) -> tuple[str, ...] | None:
-    """A comma-separated flag's items (empty ones dropped); None when not given."""
-    return tuple(s for s in value.split(",") if s) if value else None
