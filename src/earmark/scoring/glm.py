@@ -55,6 +55,7 @@ from earmark.formats.sclite_markup import (
 )
 from earmark.metrics.alignment import EditTally
 from earmark.metrics.slot_alignment import Slot, align_slots
+from earmark.records import require_regular_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -201,6 +202,7 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
 def read_glm(path: str | os.PathLike[str]) -> Glm:
     """A GLM file from disk (UTF-8); its name and SHA-256 go into results."""
     p = Path(path)
+    require_regular_file(p)
     try:
         data = p.read_bytes()
     except OSError as exc:
