@@ -185,7 +185,7 @@ def refuse_own_input(
     through) as one of the `outputs` named in `folder`: writing it would destroy what is
     being read."""
     root = Path(folder)
-    written = {}
+    written: dict[tuple[int, int], str] = {}
     for name in outputs:
         try:
             st = os.stat(root / name)
@@ -199,10 +199,10 @@ def refuse_own_input(
             st = os.stat(given)
         except (OSError, ValueError):
             continue
-        name = written.get((st.st_dev, st.st_ino))
-        if name is not None:
+        same = written.get((st.st_dev, st.st_ino))
+        if same is not None:
             raise EarmarkError(
-                f"is the input of `earmark {command}` and also its output {name}; "
+                f"is the input of `earmark {command}` and also its output {same}; "
                 "writing would overwrite it",
                 file=os.fspath(given),
                 hint="give --out a folder that does not hold the input",
