@@ -108,6 +108,20 @@ def test_score_never_overwrites_its_own_input(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["predictions.jsonl"]
 
 
+def test_multispeaker_never_overwrites_its_own_input(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    segments = out / "multispeaker.json"
+    segments.write_text(
+        '{"r1": [{"speaker": "A", "start": 0.0, "end": 1.0, "text": "a b"}]}', encoding="utf-8"
+    )
+    before = segments.read_bytes()
+    args = ("multispeaker", str(segments), str(segments), "--normalizer", "en-v1")
+    line = error_line(earmark(*args, "--out", str(out)))
+    assert "is the input of `earmark multispeaker` and also its output multispeaker.json" in line
+    assert segments.read_bytes() == before
+
+
 def test_the_maker_may_write_again_and_another_command_may_not(tmp_path: Path) -> None:
     out = tmp_path / "out"
     source = predictions(tmp_path / "x.jsonl")
