@@ -26,7 +26,6 @@ import secrets
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from earmark.errors import EarmarkError
 
@@ -107,7 +106,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> str:
     return atomic_write_bytes(path, (text.encode("utf-8"),))[0]
 
 
-def atomic_write_json(path: str | os.PathLike[str], data: Any) -> str:
+def atomic_write_json(path: str | os.PathLike[str], data: object) -> str:
     """The JSON record form every earmark output uses: indented, UTF-8 as is, final newline."""
     return atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
