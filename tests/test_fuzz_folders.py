@@ -164,6 +164,17 @@ def test_old_folders_are_recognised_by_their_files(tmp_path: Path) -> None:
     assert folder_maker(own) == "leaderboard"
 
 
+def test_a_command_that_fails_before_any_record_leaves_no_marker(tmp_path: Path) -> None:
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "notes.txt").write_text("mine", encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "u1", "reference": "a"}\n{"id": "u1", "reference": "b"}\n', "utf-8")
+    assert score(bad, own).returncode == 2
+    assert sorted(p.name for p in own.iterdir()) == [".earmark.lock", "notes.txt"]
+    assert folder_maker(own) is None
+
+
 def test_an_edited_marker_is_refused_not_trusted(tmp_path: Path) -> None:
     for text in ("[1]", '{"schema": "earmark.folder/1", "command": 7}', "{" * 100_000, "\x00"):
         (tmp_path / FOLDER_MARKER).write_text(text, encoding="utf-8")

@@ -127,8 +127,11 @@ def folder_maker(folder: str | os.PathLike[str]) -> str | None:
     folder from before the marker), else None (empty, or not an earmark output)."""
     root = Path(folder)
     marked = marked_maker(root)
-    if marked is not None:
-        return marked
+    return marked if marked is not None else _maker_by_files(root)
+
+
+def _maker_by_files(root: Path) -> str | None:
+    """The command whose record file lies in `root` (`_MADE_BY_FILES`), or None."""
     for pattern, command in _MADE_BY_FILES:
         if any(entry.is_file() for entry in root.glob(pattern)):
             return command
@@ -155,13 +158,13 @@ def marked_maker(folder: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def claim_output_folder(folder: str | os.PathLike[str], command: str) -> None:
+def claim_output_folder(folder: str | os.PathLike[str], command: str) -> bool:
     """Refuse `folder` if another command made it, else record that `command` did.
 
     A folder holds one command's records: `earmark score X --out RUN` into a finished
     run would replace its rows and rewrite its figures and listing, leaving plan and
     provenance to describe rows that are gone. The same command may write again (a
-    resumed run, a rescore)."""
+    resumed run, a rescore). Returns whether the marker was written now."""
     root = Path(folder)
     maker = folder_maker(root)
     if maker is not None and maker != command:
@@ -170,8 +173,10 @@ def claim_output_folder(folder: str | os.PathLike[str], command: str) -> None:
             file=str(root),
             hint=f"give `earmark {command}` another --out",
         )
-    if not (root / FOLDER_MARKER).exists():
-        atomic_write_json(root / FOLDER_MARKER, {"schema": FOLDER_SCHEMA, "command": command})
+    if (root / FOLDER_MARKER).exists():
+        return False
+    atomic_write_json(root / FOLDER_MARKER, {"schema": FOLDER_SCHEMA, "command": command})
+    return True
 
 
 def refuse_own_input(
@@ -223,7 +228,7 @@ def lock_output_folder(
     out.mkdir(parents=True, exist_ok=True)
     lock_path = out / LOCK_NAME
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-    locked = False
+    locked = marked = False
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -239,10 +244,12 @@ def lock_output_folder(
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         _remove_stale_temp_files(out)
-        if claim:
-            claim_output_folder(out, command)
+        marked = claim and claim_output_folder(out, command)
         yield out
     except BaseException:
+        if marked and _maker_by_files(out) is None:
+            # Failed before writing any record: the folder is not this command's yet.
+            (out / FOLDER_MARKER).unlink(missing_ok=True)
         if created and locked:
             _remove_if_only_lock(out)
         raise
@@ -253,10 +260,8 @@ def lock_output_folder(
 def _remove_if_only_lock(out: Path) -> None:
     """A refused command leaves no folder behind that it created and wrote nothing into."""
     try:
-        names = sorted(entry.name for entry in out.iterdir())
-        if names in ([LOCK_NAME], sorted([LOCK_NAME, FOLDER_MARKER])):
-            for name in names:
-                (out / name).unlink()
+        if [entry.name for entry in out.iterdir()] == [LOCK_NAME]:
+            (out / LOCK_NAME).unlink()
             out.rmdir()
     except OSError:
         pass
