@@ -22,7 +22,7 @@ import pytest
 
 from earmark.corpus.sources import import_kaldi
 from earmark.errors import EarmarkError
-from earmark.outputs import FOLDER_MARKER, claim_output_folder, folder_maker
+from earmark.outputs import FOLDER_MARKER, claim_output_folder, folder_maker, refuse_own_input
 from earmark.rundir.results_file import load_results
 
 EXAMPLE_RUN = Path(__file__).parent / "report" / "data" / "example-run"
@@ -120,6 +120,20 @@ def test_multispeaker_never_overwrites_its_own_input(tmp_path: Path) -> None:
     line = error_line(earmark(*args, "--out", str(out)))
     assert "is the input of `earmark multispeaker` and also its output multispeaker.json" in line
     assert segments.read_bytes() == before
+
+
+def test_refuse_own_input_sees_through_links_and_dot_dot(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "plan.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "alias").symlink_to(out / "plan.json")
+    for given in (out / "plan.json", tmp_path / "alias", out / ".." / "out" / "plan.json"):
+        with pytest.raises(EarmarkError, match="its output plan.json"):
+            refuse_own_input(out, (None, given), ("plan.json", "results.json"), "run")
+    # Another file of the same name elsewhere, a missing output, a missing input: fine.
+    (tmp_path / "plan.json").write_text("{}", encoding="utf-8")
+    refuse_own_input(out, (tmp_path / "plan.json", tmp_path / "none"), ("plan.json",), "run")
+    refuse_own_input(tmp_path / "absent", (out / "plan.json",), ("plan.json",), "run")
 
 
 def test_the_maker_may_write_again_and_another_command_may_not(tmp_path: Path) -> None:
