@@ -29,8 +29,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from earmark.stats import delta_method_se  # noqa: E402
 from earmark.stats.bootstrap import bootstrap_cis  # noqa: E402
+from earmark.stats.delta_method import delta_method_se  # noqa: E402
 
 
 def naive_bootstrap_sd(errors: np.ndarray, ref: np.ndarray, resamples: int, seed: int) -> float:

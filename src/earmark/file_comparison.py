@@ -16,7 +16,7 @@ from earmark.collector import collector_paused
 from earmark.comparison.api import compare_arms
 from earmark.comparison.gap import corpus_gap, render_gap_markdown
 from earmark.comparison.loading import ArmData
-from earmark.comparison.options import Aggregate, CompareOptions
+from earmark.comparison.options import MAPSSWE_ALIGNMENTS, Aggregate, CompareOptions
 from earmark.comparison.parallel import default_jobs
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_json, atomic_write_text, claim_output_folder
@@ -53,13 +53,19 @@ def compare(
     out_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
     protocol: str | None = None,
+    mapsswe: str = "earmark",
 ) -> Comparison:
     """Load arms from specs (see `earmark.rundir.arm_inputs`), compare, optionally write.
 
     `protocol` fixes normaliser, aggregation, resamples and seed (settings given with it
     must agree); without one: micro, 10,000 resamples, seed `DEFAULT_SEED`, `normalizer`
     required. `jobs` (default: the cores available) only changes the speed, never a
-    number."""
+    number. `mapsswe` ("earmark" or "sclite") chooses the alignment MAPSSWE segments
+    (`earmark.comparison.options.CompareOptions.mapsswe`)."""
+    if mapsswe not in MAPSSWE_ALIGNMENTS:
+        raise EarmarkError(
+            f"unknown MAPSSWE alignment {mapsswe!r}", field="mapsswe", hint="earmark or sclite"
+        )
     choice = resolve(
         protocol,
         normalizer=normalizer,
@@ -72,7 +78,7 @@ def compare(
     # Rows are read, counted and compared as many small objects in no reference cycle:
     # the cyclic collector's passes over them cost a tenth of the run (as in `score`).
     with collector_paused():
-        return _compare(specs, choice, reference, out_dir, jobs)
+        return _compare(specs, choice, reference, out_dir, jobs, mapsswe == "sclite")
 
 
 def _compare(
@@ -81,6 +87,7 @@ def _compare(
     reference: str | None,
     out_dir: str | os.PathLike[str] | None,
     jobs: int,
+    sclite_mapsswe: bool = False,
 ) -> Comparison:
     arms = load_arm_specs(list(specs), jobs=jobs)
     if reference is not None and reference not in arms and reference in specs:
@@ -95,6 +102,7 @@ def _compare(
         aggregate=choice.aggregate,
         bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
         protocol=choice.protocol,
+        mapsswe="sclite" if sclite_mapsswe else "earmark",
     )
     result = compare_arms(arms, options, jobs=jobs)
     if out_dir is not None:

@@ -23,6 +23,7 @@ from earmark.errors import EarmarkError
 from earmark.formats.fields import FieldNames
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
+from earmark.formats.trn import checked_id_format
 from earmark.outputs import (
     atomic_write_bytes,
     fsync_folder,
@@ -31,6 +32,7 @@ from earmark.outputs import (
 )
 from earmark.render.markdown import render_results_markdown
 from earmark.results.arm import ArmResult, Exclusion
+from earmark.rundir.bounds import refuse_long_rows
 from earmark.rundir.layout import ARTEFACTS, PREDICTIONS, RESULTS, RESULTS_MARKDOWN
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
@@ -100,6 +102,8 @@ class ScoreFigures:
     extra_metrics: tuple[str, ...] = ()
     sclite_reports: bool = False
     alignment: str = "earmark"
+    #: sclite's `-i` rule the sclite reports read speakers from trn ids by (None: earmark's).
+    id_format: str | None = None
     glm: str | os.PathLike[str] | None = None
     cluster: str = "clip"
     min_per_slice: int | None = None
@@ -134,14 +138,15 @@ def score_predictions(
     seed and CI generator; a setting given with it must agree. Without one: aggregate
     "micro", 10,000 resamples, seed 20260926; the normaliser is required.
 
-    `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion
-    pair) and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark" or
-    "sclite") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
-    `glm`, a rules file of alternate spellings and optional words (`earmark.scoring.glm`),
-    is applied during alignment, not by rewriting text: the word counts of every view
-    (the headline WER) come from the GLM-aware alignment, and so do the sclite reports'.
-    Results record it beside the normaliser policy (`glm`: name, SHA-256, version); a
-    protocol, which fixes how its published figures are counted, refuses it.
+    `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion pair)
+    and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark", "sclite" or
+    "kaldi") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
+    `id_format` (rm, spu_id, swb, wsj) reads their speakers by sclite's `-i` rule; `glm`, a
+    rules file of alternate spellings and optional words (`earmark.scoring.glm`), is applied
+    during alignment, not by rewriting text: the word counts of every view (the headline
+    WER) come from the GLM-aware alignment, and so do the sclite reports'. Results record it
+    beside the normaliser policy (`glm`: name, SHA-256, version); a protocol, which fixes
+    how its published figures are counted, refuses it.
 
     `cluster="speaker"` resamples each speaker's rows together in the bootstrap;
     `min_per_slice`/`min_speakers` null the figures of thinner language, slice and speaker
@@ -172,6 +177,13 @@ def score_predictions(
 
 def _check_figures(figures: ScoreFigures) -> Glm | None:
     """Refuse settings that cannot go together before anything is read; the GLM rules."""
+    checked_id_format(figures.id_format)
+    if figures.id_format is not None and not figures.sclite_reports:
+        raise EarmarkError(
+            "--id-format chooses how the sclite reports read speakers from ids",
+            field="id_format",
+            hint="add --sclite-reports",
+        )
     if figures.alignment != "earmark" and not figures.sclite_reports:
         raise EarmarkError(
             "--alignment chooses the alignment of the sclite reports",
@@ -321,7 +333,12 @@ def _arm(
         arm = replace(
             arm,
             sclite=sclite_reports_section(
-                scored, name=name, alignment=figures.alignment, out_dir=out, glm=rules
+                scored,
+                name=name,
+                alignment=figures.alignment,
+                out_dir=out,
+                glm=rules,
+                id_format=checked_id_format(figures.id_format),
             ),
         )
     return arm
@@ -378,7 +395,9 @@ def _write_records(
         fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         with open(fd, "wb", closefd=True) as handle:
             for chunk in chunks:
-                block = b"".join([dumps(record, option=option) for record in scorer.add(chunk)])
+                lines = [dumps(record, option=option) for record in scorer.add(chunk)]
+                refuse_long_rows(lines)  # never write a row every reader refuses
+                block = b"".join(lines)
                 handle.write(block)
                 digest.update(block)
                 rows += len(chunk)

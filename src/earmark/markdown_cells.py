@@ -10,7 +10,7 @@ so scoring, compare and post-processing reports can use it without importing `re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 #: Every line break a Markdown renderer (or `str.splitlines`) might honour; inside one
 #: cell, list item or heading a break would end the block and start a new one.
@@ -90,8 +90,13 @@ def md_fence(text: str) -> list[str]:
     return [fence, *lines, fence]
 
 
-def md_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
-    """A GFM table; every header and body cell is plain text, escaped with `md_text`."""
-    lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + "---|" * len(header)]
+def md_table(
+    header: Sequence[object], rows: Sequence[Sequence[object]], *, right: Collection[int] = ()
+) -> str:
+    """A GFM table; every header and body cell is plain text, escaped with `md_text`.
+
+    Columns whose index is in `right` are right-aligned (`---:`), as counts read best."""
+    rule = "".join("---:|" if k in right else "---|" for k in range(len(header)))
+    lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + rule]
     lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)

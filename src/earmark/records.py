@@ -22,7 +22,7 @@ import json
 import math
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from earmark.errors import EarmarkError
@@ -282,7 +282,51 @@ def json_objects(
             ) from None
         if not isinstance(obj, dict):
             raise EarmarkError("expected a JSON object per line", file=name, line=number)
+        # orjson refuses a lone surrogate; `json` takes it, but no writer can encode it.
+        refuse_surrogates(obj, name, number)
         yield number, obj
+
+
+def surrogate_paths(value: object, where: str = "") -> Iterator[str]:
+    """Where `value` holds a lone surrogate (in a string or a key), as `a.b[2]` paths.
+
+    >>> list(surrogate_paths({"text": "a\\ud800", "segments": [[0, 1, "ok"], [1, 2, "\\udfff"]]}))
+    ['text', 'segments[1][2]']
+    """
+    if isinstance(value, str):
+        if not _is_unicode(value):
+            yield where or "(value)"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{where}.{key}" if where else key
+            if not _is_unicode(key):
+                yield f"{where}.(key)" if where else "(key)"
+            yield from surrogate_paths(item, path)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from surrogate_paths(item, f"{where}[{index}]")
+
+
+def refuse_surrogates(record: Mapping[str, object], file: str, line: int | None) -> None:
+    """An `EarmarkError` at `file:line` naming the field when `record` holds text that is
+    not Unicode (a reader's check: such text cannot be written back as UTF-8)."""
+    first = next(surrogate_paths(record), None)
+    if first is not None:
+        raise EarmarkError(
+            "text that is not Unicode (a lone surrogate escape such as \\ud800)",
+            file=file,
+            line=line,
+            field=first,
+            hint="re-export the file from text that is valid Unicode",
+        )
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _plain_values(obj: dict[str, Any], plain: frozenset[type]) -> bool:

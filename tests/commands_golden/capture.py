@@ -8,6 +8,10 @@ the temporary folder are the only things that vary: `created` stamps, dates in f
 names and the folder's path are replaced by fixed text.
 
 `python tests/commands_golden/capture.py --write` rewrites the goldens (review the diff).
+Renewed since, each for a change made on purpose and reviewed line by line: the leaderboard
+(system type, declared model, mean over corpora, RTFx columns) and the precomputed arms'
+`verifiable: false`; the HTML report's column order and pinned first column; a resumed
+arm's resource rule (`definitions.resumed`). Every other byte is still c80343e's.
 """
 
 from __future__ import annotations

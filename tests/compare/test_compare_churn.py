@@ -10,7 +10,7 @@ from compare_fixtures import arm_file
 
 from earmark.cli import main
 from earmark.file_comparison import compare
-from earmark.stats import holm_adjust
+from earmark.stats.paired_tests import holm_adjust
 
 REFS = {"u1": "a b c d", "u2": "e f g h", "u3": "i j k l", "u4": "m n o p"}
 

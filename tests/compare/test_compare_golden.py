@@ -77,9 +77,11 @@ def _arm_rows(name: str, repeats: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _write_arms(folder: Path, repeats: int = 1) -> list[str]:
+def _write_arms(folder: Path, repeats: int = 1, language: str | None = None) -> list[str]:
+    """The three arms' files (with `language`, only that language's rows)."""
     for name in ("base", "q8", "q4"):
-        write_rows(folder / f"{name}.jsonl", _arm_rows(name, repeats))
+        rows = [r for r in _arm_rows(name, repeats) if language in (None, r["language"])]
+        write_rows(folder / f"{name}.jsonl", rows)
     return ["base.jsonl", "q8.jsonl", "q4.jsonl"]
 
 
@@ -100,7 +102,7 @@ CASES: dict[str, dict[str, Any]] = {
         "normalizer": "zh=zh-itn-v1,ga=ga-v1,*=crude-v1",
         "resamples": 0,
     },
-    "three-blasbench": {"specs": "three", "protocol": "blasbench-v1"},
+    "three-blasbench": {"specs": "three-ga", "protocol": "blasbench-v1"},
     "three-parakeet": {"specs": "repeats", "protocol": "parakeet-weight-types-v1"},
 }
 
@@ -109,6 +111,8 @@ def _specs(kind: str, folder: Path) -> list[str]:
     if kind == "example":  # copied, so its `source` is the same relative path everywhere
         shutil.copytree(EXAMPLE_RUN, folder / "example-run")
         return ["example-run"]
+    if kind == "three-ga":  # blasbench-v1 scores Irish rows only
+        return _write_arms(folder, language="ga")
     return _write_arms(folder, repeats=2 if kind == "repeats" else 1)
 
 

@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from earmark.corpus.model import Utterance
 from earmark.engines.spec import parse_arm_spec
 from earmark.errors import EarmarkError, MissingExtraError
+from earmark.execution.arm_loop import WorkItem
 from earmark.execution.plan import RunPlan
 from earmark.execution.ray_arm_server import ArmServer
-from earmark.execution.sharding import ShardQueue, WorkItem, make_shards
+from earmark.execution.sharding import ShardQueue, make_shards
 
 
 def _items(n: int) -> list[WorkItem]:

@@ -12,7 +12,7 @@ import pytest
 from earmark.engines import build_engine, parse_arm_spec
 from earmark.engines.file_hashes import content_revision
 from earmark.errors import EarmarkError
-from earmark.execution.arm_worker import model_info_dict
+from earmark.execution.arm_loop import model_info_dict
 from earmark.rundir.provenance import is_verifiable
 
 

@@ -377,3 +377,21 @@ def test_defaults_are_recorded_and_bad_settings_refused(tone_clips: list[Clip]) 
     ]:
         with pytest.raises(EarmarkError, match=message):
             build_engine(parse_arm_spec(f"http:http://127.0.0.1:9/v1?{setting}"))
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b'{"text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "RecursionError"),
+        (b'{"text": "x", "n": ' + b"9" * 5000 + b"}", "ValueError"),
+    ],
+)
+def test_a_body_json_cannot_parse_is_malformed_not_a_crash(
+    tone_clips: list[Clip], body: bytes, detail: str
+) -> None:
+    """Nesting deeper than the parser's recursion, or a 5000-digit number: before, these
+    escaped `json.loads` as RecursionError/ValueError and failed the whole arm."""
+    with LoopbackServer(lambda request: Response(200, body)) as server:
+        hyp, _ = transcribe(f"{server.url}/v1", tone_clips[0])
+    assert hyp.error == "malformed_response" and hyp.text == ""
+    assert hyp.extra["detail"].startswith(detail)

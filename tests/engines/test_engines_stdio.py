@@ -28,7 +28,7 @@ from earmark.engines.base import Clip
 from earmark.engines.clip_audio import wav_bytes
 from earmark.engines.file_hashes import content_revision
 from earmark.errors import EarmarkError
-from earmark.execution.arm_worker import model_info_dict
+from earmark.execution.arm_loop import model_info_dict
 from earmark.rundir.provenance import is_verifiable
 
 ECHO = Path(echo_module.__file__)

@@ -16,7 +16,7 @@ from earmark.corpus.model import Utterance
 from earmark.execution.timing_sections import long_form
 from earmark.scoring.long_form_section import SegmentedRecording, long_form_section
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.stats import bootstrap_ci
+from earmark.stats.bootstrap import bootstrap_ci
 from earmark.stats.settings import BootstrapSettings
 
 AUTO = NormalizerPolicy.parse("auto")

@@ -234,3 +234,40 @@ def test_bad_substitution_is_a_user_error(
         ]
     )
     assert code == 2 and "A=B" in capsys.readouterr().err
+
+
+def test_a_failed_punctuation_probe_stops_the_results(
+    run_dir: Path, processor: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Issue 23: with the mark mapping broken, no figure is written as if valid (exit 2,
+    one line), and the processor is never called."""
+    import earmark.metrics.punctuation as punctuation
+
+    calls = tmp_path / "calls"
+    counting = tmp_path / "counting.py"
+    counting.write_text(f"open({str(calls)!r}, 'a').write('x')\n" + FORMATTER, "utf-8")
+    monkeypatch.setattr(punctuation, "ASCII_TO_FULLWIDTH", {",": "。", ".": "，"})
+    out = tmp_path / "pp"
+    spec = f"command:{shlex.quote(sys.executable)} {shlex.quote(str(counting))}"
+    code = main(["postprocess", "--run", str(run_dir), "--processor", spec, "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) <= 2  # the error and its hint
+    assert "punctuation self-probes failed (wrong_type, ascii_fullwidth" in err
+    assert not out.exists() or not any(out.iterdir())
+    assert not calls.exists()
+
+
+def test_a_failed_punctuation_probe_stops_score_punctuation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    import earmark.metrics.punctuation as punctuation
+
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS[:3]), "utf-8")
+    monkeypatch.setattr(punctuation, "ASCII_TO_FULLWIDTH", {",": "。", ".": "，"})
+    out = tmp_path / "scored"
+    args = ["score", str(source), "--normalizer", "zh-eval-v1", "--punctuation"]
+    assert main([*args, "--bootstrap", "0", "--out", str(out), "--quiet"]) == 2
+    assert "punctuation self-probes failed" in capsys.readouterr().err
+    assert not (out / "results.json").exists() and not (out / "results.md").exists()

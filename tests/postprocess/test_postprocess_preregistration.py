@@ -229,7 +229,10 @@ def test_postprocess_runs_the_frozen_plan_and_records_it(
         out = tmp_path / "pp"
         args = ["postprocess", "--run", str(predictions.parent), "--plan", str(plan)]
         assert main([*args, "--expect-sha256", digest, "--out", str(out), "--quiet"]) == 0
-    assert len(server.requests) == 4  # 2 rows x the plan's 2 repeats
+    # 2 rows x the plan's 2 repeats, then one model-list request for the weights' digest.
+    assert [(r.method, r.path) for r in server.requests] == [
+        ("POST", "/v1/chat/completions")
+    ] * 4 + [("GET", "/api/tags")]
     prompt = json.loads(server.requests[0].body)["messages"][0]["content"]
     assert prompt == PROMPT.replace("{language}", "zh").replace("{text}", "你好世界")
     document = json.loads((out / "postprocess.json").read_text("utf-8"))

@@ -1,6 +1,7 @@
 """Layout of the shared pages in headless Chromium at a desktop (1280 px) and a phone
-(390 px) width: the page never scrolls sideways (tables scroll inside their section), no
-word or number in a table cell is broken across lines, a runaway hypothesis folds into an
+(390 px) width: the page never scrolls sideways (tables scroll inside their section, their
+first column pinned), the headline figures show at 390 px without scrolling, chart labels
+stay inside their chart, no word or number in a table cell is broken across lines, a runaway hypothesis folds into an
 expander, and the leaderboard sorts and filters by clicking, with its one script allowed
 by hash and injected names inert.
 
@@ -32,7 +33,9 @@ XSS_NAME = '</script> <script>window.__xss=1</script> <img src=x onerror="window
 #: Words in table cells that the browser laid out on two lines ("FLAGGE D", "14.0 4%").
 #: A word ends at a space or just after a hyphen or slash (`tiny.en-` / `int8` is a line
 #: break where Unicode allows one, not a broken word). CJK runs are left out: Chinese
-#: has no spaces and wraps between any two characters.
+#: has no spaces and wraps between any two characters. So is a word of over 20 characters
+#: in a phone's pinned system column (`onerror="window.__xss=2">`): it cannot fit there
+#: on one line, and breaking it beats running over the figure beside it.
 BROKEN_WORDS = """() => {
   const broken = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -44,6 +47,8 @@ BROKEN_WORDS = """() => {
     let m;
     while ((m = re.exec(node.data))) {
       if (cjk.test(m[0])) continue;
+      if (m[0].length > 20 && window.innerWidth <= 640 && node.parentElement.closest('td.sys'))
+        continue;
       const range = document.createRange();
       range.setStart(node, m.index);
       range.setEnd(node, m.index + m[0].length);
@@ -54,6 +59,41 @@ BROKEN_WORDS = """() => {
   }
   return broken;
 }"""
+
+
+#: Boxes that left their place: a table scroller wider than the page, a first column that
+#: scrolls away with the rest of its table, a chart label outside its chart.
+ESCAPED_BOXES = """() => {
+  const out = [];
+  const width = window.innerWidth;
+  document.querySelectorAll('.table-scroll').forEach((box, i) => {
+    const r = box.getBoundingClientRect();
+    if (r.left < 0 || r.right > width + 0.5) out.push(`scroller ${i} spans ${r.left}..${r.right}`);
+    box.scrollLeft = box.scrollWidth;  // scrolled to the far right, the first column stays
+    box.querySelectorAll(':scope > table > * > tr > :first-child').forEach(cell => {
+      // A row label across the whole table: its text stays in view, not its cell.
+      const c = (cell.colSpan > 1 ? cell.firstElementChild : cell).getBoundingClientRect();
+      if (c.width && (c.left < r.left - 0.5 || c.right > r.right + 0.5))
+        out.push(`first column of scroller ${i} scrolled away: ${cell.innerText.slice(0, 20)}`);
+    });
+    box.scrollLeft = 0;
+  });
+  document.querySelectorAll('svg.chart').forEach((svg, i) => {
+    const r = svg.getBoundingClientRect();
+    svg.querySelectorAll('text').forEach(t => {
+      const b = t.getBoundingClientRect();
+      if (b.width && (b.left < r.left - 0.5 || b.right > r.right + 0.5))
+        out.push(`chart ${i} label cut off: ${t.textContent}`);
+    });
+  });
+  return out;
+}"""
+
+#: Cells of the given selector whose box is not inside the viewport before any scrolling.
+OFF_SCREEN = """(selector) => Array.from(document.querySelectorAll(selector))
+  .filter(c => { const b = c.getBoundingClientRect();
+                 return b.left < 0 || b.right > window.innerWidth; })
+  .map(c => c.innerText)"""
 
 
 def _open(browser, path: Path, width: int):
@@ -73,6 +113,8 @@ def _check_layout(page, shots: Path, name: str, width: int) -> None:
     assert overflow[0] <= overflow[1], f"page scrolls sideways: {overflow}"
     broken = page.evaluate(BROKEN_WORDS)
     assert broken == [], broken
+    escaped = page.evaluate(ESCAPED_BOXES)
+    assert escaped == [], escaped
     shots.mkdir(exist_ok=True)
     page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
 
@@ -112,6 +154,13 @@ def test_example_report_layout(browser, example_run: Path, tmp_path: Path, width
         "Array.from(document.querySelectorAll('table')).every(t => t.closest('.table-scroll'))"
     )
     assert "FLAGGED" not in page.inner_text("body")
+    # The headline figures (WER, CER: columns 3 and 4) show without scrolling sideways.
+    figures = "#headline tbody td:nth-child(3), #headline tbody td:nth-child(4)"
+    assert page.locator(figures).count() == 6
+    assert "12.28% [4.27, 21.82]" in page.inner_text("#headline tbody tr:first-child")
+    assert page.evaluate(OFF_SCREEN, figures) == []
+    # The latency chart's labels ("p50 4.85 · p95 6.52 s") end inside the chart.
+    assert page.locator("#latency svg.chart text", has_text="p95 6.52 s").count() == 1
     _check_layout(page, tmp_path / "shots", "example-report", width)
     page.close()
 
@@ -207,6 +256,23 @@ def test_leaderboard_layout_sorting_and_filter(
     assert page.evaluate("document.querySelectorAll('script').length") == 2
     assert page.evaluate("document.querySelectorAll('img').length") == 0
     assert XSS_NAME in page.inner_text("#ranked")  # shown as text
+    # Each ranked figure (third column, after rank and system) shows without scrolling.
+    figures = "#ranked tr[data-row] td:nth-child(3)"
+    assert page.locator(figures).count() == 7
+    assert page.evaluate(OFF_SCREEN, figures) == []
+    # No system name runs over the figure beside it.
+    assert (
+        page.evaluate(
+            "Array.from(document.querySelectorAll('td.sys')).filter(c => c.scrollWidth > "
+            "c.clientWidth).map(c => c.innerText)"
+        )
+        == []
+    )
+    # Scrolled to its far right, the table still names each row's system.
+    page.evaluate("document.querySelector('#ranked').parentElement.scrollLeft = 1e6")
+    systems = "#ranked tr[data-row] td:nth-child(2)"
+    assert page.evaluate(OFF_SCREEN, systems) == []
+    page.evaluate("document.querySelector('#ranked').parentElement.scrollLeft = 0")
     _check_layout(page, tmp_path / "shots", "leaderboard", width)
 
     before = _systems(page)

@@ -204,8 +204,8 @@ def test_tally_counts_rows_as_stored() -> None:
     tally.add({"status": "sha256_mismatch", "audio_seconds": None})
     assert tally.summary() == {"transcribed": 2, "skipped": 3, "failed": 2}
     # A NaN decode time is not a latency; the audio still counts toward the RTF's seconds.
-    assert tally.decode_seconds == [0.5] and tally.end_to_end_seconds == [0.75]
-    assert tally.audio_seconds == 4.0
+    assert tally.session.decode_seconds == [0.5] and tally.session.end_to_end_seconds == [0.75]
+    assert tally.session.audio_seconds == 4.0
 
 
 def _imports(path: Path) -> list[tuple[str, list[str]]]:

@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 
 from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
-from earmark.stats import (
-    DEFAULT_SEED,
+from earmark.stats.bootstrap import (
     bootstrap_ci,
     bootstrap_ratio,
     bootstrap_statistic,
-    delta_method_se,
     utterance_rates,
 )
+from earmark.stats.delta_method import delta_method_se
+from earmark.stats.settings import DEFAULT_SEED
 
 
 def _corpus(n: int, seed: int, rate: float = 0.15) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ def test_docstring_examples(name: str) -> None:
 
 def test_statistic_must_be_vectorised() -> None:
     from earmark.errors import EarmarkError
-    from earmark.stats import bootstrap_statistic
+    from earmark.stats.bootstrap import bootstrap_statistic
 
     with pytest.raises(EarmarkError) as caught:
         bootstrap_statistic(([1, 2],), lambda total: 1.0, resamples=10)

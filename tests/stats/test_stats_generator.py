@@ -14,8 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from earmark.stats import bootstrap_ci, paired_bootstrap, resampling
-from earmark.stats.bootstrap import bootstrap_cis, bootstrap_statistics, ratio_of_sums
+from earmark.stats import resampling
+from earmark.stats.bootstrap import (
+    bootstrap_ci,
+    bootstrap_cis,
+    bootstrap_statistics,
+    paired_bootstrap,
+    ratio_of_sums,
+)
 from earmark.stats.resampling import BLOCK_REPLICATES, resample_totals
 
 
@@ -172,3 +178,24 @@ def test_interval_contains_the_estimate_on_these_corpora(seed: int) -> None:
     errors, ref = _wer_corpus(2_000, seed)
     result = bootstrap_ci(errors, ref, resamples=1_000, seed=seed)
     assert result.low < result.estimate < result.high
+
+
+@pytest.mark.parametrize(
+    "row",
+    [[3.0, 17.0], [0.0, 0.0], [2.0, 5.0, 0.25, 1e300], [-0.0, 4.0]],
+)
+def test_one_cluster_gives_the_numbers_of_the_general_path(row: list[float]) -> None:
+    """One cluster (a speaker of one utterance) takes no draws, yet every replicate is
+    what the blocks' draws give: that cluster's totals, exactly (-0.0 summed as 0.0)."""
+    values = np.asarray([row], dtype=np.float64)
+    resamples, seed = 1300, 7
+    plan = resampling._Plan(values)
+    blocks = []
+    for block in range(-(-resamples // resampling.BLOCK_REPLICATES)):
+        size = min(resampling.BLOCK_REPLICATES, resamples - block * resampling.BLOCK_REPLICATES)
+        blocks.append(plan.block_totals(size, resampling._block_generator(seed, block)))
+    general = np.concatenate(blocks)
+    fast = resampling.resample_totals(values, resamples, seed)
+    assert fast.tobytes() == general.tobytes()
+    assert fast.shape == (resamples, len(row))
+    assert np.all(fast == np.asarray(row) + 0.0)

@@ -327,7 +327,7 @@ def _arm(folder: Path, name: str, hyps: dict[str, str], refs: dict[str, str]) ->
 
 def test_compare_reports_mcnemar_and_mapsswe_with_holm(tmp_path: Path) -> None:
     from earmark.file_comparison import compare
-    from earmark.stats import holm_adjust
+    from earmark.stats.paired_tests import holm_adjust
 
     refs = {f"u{k}": "a b c d e f" for k in range(8)}
     ref_arm = {k: "a b x d e f" for k in refs}  # one substitution everywhere

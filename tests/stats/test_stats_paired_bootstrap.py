@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.stats import bootstrap_ci, paired_bootstrap
+from earmark.stats.bootstrap import bootstrap_ci, paired_bootstrap
 
 
 def _pair(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

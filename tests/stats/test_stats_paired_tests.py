@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from earmark.errors import EarmarkError
-from earmark.stats import holm_adjust, sign_test, wilcoxon_signed_rank
+from earmark.stats.paired_tests import holm_adjust, sign_test, wilcoxon_signed_rank
 
 
 def test_sign_test_hand_cases() -> None:

@@ -44,6 +44,7 @@ IDEMPOTENT = [
     ("zh-eval-v1", "normalized"),
     ("ga-v1", "normalized"),
     ("crude-v1", "normalized"),
+    ("crude-delete-v1", "normalized"),
     ("none", "raw"),
     ("blasbench-ga-v1", "normalized"),
     # Not mmv-cer-v1: the study's rule removes spaces after NFKC, so `ｙ¯` -> `y` + U+0304,

@@ -21,6 +21,7 @@ from earmark.text import (
 BUILT_IN = [
     "blasbench-ga-v1",
     "crude-char-v1",
+    "crude-delete-v1",
     "crude-v1",
     "en-v1",
     "ga-v1",

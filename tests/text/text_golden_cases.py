@@ -196,6 +196,21 @@ CRUDE_V1: list[Case] = [
     ("accent after a removed quote is dropped", "'\u0301a"),
 ]
 
+#: crude-v1's cases (the two must be read side by side), and the cases where deleting
+#: and spacing differ most.
+CRUDE_DELETE_V1: list[Case] = [
+    *CRUDE_V1,
+    ("comma between words deleted: words merge", "fear,féar"),
+    ("ellipsis and quotes deleted", "“wait…” she said"),
+    ("full-width punctuation deleted", "你好，世界！"),
+    ("accent on a letter after a deleted quote sits on the letter before", "x'\u0301a"),
+    ("a letter and an accent brought together by a deletion are composed", "E'\u0301te"),
+    ("control character (not whitespace) still a space", "a\x07b"),
+    ("private-use character still a space", "a\ue000b"),
+    ("number separators deleted", "3.5 1,000 10:30"),
+    ("punctuation only: nothing left", "?!…"),
+]
+
 BLASBENCH_GA_V1: list[Case] = [
     ("apostrophe deleted, joining the word", "D'fhág sé"),
     ("hyphen after t- deleted", "an t-oileán"),
@@ -267,6 +282,7 @@ CASES: dict[str, list[Case]] = {
     "ga-v1": GA_V1,
     "en-v1": EN_V1,
     "crude-v1": CRUDE_V1,
+    "crude-delete-v1": CRUDE_DELETE_V1,
     "none": NONE,
     "blasbench-ga-v1": BLASBENCH_GA_V1,
     "mmv-cer-v1": MMV_CER_V1,

@@ -24,9 +24,11 @@ def compare(
     aggregate: str | None = None,
     bootstrap: int | None = None,
     seed: int | None = None,
+    mapsswe: str = "earmark",
 ) -> Comparison:
     """`earmark compare ARM ...`: churn, WER against a reference arm and the humans,
-    paired differences and tests, per language and slice.
+    paired differences and tests, per language and slice. `mapsswe="sclite"` segments
+    sclite's alignment for MAPSSWE, as `sctk sc_stats` does.
 
     Returns the typed `Comparison`, built in memory; with `out`, compare.json (byte for
     byte its `to_json()`) and compare.md are written there.
@@ -36,6 +38,7 @@ def compare(
     check_out(out)
     check_count("bootstrap", bootstrap, 0)
     check_choice("aggregate", aggregate, ("micro", "macro"))
+    check_choice("mapsswe", mapsswe, ("earmark", "sclite"))
     if not arms:
         raise EarmarkError("give at least one ARM (or --gap RUN_A RUN_B)")
     return compare_arms(
@@ -47,6 +50,7 @@ def compare(
         seed=seed,
         out_dir=out,
         protocol=protocol,
+        mapsswe=mapsswe,
     )
 
 

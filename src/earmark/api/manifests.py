@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from earmark.corpus.model import CorpusMeta
     from earmark.corpus.selection import SelectionRecord, SpeakerLeakage
     from earmark.corpus.validation import ValidationReport
-    from earmark.results import JSONValue
+    from earmark.render.contamination import ContaminationReport
 
 
 def manifest_validate(
@@ -208,7 +208,7 @@ def manifest_contamination(
     canaries: PathArg | None = None,
     predictions: Sequence[PathArg] = (),
     system: str | None = None,
-) -> dict[str, JSONValue]:
+) -> ContaminationReport:
     """`earmark manifest contamination`: n-gram overlap of the references with a declared
     text, and canary strings in the references (and in `predictions`). Returns the report
     (`earmark.contamination/1`); with `out`, contamination.json and .md are written."""
@@ -224,7 +224,7 @@ def manifest_contamination(
     check_choice("format", format, ("auto", "text", "lines", "jsonl"))
     if predictions and not canaries:
         raise EarmarkError("--predictions needs --canaries", field="predictions")
-    report: dict[str, JSONValue] = check_contamination(
+    report = check_contamination(
         manifest,
         against,
         n=n,

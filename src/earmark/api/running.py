@@ -42,6 +42,8 @@ def run(
     distinct_texts: bool = False,
     languages: str | Sequence[str] | None = None,
     allow_network: bool = False,
+    require_offline: bool = False,
+    allow_missing_audio: bool = False,
     retry_failed: bool = False,
     isolation: Literal["process", "inline"] = "process",
     executor: Literal["local", "ray"] = "local",
@@ -134,6 +136,8 @@ def run(
             ray_max_retries=ray_max_retries,
             ray_cpus_per_actor=ray_cpus_per_actor,
             ray_gpus_per_actor=ray_gpus_per_actor,
+            require_offline=require_offline,
+            allow_missing_audio=allow_missing_audio,
         ),
     )
     results = execute_run(request)
@@ -143,7 +147,9 @@ def run(
         write_csv(out, command="run")
     message = failure_message(results)
     if message is not None:
-        raise EarmarkError(message, file=str(Path(os.fspath(out)) / "results.json"))
+        from earmark.rundir.layout import RESULTS
+
+        raise EarmarkError(message, file=str(Path(os.fspath(out)) / RESULTS))
     return results
 
 

@@ -45,6 +45,7 @@ def score_file(
     metrics: Sequence[str] = (),
     sclite_reports: bool = False,
     alignment: str = "earmark",
+    id_format: str | None = None,
     glm: PathArg | None = None,
     csv: bool = False,
     cluster: str | None = None,
@@ -57,7 +58,8 @@ def score_file(
     built in memory. With `out`, the folder gets what the command writes there
     (results.json, byte for byte `to_json()` of what is returned, predictions.jsonl,
     results.md and, with `csv`, predictions.csv); without it nothing is written.
-    `metrics` names optional figures beside MER and WIL ("wip", as `--metrics wip`).
+    `metrics` names optional figures beside MER and WIL ("wip", as `--metrics wip`);
+    `id_format` reads the sclite reports' speakers by sclite's `-i` rule (`--id-format`).
     """
     from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
     from earmark.formats.fields import FieldNames
@@ -69,7 +71,8 @@ def score_file(
     check_choice("format", format, FORMATS)
     check_choice("aggregate", aggregate, ("micro", "macro"))
     check_choice("cluster", cluster, ("clip", "speaker"))
-    check_choice("alignment", alignment, ("earmark", "sclite"))
+    check_choice("alignment", alignment, ("earmark", "sclite", "kaldi"))
+    check_choice("id_format", id_format, ("rm", "spu_id", "swb", "wsj"))
     check_choice("punctuation_marks", punctuation_marks, ("word-internal", "every-mark"))
     for name in metrics:
         check_choice("metrics", name, EXTRA_METRICS)
@@ -102,6 +105,7 @@ def score_file(
         extra_metrics=tuple(metrics),
         sclite_reports=sclite_reports,
         alignment=alignment,
+        id_format=id_format,
         glm=glm,
         cluster=cluster or "clip",
         min_per_slice=min_per_slice,

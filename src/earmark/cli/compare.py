@@ -31,6 +31,14 @@ def register(sub: Subcommands) -> None:
         metavar=("RUN_ON_CORPUS_A", "RUN_ON_CORPUS_B"),
         help="cross-corpus gap of one system (writes gap.json and gap.md)",
     )
+    # issue 23, sclite parity: MAPSSWE as sc_stats computes it.
+    p.add_argument(
+        "--mapsswe",
+        choices=("earmark", "sclite"),
+        default="earmark",
+        help="the alignment MAPSSWE segments: earmark's (the default) or sclite's weighted "
+        "one, whose segments and Z equal `sctk sc_stats -t mapsswe`'s",
+    )
     p.add_argument("--arm", help="with --gap: the arm to take from each run")
     add_out(p, "output directory")
     add_quiet(p)
@@ -79,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         aggregate=args.aggregate,
         bootstrap=args.bootstrap,
         seed=args.seed,
+        mapsswe=args.mapsswe,
     )
     if not args.quiet:
         print_compare(comparison)

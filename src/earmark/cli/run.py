@@ -67,6 +67,7 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--distinct-texts", action="store_true", help="with --first: N distinct texts")
     p.add_argument("--languages", help="comma-separated languages to keep")
     p.add_argument("--allow-network", action="store_true", help="permit outbound connections")
+    _add_offline_and_audio_flags(p)
     p.add_argument("--retry-failed", action="store_true", help="on resume, redo failed rows")
     p.add_argument(
         "--isolation",
@@ -153,6 +154,22 @@ def _add_executor(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_offline_and_audio_flags(p: argparse.ArgumentParser) -> None:
+    """`--require-offline` and `--allow-missing-audio` (issue 24), in one block."""
+    p.add_argument(
+        "--require-offline",
+        action="store_true",
+        help="refuse, before anything runs, an arm whose programs (command, stdio) cannot be "
+        "started without a network on this machine (no `unshare --net`)",
+    )
+    p.add_argument(
+        "--allow-missing-audio",
+        action="store_true",
+        help="run even when audio files are missing: their clips are recorded as "
+        "missing_file and scored as deletions (default: refuse the run)",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
 
@@ -205,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
             ray_max_retries=args.ray_max_retries,
             ray_cpus_per_actor=args.ray_cpus_per_actor,
             ray_gpus_per_actor=args.ray_gpus_per_actor,
+            require_offline=args.require_offline,
+            allow_missing_audio=args.allow_missing_audio,
         ),
     )
     results = execute_run(request)

@@ -127,10 +127,18 @@ def _add_extra_figures(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--alignment",
-        choices=("earmark", "sclite"),
+        choices=("earmark", "sclite", "kaldi"),
         default="earmark",
-        help="how the sclite reports split errors: earmark (fewest edits, the default) or "
-        "sclite (sclite's weights: sub 4, ins/del 3)",
+        help="how the sclite reports split errors: earmark (fewest edits, the default), "
+        "sclite (sclite's weights: sub 4, ins/del 3) or kaldi (compute-wer's tie rule)",
+    )
+    # issue 23, sclite parity: how the sclite reports read speakers from trn ids.
+    p.add_argument(
+        "--id-format",
+        choices=("rm", "spu_id", "swb", "wsj"),
+        default=None,
+        help="read each trn id's speaker by sclite's -i rule of that name for the sclite "
+        "reports (default: the id before its first '-', else the id; see docs/sclite.md)",
     )
     p.add_argument(
         "--glm",
@@ -172,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         metrics=args.metrics or (),
         sclite_reports=args.sclite_reports,
         alignment=args.alignment,
+        id_format=args.id_format,
         glm=args.glm,
         csv=args.csv,
         cluster=args.cluster,
@@ -181,6 +190,10 @@ def run(args: argparse.Namespace) -> int:
     predictions = Path(args.out) / PREDICTIONS
     if not args.quiet:
         print_summary(results)
+        if args.id_format is not None:
+            from earmark.formats.trn import ID_FORMAT_RULES
+
+            print("sclite speakers: " + ID_FORMAT_RULES[args.id_format].format(form=args.id_format))
         if args.show_alignments > 0:
             print_worst_alignments(results, predictions, per_language=args.show_alignments)
         print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")

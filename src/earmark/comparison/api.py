@@ -49,6 +49,8 @@ def compare_arms(
             field="reference",
             hint="arms: " + ", ".join(arms),
         )
+    if options.protocol is not None:
+        options.protocol.check_languages(lang for arm in arms.values() for lang in arm.languages)
     policy = NormalizerPolicy.parse(options.normalizer)
     aligned = align_arms(arms, reference)
     inputs = count_inputs(arms, options, policy, reference, aligned)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from earmark.results.comparison import ExactMatch
-from earmark.stats import bootstrap_ratio
+from earmark.stats.bootstrap import bootstrap_ratio
 from earmark.stats.settings import BootstrapSettings
 
 

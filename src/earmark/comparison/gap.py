@@ -32,7 +32,7 @@ from earmark.scoring.row_counts import (
     count_rows,
     scope_metrics,
 )
-from earmark.stats import utterance_rates
+from earmark.stats.bootstrap import utterance_rates
 from earmark.stats.resampling import cluster_index, cluster_totals, resample_totals
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 

@@ -11,6 +11,10 @@ from earmark.scoring.protocols import Protocol
 from earmark.stats.settings import BootstrapSettings
 
 Aggregate = Literal["micro", "macro"]
+#: Whose alignment MAPSSWE segments: earmark's (the one behind every count) or sclite's
+#: weighted one, as `sctk sc_stats` reads it from `sclite -o sgml`.
+MapssweAlignment = Literal["earmark", "sclite"]
+MAPSSWE_ALIGNMENTS: tuple[MapssweAlignment, ...] = ("earmark", "sclite")
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,8 @@ class CompareOptions:
     #: A published protocol (`--protocol`): with the python-random generator it draws the
     #: per-arm intervals; paired and exact-match intervals stay earmark's (PCG64).
     protocol: Protocol | None = None
+    #: `--mapsswe sclite`: MAPSSWE's segments from sclite's alignment, as sc_stats finds them.
+    mapsswe: MapssweAlignment = "earmark"
 
     @property
     def python_random(self) -> bool:

@@ -70,6 +70,7 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
                     inputs.options.bootstrap,
                     inputs.options.aggregate,
                     segments,
+                    inputs.options.mapsswe,
                 )
             )
     return out
@@ -89,6 +90,7 @@ class _RowSegments:
         self.letters = inputs.letter_memo.setdefault(unit, {})
         self.by_entries = inputs.segment_memo.setdefault(unit, {})
         self.unit = unit
+        self.alignment = inputs.options.mapsswe
 
     def get(self, rows: IntArray) -> list[Segments]:
         pairs = list(
@@ -101,7 +103,7 @@ class _RowSegments:
         todo = list({pair: None for pair in pairs if pair not in self.by_entries})
         if todo:
             xs, ys = (np.asarray(side, dtype=np.int64) for side in zip(*todo, strict=True))
-            x = row_letters(*self.texts, xs, self.unit, self.letters)
-            y = row_letters(*self.texts, ys, self.unit, self.letters)
+            x = row_letters(*self.texts, xs, self.unit, self.letters, self.alignment)
+            y = row_letters(*self.texts, ys, self.unit, self.letters, self.alignment)
             self.by_entries.update(zip(todo, row_segments(x, y), strict=True))
         return [self.by_entries[pair] for pair in pairs]

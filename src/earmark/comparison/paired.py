@@ -9,7 +9,8 @@
   error counts (`stats.paired_tests`), as sclite's sc_stats runs them. MAPSSWE segments
   come from each row's alignment to the normalised human reference (earmark's alignment,
   the one behind every count here; sc_stats uses sclite's weighted one, which can split
-  an equal-cost stretch differently).
+  an equal-cost stretch differently). `compare --mapsswe sclite` segments sclite's
+  alignment instead, and then finds sc_stats's segments and Z.
 - Holm's adjustment across the challengers of one family (same scope, metric and view)
   when more than one challenger is compared; with one challenger it is the identity.
 """
@@ -23,16 +24,19 @@ import numpy as np
 from numpy.typing import NDArray
 from rapidfuzz.distance import Levenshtein
 
+from earmark.comparison.options import MapssweAlignment
+from earmark.metrics.sclite_alignment import sclite_evaluation_letters
 from earmark.results.codec import JSONValue
 from earmark.results.comparison import PairedDifference
-from earmark.stats import (
+from earmark.stats.bootstrap import paired_bootstrap, utterance_rates
+from earmark.stats.paired_tests import (
     holm_adjust,
-    paired_bootstrap,
+    mapsswe_from_segments,
+    mapsswe_segments,
+    mcnemar_test,
     sign_test,
-    utterance_rates,
     wilcoxon_signed_rank,
 )
-from earmark.stats.paired_tests import mapsswe_from_segments, mapsswe_segments, mcnemar_test
 from earmark.stats.settings import BootstrapSettings
 
 IntArray = NDArray[np.int64]
@@ -41,12 +45,17 @@ IntArray = NDArray[np.int64]
 _LETTERS = {"equal": "C", "replace": "S", "delete": "D"}
 
 
-def evaluation_letters(reference: str, hypothesis: str, unit: str) -> str:
-    """One letter per aligned column (C, S, D, I): what MAPSSWE segments."""
+def evaluation_letters(
+    reference: str, hypothesis: str, unit: str, alignment: MapssweAlignment = "earmark"
+) -> str:
+    """One letter per aligned column (C, S, D, I): what MAPSSWE segments, by earmark's
+    alignment or by sclite's (`metrics.sclite_alignment`, as sc_stats reads it)."""
     ref = reference.split() if unit == "word" else list(reference)
     hyp = hypothesis.split() if unit == "word" else list(hypothesis)
     if ref == hyp:
         return "C" * len(ref)
+    if alignment == "sclite":
+        return sclite_evaluation_letters(ref, hyp)
     # The opcodes behind `metrics.alignment.align` (same columns), without its objects.
     out = []
     for block in Levenshtein.opcodes(ref, hyp):
@@ -64,6 +73,7 @@ def row_letters(
     entries: IntArray,
     unit: str,
     memo: dict[int, str] | None = None,
+    alignment: MapssweAlignment = "earmark",
 ) -> list[str]:
     """`evaluation_letters` of each row, given per-entry normalised texts (a
     `PairTable`'s primary view) and each row's entry; each entry is aligned once (across
@@ -73,7 +83,9 @@ def row_letters(
     for entry in entries.tolist():
         found = seen.get(entry)
         if found is None:
-            found = seen[entry] = evaluation_letters(references[entry], hypotheses[entry], unit)
+            found = seen[entry] = evaluation_letters(
+                references[entry], hypotheses[entry], unit, alignment
+            )
         out.append(found)
     return out
 
@@ -172,6 +184,7 @@ def paired_comparison(
     bootstrap: BootstrapSettings,
     aggregate: str,
     segments: Sequence[Segments] | None = None,
+    mapsswe_alignment: MapssweAlignment = "earmark",
 ) -> PairedDifference:
     """Difference, CI, win share and paired tests for one metric on aligned rows.
 
@@ -179,7 +192,8 @@ def paired_comparison(
     human reference, so both share N_ref per row (checked: a mismatch is a bug upstream).
     `segments`, each row's MAPSSWE segments (`row_segments`: reference arm x, challenger
     y, from their `evaluation_letters`), feed MAPSSWE; without them it is null with a
-    reason. The Holm fields are filled later, across challengers (`apply_holm`).
+    reason; `mapsswe_alignment` names the alignment they come from. The Holm fields are
+    filled later, across challengers (`apply_holm`).
     """
     errors_a = reference_counts[:, 0] + reference_counts[:, 1] + reference_counts[:, 2]
     errors_b = challenger_counts[:, 0] + challenger_counts[:, 1] + challenger_counts[:, 2]
@@ -210,7 +224,7 @@ def paired_comparison(
         if boot.low is not None and boot.high is not None:
             ci = (float(boot.low), float(boot.high))
         better, tied = boot.share_b_better, boot.share_tied
-    tests = _ClipTests(errors_a, errors_b, clusters, segments)
+    tests = _ClipTests(errors_a, errors_b, clusters, segments, mapsswe_alignment)
     return PairedDifference(
         reference=label.reference,
         challenger=label.challenger,
@@ -243,6 +257,7 @@ class _ClipTests:
         errors_b: IntArray,
         clusters: NDArray[np.int64] | None,
         segments: Sequence[Segments] | None,
+        alignment: MapssweAlignment = "earmark",
     ) -> None:
         if clusters is None:  # every row its own clip
             per_clip_a, per_clip_b = errors_a, errors_b
@@ -256,7 +271,7 @@ class _ClipTests:
         self.wilcoxon = wilcoxon_signed_rank(per_clip_a, per_clip_b)
         # A clip is correct when every repeat of it is: repeats are not independent sentences.
         self.mcnemar = mcnemar_test(per_clip_a, per_clip_b)
-        self.mapsswe = _mapsswe(segments, clusters, errors_a.size)
+        self.mapsswe = _mapsswe(segments, clusters, errors_a.size, alignment)
         p = self.mapsswe["p_value"]
         self.mapsswe_p = p if isinstance(p, float | int) else None
 
@@ -283,6 +298,7 @@ def _mapsswe(
     segments: Sequence[Segments] | None,
     clusters: NDArray[np.int64] | None,
     n_rows: int,
+    alignment: MapssweAlignment = "earmark",
 ) -> dict[str, JSONValue]:
     """The MAPSSWE block (x = reference arm, y = challenger), or null with a reason."""
     if clusters is not None:
@@ -296,7 +312,9 @@ def _mapsswe(
     result = mapsswe_from_segments(seg for row in segments for seg in row)
     return {
         **result.to_dict(),
-        "alignment": "earmark (fewest edits; sc_stats uses sclite's weighted alignment)",
+        "alignment": "earmark (fewest edits; sc_stats uses sclite's weighted alignment)"
+        if alignment == "earmark"
+        else "sclite (sub 4, ins/del 3, as sc_stats reads it from sclite -o sgml)",
         "sign": "mean_difference = reference arm errors - challenger errors per segment",
     }
 

@@ -456,6 +456,11 @@ def _declared(value: str | None) -> bool:
     return value is not None and value.strip().lower() not in _UNDECLARED
 
 
+def is_declared(value: object) -> bool:
+    """Whether a licence-like value declares something (`unknown`, `n/a`, blank do not)."""
+    return isinstance(value, str) and _declared(value)
+
+
 def licence_gate(meta: CorpusMeta, *, manifest: str | os.PathLike[str]) -> None:
     """Refuse a corpus whose sidecar declares no licence or no consent basis.
 

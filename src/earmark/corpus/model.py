@@ -96,11 +96,16 @@ class CorpusMeta:
     #: declared licence), and `earmark run` / `manifest validate` refuse a row without it.
     #: None: rows may carry `source`; it is not required.
     row_provenance: str | None = None
+    #: "required": `earmark run` refuses an arm whose model licence is not declared in its
+    #: settings (`licence=`, `licence_source=`) before anything runs
+    #: (`earmark.execution.licence_gate`). None: the licence is checked by `decide` only.
+    model_licence: str | None = None
 
     def to_dict(self) -> dict[str, JSONValue]:
         data: dict[str, JSONValue] = asdict(self)
         if not data["extra"]:
             data.pop("extra")
-        if data["row_provenance"] is None:
-            data.pop("row_provenance")
+        for key in ("row_provenance", "model_licence"):
+            if data[key] is None:
+                data.pop(key)
         return data

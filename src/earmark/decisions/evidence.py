@@ -130,7 +130,7 @@ def language_evidence(
 ) -> LanguageEvidence:
     """Paired figures of one language: the rates on the rows both sides scored, the paired
     difference and its CI, and each side's coverage."""
-    from earmark.stats import paired_bootstrap
+    from earmark.stats.bootstrap import paired_bootstrap
 
     scope_b = baseline.result.language(language)
     scope_c = challenger.result.language(language)

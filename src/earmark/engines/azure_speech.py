@@ -28,14 +28,13 @@ What is scored and why:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 from urllib.parse import urlencode
 
 from earmark.engines.base import Segment
 from earmark.engines.http_api import ClipFailure, HttpOptions, RemoteEngine, read_http_options
 from earmark.engines.settings import SettingsReader
 from earmark.engines.spec import ArmSpec
-from earmark.results.codec import JSONValue
+from earmark.results.codec import JSONObject, JSONValue
 
 BACKEND = "azure-speech"
 PATH = "/speech/recognition/conversation/cognitiveservices/v1"
@@ -118,7 +117,9 @@ class AzureSpeechEngine(RemoteEngine):
             headers["Ocp-Apim-Subscription-Key"] = self._key
         return f"{self.options.endpoint}{PATH}?{query}", audio, headers
 
-    def _parse(self, payload: Any) -> tuple[str, tuple[Segment, ...], str | None, dict[str, Any]]:
+    def _parse(
+        self, payload: JSONValue
+    ) -> tuple[str, tuple[Segment, ...], str | None, dict[str, JSONValue]]:
         if not isinstance(payload, dict) or not isinstance(payload.get("RecognitionStatus"), str):
             raise ClipFailure("malformed_response", "no string 'RecognitionStatus' field")
         status = payload["RecognitionStatus"]
@@ -146,7 +147,7 @@ class AzureSpeechEngine(RemoteEngine):
         return text, _segment(payload, text.strip()), None, answered
 
 
-def _segment(payload: dict[str, Any], text: str) -> tuple[Segment, ...]:
+def _segment(payload: JSONObject, text: str) -> tuple[Segment, ...]:
     offset, duration = payload.get("Offset"), payload.get("Duration")
     if not text or not isinstance(offset, int) or not isinstance(duration, int):
         return ()

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from earmark.engines import offline
 from earmark.engines.base import Clip, Hypothesis, ModelInfo
 from earmark.engines.clip_audio import wav_bytes
 from earmark.engines.file_hashes import (
@@ -148,6 +149,9 @@ class CommandEngine:
             "template_files": [str(p) for p in self.options.named_files()],
             "model": None if model is None else str(model),
         }
+        network = offline.load_note()
+        if network is not None:
+            provenance["network"] = dict(network)
         if model is None:
             provenance["verifiable"] = False
             provenance["unverifiable_reason"] = (
@@ -264,7 +268,7 @@ def _run(command: list[str] | str, options: CommandOptions) -> tuple[int | None,
     """Exit code (None on timeout), stdout and stderr; on timeout the whole group is killed."""
     posix = os.name == "posix"
     process = subprocess.Popen(
-        command,
+        offline.child_command(command, options.shell),
         shell=options.shell,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -126,7 +126,7 @@ def read_http_options(
 class ClipFailure(Exception):
     """A per-clip failure carrying its reason code."""
 
-    def __init__(self, code: str, detail: str = "", **extra: Any) -> None:
+    def __init__(self, code: str, detail: str = "", **extra: JSONValue) -> None:
         super().__init__(code)
         self.code = code
         self.detail = detail
@@ -268,7 +268,9 @@ class RemoteEngine:
         """(URL, body, headers) of one clip's request."""
         raise NotImplementedError
 
-    def _parse(self, payload: Any) -> tuple[str, tuple[Segment, ...], str | None, dict[str, Any]]:
+    def _parse(
+        self, payload: JSONValue
+    ) -> tuple[str, tuple[Segment, ...], str | None, dict[str, JSONValue]]:
         """Text, segments, the language the server reports, and what the row records of
         the answer; a `ClipFailure` when the answer is not a transcript."""
         raise NotImplementedError
@@ -322,7 +324,7 @@ class RemoteEngine:
             extra=extra,
         )
 
-    def _post(self, audio: bytes, language: str | None) -> Any:
+    def _post(self, audio: bytes, language: str | None) -> JSONValue:
         url, body, headers = self._request(audio, language)
         for hops in range(MAX_REDIRECTS + 1):
             reply = self._exchange(url, body, headers)
@@ -348,9 +350,12 @@ class RemoteEngine:
         if not 200 <= reply.status < 300:
             raise ClipFailure(f"http_error:{reply.status}", reply.body.decode("utf-8", "replace"))
         try:
-            return json.loads(reply.body.decode("utf-8"))
+            answer: JSONValue = json.loads(reply.body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ClipFailure("malformed_response", str(exc)) from None
+        except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+            raise ClipFailure("malformed_response", f"{type(exc).__name__}: {exc}") from None
+        return answer
 
     def _exchange(self, url: str, body: bytes, headers: dict[str, str]) -> _Reply:
         """One POST to `url` (same origin as the endpoint) within the request deadline."""
@@ -464,7 +469,9 @@ class HttpEngine(RemoteEngine):
             headers["Authorization"] = f"Bearer {self._key}"
         return f"{self.options.endpoint}/audio/transcriptions", body, headers
 
-    def _parse(self, payload: Any) -> tuple[str, tuple[Segment, ...], str | None, dict[str, Any]]:
+    def _parse(
+        self, payload: JSONValue
+    ) -> tuple[str, tuple[Segment, ...], str | None, dict[str, JSONValue]]:
         text, segments, reported = _parse(payload)
         return text, segments, reported, {"response_format": self._format}
 
@@ -544,22 +551,28 @@ def _connect(addresses: list[tuple[int, Any]], port: int, timeout: float) -> soc
     raise last or OSError("no address to connect to")
 
 
-def _parse(payload: Any) -> tuple[str, tuple[Segment, ...], str | None]:
+def _parse(payload: JSONValue) -> tuple[str, tuple[Segment, ...], str | None]:
     """Text, segments (empty if absent or malformed) and the language the server reports."""
-    if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
+    text = payload.get("text") if isinstance(payload, dict) else None
+    if not isinstance(payload, dict) or not isinstance(text, str):
         raise ClipFailure("malformed_response", "no string 'text' field")
     segments: list[Segment] = []
     raw_segments = payload.get("segments")
     if isinstance(raw_segments, list):
         try:
             for seg in raw_segments:
-                segments.append(
-                    Segment(float(seg["start"]), float(seg["end"]), str(seg["text"]).strip())
-                )
+                if not isinstance(seg, dict):
+                    raise TypeError
+                start, end = seg["start"], seg["end"]
+                if not isinstance(start, (int, float, str)) or not isinstance(
+                    end, (int, float, str)
+                ):
+                    raise TypeError
+                segments.append(Segment(float(start), float(end), str(seg["text"]).strip()))
         except (KeyError, TypeError, ValueError):
             segments = []
     reported = payload.get("language")
-    return payload["text"], tuple(segments), reported if isinstance(reported, str) else None
+    return text, tuple(segments), reported if isinstance(reported, str) else None
 
 
 def _multipart(fields: dict[str, str], audio: bytes) -> tuple[bytes, str]:

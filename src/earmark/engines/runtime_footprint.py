@@ -1,5 +1,5 @@
 """How much disk an arm's installed runtime takes: the closure of Python distributions
-its backend needs, and the bytes each occupies.
+its backend needs, the bytes each occupies, and the licence each declares.
 
 The model's own files are sized by the engines that hash them (`ModelInfo.size_bytes`);
 shipping an engine also ships its runtime (CTranslate2, onnxruntime, PyAV, torch…), which
@@ -16,6 +16,9 @@ longer on disk, and bytecode compiled after installation (not in RECORD). A dist
 without a RECORD (some system packages) is listed with `bytes: null` and a note, and the
 total says it is a lower bound. Requirements that are not installed are noted, not
 fatal: the footprint describes what this process could load, never refuses a run.
+
+Each distribution carries the licence its metadata declares (`declared_licence`), with the
+field it came from; a distribution that declares none has `licence: null` and the reason.
 """
 
 from __future__ import annotations
@@ -45,15 +48,81 @@ def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+#: The longest `License` metadata value taken as a licence name; longer is a licence's
+#: full text (many packages paste it there), which names no licence by itself.
+MAX_LICENCE_NAME = 100
+_UNDECLARED_LICENCE = frozenset({"", "unknown", "none", "n/a", "na", "null", "unspecified"})
+
+
+@dataclass(frozen=True)
+class DeclaredLicence:
+    """A distribution's licence as its metadata declares it, and which field said so;
+    `licence` None with `null_reason` when it declares none (never guessed)."""
+
+    licence: str | None
+    source: str | None
+    null_reason: str | None = None
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        return {
+            "licence": self.licence,
+            "licence_source": self.source,
+            "licence_null_reason": self.null_reason,
+        }
+
+
+def declared_licence(meta: Mapping[str, object] | None) -> DeclaredLicence:
+    """`License-Expression` (PEP 639), else a short `License` value, else the `License ::`
+    classifiers (several are listed as they are, `; `-separated: AND or OR is not said)."""
+    if meta is None:
+        return DeclaredLicence(None, None, "the distribution has no metadata")
+    get_all = getattr(meta, "get_all", None)
+
+    def values(key: str) -> list[str]:
+        found = get_all(key) if callable(get_all) else [meta.get(key)]
+        return [v.strip() for v in found or () if isinstance(v, str)]
+
+    for expression in values("License-Expression"):
+        if expression.lower() not in _UNDECLARED_LICENCE:
+            return DeclaredLicence(expression, "package metadata License-Expression")
+    long_text = False
+    for text in values("License"):
+        if text.lower() in _UNDECLARED_LICENCE:
+            continue
+        if len(text) <= MAX_LICENCE_NAME and "\n" not in text:
+            return DeclaredLicence(text, "package metadata License")
+        long_text = True
+    classifiers = [
+        c.split("::")[-1].strip()
+        for c in values("Classifier")
+        if c.startswith("License ::") and c.count("::") >= 2
+    ]
+    if len(classifiers) == 1:
+        return DeclaredLicence(classifiers[0], "package metadata classifiers")
+    if classifiers:  # listed side by side: whether AND or OR is not declared
+        return DeclaredLicence(
+            "; ".join(classifiers),
+            "package metadata classifiers (several, their relation not declared)",
+        )
+    reason = (
+        "the License field holds a licence text, not a name, and no licence classifier"
+        if long_text
+        else "no License-Expression, License or licence classifier in the package metadata"
+    )
+    return DeclaredLicence(None, None, reason)
+
+
 @dataclass(frozen=True)
 class DistributionSize:
     """One installed distribution in the closure; `bytes` is None without a RECORD."""
 
     version: str
     bytes: int | None
+    licence: DeclaredLicence | None = None
 
     def to_dict(self) -> dict[str, JSONValue]:
-        return {"version": self.version, "bytes": self.bytes}
+        licence = {} if self.licence is None else self.licence.to_dict()
+        return {"version": self.version, "bytes": self.bytes, **licence}
 
 
 @dataclass(frozen=True)
@@ -160,7 +229,11 @@ def footprint(
             size = distribution_bytes(dist)
             if size is None:
                 notes.append(f"{name}: no RECORD file, size unknown (total is a lower bound)")
-            sizes[name] = DistributionSize(version=dist.version, bytes=size)
+            sizes[name] = DistributionSize(
+                version=dist.version,
+                bytes=size,
+                licence=declared_licence(dist.metadata),  # type: ignore[arg-type]
+            )
         done.update(new)
         for text in dist.requires or ():
             want(text, frozenset(new), name)

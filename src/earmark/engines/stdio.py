@@ -49,6 +49,7 @@ from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.engines.stdio_process import (
     PROTOCOL,
+    LineTooLong,
     Message,
     ProgramExited,
     ProtocolError,
@@ -405,9 +406,12 @@ class StdioEngine:
             crashed: dict[str, JSONValue] = {"detail": str(exc), "exit_code": code}
             return self._failed(clip, language, started, "stdio_crashed", crashed, process)
         except ProtocolError as exc:
-            self._drop(process)
+            self._drop(process)  # a line too long may have been a partial: out of step too
+            reason = (
+                "stdio_answer_too_large" if isinstance(exc, LineTooLong) else "stdio_protocol_error"
+            )
             broken: dict[str, JSONValue] = {"detail": str(exc)}
-            return self._failed(clip, language, started, "stdio_protocol_error", broken, process)
+            return self._failed(clip, language, started, reason, broken, process)
         finally:
             if "audio" in request:
                 Path(str(request["audio"])).unlink(missing_ok=True)

@@ -17,7 +17,9 @@ import threading
 import time
 from collections.abc import Sequence
 
+from earmark.engines import offline
 from earmark.engines.base import Segment
+from earmark.records import surrogate_paths
 from earmark.results.codec import JSONValue
 
 #: The protocol version this module speaks (the hello's `protocol`).
@@ -26,10 +28,21 @@ PROTOCOL = 1
 Message = dict[str, JSONValue]
 _STDERR_KEPT = 8192
 _NOISE_KEPT = 5
+#: The longest line read from a program's stdout (the HTTP backend's answer bound): a
+#: program that loops without a newline is cut here, never held whole.
+MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 class ProtocolError(Exception):
     """The program said something the protocol does not allow (stream out of step)."""
+
+
+class LineTooLong(ProtocolError):
+    """A line over `MAX_LINE_BYTES`: its bytes were skipped to its newline, not kept."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"a line of more than {MAX_LINE_BYTES} bytes ({size} skipped)")
+        self.size = size
 
 
 class ProgramExited(Exception):
@@ -42,7 +55,7 @@ class StdioProcess:
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.process = subprocess.Popen(
-            list(argv),
+            offline.child_command(argv, shell=False),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -50,7 +63,7 @@ class StdioProcess:
             # Its own group, so a timeout kills whatever it started too.
             start_new_session=os.name == "posix",
         )
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._lines: queue.Queue[bytes | int | None] = queue.Queue()
         self._stderr = bytearray()
         self._stderr_lock = threading.Lock()
         self.noise: collections.deque[str] = collections.deque(maxlen=_NOISE_KEPT)
@@ -66,8 +79,17 @@ class StdioProcess:
         stream = self.process.stdout
         assert stream is not None
         try:
-            for line in iter(stream.readline, b""):
-                self._lines.put(line)
+            for line in iter(lambda: stream.readline(MAX_LINE_BYTES + 1), b""):
+                if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
+                    self._lines.put(line)
+                    continue
+                size = len(line)  # too long: skip to its newline, hand on its size
+                while not line.endswith(b"\n"):
+                    line = stream.readline(1 << 20)
+                    if not line:
+                        break
+                    size += len(line)
+                self._lines.put(size)
         except (OSError, ValueError):
             pass
         self._lines.put(None)
@@ -100,7 +122,8 @@ class StdioProcess:
     def receive(self, timeout: float) -> Message:
         """The next JSON object on stdout; lines that are not JSON objects (a library's
         banner) are skipped and kept in `noise`. Raises `TimeoutError` past `timeout`,
-        `ProgramExited` at end of stream, `ProtocolError` for a broken object."""
+        `ProgramExited` at end of stream, `ProtocolError` for a broken object (`LineTooLong`
+        for a line over `MAX_LINE_BYTES`)."""
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
@@ -113,6 +136,8 @@ class StdioProcess:
             if line is None:
                 self._lines.put(None)  # later reads see the end too
                 raise ProgramExited("the program closed its output")
+            if isinstance(line, int):
+                raise LineTooLong(line)
             text = line.decode("utf-8", "replace").strip()
             if not text.startswith("{"):
                 if text:
@@ -123,6 +148,8 @@ class StdioProcess:
                 message = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ProtocolError(f"a line that is not JSON: {exc}: {text[:200]!r}") from None
+            except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+                raise ProtocolError(f"a line json cannot parse ({type(exc).__name__})") from None
             if not isinstance(message, dict):
                 raise ProtocolError(f"a JSON line that is not an object: {text[:200]!r}")
             return message
@@ -185,6 +212,10 @@ def check_hello(message: Message) -> Message:
         )
     if not isinstance(message.get("name"), str) or not message["name"]:
         raise ProtocolError("the hello has no name")
+    # The hello goes into the arm's model.json: text that is not Unicode cannot be written.
+    broken = next(surrogate_paths(message), None)
+    if broken is not None:
+        raise ProtocolError(f"the hello's {broken} is not Unicode text (a lone surrogate)")
     deterministic = message.get("deterministic")
     if deterministic is not None and not isinstance(deterministic, bool):
         raise ProtocolError("the hello's deterministic is not true or false")

@@ -22,6 +22,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from earmark.corpus.audio import LoadedAudio
@@ -32,8 +33,9 @@ from earmark.engines.streaming import stream_record
 from earmark.execution.arm_environment import apply_arm_environment, clip_seed, with_plan_threads
 from earmark.execution.egress import EgressGuard
 from earmark.execution.plan import RunPlan
-from earmark.execution.resources import ArmResources, cpu_seconds, rss_bytes
+from earmark.execution.resources import ArmResources, RowTimings, cpu_seconds, rss_bytes
 from earmark.language_tags import engine_language
+from earmark.results.codec import JSONValue
 from earmark.rundir.predictions import ArmRowKey, RunRow
 
 #: A prediction row as written to `predictions.jsonl`.
@@ -63,18 +65,26 @@ def cache_key(fingerprint: str, utt: Utterance, audio_sha256: str | None, repeat
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def model_info_dict(info: ModelInfo) -> dict[str, Any]:
-    data = asdict(info)
+def model_info_dict(info: ModelInfo) -> dict[str, JSONValue]:
+    """model.json's record of what loaded (`ModelInfo`'s fields, languages as a list)."""
+    data: dict[str, JSONValue] = asdict(info)
     data["languages"] = list(info.languages) if info.languages is not None else None
     return data
 
 
-def with_runtime_footprint(info: ModelInfo, backend: str) -> ModelInfo:
+def with_runtime_footprint(info: ModelInfo, spec: ArmSpec) -> ModelInfo:
     """The model record with the installed runtime's disk footprint beside the model's
-    own size (`extra.runtime_footprint`, issue 15); measured after load, once per process."""
+    own size (`extra.runtime_footprint`, issue 15, each distribution with its declared
+    licence) and the licences of the tokenizer and separate models it loads
+    (`extra.component_licences`, issue 23, where there are any); once per process."""
+    from earmark.engines.model_metadata import component_licences
     from earmark.engines.runtime_footprint import backend_footprint
 
-    return replace(info, extra={**info.extra, "runtime_footprint": backend_footprint(backend)})
+    extra = {**info.extra, "runtime_footprint": backend_footprint(spec.backend)}
+    parts = component_licences(spec.model, spec.settings_dict, info.file_sha256)
+    if parts:
+        extra["component_licences"] = parts
+    return replace(info, extra=extra)
 
 
 #: Backends that send clips to a remote service over HTTP(S).
@@ -233,28 +243,56 @@ class ArmTally:
     """What an arm's stored rows add up to (resources.json and the returned summary).
 
     Counted from the rows themselves, where each executor stores them, so a local arm and
-    a Ray driver count alike."""
+    a Ray driver count alike. A resumed arm also counts the finished rows it skipped
+    (`add_earlier`): its figures cover every decoded row, not this process's work alone."""
 
     transcribed: int = 0
     skipped: int = 0
     failed: int = 0
-    audio_seconds: float = 0.0
-    decode_seconds: list[float] = field(default_factory=list)
-    end_to_end_seconds: list[float] = field(default_factory=list)
+    #: The timings of the rows this process decoded.
+    session: RowTimings = field(default_factory=lambda: RowTimings())
+    #: (utterance id, repeat) of every row this process wrote.
+    written: set[tuple[str, int]] = field(default_factory=set)
+    #: The timings of the finished rows earlier runs wrote and this one kept.
+    earlier: RowTimings = field(default_factory=lambda: RowTimings())
+    #: The earlier runs' resources.json, merged into this one's process figures.
+    earlier_record: Mapping[str, object] | None = None
 
     def add(self, row: Row) -> None:
+        self.written.add((str(row.get("id")), int(row.get("repeat") or 0)))
         if row["status"] != "ok":
             self.failed += 1
             return
         self.transcribed += 1
-        audio, decode = row["audio_seconds"], row["decode_seconds"]
-        if audio is not None:  # an ok row always has both: its audio loaded and decoded
-            self.audio_seconds += audio
-        if decode is not None and math.isfinite(decode):
-            self.decode_seconds.append(decode)
-        end_to_end = row.get("end_to_end_seconds")
-        if end_to_end is not None:
-            self.end_to_end_seconds.append(end_to_end)
+        self.session.add(row)
+
+    def add_earlier(
+        self,
+        existing: Mapping[ArmRowKey, Row],
+        utterances: Sequence[Utterance],
+        *,
+        arm: str,
+        repeats: int,
+        fingerprint: str,
+        arm_dir: Path,
+    ) -> None:
+        """After the pass: the finished rows of the selection that earlier runs decoded with
+        this model and this process kept, and the earlier runs' resources.json."""
+        from earmark.execution.resources import read_resources_record
+
+        for utt in utterances:
+            for r in range(repeats):
+                row = existing.get((arm, utt.id, r))
+                if (
+                    row is None
+                    or (utt.id, r) in self.written
+                    or row.get("status") != "ok"
+                    or row.get("model_fingerprint") != fingerprint
+                ):
+                    continue
+                self.earlier.add(row)
+        if self.earlier.rows:
+            self.earlier_record = read_resources_record(arm_dir)
 
     def summary(self) -> dict[str, int]:
         return {"transcribed": self.transcribed, "skipped": self.skipped, "failed": self.failed}
@@ -271,20 +309,34 @@ class ArmTally:
         spec: ArmSpec,
         plan: RunPlan,
     ) -> dict[str, Any]:
-        """resources.json's common part: the process figures the executor measured,
-        with this tally's latency and audio figures (CPU time only when a clip decoded)."""
-        resources: dict[str, Any] = ArmResources(
+        """resources.json's common part: the process figures the executor measured (merged
+        with the earlier runs' on a resume, `ProcessFigures.after`), with the latency and
+        audio figures of every decoded row (CPU time only when a clip decoded)."""
+        from earmark.execution.resources import ProcessFigures
+
+        decoded = bool(self.session.decode_seconds)
+        process = ProcessFigures(
             load_seconds=load_seconds,
             rss_after_load_bytes=rss_after_load_bytes,
             peak_rss_bytes=peak_rss_bytes,
-            cpu_seconds=cpu_seconds if self.decode_seconds else None,
+            cpu_seconds=cpu_seconds if decoded else None,
             wall_seconds=wall_seconds,
-            audio_seconds=self.audio_seconds,
-            decode_seconds=self.decode_seconds,
+        )
+        if self.earlier.rows:
+            process = process.after(self.earlier_record, decoded=decoded)
+        every = self.earlier.plus(self.session)
+        resources: dict[str, Any] = ArmResources(
+            load_seconds=process.load_seconds,
+            rss_after_load_bytes=process.rss_after_load_bytes,
+            peak_rss_bytes=process.peak_rss_bytes,
+            cpu_seconds=process.cpu_seconds,
+            wall_seconds=process.wall_seconds,
+            audio_seconds=every.audio_seconds,
+            decode_seconds=every.decode_seconds,
             model_size_bytes=model_size_bytes,
             threads=arm_threads(spec, plan.threads),
-            clips_timed=len(self.decode_seconds),
-            end_to_end_seconds=self.end_to_end_seconds,
+            clips_timed=len(every.decode_seconds),
+            end_to_end_seconds=every.end_to_end_seconds,
             threads_source=threads_source(spec),
         ).to_dict()
         resources["session"] = {
@@ -335,7 +387,7 @@ class ArmLoop:
         assert self.engine is not None, "the engine was closed"
         loaded = self.engine.load()
         self.rss_after_load = rss_bytes()
-        self.info = with_runtime_footprint(loaded, self.spec.backend)
+        self.info = with_runtime_footprint(loaded, self.spec)
         self.fingerprint = model_fingerprint(self.spec, self.info)
         return self.info
 

@@ -280,7 +280,7 @@ def arm_failure(statuses: Mapping[str, int]) -> dict[str, str] | None:
     return {"kind": "no_hypothesis", "detail": f"no hypothesis for any of {total} rows ({shown})"}
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def _read_json(path: Path) -> JSONObject | None:
     try:
         data = json.loads(path.read_text("utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):

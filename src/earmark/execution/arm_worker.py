@@ -30,7 +30,7 @@ from earmark.rundir.layout import (
     arm_folder,
 )
 
-__all__ = ["model_info_dict", "run_arm"]
+__all__ = ["run_arm"]
 
 
 def run_arm(
@@ -76,6 +76,14 @@ def run_arm(
             with ClipProgress(loop.spec.name, len(items), quiet) as advance:
                 done = loop.transcribe(items, stored, advance)
             tally.skipped += done.skipped
+            tally.add_earlier(
+                existing,
+                utterances,
+                arm=loop.spec.name,
+                repeats=plan.repeats,
+                fingerprint=loop.fingerprint,
+                arm_dir=arm_dir,
+            )
         finally:
             loop.close()
             store.close()

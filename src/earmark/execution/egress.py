@@ -28,13 +28,18 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from earmark.engines import offline
 from earmark.execution import egress_child
+from earmark.results.codec import JSONObject, JSONValue
+
+#: One JSON record of the audit: an attempt, a spawn, or a whole summary.
+Event = dict[str, JSONValue]
 
 
 class EgressRefused(ConnectionRefusedError):
@@ -47,7 +52,7 @@ class EgressGuard:
 
     allowed_hosts: frozenset[str] = frozenset()
     allow_all: bool = False
-    attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[Event] = field(default_factory=list)
     #: Follow the processes the arm starts (see `ProcessTreeAudit`).
     process_tree: bool = True
     #: (address, port) pairs an endpoint URL allows: its host resolved once, its port only.
@@ -57,8 +62,10 @@ class EgressGuard:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._saved: dict[str, Any] = {}
         self.tree: ProcessTreeAudit | None = None
+        #: Programs started through `offline.child_command` while active: (isolated, not).
+        self.programs = (0, 0)
+        self._started_before = (0, 0)
         # Looking an endpoint's name up again is harmless: only its addresses connect.
         self._lookups = (
             self.allowed_hosts | set(self.resolved) | {a for a, _ in self.allowed_endpoints}
@@ -107,6 +114,7 @@ class EgressGuard:
     def _check(self, kind: str, host: Any, port: Any) -> None:
         host_text = str(host).lower() if host is not None else ""
         allowed = self._allows(kind, host_text, port)
+        port = _json_port(port)
         with self._lock:
             self.attempts.append(
                 {
@@ -146,14 +154,13 @@ class EgressGuard:
                 guard._check("lookup", host, port)
             return original_getaddrinfo(host, port, *args, **kwargs)
 
-        self._saved = {
-            "connect": original_connect,
-            "connect_ex": original_connect_ex,
-            "getaddrinfo": original_getaddrinfo,
-        }
+        self._saved = (original_connect, original_connect_ex, original_getaddrinfo)
         socket.socket.connect = connect  # type: ignore[method-assign,assignment]
         socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
         socket.getaddrinfo = getaddrinfo
+        self._offline = offline.children_offline(not self.allow_all)
+        self._offline.__enter__()
+        self._started_before = offline.started()
         if self.process_tree:
             if self.tree is None:
                 # The descendants' policy has no ports: they get the endpoint's addresses.
@@ -163,29 +170,43 @@ class EgressGuard:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        socket.socket.connect = self._saved["connect"]  # type: ignore[method-assign]
-        socket.socket.connect_ex = self._saved["connect_ex"]  # type: ignore[method-assign]
-        socket.getaddrinfo = self._saved["getaddrinfo"]
+        connect, connect_ex, getaddrinfo = self._saved
+        socket.socket.connect = connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+        socket.getaddrinfo = getaddrinfo
+        now, before = offline.started(), self._started_before
+        self.programs = (
+            self.programs[0] + now[0] - before[0],
+            self.programs[1] + now[1] - before[1],
+        )
+        self._offline.__exit__(None, None, None)
         if self.tree is not None:
             self.tree.stop()
             with self._lock:
                 self.attempts.extend(self.tree.take_attempts())
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Event:
         """Policy, every attempt (this process's and its descendants'), and whether the
         whole process tree was audited; when not, which processes escaped and why."""
         allowed = sorted(self.allowed_hosts) + sorted(
             f"[{a}]:{p}" if ":" in a else f"{a}:{p}" for a, p in self.allowed_endpoints
         )
-        record: dict[str, Any] = {
+        attempts: list[JSONValue] = [*self.attempts]
+        record: Event = {
             "policy": "allow all (--allow-network)"
             if self.allow_all
             else "refuse all except: " + (", ".join(allowed) or "nothing"),
-            "attempts": list(self.attempts),
+            "attempts": attempts,
             "refused": sum(1 for a in self.attempts if not a["allowed"]),
         }
         if self.resolved:
-            record["resolved"] = {name: list(v) for name, v in sorted(self.resolved.items())}
+            resolved: dict[str, JSONValue] = {
+                name: [*v] for name, v in sorted(self.resolved.items())
+            }
+            record["resolved"] = resolved
+        network = offline.network_record(*self.programs)
+        if network is not None:
+            record["network"] = dict(network)
         if self.tree is not None:
             record.update(self.tree.summary())
         elif not self.process_tree:
@@ -217,31 +238,52 @@ def _resolve(host: str, port: int | None, resolved: dict[str, list[str]]) -> lis
     return addresses
 
 
-def merge_tree_summaries(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any]:
+def merge_tree_summaries(summaries: Iterable[JSONObject | None]) -> Event:
     """One arm's process-tree summary from several processes' (Ray actors'): audited
     only if every one was; a process that sent none makes the whole arm unaudited."""
-    merged: dict[str, Any] = {
-        "audited": True,
-        "scope": "every actor process and every process they started",
-        "processes": {"started": 0, "python_audited": 0, "unaudited": 0},
-    }
+    counts = {"started": 0, "python_audited": 0, "unaudited": 0}
+    audited = True
     reasons: list[str] = []
-    unaudited: list[dict[str, Any]] = []
+    unaudited: list[JSONValue] = []
     for summary in summaries:
         if not summary:
-            merged["audited"] = False
+            audited = False
             reasons.append("a process sent no process-tree summary")
             continue
-        for key in merged["processes"]:
-            merged["processes"][key] += int((summary.get("processes") or {}).get(key, 0))
+        processes = summary.get("processes")
+        for key in counts:
+            counts[key] += _count(processes.get(key) if isinstance(processes, dict) else 0)
         if summary.get("audited") is False:
-            merged["audited"] = False
+            audited = False
             reasons.append(str(summary.get("unaudited_reason") or "not audited"))
-            unaudited.extend(summary.get("unaudited") or [])
-    if not merged["audited"]:
+            escaped = summary.get("unaudited")
+            unaudited.extend(escaped if isinstance(escaped, list) else [])
+    merged: Event = {
+        "audited": audited,
+        "scope": "every actor process and every process they started",
+        "processes": dict[str, JSONValue](counts),
+    }
+    if not audited:
         merged["unaudited_reason"] = "; ".join(dict.fromkeys(reasons))
         merged["unaudited"] = unaudited[:UNAUDITED_SHOWN]
     return merged
+
+
+def _count(value: JSONValue) -> int:
+    """A count from a JSON record (0 for anything that is not a whole number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return 0
+    try:
+        return int(value)
+    except ValueError:
+        return 0
+
+
+def _json_port(port: object) -> JSONValue:
+    """A socket address's port as the record keeps it (an int as given, else its text)."""
+    if port is None or isinstance(port, (int, str)):
+        return port
+    return str(port)
 
 
 #: Events that escape a process tree audit (the parent names them in the record).
@@ -263,12 +305,12 @@ class ProcessTreeAudit:
         self.allow_all = allow_all
         self._folder: Path | None = None
         self._offset = 0
-        self._attempts: list[dict[str, Any]] = []
-        self.spawns: list[dict[str, Any]] = []
+        self._attempts: list[Event] = []
+        self.spawns: list[Event] = []
         self.hellos: set[tuple[str | None, int]] = set()
         self.failed_tokens: set[str] = set()
         self._recorder: _ProxyRecorder | None = None
-        self._undo: Any = None
+        self._undo: Callable[[], None] | None = None
         self._saved_env: dict[str, str | None] = {}
 
     @property
@@ -290,6 +332,11 @@ class ProcessTreeAudit:
             egress_child.ALLOWED: ",".join(sorted(self.allowed_hosts)),
             egress_child.ALLOW_ALL: "1" if self.allow_all else "0",
         }
+        if not self.allow_all:
+            # Probed before the watch: its own `unshare` must not count as a spawn.
+            found = offline.isolation()
+            if found.available:
+                base[egress_child.ISOLATED] = json.dumps(list(found.prefix))
         additions = dict(base)
         if not self.allow_all:
             self._recorder = _ProxyRecorder(self.log)
@@ -341,28 +388,33 @@ class ProcessTreeAudit:
                 event = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if not isinstance(event, dict):
+                continue
             kind = event.pop("event", None)
             if kind == "attempt":
                 self._attempts.append({**event, "process": "descendant"})
             elif kind == "hello":
-                self.hellos.add((event.get("token"), int(event.get("pid") or 0)))
+                token = event.get("token")
+                self.hellos.add(
+                    (str(token) if token is not None else None, _count(event.get("pid")))
+                )
             elif kind == "spawn":
                 self.spawns.append(event)
             elif kind == "spawn_failed":
                 self.failed_tokens.add(str(event.get("token")))
 
-    def take_attempts(self) -> list[dict[str, Any]]:
+    def take_attempts(self) -> list[Event]:
         taken, self._attempts = self._attempts, []
         return taken
 
-    def unaudited(self) -> list[dict[str, Any]]:
+    def unaudited(self) -> list[Event]:
         """Spawned processes that never said hello with their token."""
-        out = []
+        out: list[Event] = []
         for spawn in self.spawns:
             token = spawn.get("token")
-            if token in self.failed_tokens:
+            if isinstance(token, str) and token in self.failed_tokens:
                 continue
-            if token is not None and (token, int(spawn.get("pid") or 0)) in self.hellos:
+            if isinstance(token, str) and (token, _count(spawn.get("pid"))) in self.hellos:
                 continue
             reason = (
                 "a shell started with os.system"
@@ -370,13 +422,16 @@ class ProcessTreeAudit:
                 else "not a Python process that loaded the audit (a shell, a compiled "
                 "program, or Python run with -I/-E/-S)"
             )
+            if spawn.get("isolated") is True:
+                reason += "; it ran without a network, so nothing it sent left it"
             out.append({**spawn, "reason": reason})
         return out
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Event:
         escaped = self.unaudited()
         started = [s for s in self.spawns if s.get("token") not in self.failed_tokens]
-        summary: dict[str, Any] = {
+        escaped_shown: list[JSONValue] = [*escaped[:UNAUDITED_SHOWN]]
+        summary: Event = {
             "audited": not escaped,
             "scope": "this process and every process it started",
             "processes": {
@@ -395,7 +450,7 @@ class ProcessTreeAudit:
                 else f"{len(escaped)} started process(es) could not be audited "
                 f"({', '.join(programs[:5])}): their connections are not seen"
             )
-            summary["unaudited"] = escaped[:UNAUDITED_SHOWN]
+            summary["unaudited"] = escaped_shown
         return summary
 
 

@@ -29,8 +29,12 @@ ALLOWED = "EARMARK_EGRESS_ALLOWED"
 ALLOW_ALL = "EARMARK_EGRESS_ALLOW_ALL"
 RECORDER = "EARMARK_EGRESS_RECORDER"
 SITE = "EARMARK_EGRESS_SITE"
+#: The argv prefix (a JSON list) that starts a program without a network: such a child
+#: gets no proxy variables, since the recorder is out of its reach (its own Python
+#: sockets are still refused and recorded).
+ISOLATED = "EARMARK_EGRESS_ISOLATED"
 #: What a spawned process must inherit for the audit to follow it.
-PROPAGATED = (LOG, ALLOWED, ALLOW_ALL, RECORDER, SITE)
+PROPAGATED = (LOG, ALLOWED, ALLOW_ALL, RECORDER, SITE, ISOLATED)
 PROXY_VARIABLES = (
     "http_proxy",
     "https_proxy",
@@ -47,7 +51,7 @@ class EgressRefusedInChild(ConnectionRefusedError):
     """Raised in a child process when it tries to reach the network without permission."""
 
 
-def write_event(path: str, event: dict[str, Any]) -> None:
+def write_event(path: str, event: Mapping[str, object]) -> None:
     """Append one JSON line in a single `write` (O_APPEND keeps concurrent lines whole)."""
     line = (json.dumps(event, ensure_ascii=True, default=str) + "\n").encode("ascii")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -86,6 +90,24 @@ def _program(executable: Any, args: Any, shell: bool) -> str:
         return "?"
 
 
+def _isolated(args: Any, shell: bool, prefix_json: str | None) -> bool:
+    """Whether Popen's `args` start a program inside the empty network namespace."""
+    if not prefix_json:
+        return False
+    prefix = [str(p) for p in json.loads(prefix_json)]
+    if isinstance(args, (str, bytes, os.PathLike)):
+        args = [args]
+    try:
+        argv = [os.fsdecode(a) for a in args]
+    except TypeError:
+        return False
+    if shell:
+        import shlex
+
+        return any(a.startswith("exec " + shlex.join(prefix) + " ") for a in argv)
+    return argv[: len(prefix)] == prefix
+
+
 def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], None]:
     """Patch the ways Python starts programs so each child gets the audit's environment
     and a `spawn` event (token, pid, program); returns the function that undoes it."""
@@ -97,18 +119,20 @@ def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], 
         saved.append((owner, name, getattr(owner, name)))
         setattr(owner, name, replacement)
 
-    def spawned(token: str | None, pid: int | None, program: str, kind: str) -> None:
-        write_event(
-            log,
-            {
-                "event": "spawn",
-                "token": token,
-                "pid": pid,
-                "program": program,
-                "kind": kind,
-                "by": os.getpid(),
-            },
-        )
+    def spawned(
+        token: str | None, pid: int | None, program: str, kind: str, isolated: bool = False
+    ) -> None:
+        event: dict[str, object] = {
+            "event": "spawn",
+            "token": token,
+            "pid": pid,
+            "program": program,
+            "kind": kind,
+            "by": os.getpid(),
+        }
+        if isolated:
+            event["isolated"] = True
+        write_event(log, event)
 
     original_execute = subprocess.Popen._execute_child  # type: ignore[attr-defined]
     signature: list[Any] = []  # computed on first use: `inspect` slows every child's start
@@ -120,11 +144,19 @@ def install_spawn_watch(log: str, additions: Mapping[str, str]) -> Callable[[], 
             signature.append(inspect.signature(original_execute))
         bound = signature[0].bind(self, *args, **kwargs)
         env, token = child_environment(bound.arguments.get("env"), additions)
-        bound.arguments["env"] = env
         shell = bool(bound.arguments.get("shell"))
-        program = _program(bound.arguments.get("executable"), bound.arguments.get("args"), shell)
+        argv = bound.arguments.get("args")
+        prefix = additions.get(ISOLATED)
+        isolated = _isolated(argv, shell, prefix)
+        if isolated:
+            for name in (*PROXY_VARIABLES, RECORDER):
+                env.pop(name, None)
+            if not shell and prefix:  # name the program, not `unshare`
+                argv = list(argv)[len(json.loads(prefix)) :]
+        bound.arguments["env"] = env
+        program = _program(bound.arguments.get("executable"), argv, shell)
         original_execute(*bound.args, **bound.kwargs)
-        spawned(token, self.pid, program, "subprocess")
+        spawned(token, self.pid, program, "subprocess", isolated)
 
     patch(subprocess.Popen, "_execute_child", execute_child)
 

@@ -30,3 +30,9 @@ class RunOptions:
     ray_max_retries: int = 2
     ray_cpus_per_actor: float = 1.0
     ray_gpus_per_actor: float = 0.0
+    #: Refuse, before anything runs, an arm whose programs cannot be run without a
+    #: network on this machine (`--require-offline`).
+    require_offline: bool = False
+    #: Run the clips whose audio is missing as `missing_file` rows (deletions) instead of
+    #: refusing the run (`--allow-missing-audio`).
+    allow_missing_audio: bool = False

@@ -8,11 +8,13 @@ plan's run is refused; an arm that follows a moving hub ref is pinned to a commi
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 from earmark.corpus.model import Utterance
 from earmark.errors import EarmarkError
+from earmark.execution.options import RunOptions
 from earmark.execution.plan import RunPlan
 from earmark.rundir.layout import PLAN
 
@@ -20,15 +22,18 @@ from earmark.rundir.layout import PLAN
 def preflight(
     plan: RunPlan,
     utterances: list[Utterance],
+    options: RunOptions,
     *,
     check_audio: bool = True,
-    check_runtime: bool = True,
 ) -> None:
     """Refuse a run that cannot succeed before its folder exists: a typo in an arm spec
     or a wrong audio root found after the folder is written leaves a run of the wrong
     plan behind, and a rerun with the fix into the same `--out` is then refused."""
     from earmark.engines.registry import backend_info, validate_arm
+    from earmark.execution.licence_gate import model_licence_gate, protocol_language_gate
 
+    model_licence_gate(plan)
+    protocol_language_gate(plan, utterances)
     for arm in plan.arms:
         try:
             validate_arm(arm)
@@ -41,32 +46,94 @@ def preflight(
                 hint=exc.hint or "check it with `earmark engines --check SPEC`",
             ) from None
         info = backend_info(arm.backend)
-        if check_runtime and not info.installed():
+        if options.executor == "local" and not info.installed():
             raise EarmarkError(
                 f"arm '{arm.name}': backend {arm.backend} needs the optional package "
                 f"'{info.runtime_module}', which is not installed",
                 hint=f"pip install 'earmark[{info.extra}]'",
             )
+    check_offline(plan, options.require_offline)
     if check_audio:
-        missing = missing_audio(plan.audio_root, utterances)
-        if missing:
-            shown = ", ".join(missing[:3]) + (", …" if len(missing) > 3 else "")
+        check_audio_files(plan, utterances, options.allow_missing_audio)
+
+
+def check_offline(plan: RunPlan, require_offline: bool) -> None:
+    """Say, before anything runs, which arms start programs that will reach the network
+    (no network namespace here); under `--require-offline`, refuse the first of them."""
+    from earmark.engines.offline import unisolated_reason
+
+    if require_offline and plan.allow_network:
+        raise EarmarkError(
+            "--require-offline contradicts --allow-network (or allow_network = true in the plan)",
+            field="require-offline",
+            hint="drop one of them",
+        )
+    if plan.allow_network:
+        return
+    for arm in plan.arms:
+        reason = unisolated_reason(arm.backend)
+        if reason is None:
+            continue
+        what = (
+            f"arm '{arm.name}' ({arm.backend}) starts programs that cannot be run without "
+            f"a network here ({reason})"
+        )
+        if require_offline:
             raise EarmarkError(
-                f"{len(missing)} of {len({u.audio for u in utterances})} audio files not "
-                f"found under {plan.audio_root} (first: {shown})",
-                file=plan.manifest,
-                field="audio",
-                hint="give the folder the manifest's audio paths are relative to "
-                "with --audio-root (or audio_root in the plan)",
+                f"--require-offline: {what}",
+                field="require-offline",
+                hint="run where `unshare --net` (root) or user namespaces work, or drop "
+                "--require-offline to run with their egress recorded but not enforced",
             )
+        print(
+            f"earmark: warning: {what}: their connections are neither refused nor seen "
+            "(--require-offline refuses such arms)",
+            file=sys.stderr,
+        )
 
 
-def missing_audio(root: str, utterances: list[Utterance]) -> list[str]:
+def check_audio_files(plan: RunPlan, utterances: list[Utterance], allow_missing: bool) -> None:
+    """Refuse a run whose audio files are missing (a wrong audio root, most often), naming
+    what each is when it is there but not a file; `--allow-missing-audio` runs the rest
+    and records those clips as `missing_file` rows instead, after saying so."""
+    problems = audio_problems(plan.audio_root, utterances)
+    if not problems:
+        return
+    total = len({u.audio for u in utterances})
+    shown = ", ".join(
+        path if what is None else f"{path} ({what})" for path, what in problems[:3]
+    ) + (", …" if len(problems) > 3 else "")
+    found = (
+        "not found"
+        if all(what is None for _, what in problems)
+        else "not found or not regular files"
+    )
+    message = f"{len(problems)} of {total} audio files {found} under {plan.audio_root}"
+    if allow_missing:
+        print(
+            f"earmark: warning: {message} (first: {shown}); --allow-missing-audio: their "
+            "clips are recorded as missing_file and scored as deletions",
+            file=sys.stderr,
+        )
+        return
+    raise EarmarkError(
+        f"{message} (first: {shown})",
+        file=plan.manifest,
+        field="audio",
+        hint="give the folder the manifest's audio paths are relative to "
+        "with --audio-root (or audio_root in the plan), or pass --allow-missing-audio to "
+        "run the rest with these clips counted as deletions",
+    )
+
+
+def audio_problems(root: str, utterances: list[Utterance]) -> list[tuple[str, str | None]]:
     """Manifest `audio` paths that name no regular file under `root`, in manifest order
-    (each path once: segments of one recording share a file)."""
+    (each path once: segments of one recording share a file), each with what it is
+    instead (None: nothing there)."""
     from earmark.corpus.audio import resolve_audio_path
+    from earmark.records import require_regular_file
 
-    missing: list[str] = []
+    problems: list[tuple[str, str | None]] = []
     seen: set[str] = set()
     for utt in utterances:
         if utt.audio in seen:
@@ -75,14 +142,19 @@ def missing_audio(root: str, utterances: list[Utterance]) -> list[str]:
         try:
             path = resolve_audio_path(root, utt.audio)
         except EarmarkError:
-            found = False
+            problems.append((utt.audio, None))
+            continue
+        # A symlink that leads nowhere readable (a loop) is there, not missing: the
+        # clip fails on its own (`unreadable`, "symlink loop") and the run goes on.
+        if path.is_file() or path.is_symlink():
+            continue
+        try:
+            require_regular_file(path)
+        except EarmarkError as exc:
+            problems.append((utt.audio, exc.message))
         else:
-            # A symlink that leads nowhere readable (a loop) is there, not missing: the
-            # clip fails on its own (`unreadable`) and the run goes on.
-            found = path.is_file() or path.is_symlink()
-        if not found:
-            missing.append(utt.audio)
-    return missing
+            problems.append((utt.audio, None))
+    return problems
 
 
 def check_out_dir(out: Path, plan: RunPlan) -> None:

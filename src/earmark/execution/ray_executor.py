@@ -388,6 +388,14 @@ def _drive(
                 for _ in shard.items:
                     advance()
                 fleet.idle.append(index)
+        tally.add_earlier(
+            existing,
+            utterances,
+            arm=spec.name,
+            repeats=plan.repeats,
+            fingerprint=fingerprint,
+            arm_dir=arm_dir,
+        )
     finally:
         store.close()
         # Idle actors release their engine (temporary folders); busy ones are killed.
@@ -416,7 +424,7 @@ def _drive(
     atomic_write_json(arm_dir / ARM_RESOURCES, resources)
     egress = EgressGuard.for_hosts(http_hosts(spec), allow_all=plan.allow_network).record()
     egress.update(merge_tree_summaries(trees.values()))
-    egress["attempts"] = egress_attempts
+    egress["attempts"] = [*egress_attempts]
     egress["refused"] = sum(1 for a in egress_attempts if not a["allowed"])
     atomic_write_json(arm_dir / ARM_EGRESS, egress)
     return {

@@ -6,19 +6,23 @@ elsewhere); CPU time from `getrusage` (user + system, all threads of the process
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 if TYPE_CHECKING:
     from earmark.results.arm import ScopeResources
     from earmark.results.codec import JSONValue
+
+
+_N = TypeVar("_N", int, float)
 
 
 def _proc_status_kib(field: str) -> int | None:
@@ -109,8 +113,113 @@ class ArmResources:
                 "real_time_factor": "decode seconds / audio seconds (lower is faster)",
                 "rtfx": "1 / real_time_factor (audio seconds processed per second)",
                 "cpu_seconds": "user + system CPU time of the arm's process while transcribing",
+                "resumed": RESUMED_DEFINITION,
             },
         }
+
+
+@dataclass
+class RowTimings:
+    """The audio, decode and end-to-end seconds of an arm's decoded (`ok`) rows."""
+
+    rows: int = 0
+    audio_seconds: float = 0.0
+    decode_seconds: list[float] = field(default_factory=list)
+    end_to_end_seconds: list[float] = field(default_factory=list)
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self.rows += 1
+        audio, decode = row.get("audio_seconds"), row.get("decode_seconds")
+        if isinstance(audio, (int, float)):  # an ok row has both: its audio loaded, decoded
+            self.audio_seconds += audio
+        if isinstance(decode, (int, float)) and math.isfinite(decode):
+            self.decode_seconds.append(float(decode))
+        end_to_end = row.get("end_to_end_seconds")
+        if isinstance(end_to_end, (int, float)):
+            self.end_to_end_seconds.append(float(end_to_end))
+
+    def plus(self, other: RowTimings) -> RowTimings:
+        """These rows' timings followed by `other`'s."""
+        return RowTimings(
+            rows=self.rows + other.rows,
+            audio_seconds=self.audio_seconds + other.audio_seconds,
+            decode_seconds=[*self.decode_seconds, *other.decode_seconds],
+            end_to_end_seconds=[*self.end_to_end_seconds, *other.end_to_end_seconds],
+        )
+
+
+#: How a resumed arm's process figures combine with its earlier runs' (resources.json
+#: `definitions.resumed`).
+RESUMED_DEFINITION = (
+    "a resumed arm's latency, audio seconds and real-time factor cover every decoded row "
+    "(earlier runs' and this one's); CPU and wall seconds are summed over the processes "
+    "that decoded rows, load seconds and RSS are the largest of them; a process that "
+    "decoded nothing adds nothing; CPU seconds are null when an earlier run left no record"
+)
+
+
+@dataclass(frozen=True)
+class ProcessFigures:
+    """What the arm's process(es) measured about themselves, beside the rows' timings."""
+
+    load_seconds: float | None
+    rss_after_load_bytes: int | None
+    peak_rss_bytes: int | None
+    cpu_seconds: float | None
+    wall_seconds: float | None
+
+    def after(self, earlier: Mapping[str, object] | None, *, decoded: bool) -> ProcessFigures:
+        """These figures merged with the earlier runs' record (`RESUMED_DEFINITION`): a
+        rerun that decodes nothing must not report the arm as having cost nothing."""
+        if earlier is None:
+            return replace(self, cpu_seconds=None)
+        before = ProcessFigures(
+            load_seconds=_number(earlier.get("load_seconds")),
+            rss_after_load_bytes=_integer(earlier.get("rss_after_load_bytes")),
+            peak_rss_bytes=_integer(earlier.get("peak_rss_bytes")),
+            cpu_seconds=_number(earlier.get("cpu_seconds")),
+            wall_seconds=_number(earlier.get("wall_seconds")),
+        )
+        if not decoded:
+            return before
+        return ProcessFigures(
+            load_seconds=_largest(before.load_seconds, self.load_seconds),
+            rss_after_load_bytes=_largest(before.rss_after_load_bytes, self.rss_after_load_bytes),
+            peak_rss_bytes=_largest(before.peak_rss_bytes, self.peak_rss_bytes),
+            cpu_seconds=_total(before.cpu_seconds, self.cpu_seconds),
+            wall_seconds=_total(before.wall_seconds, self.wall_seconds),
+        )
+
+
+def _number(value: object) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None  # type: ignore[arg-type]
+
+
+def _integer(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _largest(a: _N | None, b: _N | None) -> _N | None:
+    return a if b is None else b if a is None else max(a, b)
+
+
+def _total(a: float | None, b: float | None) -> float | None:
+    """Unknown when either part is: half a sum is not the arm's cost."""
+    return None if a is None or b is None else a + b
+
+
+def read_resources_record(arm_dir: Path) -> dict[str, object] | None:
+    """`arms/<arm>/resources.json` as an earlier run left it, or None (missing, unreadable)."""
+    import json
+
+    from earmark.rundir.layout import ARM_RESOURCES
+
+    try:
+        data = json.loads((arm_dir / ARM_RESOURCES).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def available_cores() -> int:
@@ -126,7 +235,7 @@ END_TO_END_DEFINITION = (
 )
 
 
-def end_to_end_figures(seconds: list[float]) -> dict[str, Any]:
+def end_to_end_figures(seconds: list[float]) -> dict[str, JSONValue]:
     """p50/p95/max of end-to-end latencies; None without timed clips."""
     return {
         "end_to_end_p50_seconds": percentile(seconds, 50),

@@ -48,7 +48,7 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
         raise EarmarkError("the selection kept no utterance", file=plan.manifest)
     # A remote Ray cluster reads audio from its own view of the shared root.
     remote = options.executor == "ray" and bool(options.ray_address)
-    preflight(plan, utterances, check_audio=not remote, check_runtime=options.executor == "local")
+    preflight(plan, utterances, options, check_audio=not remote)
     written = (PLAN, PREDICTIONS, RESULTS, RESULTS_MARKDOWN, PROVENANCE, ARTEFACTS)
     refuse_own_input(out_dir, (plan.manifest, options.plan_file), written, "run")
     # One writer per folder from the plan check to the last record: a second run into

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from earmark.execution.arm_loop import WorkItem
 
-__all__ = ["WORKER_LOST", "Shard", "ShardQueue", "WorkItem", "make_shards"]
+__all__ = ["WORKER_LOST", "Shard", "ShardQueue", "make_shards"]
 
 #: Reason code of a row whose clip was lost with its worker more often than allowed.
 WORKER_LOST = "worker_lost"

@@ -5,12 +5,13 @@ Each row is one JSON line written whole, flushed and fsynced before the next cli
 line (truncates to the last complete newline) and reports it. Finished rows are keyed by
 (arm, utterance id, repeat); a row is reused only when its cache key (audio hash, model
 file hashes, runtime version, settings) matches the current arm, so a changed setting is
-never served from a stale row.
+never served from a stale row. A row goes through `rundir.bounds.fit_store_row`, so what
+is written is always a line every reader accepts (an over-long or non-Unicode answer
+becomes the clip's reason code, not a row that makes the folder unreadable).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from earmark.records import finite_json
+from earmark.rundir.bounds import fit_store_row
 from earmark.rundir.predictions import (
     ArmRowKey,
     RunRow,
@@ -40,7 +42,7 @@ class PredictionStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.repair = self._repair()
-        self._handle: IO[str] | None = None
+        self._handle: IO[bytes] | None = None
 
     def _repair(self) -> RepairReport:
         """Truncate a torn last line (a row a killed run did not finish) and say how long."""
@@ -67,12 +69,11 @@ class PredictionStore:
 
     def append(self, row: RunRow) -> None:
         if self._handle is None:
-            self._handle = open(self.path, "a", encoding="utf-8", newline="\n")
+            self._handle = open(self.path, "ab")  # noqa: SIM115 - closed by close()
         row, replaced = finite_json(row)
         if replaced:
             row["non_finite"] = replaced  # NaN/inf an engine returned, written as null
-        text = json.dumps(row, ensure_ascii=False, sort_keys=True, allow_nan=False)
-        self._handle.write(text + "\n")
+        self._handle.write(fit_store_row(row))
         self._handle.flush()
         os.fsync(self._handle.fileno())
 

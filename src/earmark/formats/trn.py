@@ -1,8 +1,9 @@
 """sclite's trn files: one utterance a line, `word word ... (utterance-id)`.
 
-The id is the last parenthesised token. Speaker, as `sclite -i rm` groups it: the part of
-the id before its first `-` (`spk1-utt3` -> `spk1`); an id without `-` is its own speaker
-(sclite then folds it into the previous speaker, which we do not copy).
+The id is the last parenthesised token. Speaker, by default (earmark's rule, kept so that
+earlier results keep their bytes): the part of the id before its first `-` (`spk1-utt3`
+-> `spk1`); an id without `-` is its own speaker. sclite's own rules (`sclite -i
+rm|spu_id|swb|wsj`) are `sclite_speaker`, chosen with `--id-format`.
 
 sclite reference markup in trn references, alternations `{ a / b }` and optionally
 deletable words `(uh)`, is read (`formats.sclite_markup`) and honoured in the sclite
@@ -13,8 +14,10 @@ refused rather than scored as words (use `--glm` rules there).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from earmark.errors import EarmarkError
 from earmark.formats.rows import MISSING_HYPOTHESIS, OK, ReadResult, ScoringRow
@@ -38,6 +41,56 @@ def trn_speaker(utterance_id: str) -> str:
     return head if sep and head else utterance_id
 
 
+IdFormat = Literal["rm", "spu_id", "swb", "wsj"]
+ID_FORMATS: tuple[IdFormat, ...] = ("rm", "spu_id", "swb", "wsj")
+#: What each `sclite -i` form takes as the speaker, as SCTK 2.10 (sclite 2.10, SCTK 1.3)
+#: does it: checked against `sctk sclite` on ids of every form in tests/scoring.
+ID_FORMAT_RULES: dict[IdFormat, str] = {
+    **dict.fromkeys(
+        ("rm", "spu_id", "swb"),
+        "sclite -i {form}: the id, ASCII letters lower-cased, up to its first '-', else up "
+        "to its first '_'; an id with neither has no speaker and is counted under the "
+        "previous utterance's ('' for the first), as sclite does",
+    ),
+    "wsj": "sclite -i wsj: the id's first three characters, ASCII letters lower-cased (a "
+    "shorter id is followed by its closing ')', as sclite copies it)",
+}
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def checked_id_format(name: str | None) -> IdFormat | None:
+    """`name` as an `IdFormat` (None stays None); anything else is a one-line error."""
+    for form in ID_FORMATS:
+        if name == form:
+            return form
+    if name is None:
+        return None
+    raise EarmarkError(
+        f"unknown id format {name!r}", field="id_format", hint="rm, spu_id, swb or wsj"
+    )
+
+
+def sclite_speaker(utterance_id: str, id_format: IdFormat) -> str | None:
+    """The speaker `sclite -i ID_FORMAT` reads from a trn id, or None where it finds none.
+
+    sclite folds case (without `-s`), and the three separator forms share one rule in
+    the SCTK release the tests run (`ID_FORMAT_RULES`).
+
+    >>> sclite_speaker("spk3_0042", "spu_id"), sclite_speaker("AB-cd_ef", "rm")
+    ('spk3', 'ab')
+    >>> sclite_speaker("4ozc0201", "wsj"), sclite_speaker("ab", "wsj"), sclite_speaker("x", "rm")
+    ('4oz', 'ab)', None)
+    """
+    ident = utterance_id.translate(_ASCII_LOWER)
+    if id_format == "wsj":
+        return (ident + ")")[:3]
+    for sep in "-_":
+        head, found, _ = ident.partition(sep)
+        if found:
+            return head
+    return None
+
+
 def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
     """Every `words (id)` line of a trn file, in order; duplicate ids are an error.
 
@@ -59,7 +112,9 @@ def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
                 hint="expected `word word ... (speaker-utterance)`",
             )
         ident = line[open_at + 1 : -1].strip()
-        if not ident or any(c.isspace() for c in ident):
+        # Control characters (NUL, escapes) in an id would reach the speaker tables and the
+        # terminal verbatim: refused, like whitespace.
+        if not ident or any(c.isspace() or unicodedata.category(c) == "Cc" for c in ident):
             raise EarmarkError(
                 f"invalid utterance id ({ident!r})", file=str(path), line=number, field="id"
             )

@@ -29,12 +29,13 @@ words to integer ids instead. The two agree unless two different words collide o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from rapidfuzz.distance import Levenshtein
 
+from earmark.errors import EarmarkError
 from earmark.metrics.counts import ErrorCounts
 
 if TYPE_CHECKING:
@@ -45,14 +46,70 @@ OpKind = Literal["equal", "substitute", "delete", "insert"]
 Units = Literal["given", "words"]
 
 __all__ = [
+    "MAX_ALIGNMENT_CELLS",
     "AlignedOp",
     "Alignment",
+    "AlignmentTooLarge",
     "EditTally",
     "align",
+    "check_alignment_size",
     "count_errors",
     "count_errors_array",
     "count_errors_many",
 ]
+
+
+#: Most cells (reference units x hypothesis units) one pair may be aligned over: about
+#: 10 s of one core in rapidfuzz (~3e-10 s a cell). A 2-hour recording as one pair is
+#: ~20k words (4e8 cells) or ~130k characters (1.7e10); a 400k x 400k-word pair (1.6e11,
+#: minutes) is refused up front instead of running for ever.
+MAX_ALIGNMENT_CELLS = 20_000_000_000
+
+
+class AlignmentTooLarge(EarmarkError):
+    """One pair would take more alignment cells than its limit allows.
+
+    Raised before any work; `index` is the pair's position in a batch, so a caller that
+    knows the utterance ids names it (`naming`)."""
+
+    def __init__(self, n_ref: int, n_hyp: int, limit: int, *, index: int | None = None) -> None:
+        self.n_ref, self.n_hyp, self.limit, self.index = n_ref, n_hyp, limit, index
+        super().__init__(
+            f"aligning {n_ref:,} reference units with {n_hyp:,} hypothesis units "
+            f"({n_ref * n_hyp:,} cells) is over the limit of {limit:,} cells for one pair",
+            hint="score a long recording in segments, or cut off a runaway hypothesis",
+        )
+
+    def naming(self, utterance: str) -> EarmarkError:
+        """The same refusal, naming the utterance (one line)."""
+        return EarmarkError(
+            f"utterance {utterance!r}: {self.message}", field=self.field, hint=self.hint
+        )
+
+
+def check_alignment_size(
+    n_ref: int, n_hyp: int, limit: int = MAX_ALIGNMENT_CELLS, *, index: int | None = None
+) -> None:
+    """Refuse a pair whose alignment would exceed `limit` cells (`AlignmentTooLarge`)."""
+    if n_ref * n_hyp > limit:
+        raise AlignmentTooLarge(n_ref, n_hyp, limit, index=index)
+
+
+def _bounded(
+    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]], units: Units
+) -> Iterator[tuple[Sequence[Hashable], Sequence[Hashable]]]:
+    """The pairs, each checked against `MAX_ALIGNMENT_CELLS` on the way through.
+
+    A text has at least as many characters as words, so the product of the lengths as
+    given is checked first (one multiplication a pair); only a pair over it is split."""
+    limit = MAX_ALIGNMENT_CELLS
+    for k, pair in enumerate(pairs):
+        reference, hypothesis = pair
+        if len(reference) * len(hypothesis) > limit:
+            if units == "words":
+                reference, hypothesis = reference.split(), hypothesis.split()  # type: ignore[attr-defined]
+            check_alignment_size(len(reference), len(hypothesis), limit, index=k)
+        yield pair
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +182,7 @@ def count_errors(reference: Sequence[Hashable], hypothesis: Sequence[Hashable]) 
     >>> count_errors("", "ab")
     ErrorCounts(substitutions=0, deletions=0, insertions=2, hits=0)
     """
+    check_alignment_size(len(reference), len(hypothesis))
     dist, subs = _substitutions(reference, hypothesis)
     return ErrorCounts(*_split(dist, subs, len(reference), len(hypothesis)))
 
@@ -144,12 +202,14 @@ def count_errors_array(
 
     `tallies`, one entry per pair (several pairs may share one `EditTally`, e.g. all rows
     of a language), records each pair's substituted, inserted and deleted units from the
-    same alignment; `None` entries are not recorded.
+    same alignment; `None` entries are not recorded. A pair over `MAX_ALIGNMENT_CELLS`
+    raises `AlignmentTooLarge` (with its position) before any pair after it is counted.
     """
     import numpy as np
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
+    pairs = _bounded(pairs, units)
     if tallies is not None:
         return _count_and_tally(pairs, units, tallies)
     editops = Levenshtein.editops
@@ -263,6 +323,7 @@ def align(reference: Sequence[str], hypothesis: Sequence[str]) -> Alignment:
     >>> [op.kind for op in align(["a", "b"], ["b", "a"]).ops]
     ['insert', 'equal', 'delete']
     """
+    check_alignment_size(len(reference), len(hypothesis))
     ops: list[AlignedOp] = []
     subs = dels = ins = hits = 0
     for block in Levenshtein.opcodes(reference, hypothesis):

@@ -47,3 +47,16 @@ def align_sclite(
     """
     slots = [Slot.word(word) for word in reference]
     return align_slots(slots, hypothesis, substitution=substitution, indel=indel)
+
+
+_LETTER = {"equal": "C", "substitute": "S", "delete": "D", "insert": "I"}
+
+
+def sclite_evaluation_letters(reference: Sequence[str], hypothesis: Sequence[str]) -> str:
+    """One letter (C, S, D, I) per column of sclite's alignment: the `<PATH>` evaluation
+    sc_stats segments for MAPSSWE (what `sclite -o sgml` writes).
+
+    >>> sclite_evaluation_letters(["a", "b"], ["b", "c"])
+    'DCI'
+    """
+    return "".join(_LETTER[op.kind] for op in align_sclite(reference, hypothesis).ops)

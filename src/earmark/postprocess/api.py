@@ -20,14 +20,14 @@ from earmark.postprocess.files import (
 )
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.markdown import render_postprocess_markdown
-from earmark.postprocess.openai_chat import served_identity
+from earmark.postprocess.openai_chat import ChatProcessor, ModelDigest, served_identity
 from earmark.postprocess.processors import build_processor
 from earmark.postprocess.protocol import Processor
 from earmark.postprocess.report import PostprocessReport
 from earmark.results.codec import JSONObject, JSONValue
 from earmark.rundir.layout import POSTPROCESS, POSTPROCESS_MARKDOWN, PREDICTIONS
-from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
-from earmark.stats.settings import BootstrapSettings
+from earmark.scoring.probes import refuse_failed_punctuation_probes
+from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, BootstrapSettings
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,9 @@ def postprocess_transcripts(
     Everything is validated (plan, processor spec, guard options, input rows) before the
     first processor call; the report is returned whether or not files are written."""
     settings = _settings(options)
+    # First: a broken instrument must not cost a single processor call, nor write a file.
+    probes = run_punctuation_probes()
+    refuse_failed_punctuation_probes(probes, "earmark postprocess")
     built = build_processor(settings.processor, prompt_file=settings.prompt_file)
     prompt_checked = settings.plan is not None and _check_built_prompt(built, settings.plan)
     guard = (
@@ -117,8 +120,11 @@ def postprocess_transcripts(
         refuse_own_input(options.out, (predictions_path(options.run),), written, "postprocess")
     sources, source_info = read_sources(options.run, arm=options.arm)
     repeats = settings.repeats
+    digest: ModelDigest | None = None
     try:
         records = run_processor(sources, built, repeats=repeats, guard=guard, progress=progress)
+        if isinstance(built, ChatProcessor):  # after the last call: what served them
+            digest = built.model_digest()
     finally:
         built.close()
     summary = summarise(
@@ -127,7 +133,7 @@ def postprocess_transcripts(
     described = built.describe()
     served: JSONObject | None = None
     if built.kind == "openai-chat":
-        served = served_identity(str(described["model"]), [r.detail for r in records])
+        served = served_identity(str(described["model"]), [r.detail for r in records], digest)
         if not served["consistent"]:
             warning = (
                 "the server reported more than one model or system fingerprint during the "
@@ -144,7 +150,7 @@ def postprocess_transcripts(
         served_model=served,
         guard=None if guard is None else guard.to_dict(),
         summary=summary,
-        punctuation_probes=tuple(p.as_dict() for p in run_punctuation_probes()),  # type: ignore[misc]
+        punctuation_probes=tuple(p.as_dict() for p in probes),  # type: ignore[misc]
         sources=tuple(sources),
         outputs=tuple(records),
     )

@@ -11,6 +11,9 @@ A served model's weights cannot be hashed from here, and its name is what was as
 not what answered. What the server says about itself is recorded instead: every call's
 `model` field and `system_fingerprint` (when sent), and in the document the distinct
 values with their counts (`served_identity`), so a model swapped mid-evaluation shows.
+Where the server reports the weights' digest (Ollama's `GET /api/tags` lists each local
+model with its `digest`), it is recorded beside them after the last call
+(`ChatProcessor.model_digest`); a server that does not is `null` with the reason.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -38,6 +42,27 @@ DEFAULT_PROMPT = (
     "punctuation marks. Answer in the input language with the punctuated text only.\n\n"
     "{text}"
 )
+
+
+#: The most bytes of a `/api/tags` answer read: a server's model list, not a download.
+MAX_TAGS_BYTES = 8 * 1024 * 1024
+_DIGEST = re.compile(r"(?:sha256:)?[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class ModelDigest:
+    """The served model's weights digest as the server reported it, or why there is none."""
+
+    digest: str | None
+    source: str
+    null_reason: str | None = None
+
+    def to_dict(self) -> JSONObject:
+        return {
+            "model_digest": self.digest,
+            "model_digest_source": self.source,
+            "model_digest_null_reason": self.null_reason,
+        }
 
 
 class _CallFailure(Exception):
@@ -223,8 +248,58 @@ class ChatProcessor:
             raise _CallFailure("connection_error", str(exc)) from None
         return _parse(raw)
 
+    def model_digest(self) -> ModelDigest:
+        """The digest Ollama's `GET {server}/api/tags` gives the requested model (`name` or
+        `model` equal to it, `:latest` implied), or null with the reason; never guessed."""
+        root = self.endpoint.removesuffix("/v1")
+        url = f"{root}/api/tags"
+        headers = {"Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        try:
+            with urlrequest.urlopen(
+                urlrequest.Request(url, headers=headers, method="GET"), timeout=self.timeout
+            ) as response:
+                raw = response.read(MAX_TAGS_BYTES + 1)
+        except urlerror.HTTPError as exc:
+            return ModelDigest(
+                None, url, f"the server has no model list here (http_error:{exc.code})"
+            )
+        except (urlerror.URLError, TimeoutError, OSError) as exc:
+            return ModelDigest(
+                None, url, f"the model list could not be read ({type(exc).__name__})"
+            )
+        if len(raw) > MAX_TAGS_BYTES:
+            return ModelDigest(None, url, f"the model list is over {MAX_TAGS_BYTES} bytes")
+        return _digest_of(self.model, raw, url)
+
     def close(self) -> None:
         return None
+
+
+def _digest_of(model: str, raw: bytes, url: str) -> ModelDigest:
+    """The requested model's digest in an `/api/tags` answer (`{"models": [...]}`)."""
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return ModelDigest(None, url, "the model list is not JSON")
+    models = payload.get("models") if isinstance(payload, dict) else None
+    if not isinstance(models, list):
+        return ModelDigest(None, url, "the answer lists no models (not an Ollama server?)")
+    wanted = {model, model if ":" in model else f"{model}:latest"}
+    digests = {
+        entry.get("digest")
+        for entry in models
+        if isinstance(entry, dict) and {entry.get("name"), entry.get("model")} & wanted
+    }
+    if not digests:
+        return ModelDigest(None, url, f"the server lists no model named {model[:80]!r}")
+    if len(digests) > 1:
+        return ModelDigest(None, url, "the server lists the model twice with different digests")
+    (digest,) = digests
+    if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        return ModelDigest(None, url, "the listed digest is not a SHA-256 hex digest")
+    return ModelDigest(digest.removeprefix("sha256:"), url)
 
 
 def _parse(raw: bytes) -> tuple[str, str | None, str | None]:
@@ -250,10 +325,13 @@ def _parse(raw: bytes) -> tuple[str, str | None, str | None]:
 
 
 def served_identity(
-    requested: str, details: Iterable[Mapping[str, JSONValue]]
+    requested: str,
+    details: Iterable[Mapping[str, JSONValue]],
+    digest: ModelDigest | None = None,
 ) -> dict[str, JSONValue]:
     """What the server reported over all calls: each distinct `model` and
-    `system_fingerprint` with its number of calls, and whether they stayed one."""
+    `system_fingerprint` with its number of calls, whether they stayed one, and (asked
+    after the last call) the weights' digest where the server gives one."""
     details = list(details)
     models = Counter(str(d["reported_model"]) for d in details if d.get("reported_model"))
     prints = Counter(str(d["system_fingerprint"]) for d in details if d.get("system_fingerprint"))
@@ -263,5 +341,6 @@ def served_identity(
         "reported_models": dict(sorted(models.items())),
         "system_fingerprints": dict(sorted(prints.items())),
         "consistent": len(models) <= 1 and len(prints) <= 1,
+        **({} if digest is None else digest.to_dict()),
         "note": "as reported by the server; weights behind an API cannot be hashed here",
     }

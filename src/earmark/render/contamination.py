@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from earmark.errors import EarmarkError
 from earmark.language_tags import base_language
@@ -32,6 +32,124 @@ from earmark.results.display import fmt_pct
 from earmark.rundir.layout import PREDICTIONS
 
 SCHEMA_ID = "earmark.contamination/1"
+
+
+class OverlapFigures(TypedDict):
+    """The corpus's or one language's counts: utterances, n-gram positions, matches, flags."""
+
+    utterances: int
+    too_short: int
+    ngrams: int
+    matched: int
+    share: float | None
+    flagged: int
+    flagged_share: float | None
+
+
+class _UtteranceFigures(TypedDict):
+    id: str
+    language: str
+    ngrams: int
+    matched: int
+    share: float | None
+    flagged: bool
+
+
+class UtteranceOverlap(_UtteranceFigures, total=False):
+    """One utterance's overlap (no text: the report names utterances by id only)."""
+
+    reason: str  # too_short: fewer than n units
+
+
+class SchemeRecord(TypedDict):
+    normalizer: str
+    view: str
+    unit: str
+    ngrams_scanned: int
+    distinct_corpus_ngrams: int
+
+
+class MethodRecord(TypedDict):
+    n: int
+    threshold: float
+    normalizer_policy: dict[str, object]
+    schemes: list[SchemeRecord]
+    share: str
+    flag: str
+    hashing: str
+
+
+class CorpusRecord(TypedDict):
+    manifest: str
+    manifest_sha256: str
+
+
+class DeclaredRecord(TypedDict):
+    path: str
+    format: str
+    text_field: str | None
+    pieces_read: int
+    system: str | None
+
+
+class OutputHit(TypedDict):
+    """A canary in a system's output: the predictions file, line, row id and arm."""
+
+    file: str
+    line: int
+    id: object
+    arm: object
+
+
+class CanaryHit(TypedDict):
+    canary: str
+    declared_lines: list[int]
+    declared_count: int
+    outputs: list[OutputHit]
+
+
+class CanaryRecord(TypedDict):
+    count: int
+    hits: list[CanaryHit]
+    outputs_checked: list[str]
+    rule: str
+
+
+class ContaminationReport(TypedDict):
+    """`contamination.json` (schema `earmark.contamination/1`)."""
+
+    schema: str
+    created: str
+    corpus: CorpusRecord
+    declared: DeclaredRecord
+    method: MethodRecord
+    summary: OverlapFigures
+    by_language: dict[str, OverlapFigures]
+    canaries: CanaryRecord
+    utterances: list[UtteranceOverlap]
+
+
+@dataclass
+class _LanguageTally:
+    """One language's counts while the utterances are read."""
+
+    overlap: Overlap
+    utterances: int = 0
+    too_short: int = 0
+    flagged: int = 0
+
+    def figures(self) -> OverlapFigures:
+        return {
+            "utterances": self.utterances,
+            "too_short": self.too_short,
+            "ngrams": self.overlap.positions,
+            "matched": self.overlap.matched,
+            "share": self.overlap.share,
+            "flagged": self.flagged,
+            "flagged_share": self.flagged / self.utterances if self.utterances else None,
+        }
+
+
 FORMATS = ("auto", "text", "lines", "jsonl")
 
 
@@ -140,7 +258,7 @@ def check_contamination(
     canaries: Sequence[str] = (),
     predictions: Sequence[str | os.PathLike[str]] = (),
     system: str | None = None,
-) -> dict[str, Any]:
+) -> ContaminationReport:
     """The report as a dict (`earmark.contamination/1`). An utterance is flagged when the
     share of its reference n-gram positions found in the declared text is ≥ `threshold`;
     one with fewer than `n` units has no n-gram and is counted as too short."""
@@ -174,46 +292,32 @@ def check_contamination(
             scan.feed(scheme.units(text, file=str(against_path), line=line), continues=continues)
     output_hits = _output_canaries(canaries, predictions)
 
-    rows = []
+    rows: list[UtteranceOverlap] = []
     total = Overlap(0, 0)
-    by_language: dict[str, dict[str, Any]] = {}
+    by_language: dict[str, _LanguageTally] = {}
     for utt, scheme, keys in keyed:
         overlap = Overlap.of(keys, scans[scheme].found)
         share = overlap.share
         flagged = share is not None and share >= threshold
-        rows.append(
-            {
-                "id": utt.id,
-                "language": utt.language,
-                "ngrams": overlap.positions,
-                "matched": overlap.matched,
-                "share": share,
-                "flagged": flagged,
-                **({} if keys else {"reason": f"too_short: fewer than {n} units"}),
-            }
-        )
-        total += overlap
-        lang = by_language.setdefault(
-            base_language(utt.language),
-            {"overlap": Overlap(0, 0), "utterances": 0, "too_short": 0, "flagged": 0},
-        )
-        lang["overlap"] += overlap
-        lang["utterances"] += 1
-        lang["too_short"] += 0 if keys else 1
-        lang["flagged"] += flagged
-    summary = _summary(total, rows)
-    languages = {
-        lang: {
-            "utterances": v["utterances"],
-            "too_short": v["too_short"],
-            "ngrams": v["overlap"].positions,
-            "matched": v["overlap"].matched,
-            "share": v["overlap"].share,
-            "flagged": v["flagged"],
-            "flagged_share": v["flagged"] / v["utterances"] if v["utterances"] else None,
+        row: UtteranceOverlap = {
+            "id": utt.id,
+            "language": utt.language,
+            "ngrams": overlap.positions,
+            "matched": overlap.matched,
+            "share": share,
+            "flagged": flagged,
         }
-        for lang, v in sorted(by_language.items())
-    }
+        if not keys:
+            row["reason"] = f"too_short: fewer than {n} units"
+        rows.append(row)
+        total += overlap
+        lang = by_language.setdefault(base_language(utt.language), _LanguageTally(Overlap(0, 0)))
+        lang.overlap += overlap
+        lang.utterances += 1
+        lang.too_short += 0 if keys else 1
+        lang.flagged += flagged
+    summary = _summary(total, rows)
+    languages = {lang: v.figures() for lang, v in sorted(by_language.items())}
     return {
         "schema": SCHEMA_ID,
         "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
@@ -234,7 +338,9 @@ def check_contamination(
             "normalizer_policy": policy.to_dict(),
             "schemes": [
                 {
-                    **vars(s),
+                    "normalizer": s.normalizer,
+                    "view": s.view,
+                    "unit": s.unit,
                     "ngrams_scanned": scans[s].ngrams_scanned,
                     "distinct_corpus_ngrams": len(w),
                 }
@@ -267,7 +373,7 @@ def check_contamination(
     }
 
 
-def _summary(total: Overlap, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(total: Overlap, rows: list[UtteranceOverlap]) -> OverlapFigures:
     flagged = sum(1 for r in rows if r["flagged"])
     return {
         "utterances": len(rows),
@@ -282,9 +388,9 @@ def _summary(total: Overlap, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _output_canaries(
     canaries: Sequence[str], predictions: Sequence[str | os.PathLike[str]]
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[OutputHit]]:
     """Canaries in systems' outputs: the `hypothesis` of each row of predictions.jsonl."""
-    hits: dict[str, list[dict[str, Any]]] = {}
+    hits: dict[str, list[OutputHit]] = {}
     for path in predictions:
         p = Path(path)
         if p.is_dir():
@@ -312,16 +418,17 @@ def _output_canaries(
     return hits
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    from earmark.markdown_cells import md_table
+def render_markdown(report: ContaminationReport) -> str:
+    from earmark.markdown_cells import md_code, md_table
 
     method, summary = report["method"], report["summary"]
     schemes = ", ".join(f"{s['normalizer']}/{s['view']} ({s['unit']}s)" for s in method["schemes"])
     parts = [
         "# Contamination check",
         "",
-        f"Corpus `{report['corpus']['manifest']}` (manifest SHA-256 "
-        f"`{report['corpus']['manifest_sha256']}`) against `{report['declared']['path']}` "
+        f"Corpus {md_code(report['corpus']['manifest'])} (manifest SHA-256 "
+        f"{md_code(report['corpus']['manifest_sha256'])}) against "
+        f"{md_code(report['declared']['path'])} "
         f"({report['declared']['pieces_read']} lines read).",
         "",
         f"{method['n']}-grams of {schemes}; {method['share']}. {method['flag'].capitalize()}. "
@@ -347,7 +454,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     flagged = [r for r in report["utterances"] if r["flagged"]]
     parts += ["## Flagged utterances", ""]
     if flagged:
-        flagged.sort(key=lambda r: (-r["share"], r["id"]))
+        flagged.sort(key=lambda r: (-(r["share"] or 0.0), r["id"]))  # flagged: a share
         parts.append(
             md_table(
                 ["id", "language", "n-grams", "found", "share"],
@@ -384,7 +491,9 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_contamination(out_dir: str | os.PathLike[str], report: dict[str, Any]) -> dict[str, Path]:
+def write_contamination(
+    out_dir: str | os.PathLike[str], report: ContaminationReport
+) -> dict[str, Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     claim_output_folder(out, "manifest contamination")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from earmark.markdown_cells import md_table
 from earmark.render.markdown import typed_results
 from earmark.results import ArmResult, Results
 from earmark.results.display import fmt_rate
@@ -66,13 +67,11 @@ def demo_rows(arm: ArmResult) -> list[dict[str, str]]:
 
 def demo_markdown(results: Results | Mapping[str, Any]) -> str:
     """The machine-independent part of the demo's table as Markdown: what the README shows."""
-    lines = []
-    for arm in typed_results(results).arms.values():
-        lines.append("| " + " | ".join(FIXED_COLUMNS) + " |")
-        lines.append("|" + "---|" * len(FIXED_COLUMNS))
-        for row in demo_rows(arm):
-            lines.append("| " + " | ".join(row[c] for c in FIXED_COLUMNS) + " |")
-    return "\n".join(lines)
+    tables = [
+        md_table(FIXED_COLUMNS, [[row[c] for c in FIXED_COLUMNS] for row in demo_rows(arm)])
+        for arm in typed_results(results).arms.values()
+    ]
+    return "\n".join(tables)
 
 
 #: How each column shrinks on a narrow terminal (speed first, then the loop counts).

@@ -15,6 +15,8 @@ from earmark.results import ScopeResult
 
 
 def render_headline(page: ReportInputs) -> str:
+    """The figures come right after arm and language, so a phone shows them without
+    scrolling sideways; how they were computed follows."""
     rows: list[list[object]] = []
     for arm_name, arm in page.results.arms.items():
         scopes: list[tuple[str, ScopeResult]] = []
@@ -31,12 +33,12 @@ def render_headline(page: ReportInputs) -> str:
                 [
                     arm_name,
                     lang,
-                    f"{block.normalizer.name} / {block.primary_view}",
-                    num(str(n)),
-                    coverage,
                     num(rate(wer) if wer else "n/a (no word units)"),
                     num(rate(view.metrics.get("cer"))),
                     num(sdi(view.metrics.get(primary_metric(block)))),
+                    num(str(n)),
+                    coverage,
+                    f"{block.normalizer.name} / {block.primary_view}",
                 ]
             )
     body: list[str] = [
@@ -44,12 +46,12 @@ def render_headline(page: ReportInputs) -> str:
             [
                 "arm",
                 "language",
-                "normaliser / primary view",
-                "N",
-                "coverage",
                 "WER [95% CI]",
                 "CER [95% CI]",
                 "S/D/I of N_ref (primary metric)",
+                "N",
+                "coverage",
+                "normaliser / primary view",
             ],
             rows,
             "headline",

@@ -23,7 +23,7 @@ STYLE = f"""
 :root {{ --fg:#1d2330; --muted:#5b6475; --line:#d8dce3; --bg:#ffffff; --soft:#f5f7fa; }}
 * {{ box-sizing: border-box; }}
 body {{ font-family: {LATIN_FONTS}, {CJK_FONTS}, sans-serif; color: var(--fg);
-  background: var(--bg); margin: 0 auto; max-width: 1180px; padding: 16px 24px 48px;
+  background: var(--bg); margin: 0 auto; max-width: 1280px; padding: 16px 24px 48px;
   line-height: 1.45; font-size: 15px; }}
 :lang(zh), :lang(cmn), :lang(yue), :lang(ja) {{ font-family: {CJK_FONTS}, {LATIN_FONTS},
   sans-serif; }}
@@ -34,6 +34,9 @@ h3 {{ font-size: 1.05em; margin: 18px 0 6px; }}
 nav a {{ margin-right: 12px; color: #2952a3; display: inline-block; }}
 h1 {{ overflow-wrap: anywhere; }}
 .table-scroll {{ max-width: 100%; overflow-x: auto; margin: 8px 0 12px; }}
+.table-scroll > table > * > tr > :first-child {{ position: sticky; left: 0; z-index: 1;
+  background: var(--bg); box-shadow: inset -1px 0 var(--line); }}
+.table-scroll > table > thead > tr > :first-child {{ background: var(--soft); }}
 table {{ border-collapse: collapse; font-size: 0.93em; }}
 th, td {{ border: 1px solid var(--line); padding: 4px 8px; text-align: left;
   vertical-align: top; overflow-wrap: normal; word-break: normal; hyphens: none; }}
@@ -81,6 +84,11 @@ code, pre {{ font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, mon
   font-size: 0.9em; }}
 pre {{ background: var(--soft); padding: 8px; overflow-x: auto; white-space: pre-wrap; }}
 footer {{ margin-top: 40px; font-size: 0.85em; color: var(--muted); }}
+@media (max-width: 640px) {{
+  body {{ padding: 12px 10px 40px; }}
+  .table-scroll > table > tbody > tr > td:first-child {{ white-space: normal; max-width: 8.5em; }}
+  table.headline td.num {{ white-space: normal; }}
+}}
 """
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 from earmark.render.html_page import CSP, STYLE, Markup, esc, html_table
 from earmark.render.leaderboard_entries import SUSPECT, UNVERIFIABLE, Entry
@@ -25,6 +24,7 @@ from earmark.render.leaderboard_tables import (
     unranked_intro,
 )
 from earmark.results import MetricResult
+from earmark.results.codec import JSONValue
 from earmark.results.display import fmt_decimal, fmt_mib, fmt_rate
 
 #: touches no network, and is allowed by its hash alone in the Content-Security-Policy.
@@ -94,6 +94,22 @@ table.board tr.group-label td { background: #fff4d6; font-weight: 600; color: #6
 table.board tbody.unverifiable tr[data-row] { background: #fffaf0; }
 table.board tbody.unverifiable tr[data-row] td:first-child { border-left: 4px solid #d9a400; }
 table.board.unranked tr[data-row] { background: #f6f6f6; color: #5b6475; }
+table.board.ranked-board tr > :first-child { width: 3.4em; min-width: 3.4em; max-width: 3.4em; }
+table.board.ranked-board thead tr > :nth-child(2),
+table.board.ranked-board tr[data-row] > :nth-child(2) { position: sticky; left: 3.4em;
+  z-index: 1; background: var(--bg); box-shadow: inset -1px 0 var(--line); }
+table.board.ranked-board thead tr > :nth-child(2) { background: var(--soft); }
+table.board tbody.unverifiable tr[data-row] > :nth-child(-n+2) { background: #fffaf0; }
+table.board.unranked tr[data-row] > :first-child { background: #f6f6f6; }
+table.board tr.group-label > td:first-child { position: static; box-shadow: none;
+  background: #fff4d6; }
+table.board tr.group-label span { position: sticky; left: 8px; display: inline-block;
+  max-width: calc(100vw - 80px); }
+@media (max-width: 640px) {
+  table.board td.sys { min-width: 7em; max-width: 9em; white-space: normal;
+    overflow-wrap: anywhere; }
+  table.board td.num .nowrap { white-space: normal; }
+}
 svg.ci { display: block; }
 svg.ci .track { fill: #eef1f5; } svg.ci .val { fill: #4a6fa5; fill-opacity: 0.35; }
 svg.ci .ci-line { stroke: #1d2330; stroke-width: 1.5; }
@@ -101,7 +117,7 @@ svg.ci .ci-line { stroke: #1d2330; stroke-width: 1.5; }
 """
 
 
-def _json_block(value: Any) -> str:
+def _json_block(value: JSONValue) -> str:
     """JSON for a `<script type="application/json">` block: `<`, `>` and `&` as \\u
     escapes, so no text in it can close the element or open a comment."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -182,7 +198,7 @@ def _ci_svg(e: Entry, scale: tuple[float, bool] | None) -> str:
     )
 
 
-def _row_data(e: Entry, row_id: str, table: str) -> dict[str, Any]:
+def _row_data(e: Entry, row_id: str, table: str) -> dict[str, JSONValue]:
     """What the script sorts and filters by (numbers as numbers, nulls sort last)."""
 
     def val(metric: MetricResult | None) -> float | None:
@@ -214,16 +230,17 @@ def _row_data(e: Entry, row_id: str, table: str) -> dict[str, Any]:
     }
 
 
-#: (header, sort key, numeric) of the sortable tables.
+#: (header, sort key, numeric) of the sortable tables. The figure comes right after the
+#: system, so a phone shows it without scrolling sideways.
 BOARD_COLUMNS = [
     ("rank", "rank", True),
     ("system", "system", False),
+    ("ranked figure [95% CI]", "value", True),
     ("corpus", "corpus", False),
     ("language", "language", False),
     ("normaliser / view", "normalizer", False),
     ("N", "n", True),
     ("coverage", "coverage", True),
-    ("ranked figure [95% CI]", "value", True),
     ("WER [95% CI]", "wer", True),
     ("CER [95% CI]", "cer", True),
     ("RTF", "rtf", True),
@@ -303,13 +320,13 @@ def _board_table(
         if bad:
             bodies.append(
                 '<tbody class="unverifiable"><tr class="group-label"><td colspan="'
-                f'{len(columns)}">⚠ Unverifiable: no model revision, corpus hash or host '
+                f'{len(columns)}"><span>⚠ Unverifiable: no model revision, corpus hash or host '
                 "profile, or saved hypotheses without a declared model; ranked after every "
-                "verifiable row of their group</td></tr>" + "".join(bad) + "</tbody>"
+                "verifiable row of their group</span></td></tr>" + "".join(bad) + "</tbody>"
             )
     else:
         bodies.append("<tbody>" + "".join(row(i, e) for i, e in entries) + "</tbody>")
-    klass = "board" if ranked else "board unranked"
+    klass = "board ranked-board" if ranked else "board unranked"
     return (
         f'<div class="table-scroll"><table class="{klass}" id="{esc(table_id)}"><thead><tr>'
         + head
@@ -326,10 +343,9 @@ def render_html(board: Leaderboard) -> str:
     its hash, data in a JSON block; every user string escaped."""
     ranked = [(f"r{i}", e) for i, e in enumerate(board.ranked)]
     unranked = [(f"u{i}", e) for i, e in enumerate(board.unranked)]
-    data = {
-        "rows": [_row_data(e, i, "ranked") for i, e in ranked]
-        + [_row_data(e, i, "unranked") for i, e in unranked]
-    }
+    script_rows: list[JSONValue] = [_row_data(e, i, "ranked") for i, e in ranked]
+    script_rows += [_row_data(e, i, "unranked") for i, e in unranked]
+    data: dict[str, JSONValue] = {"rows": script_rows}
     scales = _scales(board)
 
     def options(key: str, label: str) -> str:

@@ -437,6 +437,20 @@ def _runtime_on_disk(arm: ArmResult) -> str:
     return f", runtime on disk {fmt_mib(total)} ({len(closure)} Python distributions)"
 
 
+def _network_lines(arm: ArmResult) -> list[str]:
+    """A warning when the arm's programs ran with the network reachable although the run
+    refused it (no network namespace on that machine): their egress was not enforced."""
+    extra = arm.model.engine_extra if arm.model is not None else None
+    record = (extra or {}).get("network")
+    if not isinstance(record, Mapping) or record.get("programs_isolated") is not False:
+        return []
+    return [
+        "- Network: **not enforced** — the programs this arm started could reach the "
+        f"network ({md_text(record.get('reason') or 'no network namespace')}); their "
+        "connections were neither refused nor seen (see egress.json)"
+    ]
+
+
 def _units(items: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{md_text(i['unit'])} ×{md_text(i['count'])}" for i in items[:5]) or "—"
 
@@ -556,6 +570,7 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
         f"{md_text(boot.resamples)} resamples, seed {md_text(boot.seed)}"
         + (f", generator {md_text(boot.generator)}" if boot.generator else ""),
         *_protocol_lines(arm.protocol),
+        *_network_lines(arm),
         "",
     ]
     header = ["scope", "normaliser / view", "N", "WER [95% CI]", "CER [95% CI]", "S/D/I of N_ref"]

@@ -22,6 +22,8 @@ ROW_HEIGHT = 24
 TOP = 34
 BOTTOM = 34
 RIGHT = 110
+#: Extra right margin of the latency plot, for its value label past the longest whisker.
+VALUE_ROOM = 70
 
 #: Substitutions, deletions, insertions: the colours the alignment view uses too.
 SDI_COLOURS = {"S": "#d9a400", "D": "#c8102e", "I": "#1f6fd1"}
@@ -87,6 +89,21 @@ def nice_ticks(upper: float, count: int = 5) -> list[float]:
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
     n = math.ceil(upper / step - 1e-9)
     return [round(i * step, 12) for i in range(n + 1)]
+
+
+#: Characters of a row label that fit left of the plot (12 px text, about 7 px a character).
+LABEL_CHARS = 26
+
+
+def _label(text: str, chars: int = LABEL_CHARS) -> str:
+    """An escaped label that fits its room: a long arm name keeps its start and its end
+    (where `-int8` and `-beam5` differ) around an ellipsis, and the whole name shows
+    as the label's tooltip."""
+    if len(text) <= chars:
+        return escape(text)
+    head = (chars - 1) // 2
+    tail = chars - 1 - head
+    return f"<title>{escape(text)}</title>{escape(text[:head] + '…' + text[-tail:])}"
 
 
 def _fmt(value: float, scale: float, digits: int = 1) -> str:
@@ -190,7 +207,7 @@ def bar_chart(
         mid = y + ROW_HEIGHT / 2
         lines.append(
             f'<text x="{LABEL_WIDTH - 6}" y="{mid + 4:.1f}" text-anchor="end" class="label">'
-            f"{escape(bar.label)}</text>"
+            f"{_label(bar.label)}</text>"
         )
         if bar.value is None:
             lines.append(
@@ -261,7 +278,7 @@ def stacked_error_bars(splits: Sequence[ErrorSplit], *, title: str) -> str:
         mid = y + ROW_HEIGHT / 2
         lines.append(
             f'<text x="{LABEL_WIDTH - 6}" y="{mid + 4:.1f}" text-anchor="end" class="label">'
-            f"{escape(split.label)}</text>"
+            f"{_label(split.label)}</text>"
         )
         if not split.ref_units:
             lines.append(
@@ -299,7 +316,8 @@ def latency_plot(distributions: Sequence[Distribution], *, title: str, unit: str
     height = TOP + 30 * max(len(distributions), 1) + BOTTOM
     lines = _open(height, title)
     upper = max([max(d.values) for d in distributions if len(d.values)] + [1e-9])
-    ticks, x_of = _scale(upper, WIDTH)
+    # The "p50 … · p95 …" label sits right of the longest whisker: keep room for it.
+    ticks, x_of = _scale(upper, WIDTH - VALUE_ROOM)
     y_end = TOP + 30 * len(distributions)
     _axis(lines, ticks, x_of, TOP - 4, y_end, 1.0, f"decode time per clip ({unit})")
     for i, dist in enumerate(distributions):
@@ -307,7 +325,7 @@ def latency_plot(distributions: Sequence[Distribution], *, title: str, unit: str
         mid = y + 15
         lines.append(
             f'<text x="{LABEL_WIDTH - 6}" y="{mid + 4}" text-anchor="end" class="label">'
-            f"{escape(dist.label)}</text>"
+            f"{_label(dist.label)}</text>"
         )
         values = np.asarray(list(dist.values), dtype=np.float64)
         if values.size == 0:
@@ -354,13 +372,13 @@ def comparison_matrix(
     for j, col in enumerate(columns):
         lines.append(
             f'<text x="{left + j * cell_w + cell_w / 2:.1f}" y="{TOP + 12}" '
-            f'text-anchor="middle" class="label">{escape(col)}</text>'
+            f'text-anchor="middle" class="label">{_label(col, 20)}</text>'
         )
     for i, row in enumerate(rows):
         y = TOP + 24 + i * cell_h
         lines.append(
             f'<text x="{left - 6}" y="{y + cell_h / 2 + 4:.1f}" text-anchor="end" '
-            f'class="label">{escape(row)}</text>'
+            f'class="label">{_label(row)}</text>'
         )
         for j, col in enumerate(columns):
             x = left + j * cell_w

@@ -42,7 +42,7 @@ class NormalizerPolicy(Record):
 class BootstrapRecord(Record):
     """The results file's `bootstrap` block: how every interval of the arm was drawn.
 
-    A record, not the settings (`earmark.stats.BootstrapSettings`, the three numbers that
+    A record, not the settings (`earmark.stats.settings.BootstrapSettings`, the three numbers that
     draw an interval): it adds what the file says about them (method, unit, cluster,
     generator), and reads back every field earmark has ever written there.
     """

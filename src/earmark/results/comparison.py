@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from earmark.errors import EarmarkError
 from earmark.results.arm import BootstrapRecord, NormalizerPolicy
@@ -30,8 +30,13 @@ from earmark.results.codec import (
     json_key,
     json_path,
 )
+from earmark.results.display import fmt_pct
 from earmark.results.estimate import Estimate, Estimated
+from earmark.results.notebook import Cell, ShowsAsTable, data_frame, scalar_fields
 from earmark.results.record import Nested, Record, lookup
+
+if TYPE_CHECKING:
+    from earmark.results.notebook import Frame
 
 COMPARE_SCHEMA = "earmark.compare/1"
 
@@ -138,7 +143,7 @@ class PairedDifference(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Comparison(Record):
+class Comparison(Record, ShowsAsTable):
     """The whole `compare.json`."""
 
     SCHEMA_ID: ClassVar[str | None] = COMPARE_SCHEMA
@@ -164,6 +169,50 @@ class Comparison(Record):
     #: Harness-artefact diagnostics per arm (insertion, truncation, script mismatch...).
     diagnostics: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     determinism: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+
+    def to_pandas(self) -> Frame:
+        """One row per paired difference (reference, challenger, scope, metric, the two
+        rates, the difference and its CI, the tests); needs pandas."""
+        rows = []
+        for pair in self.pairs:
+            low, high = pair.ci if pair.ci is not None else (None, None)
+            rows.append({**scalar_fields(pair), "ci_low": low, "ci_high": high})
+        columns = list(rows[0]) if rows else ["reference", "challenger", "metric"]
+        return data_frame(rows, columns)
+
+    def _table(self) -> tuple[str, list[str], list[list[Cell]]]:
+        rows: list[list[Cell]] = []
+        for pair in self.pairs:
+            diff = (
+                f"null ({pair.null_reason or 'not computable'})"
+                if pair.difference is None
+                else f"{100 * pair.difference:+.2f} pp"
+                + (f" [{100 * pair.ci[0]:+.2f}, {100 * pair.ci[1]:+.2f}]" if pair.ci else "")
+            )
+            rows.append(
+                [
+                    pair.reference,
+                    pair.challenger,
+                    pair.language or "all",
+                    f"{pair.metric} / {pair.view}",
+                    fmt_pct(pair.reference_value),
+                    fmt_pct(pair.challenger_value),
+                    diff,
+                ]
+            )
+        header = [
+            "reference",
+            "challenger",
+            "language",
+            "metric / view",
+            "reference rate",
+            "challenger rate",
+            "difference [95% CI]",
+        ]
+        title = (
+            f"earmark comparison: reference arm {self.reference_arm}, {self.n_shared} shared rows"
+        )
+        return title, header, rows
 
     def arm(self, name: str) -> ComparisonArm:
         return lookup(self.arms, name, "arm", lambda: json_path("arms", name))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from earmark.results.codec import (
     BOOL,
@@ -31,7 +31,11 @@ from earmark.results.codec import (
     json_key,
 )
 from earmark.results.estimate import Estimate
+from earmark.results.notebook import Cell, ShowsAsTable, data_frame, scalar_fields
 from earmark.results.record import Nested, Record, lookup
+
+if TYPE_CHECKING:
+    from earmark.results.notebook import Frame
 
 DECISION_SCHEMA = "earmark.decision/1"
 VERDICTS = ("promote", "blocked", "stay", "research only", "reject")
@@ -287,7 +291,7 @@ class ChecklistGate(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Decision(Record):
+class Decision(Record, ShowsAsTable):
     """The whole decision record: the verdict and reasons first, then every figure and
     check they rest on, so the record can be audited on its own."""
 
@@ -309,6 +313,21 @@ class Decision(Record):
     ceilings: PlanCeilings = field(metadata=json_key(Nested(PlanCeilings)))
     record_gates: tuple[RecordGate, ...] = field(metadata=json_key(TupleOf(Nested(RecordGate))))
     gates: tuple[ChecklistGate, ...] = field(metadata=json_key(TupleOf(Nested(ChecklistGate))))
+
+    def to_pandas(self) -> Frame:
+        """One row per language of evidence (both rates, the reduction, the difference);
+        needs pandas."""
+        rows = [scalar_fields(e) for e in self.evidence]
+        columns = list(rows[0]) if rows else ["language", "metric"]
+        return data_frame(rows, columns)
+
+    def _table(self) -> tuple[str, list[str], list[list[Cell]]]:
+        rows: list[list[Cell]] = [[self.verdict, reason] for reason in self.reasons]
+        title = (
+            f"earmark decision ({self.date}): {self.verdict}; challenger "
+            f"{self.challenger.arm} against baseline {self.baseline.arm}"
+        )
+        return title, ["verdict", "reason"], rows
 
     def language(self, language: str) -> LanguageEvidence:
         """The evidence of one language."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,10 +29,11 @@ from earmark.results.codec import (
 )
 from earmark.results.counted import Counted
 from earmark.results.io import numbered_lines
+from earmark.results.notebook import Cell, data_frame, scalar_fields
 from earmark.results.record import Nested, Record, parse_json
 
 if TYPE_CHECKING:
-    pass
+    from earmark.results.notebook import Frame
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,3 +126,25 @@ def read_predictions(path: str | os.PathLike[str]) -> Iterator[PredictionRow]:
     line is an error naming its number. Blank lines are skipped."""
     for number, line in numbered_lines(path):
         yield PredictionRow.from_line(line, file=os.fspath(path), number=number)
+
+
+def predictions_to_pandas(rows: Iterable[PredictionRow]) -> Frame:
+    """One DataFrame row per utterance (and arm and repeat): its plain fields, and per view
+    and unit its counts as `<view>.<unit>.<count>` (`normalized.wer.substitutions`), so a
+    rate over any group is summed edits over summed reference units; needs pandas.
+
+    `predictions_to_pandas(read_predictions("run/predictions.jsonl"))`"""
+    out: list[dict[str, Cell]] = []
+    columns: dict[str, None] = {}
+    for row in rows:
+        record = scalar_fields(row)
+        record["slices"] = None if row.slices is None else ",".join(row.slices)
+        for view_name, view in (row.views or {}).items():
+            record[f"{view_name}.null_reason"] = view.null_reason
+            for unit, counts in (("wer", view.wer), ("cer", view.cer)):
+                if counts is not None:
+                    for key, value in scalar_fields(counts).items():
+                        record[f"{view_name}.{unit}.{key}"] = value
+        columns.update(dict.fromkeys(record))
+        out.append(record)
+    return data_frame(out, list(columns))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from earmark.errors import EarmarkError
 from earmark.results.arm import ArmResult
@@ -27,7 +27,12 @@ from earmark.results.codec import (
     json_key,
     json_path,
 )
+from earmark.results.display import fmt_rate
+from earmark.results.notebook import Cell, ShowsAsTable, data_frame
 from earmark.results.record import Nested, Record, lookup
+
+if TYPE_CHECKING:
+    from earmark.results.notebook import Frame
 
 RESULTS_SCHEMA = "earmark.results/1"
 
@@ -62,7 +67,7 @@ class ProvenanceRef(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Results(Record):
+class Results(Record, ShowsAsTable):
     """The whole `results.json`.
 
     >>> r = Results.from_path("tests/report/data/example-run/results.json")  # doctest: +SKIP
@@ -108,6 +113,84 @@ class Results(Record):
                 hint="arms here: " + ", ".join(self.arms),
             )
         return lookup(self.arms, name, "arm", lambda: json_path("arms", name))
+
+    def figure_rows(self) -> list[dict[str, Cell]]:
+        """One row per arm × scope × view × metric: the value, its CI and its counts."""
+        rows: list[dict[str, Cell]] = []
+        for arm_name, arm in self.arms.items():
+            scopes = [("all", arm.overall)] if arm.overall is not None else []
+            for scope, block in [*scopes, *arm.by_language.items()]:
+                for view_name, view in block.views.items():
+                    for metric_name, m in view.metrics.items():
+                        low, high = m.ci if m.ci is not None else (None, None)
+                        rows.append(
+                            {
+                                "arm": arm_name,
+                                "scope": scope,
+                                "normalizer": block.normalizer.name,
+                                "view": view_name,
+                                "primary": view_name == block.primary_view,
+                                "metric": metric_name,
+                                "value": m.value,
+                                "ci_low": low,
+                                "ci_high": high,
+                                "substitutions": m.substitutions,
+                                "deletions": m.deletions,
+                                "insertions": m.insertions,
+                                "hits": m.hits,
+                                "ref_units": m.ref_units,
+                                "n_scored": m.n_scored,
+                                "aggregate": m.aggregate,
+                                "null_reason": m.null_reason,
+                            }
+                        )
+        return rows
+
+    def to_pandas(self) -> Frame:
+        """Every figure as a DataFrame row (`figure_rows`); needs pandas."""
+        return data_frame(self.figure_rows(), FIGURE_COLUMNS)
+
+    def _table(self) -> tuple[str, list[str], list[list[Cell]]]:
+        rows: list[list[Cell]] = []
+        for arm_name, arm in self.arms.items():
+            scopes = [("all", arm.overall)] if arm.overall is not None else []
+            for scope, block in [*scopes, *arm.by_language.items()]:
+                view = block.view()
+                wer, cer = view.metrics.get("wer"), view.metrics.get("cer")
+                rows.append(
+                    [
+                        arm_name,
+                        scope,
+                        fmt_rate(wer) if wer else "n/a (no word units)",
+                        fmt_rate(cer),
+                        block.n_utterances,
+                        f"{block.normalizer.name} / {block.primary_view}",
+                    ]
+                )
+        header = ["arm", "language", "WER [95% CI]", "CER [95% CI]", "N", "normaliser / view"]
+        return f"earmark results ({self.schema}, {self.created})", header, rows
+
+
+#: Columns of `Results.to_pandas()`, in order.
+FIGURE_COLUMNS = (
+    "arm",
+    "scope",
+    "normalizer",
+    "view",
+    "primary",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "substitutions",
+    "deletions",
+    "insertions",
+    "hits",
+    "ref_units",
+    "n_scored",
+    "aggregate",
+    "null_reason",
+)
 
 
 def read_results(path: str | os.PathLike[str]) -> Results:

@@ -21,7 +21,7 @@ from earmark.rundir.layout import PREDICTIONS
 
 if TYPE_CHECKING:
     from earmark.results import PredictionRow
-    from earmark.results.codec import JSONObject
+    from earmark.results.codec import JSONObject, JSONValue
 
 
 class RunRow(TypedDict, total=False):
@@ -111,14 +111,14 @@ def parse_prediction_objects(raw: bytes, file: str) -> list[tuple[int, dict[str,
     return records
 
 
-def read_prediction_objects(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def read_prediction_objects(path: str | os.PathLike[str]) -> list[dict[str, JSONValue]]:
     """Every row of a predictions file, strictly: a torn last line is an error too, as is
     a line that is not a JSON object (for `verify`, which must re-score every row)."""
     p = Path(path)
     return [record for _, record in parse_prediction_objects(p.read_bytes(), str(p))]
 
 
-def read_prediction_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def read_prediction_records(path: str | os.PathLike[str]) -> list[dict[str, JSONValue]]:
     """Every JSON object of a predictions file, in write order; [] when there is none.
 
     A last line that is not valid JSON is a torn write of a crashed run and is skipped;

@@ -25,6 +25,7 @@ from earmark.artefacts import sha256_file
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, atomic_write_json, atomic_write_text
 from earmark.records import require_regular_file
+from earmark.rundir.bounds import refuse_long_rows
 from earmark.rundir.layout import PREDICTIONS, RESULTS, RESULTS_MARKDOWN
 from earmark.scoring.probes import ProbeResult, failed
 
@@ -116,9 +117,11 @@ class PredictionLines:
             size += len(line)
             self.rows += 1
             if size >= self.BLOCK:
+                refuse_long_rows(block)  # never write a row every reader refuses
                 yield b"".join(block)
                 block, size = [], 0
         if block:
+            refuse_long_rows(block)
             yield b"".join(block)
 
 

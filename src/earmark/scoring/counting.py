@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from earmark.metrics.alignment import EditTally, count_errors_array
+from earmark.metrics.alignment import AlignmentTooLarge, EditTally, count_errors_array
 from earmark.metrics.hallucination import LOOP_MIN_REPEATS, repetition_loop
 from earmark.metrics.tokens import chars, mixed, words
 from earmark.scoring.parts import Part
@@ -19,6 +19,7 @@ from earmark.scoring.policy import mixed_unit
 from earmark.scoring.row_facts import language_key
 
 if TYPE_CHECKING:
+    from earmark.formats.rows import ScoringRow
     from earmark.scoring.glm import Glm
     from earmark.text.base import ViewPair
 
@@ -127,15 +128,32 @@ def _count(
                 units: Literal["given", "words"] = "words" if unit == "word" else "given"
                 tallies = None
                 if view == norm.primary_view and unit == norm.units[0]:
-                    langs = [language_key(rows[p].language) for p in pending_pos[view]]
-                    for lang in set(langs):
-                        edits.setdefault(lang, EditTally())
-                    tallies = [edits[lang] for lang in langs]
-                if glm is not None and unit == "word":
-                    arr[positions] = glm.count_pairs(texts_list, tallies=tallies)
-                else:
-                    arr[positions] = count_errors_array(texts_list, units=units, tallies=tallies)
+                    tallies = _tallies(rows, pending_pos[view], edits)
+                try:
+                    if glm is not None and unit == "word":
+                        arr[positions] = glm.count_pairs(texts_list, tallies=tallies)
+                    else:
+                        arr[positions] = count_errors_array(
+                            texts_list, units=units, tallies=tallies
+                        )
+                except AlignmentTooLarge as exc:  # one line naming the utterance
+                    raise exc.naming(rows[pending_pos[view][exc.index or 0]].id) from None
             part.counts[(view, unit)] = arr
+
+
+def _tallies(
+    rows: list[ScoringRow], positions: list[int], edits: dict[str, EditTally]
+) -> list[EditTally]:
+    """Each position's language tally, created in `edits` on first use. A part of one
+    language (the common case) takes one look-up, not a call per row."""
+    languages = [rows[p].language for p in positions]
+    if languages and languages.count(languages[0]) == len(languages):
+        return [edits.setdefault(language_key(languages[0]), EditTally())] * len(languages)
+    tally_of: dict[str | None, EditTally] = {}
+    for language in languages:
+        if language not in tally_of:
+            tally_of[language] = edits.setdefault(language_key(language), EditTally())
+    return [tally_of[language] for language in languages]
 
 
 def _score_mixed(part: Part) -> None:
@@ -159,6 +177,8 @@ def _score_mixed(part: Part) -> None:
         positions.append(pos)
     part.mixed_counts = np.zeros((n, 4), dtype=np.int64)
     if token_pairs:
-        part.mixed_counts[np.asarray(positions, dtype=np.int64)] = count_errors_array(
-            token_pairs, units="given"
-        )
+        try:
+            counted = count_errors_array(token_pairs, units="given")
+        except AlignmentTooLarge as exc:
+            raise exc.naming(part.rows[positions[exc.index or 0]].id) from None
+        part.mixed_counts[np.asarray(positions, dtype=np.int64)] = counted

@@ -37,8 +37,8 @@ from earmark.metrics.punctuation import (
     run_punctuation_probes,
 )
 from earmark.results.codec import JSONValue
-from earmark.stats import bootstrap_statistic
-from earmark.stats.bootstrap import BootstrapResult, bootstrap_statistics
+from earmark.scoring.probes import refuse_failed_punctuation_probes
+from earmark.stats.bootstrap import BootstrapResult, bootstrap_statistic, bootstrap_statistics
 from earmark.stats.settings import BootstrapSettings
 
 PUNCTUATION_DEFINITION = (
@@ -276,6 +276,7 @@ def punctuation_section(
         )
 
     probes = run_punctuation_probes()
+    refuse_failed_punctuation_probes(probes, "punctuation F1")
     groups = _groups(rows, scored)
     return {
         "metric": "punctuation-f1",

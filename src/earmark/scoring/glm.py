@@ -30,6 +30,10 @@ optional or skipped word (2, 0.001) only mean what sclite means against its 3 an
 Character units are left as they are: the rules name words. The file's name, SHA-256
 and the rule version are recorded in results (`component`, `headline_component`).
 
+Memory is linear in the rules: a class is one set shared by its words, and the headline
+compares hypothesis words by their class's representative (`Glm.count_pairs`), so one
+20,000-word rule costs a few MB. One pair's alignment is bounded by `MAX_SLOT_CELLS`.
+
 sclite's own reference markup in trn files, `{ a / b }` and `(uh)`, reads into the same
 slots (`formats.sclite_markup.markup_slots`), so both score the same way as `sctk sclite -D`.
 """
@@ -41,6 +45,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,7 +58,12 @@ from earmark.formats.sclite_markup import (
     optional_word,
     single_word,
 )
-from earmark.metrics.alignment import EditTally
+from earmark.metrics.alignment import (
+    AlignedOp,
+    Alignment,
+    EditTally,
+    check_alignment_size,
+)
 from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.records import require_regular_file
 
@@ -69,6 +79,12 @@ HEADLINE_SCOPE = (
     "(correct 0, substitution 4, insertion and deletion 3, optional word 2, `@` 0.001; "
     "ties: diagonal, then deletion, then insertion); character units unchanged"
 )
+
+#: Most cells (reference words x hypothesis words) one pair's GLM alignment may take:
+#: its dynamic program is pure Python (~50 bytes and ~0.2 us a cell), so 16 million cells
+#: (4,000 x 4,000 words, about 0.8 GB and a few seconds) is the most one pair may cost.
+#: Far above any utterance; score a long recording with a GLM in segments.
+MAX_SLOT_CELLS = 16_000_000
 
 _NO_CONTEXT = re.compile(r"\s*/\s*\[\s*\]\s*__\s*\[\s*\]\s*$")
 
@@ -101,6 +117,20 @@ class Glm:
         accepts = (token, *sorted(others - {token}))
         return Slot(accepts, optional=token in self.optional, skippable=token in self.skippable)
 
+    @cached_property
+    def _canonical(self) -> dict[str, str]:
+        """Each word of a class -> one member standing for the whole class (its least).
+
+        Classes are shared sets (`parse_glm`), so this is one pass over the words."""
+        least: dict[int, str] = {}
+        out: dict[str, str] = {}
+        for word, group in self.alternates.items():
+            rep = least.get(id(group))
+            if rep is None:
+                rep = least[id(group)] = min(group)
+            out[word] = rep
+        return out
+
     def count_pairs(
         self,
         pairs: Iterable[tuple[str, str]],
@@ -112,9 +142,17 @@ class Glm:
 
         `tallies` (one per pair, or None) record each pair's edits from the same
         alignment, as `metrics.alignment.count_errors_array` does without a GLM.
+
+        Memory stays linear in the rules: a hypothesis word is compared by its class's
+        representative, so a slot holds its word and that one representative instead of
+        the whole class (a 20,000-word class in every slot is 20,000 x 20,000 strings).
+        A hypothesis word then matches exactly when it is in the reference word's class,
+        as `slot` says, so costs, ties and counts are the same; edits are tallied with
+        the words as written. A pair over `MAX_SLOT_CELLS` raises `AlignmentTooLarge`.
         """
         import numpy as np
 
+        canonical = self._canonical
         slot_of: dict[str, Slot] = {}
         flat: list[int] = []
         for k, (ref_text, hyp_text) in enumerate(pairs):
@@ -122,19 +160,47 @@ class Glm:
             if ref_text == hyp_text:  # every slot matched at cost 0: all hits
                 flat += (0, 0, 0, len(reference))
                 continue
+            hypothesis = hyp_text.split()
+            check_alignment_size(len(reference), len(hypothesis), MAX_SLOT_CELLS, index=k)
             slots = []
             for token in reference:
                 slot = slot_of.get(token)
                 if slot is None:
-                    slot = slot_of[token] = self.slot(token)
+                    slot = slot_of[token] = self._compact_slot(token)
                 slots.append(slot)
-            done = align_slots(slots, hyp_text.split())
+            done = align_slots(slots, [canonical.get(w, w) for w in hypothesis])
             tally = tallies[k] if tallies is not None else None
             if tally is not None:
-                tally.add_alignment(done)
+                tally.add_alignment(_as_written(done, slots, hypothesis))
             c = done.counts
             flat += (c.substitutions, c.deletions, c.insertions, c.hits)
         return np.array(flat, dtype=np.int64).reshape(-1, 4)
+
+    def _compact_slot(self, token: str) -> Slot:
+        """`slot(token)` for hypotheses mapped to their class's representative."""
+        return self._compact(Slot.word(token))
+
+    def _compact(self, slot: Slot) -> Slot:
+        """`widen(slot)` for hypotheses mapped to their class's representative: the shown
+        word, then each word's representative (a class of any size is one entry)."""
+        canonical = self._canonical
+        accepts = tuple(
+            dict.fromkeys((*slot.accepts[:1], *(canonical.get(t, t) for t in slot.accepts)))
+        )
+        optional = slot.optional or any(t in self.optional for t in slot.accepts)
+        skippable = slot.skippable or any(t in self.skippable for t in slot.accepts)
+        return Slot(accepts, optional=optional, skippable=skippable)
+
+    def align(self, slots: Sequence[Slot], hypothesis: Sequence[str]) -> Alignment:
+        """`align_slots([self.widen(s) for s in slots], hypothesis)`, column for column, in
+        memory linear in the rules (`count_pairs` says how) and bounded by
+        `MAX_SLOT_CELLS` (`AlignmentTooLarge`). `Slot.word(t)` slots give `self.slot(t)`'s.
+        """
+        check_alignment_size(len(slots), len(hypothesis), MAX_SLOT_CELLS)
+        compact = [self._compact(slot) for slot in slots]
+        canonical = self._canonical
+        done = align_slots(compact, [canonical.get(w, w) for w in hypothesis])
+        return _as_written(done, compact, hypothesis)
 
     def widen(self, slot: Slot) -> Slot:
         """A markup slot with every alternate of its words added."""
@@ -188,15 +254,51 @@ def parse_glm(text: str, *, name: str = "glm", source: str | None = None) -> Glm
             **where,
             hint="expected `a => b`, `{ a / b }` or `(word)`",
         )
-    alternates: dict[str, frozenset[str]] = {}
-    for group in groups:  # rules sharing a word join one class
-        merged = set(group)
-        for word in group:
-            merged |= alternates.get(word, frozenset())
-        for word in merged:
-            alternates[word] = frozenset(merged)
+    alternates = _classes(groups)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return Glm(name, digest, alternates, frozenset(optional), frozenset(skippable), text)
+
+
+def _classes(groups: Sequence[set[str]]) -> dict[str, frozenset[str]]:
+    """Rules sharing a word join one class; every word of a class maps to the SAME set.
+
+    Union-find, so a 20,000-word rule costs 20,000 entries, not 20,000 copies of it."""
+    parent: dict[str, str] = {}
+
+    def root(word: str) -> str:
+        parent.setdefault(word, word)
+        while parent[word] != word:
+            parent[word] = parent[parent[word]]
+            word = parent[word]
+        return word
+
+    for group in groups:
+        words = iter(group)
+        first = root(next(words))
+        for word in words:
+            other = root(word)
+            if other != first:
+                parent[other] = first
+    members: dict[str, set[str]] = {}
+    for word in parent:
+        members.setdefault(root(word), set()).add(word)
+    shared = {r: frozenset(m) for r, m in members.items()}
+    return {word: shared[root(word)] for word in parent}
+
+
+def _as_written(done: Alignment, slots: Sequence[Slot], hypothesis: Sequence[str]) -> Alignment:
+    """An alignment of representatives with each hypothesis word as written: what
+    `align_slots` with the full `slot`s shows (a matched word shows the hypothesis's)."""
+    ops = []
+    for op in done.ops:
+        if op.hyp_index is not None:
+            word = hypothesis[op.hyp_index]
+            ref = op.ref
+            if op.kind == "equal" and op.ref_index is not None:
+                ref = f"({word})" if slots[op.ref_index].optional else word
+            op = AlignedOp(op.kind, ref, word, op.ref_index, op.hyp_index)
+        ops.append(op)
+    return Alignment(tuple(ops), done.counts)
 
 
 def read_glm(path: str | os.PathLike[str]) -> Glm:
@@ -219,6 +321,7 @@ def read_glm(path: str | os.PathLike[str]) -> Glm:
 __all__ = [
     "GLM_VERSION",
     "HEADLINE_SCOPE",
+    "MAX_SLOT_CELLS",
     "Glm",
     "parse_glm",
     "read_glm",

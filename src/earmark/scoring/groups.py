@@ -34,6 +34,26 @@ class Worst:
     texts: tuple[str, str]
 
 
+def _positions_by_language(languages: list[str | None]) -> dict[str, list[int]]:
+    """Positions per `by_language` key, keys in order of first appearance, positions in
+    row order; a chunk of one language (the common case) without a loop per row."""
+    if not languages:
+        return {}
+    if languages.count(languages[0]) == len(languages):
+        return {language_key(languages[0]): list(range(len(languages)))}
+    by_raw: dict[str | None, list[int]] = {}
+    for pos, language in enumerate(languages):
+        by_raw.setdefault(language, []).append(pos)
+    by_language: dict[str, list[int]] = {}
+    for raw, positions in by_raw.items():
+        key = language_key(raw)
+        if key in by_language:  # None and "" are both "und": merge, in row order
+            by_language[key] = sorted(by_language[key] + positions)
+        else:
+            by_language[key] = positions
+    return by_language
+
+
 @dataclass
 class Group:
     """Every row one normaliser scored, over all chunks: per-row counts, availability and
@@ -100,10 +120,8 @@ class Group:
         counts = part.counts[(view, norm.units[0])]
         errors = counts[:, 0] + counts[:, 1] + counts[:, 2]
         candidates = part.available[view] & (errors > 0)
-        languages = [language_key(r.language) for r in part.rows]
-        by_language: dict[str, list[int]] = {}
-        for pos, language in enumerate(languages):
-            by_language.setdefault(language, []).append(pos)
+        by_language = _positions_by_language([r.language for r in part.rows])
+        for language in by_language:
             self.worst.setdefault(language, [])
         if k <= 0 or not candidates.any():
             return

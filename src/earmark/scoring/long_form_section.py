@@ -32,7 +32,8 @@ from earmark.metrics.long_form import (
 )
 from earmark.results.codec import JSONValue
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
+from earmark.stats.bootstrap import bootstrap_ci
+from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 LONG_FORM_DEFINITION = (
     "seed 000 long recordings: each hypothesis segment is attributed to the reference "

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from earmark.metrics.counts import ErrorCounts
 from earmark.results.codec import JSONValue
 from earmark.results.metric import MetricResult
-from earmark.stats import bootstrap_ci
+from earmark.stats.bootstrap import bootstrap_ci
 
 METRIC_FOR_UNIT = {"word": "wer", "char": "cer"}
 #: The mixed unit's metric (CJK characters + other words; SpeechIO's "MER"). Not `mer`:

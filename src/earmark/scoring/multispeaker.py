@@ -30,17 +30,20 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Protocol
 
 from earmark.errors import EarmarkError, MissingExtraError
 from earmark.formats.segments import Segment, read_segments, segment_format
 from earmark.results.codec import JSONValue
 from earmark.scoring.multispeaker_markdown import render_markdown
 from earmark.scoring.multispeaker_records import (
+    NAMES,
     SPEAKER_COUNTS,
     ExcludedRecording,
     MultiSpeakerCounts,
@@ -54,9 +57,36 @@ from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
 #: Metrics that compare times, and so need `collar`.
 TIMED_METRICS = frozenset({"tcpwer"})
+#: Most speakers on either side of one recording for cpWER and tcpWER: meeteval's own
+#: limit (its assignment is a square matrix over speakers; more means a mistake in the
+#: input, `doc/num_speaker_limits.md`), checked here so the refusal names the recording.
+MAX_CP_SPEAKERS = 20
+#: Most hypothesis streams (speakers) of one recording for ORC-WER: meeteval's limit.
+MAX_ORC_STREAMS = 10
+#: Most bytes ORC-WER's search may need for one recording, by meeteval's own estimate
+#: (16 bytes x reference segments x the product of each stream's word count). The
+#: search grows with the product, so 6 streams of 200 words is 4e17 bytes; meeteval is
+#: meant for 1-2 streams of ~10 minutes (~1e9 bytes). Refused up front, naming it.
+MAX_ORC_BYTES = 8_000_000_000
 
 
-def _meeteval() -> Any:
+class ErrorRate(Protocol):
+    """What earmark reads of meeteval's per-recording result (its `ErrorRate` classes);
+    speaker counts and the assignment are read by name where a metric has them."""
+
+    @property
+    def errors(self) -> int: ...
+    @property
+    def length(self) -> int: ...
+    @property
+    def insertions(self) -> int: ...
+    @property
+    def deletions(self) -> int: ...
+    @property
+    def substitutions(self) -> int: ...
+
+
+def _meeteval() -> ModuleType:
     """meeteval's `wer.wer` module; a missing extra is one line naming it."""
     try:
         import meeteval.wer.wer as wer
@@ -64,7 +94,8 @@ def _meeteval() -> Any:
         if exc.name is not None and exc.name.split(".")[0] != "meeteval":
             raise
         raise MissingExtraError("multi-speaker scoring", "multi-speaker", "meeteval") from None
-    return wer
+    module: ModuleType = wer
+    return module
 
 
 def meeteval_version() -> str:
@@ -123,7 +154,7 @@ def _normalize(segments: Iterable[Segment], normalizer: str) -> list[Segment]:
     return out
 
 
-def _seglst(segments: Sequence[Segment]) -> Any:
+def _seglst(segments: Sequence[Segment]) -> object:
     from meeteval.io import SegLST
 
     return SegLST(
@@ -140,28 +171,35 @@ def _seglst(segments: Sequence[Segment]) -> Any:
     )
 
 
-def _meeteval_score(metric: str, reference: Any, hypothesis: Any, collar: float | None) -> Any:
+def _meeteval_score(
+    metric: str, reference: object, hypothesis: object, collar: float | None
+) -> ErrorRate:
     wer = _meeteval()
-    if metric == "cpwer":
-        return wer.cp_word_error_rate(reference, hypothesis)
-    if metric == "orcwer":
-        return wer.orc_word_error_rate(reference, hypothesis)
-    if metric == "dicpwer":
-        return wer.greedy_di_cp_word_error_rate(reference, hypothesis)
-    return wer.time_constrained_minimum_permutation_word_error_rate(
-        reference, hypothesis, collar=collar
-    )
+    score = {
+        "cpwer": wer.cp_word_error_rate,
+        "orcwer": wer.orc_word_error_rate,
+        "dicpwer": wer.greedy_di_cp_word_error_rate,
+    }.get(metric)
+    result: ErrorRate
+    if score is None:
+        result = wer.time_constrained_minimum_permutation_word_error_rate(
+            reference, hypothesis, collar=collar
+        )
+    else:
+        result = score(reference, hypothesis)
+    return result
 
 
-def _plain(value: Any) -> JSONValue:
+def _plain(value: object) -> JSONValue:
     """A JSON-able copy of meeteval's assignment (tuples of ids or None)."""
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
-    plain: JSONValue = value
-    return plain
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return str(value)  # an id of another type: shown as meeteval prints it
 
 
-def _recording_score(recording: str, er: Any) -> RecordingScore:
+def _recording_score(recording: str, er: ErrorRate) -> RecordingScore:
     counts = MultiSpeakerCounts(
         errors=int(er.errors),
         length=int(er.length),
@@ -173,8 +211,9 @@ def _recording_score(recording: str, er: Any) -> RecordingScore:
     for name in SPEAKER_COUNTS:
         if getattr(er, name, None) is not None:
             details[name] = int(getattr(er, name))
-    if getattr(er, "assignment", None) is not None:
-        details["assignment"] = _plain(er.assignment)
+    assignment = getattr(er, "assignment", None)
+    if assignment is not None:
+        details["assignment"] = _plain(assignment)
     return RecordingScore(recording, counts, details)
 
 
@@ -285,9 +324,12 @@ def _score_metric(
         if recording not in hypothesis:
             scores.append(_all_deleted(metric, recording, reference[recording]))
             continue
-        er = _meeteval_score(
-            metric, _seglst(reference[recording]), _seglst(hypothesis[recording]), collar
-        )
+        ref, hyp = reference[recording], hypothesis[recording]
+        check_search_size(metric, recording, ref, hyp)
+        try:
+            er = _meeteval_score(metric, _seglst(ref), _seglst(hyp), collar)
+        except (RuntimeError, MemoryError, OverflowError, ValueError, RecursionError) as exc:
+            raise _refusal(metric, recording, exc) from None
         scores.append(_recording_score(recording, er))
     total = sum((s.counts for s in scores), MultiSpeakerCounts())
     speaker_totals = {
@@ -296,6 +338,68 @@ def _score_metric(
         if any(name in s.details for s in scores)
     }
     return MultiSpeakerMetric(metric, tuple(scores), total, speaker_totals, None)
+
+
+def check_search_size(
+    metric: str, recording: str, reference: Sequence[Segment], hypothesis: Sequence[Segment]
+) -> None:
+    """Refuse a recording whose assignment search is over its documented bound
+    (`MAX_CP_SPEAKERS`, `MAX_ORC_STREAMS`, `MAX_ORC_BYTES`), with one line naming it."""
+    name = NAMES[metric]
+    hyp_words: dict[str, int] = {}
+    for seg in hypothesis:
+        hyp_words[seg.speaker] = hyp_words.get(seg.speaker, 0) + len(seg.text.split())
+    if metric in ("cpwer", "tcpwer"):
+        n_ref = len({seg.speaker for seg in reference})
+        if max(n_ref, len(hyp_words)) > MAX_CP_SPEAKERS:
+            raise EarmarkError(
+                f"recording {recording!r}: {name} assigns speakers one to one, and "
+                f"{n_ref} reference / {len(hyp_words)} hypothesis speakers is over the "
+                f"limit of {MAX_CP_SPEAKERS} (meeteval's)",
+                field="speaker",
+                hint="check the speaker labels (is a segment id in the speaker field?)",
+            )
+    if metric != "orcwer":
+        return
+    streams = {k: n for k, n in hyp_words.items() if n}
+    if len(streams) > MAX_ORC_STREAMS:
+        raise EarmarkError(
+            f"recording {recording!r}: {name} with {len(streams)} hypothesis streams is over "
+            f"the limit of {MAX_ORC_STREAMS} (meeteval's)",
+            field="speaker",
+            hint="ORC-WER is meant for a few output streams; use cpWER for speakers",
+        )
+    segments = sum(1 for seg in reference if seg.text.split())
+    need = 16 * segments * math.prod(streams.values())
+    if need > MAX_ORC_BYTES:
+        raise EarmarkError(
+            f"recording {recording!r}: {name}'s search over {segments} reference segments "
+            f"and {len(streams)} streams of {sorted(streams.values())} words would need "
+            f"{need:.3g} bytes, over the limit of {MAX_ORC_BYTES:.3g}",
+            field="metric",
+            hint="ORC-WER is meant for 1-2 streams of ~10 minutes: score shorter recordings",
+        )
+
+
+def _refusal(metric: str, recording: str, exc: BaseException) -> EarmarkError:
+    """meeteval's refusal of one recording as one line naming it."""
+    said = " ".join(str(exc).split()) or type(exc).__name__
+    return EarmarkError(
+        f"meeteval refused recording {recording!r} for {NAMES[metric]}: {said}",
+        field="recording",
+    )
+
+
+def _read(path: Path, fmt: str) -> list[Segment]:
+    """`read_segments`, with JSON nested past the parser's depth refused in one line."""
+    try:
+        return read_segments(path, fmt)
+    except RecursionError:
+        raise EarmarkError(
+            "the segment file nests JSON deeper than its reader allows",
+            file=str(path),
+            hint="segments are a flat list of objects (or SegLST)",
+        ) from None
 
 
 def _file_record(path: Path, fmt: str) -> SegmentFile:
@@ -344,8 +448,8 @@ def score_multispeaker(options: MultiSpeakerOptions) -> MultiSpeakerResult:
 
     def score() -> MultiSpeakerResult:
         return score_segments(
-            read_segments(ref_path, ref_fmt),
-            read_segments(hyp_path, hyp_fmt),
+            _read(ref_path, ref_fmt),
+            _read(hyp_path, hyp_fmt),
             metrics,
             collar=collar,
             normalizer=options.normalizer,

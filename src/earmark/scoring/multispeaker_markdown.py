@@ -1,8 +1,18 @@
-"""`multispeaker.md`: the totals of each metric with its interval, then each recording."""
+"""`multispeaker.md`: the totals of each metric with its interval, then each recording.
+
+Recording ids, the normaliser's name and meeteval's version come from files anyone can
+write: every one goes through `earmark.markdown_cells`, so a renderer that allows HTML
+shows them as text (issue 24, item 4).
+"""
 
 from __future__ import annotations
 
+from earmark.markdown_cells import md_code, md_table, md_text
 from earmark.scoring.multispeaker_records import NAMES, MultiSpeakerResult
+
+#: Every column but the first (and the interval's) holds a number: right-aligned.
+_TOTAL_RIGHT = (1, 3, 4, 5, 6, 7)
+_RECORDING_RIGHT = (1, 2, 3, 4, 5, 6)
 
 
 def _pct(value: float | None) -> str:
@@ -13,10 +23,21 @@ def render_markdown(result: MultiSpeakerResult) -> str:
     """The Markdown summary: one total table, then one per-recording table per metric."""
     boot = result.bootstrap
     level = f"{round(100 * boot.level)}%"
+    totals = []
+    for m in result.metrics.values():
+        t = m.total
+        ci = "n/a"
+        if m.ci is not None and m.ci.low is not None:
+            ci = f"{_pct(m.ci.low)}–{_pct(m.ci.high)}"
+        totals.append(
+            [NAMES[m.metric], _pct(t.rate), ci, t.errors, t.length]
+            + [t.substitutions, t.deletions, t.insertions]
+        )
     lines = [
         "# Multi-speaker scoring",
         "",
-        f"Scored by meeteval {result.meeteval_version}; normaliser `{result.normalizer}`; "
+        f"Scored by meeteval {md_text(result.meeteval_version)}; normaliser "
+        f"{md_code(result.normalizer)}; "
         + (f"collar {result.collar:g} s; " if result.collar is not None else "")
         + f"{len(result.recordings)} recording{'' if len(result.recordings) == 1 else 's'}"
         + (
@@ -25,43 +46,38 @@ def render_markdown(result: MultiSpeakerResult) -> str:
             else ", no bootstrap."
         ),
         "",
-        f"| Metric | Rate % | {level} CI | Errors | Ref words | Sub | Del | Ins |",
-        "|---|---:|---|---:|---:|---:|---:|---:|",
+        md_table(
+            ["Metric", "Rate %", f"{level} CI", "Errors", "Ref words", "Sub", "Del", "Ins"],
+            totals,
+            right=_TOTAL_RIGHT,
+        ),
     ]
-    for m in result.metrics.values():
-        t = m.total
-        ci = "n/a"
-        if m.ci is not None and m.ci.low is not None:
-            ci = f"{_pct(m.ci.low)}–{_pct(m.ci.high)}"
-        lines.append(
-            f"| {NAMES[m.metric]} | {_pct(t.rate)} | {ci} | {t.errors} | {t.length} | "
-            f"{t.substitutions} | {t.deletions} | {t.insertions} |"
-        )
     if result.missing_hypotheses:
         lines += [
             "",
             "Recordings without any hypothesis segment (scored as all deletions): "
-            + ", ".join(f"`{r}`" for r in result.missing_hypotheses),
+            + ", ".join(md_code(r) for r in result.missing_hypotheses),
         ]
     if result.excluded:
         lines += [
             "",
             "Hypothesis recordings without a reference (not scored): "
-            + ", ".join(f"`{e.recording}`" for e in result.excluded),
+            + ", ".join(md_code(e.recording) for e in result.excluded),
         ]
     for m in result.metrics.values():
+        rows = [
+            [r.recording, _pct(r.counts.rate), r.counts.errors, r.counts.length]
+            + [r.counts.substitutions, r.counts.deletions, r.counts.insertions]
+            for r in m.recordings
+        ]
         lines += [
             "",
             f"## {NAMES[m.metric]} per recording",
             "",
-            "| Recording | Rate % | Errors | Ref words | Sub | Del | Ins |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            md_table(
+                ["Recording", "Rate %", "Errors", "Ref words", "Sub", "Del", "Ins"],
+                rows,
+                right=_RECORDING_RIGHT,
+            ),
         ]
-        for r in m.recordings:
-            c = r.counts
-            name = r.recording.replace("|", "\\|")
-            lines.append(
-                f"| {name} | {_pct(c.rate)} | {c.errors} | {c.length} | "
-                f"{c.substitutions} | {c.deletions} | {c.insertions} |"
-            )
     return "\n".join(lines) + "\n"

@@ -6,16 +6,18 @@ and no number it produces may be published, so `write_results` refuses.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from earmark.errors import EarmarkError
 from earmark.metrics.alignment import count_errors
 from earmark.metrics.counts import ErrorCounts
 from earmark.metrics.tokens import chars, words
 from earmark.text import get_normalizer
 
 if TYPE_CHECKING:
+    from earmark.metrics.punctuation import ProbeResult as PunctuationProbe
     from earmark.results.codec import JSONValue
 
 
@@ -117,3 +119,20 @@ def run_scorer_probes() -> list[ProbeResult]:
 
 def failed(probes: list[ProbeResult]) -> list[ProbeResult]:
     return [p for p in probes if not p.passed]
+
+
+def refuse_failed_punctuation_probes(probes: Sequence[PunctuationProbe], where: str) -> None:
+    """Stop before any punctuation figure is written when a punctuation self-probe failed
+    (seed 001's rule): an F1 of 1.000 from a broken mark mapping is no measurement."""
+    bad = [p for p in probes if not p.passed]
+    if not bad:
+        return
+    first = bad[0]
+    raise EarmarkError(
+        f"{where}: {len(bad)} of {len(probes)} punctuation self-probes failed "
+        f"({', '.join(p.name for p in bad)}; {first.name}: expected {first.expected}, "
+        f"observed {first.observed}), so no punctuation figure is written",
+        field="punctuation",
+        hint="the punctuation mark mapping (earmark.metrics.punctuation) is broken: "
+        "reinstall earmark, or report the bug with this line",
+    )

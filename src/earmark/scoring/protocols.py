@@ -15,6 +15,7 @@ change one setting, drop `--protocol` and give every flag explicitly.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -60,6 +61,31 @@ class Protocol:
     punctuation_marks: str = "word-internal"
     #: What the protocol does *not* reproduce, or chose where the publication was silent.
     notes: tuple[str, ...] = ()
+    #: The base languages (`earmark.language_tags.base_language`) its normaliser is for;
+    #: rows of any other language are refused (`check_languages`). Empty: every language.
+    languages: tuple[str, ...] = ()
+
+    def check_languages(self, tags: Iterable[str | None]) -> None:
+        """Refuse rows outside the protocol's languages: BlasBench's Irish rule applied to
+        Mandarin and English gives numbers no publication has, without a word."""
+        if not self.languages:
+            return
+        from earmark.language_tags import base_language
+
+        outside = sorted(
+            {tag or "(none)" for tag in tags if base_language(tag) not in self.languages}
+        )
+        if not outside:
+            return
+        shown = ", ".join(repr(tag[:20]) for tag in outside[:5])
+        more = f" and {len(outside) - 5} more" if len(outside) > 5 else ""
+        raise EarmarkError(
+            f"--protocol {self.name} is for language {', '.join(self.languages)} only; "
+            f"rows are in {shown}{more}",
+            field="language",
+            hint=f"score only the {', '.join(self.languages)} rows with --protocol "
+            f"{self.name}, and the others without it (e.g. --normalizer auto)",
+        )
 
     @property
     def quantile_rule(self) -> str:
@@ -102,8 +128,10 @@ PROTOCOLS: dict[str, Protocol] = {
             resamples=1000,
             seed=42,
             generator="python-random",
+            languages=("ga",),
             notes=(
-                "every language is normalised with BlasBench's Irish rule, as the benchmark does",
+                "rows must be Irish (ga): BlasBench's Irish rule is not applied to another "
+                "language",
                 "each interval re-seeds random.Random(42); a unit is an utterance (with "
                 "repeats, a clip: its rows resampled together)",
             ),

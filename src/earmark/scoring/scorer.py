@@ -149,6 +149,8 @@ class CorpusScorer:
         options = self.options
         facts = self.facts
         facts.seal()
+        if options.protocol is not None:
+            options.protocol.check_languages(facts.language_names)
         groups = {name: self.groups[name] for name in sorted(self.groups)}
         for group in groups.values():
             group.seal()

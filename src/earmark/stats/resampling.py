@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -153,6 +152,11 @@ def resample_totals(
     n, width = values.shape
     if n == 0:
         raise EarmarkError("cannot bootstrap an empty set of rows", field="errors")
+    if n == 1:
+        # Every replicate draws the one cluster: the blocks' draws would all land on it
+        # (0.0 plus its totals, as the tail sums them). A speaker of one utterance costs
+        # no generators; the other blocks' streams do not depend on these.
+        return np.repeat(values + 0.0, resamples, axis=0)
     plan = _Plan(values)
     n_blocks = -(-resamples // BLOCK_REPLICATES)
     out = np.empty((resamples, width), dtype=np.float64)
@@ -168,6 +172,9 @@ def resample_totals(
         for block in range(n_blocks):
             run(block)
     else:
+        # Imported here: a run that never draws in threads does not load concurrent.futures.
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=threads) as pool:
             list(pool.map(run, range(n_blocks)))
     return out

@@ -25,6 +25,10 @@ Rules, in order:
    a word made only of them disappears: `👍️ ok` -> `ok`, never a word made of U+FE0F.
 
 `Hello, World! ＡＢＣ` -> `hello world abc`.
+
+Punctuation is *replaced by a space*, not deleted (as Whisper's basic normaliser does), so
+a mark inside a word splits it: `don't` is two words, `well-known` two. `crude-delete-v1`
+is the variant that deletes punctuation and symbols instead (`dont`, `wellknown`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ _BUILTIN_MODULES = (
     "earmark.text.mmv_cer_v1",
     "earmark.text.none",
     "earmark.text.crude_v1",
+    "earmark.text.crude_delete_v1",
     "earmark.text.crude_char_v1",
     "earmark.text.en_v1",
     "earmark.text.ga_v1",

@@ -22,10 +22,10 @@ import json
 import os
 import shutil
 import tarfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypedDict
 
 from earmark.corpus.fetch.download import (
     Downloaded,
@@ -50,6 +50,7 @@ from earmark.corpus.sources.languages import language_for_fleurs_config
 from earmark.corpus.sources.tsv import read_headerless_tsv
 from earmark.corpus.writer import write_manifest
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 #: A commit of the hub's `refs/convert/parquet` branch of google/fleurs, seen serving
 #: `<config>/test/0000.parquet`. Parquet-conversion commits can be rewritten by the hub;
@@ -69,6 +70,22 @@ URL_PATTERNS: dict[str, dict[str, str]] = {
 PROGRESS_FORMAT = "earmark.fleurs-progress/1"
 DEFAULT_MAX_SHARD_BYTES = 2 * 1024**3
 _SETTINGS = ("layout", "split", "revision", "per_language", "distinct_text_ids")
+
+
+class Download(TypedDict):
+    """One file downloaded (and deleted once its clips were stored): where, how big, hash."""
+
+    url: str
+    bytes: int
+    sha256: str
+
+
+@dataclass
+class _Progress:
+    """One config's finished fetch: what was downloaded and the rows stored."""
+
+    downloads: list[Download]
+    rows: list[Utterance]
 
 
 @dataclass(frozen=True)
@@ -174,7 +191,7 @@ def fetch_fleurs(
     root.mkdir(parents=True, exist_ok=True)
     partial = root / ".partial"
     shutil.rmtree(partial, ignore_errors=True)  # leftovers of a killed run: never reused
-    settings = {
+    settings: dict[str, JSONValue] = {
         "layout": layout,
         "split": split,
         "revision": revision,
@@ -186,13 +203,13 @@ def fetch_fleurs(
     fetched: list[str] = []
     resumed: list[str] = []
     stats = {"bytes": 0, "deleted": 0}
-    progress: dict[str, dict[str, Any]] = {}
+    progress: dict[str, _Progress] = {}
     for config in configs:
         done = root / f"done_{config}.json"
         if done.is_file():
             progress[config] = _read_progress(done, settings)
             resumed.append(config)
-            say(f"{config}: already done ({len(progress[config]['rows'])} clips), skipped")
+            say(f"{config}: already done ({len(progress[config].rows)} clips), skipped")
             continue
         fetcher = _fetch_parquet if layout == "parquet" else _fetch_tsv_tar
         selection = _Selection(per_language, keep_distinct_text_ids)
@@ -221,14 +238,14 @@ def fetch_fleurs(
             "rows": [row.to_dict() for row in rows],
         }
         _write_json(done, record)
-        progress[config] = record
+        progress[config] = _Progress(downloads, rows)
         fetched.append(config)
         say(f"{config}: {len(rows)} clips stored, download deleted")
     shutil.rmtree(partial, ignore_errors=True)
 
     manifest = root / manifest_name
-    rows_all = [_utterance(row) for c in configs for row in progress[c]["rows"]]
-    short = tuple(c for c in configs if len(progress[c]["rows"]) < per_language)
+    rows_all = [row for c in configs for row in progress[c].rows]
+    short = tuple(c for c in configs if len(progress[c].rows) < per_language)
     extra = {
         "audio_root": ".",
         "fetcher": "earmark.corpus.fetch.fleurs",
@@ -237,7 +254,7 @@ def fetch_fleurs(
         "split": split,
         "per_language": per_language,
         "url_patterns": patterns,
-        "downloads": {c: progress[c]["downloads"] for c in configs},
+        "downloads": {c: [dict(d) for d in progress[c].downloads] for c in configs},
         "short_configs": list(short),
     }
     write_manifest(
@@ -256,7 +273,7 @@ def fetch_fleurs(
         manifest=manifest,
         fetched=tuple(fetched),
         resumed=tuple(resumed),
-        rows_per_config={c: len(progress[c]["rows"]) for c in configs},
+        rows_per_config={c: len(progress[c].rows) for c in configs},
         bytes_downloaded=stats["bytes"],
         downloads_deleted=stats["deleted"],
         short_configs=short,
@@ -274,9 +291,9 @@ def _fetch_parquet(
     max_bytes: int,
     max_shards: int,
     stats: dict[str, int],
-) -> tuple[list[dict[str, Any]], bool]:
+) -> tuple[list[Download], bool]:
     shard_split = PARQUET_SPLIT_NAMES.get(split, split)
-    downloads: list[dict[str, Any]] = []
+    downloads: list[Download] = []
     order = 0
     for shard in range(max_shards):
         url = patterns["shard"].format(base_url=base, config=config, split=shard_split, shard=shard)
@@ -329,10 +346,10 @@ def _fetch_tsv_tar(
     max_bytes: int,
     max_shards: int,
     stats: dict[str, int],
-) -> tuple[list[dict[str, Any]], bool]:
+) -> tuple[list[Download], bool]:
     tsv_split = TSV_SPLIT_NAMES.get(split, split)
     fmt = {"base_url": base, "config": config, "split": tsv_split}
-    downloads: list[dict[str, Any]] = []
+    downloads: list[Download] = []
     try:
         tsv = download_to(
             patterns["tsv"].format(**fmt),
@@ -422,7 +439,7 @@ def _store(root: Path, config: str, split: str, revision: str, clip: _Clip) -> U
         raise EarmarkError(
             f"cannot decode audio of {clip.file_name}: {exc}", field="audio"
         ) from exc
-    custom: dict[str, Any] = {
+    custom: dict[str, JSONValue] = {
         "fleurs_config": config,
         "source_file": clip.file_name,
         "order_index": clip.order,
@@ -452,11 +469,11 @@ def _delete(got: Downloaded, stats: dict[str, int]) -> None:
     stats["deleted"] += 1
 
 
-def _provenance(got: Downloaded) -> dict[str, Any]:
+def _provenance(got: Downloaded) -> Download:
     return {"url": got.url, "bytes": got.size, "sha256": got.sha256}
 
 
-def _read_progress(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
+def _read_progress(path: Path, settings: Mapping[str, JSONValue]) -> _Progress:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -475,10 +492,10 @@ def _read_progress(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
                 field=key,
                 hint="use a new --out folder, or the original settings to resume",
             )
-    return record
+    return _Progress(record.get("downloads", []), [_utterance(row) for row in record["rows"]])
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
+def _write_json(path: Path, data: Mapping[str, object]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(
         json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -486,7 +503,7 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _utterance(row: dict[str, Any]) -> Utterance:
+def _utterance(row: Any) -> Utterance:  # a row of the progress file, as json.loads gives it
     """Rebuild a row saved in a progress file (the writer re-canonicalises it)."""
     fields = dict(row)
     fields["slices"] = tuple(fields.get("slices", ()))
