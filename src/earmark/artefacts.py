@@ -23,15 +23,20 @@ from pathlib import Path
 
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
+from earmark.records import require_regular_file
 
 LISTING = "artefacts.sha256"
+#: The commands whose folders end with a listing: a folder one of them made (its marker
+#: says so, `earmark.outputs.FOLDER_MARKER`) and that has none was cut short or stripped.
+LISTED_BY = ("run", "score", "postprocess")
 _LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)")
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
     """SHA-256 of a file's bytes, read in 1 MiB blocks (audio, weights and an 80 MB
     predictions.jsonl alike): the one file hash every listing, cache key and model
-    record uses."""
+    record uses. A FIFO or device is refused first: hashing one would never end."""
+    require_regular_file(path)
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

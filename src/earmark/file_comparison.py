@@ -19,7 +19,7 @@ from earmark.comparison.loading import ArmData
 from earmark.comparison.options import MAPSSWE_ALIGNMENTS, Aggregate, CompareOptions
 from earmark.comparison.parallel import default_jobs
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_json, atomic_write_text
+from earmark.outputs import atomic_write_json, atomic_write_text, claim_output_folder
 from earmark.results.codec import JSONValue
 from earmark.results.comparison import Comparison
 from earmark.rundir.arm_inputs import load_arm_specs, load_arms
@@ -35,6 +35,7 @@ def write_compare(out_dir: str | os.PathLike[str], result: Comparison) -> Path:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    claim_output_folder(out, "compare")
     path = out / COMPARE
     result.to_path(path)
     atomic_write_text(out / "compare.md", render_compare_markdown(result))
@@ -142,6 +143,7 @@ def gap(
     if out_dir is not None:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
+        claim_output_folder(out, "compare")
         atomic_write_json(out / "gap.json", result)
         atomic_write_text(out / "gap.md", render_gap_markdown(result))
     return result

@@ -24,11 +24,16 @@ from earmark.formats.fields import FieldNames
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
 from earmark.formats.trn import checked_id_format
-from earmark.outputs import atomic_write_bytes, fsync_folder, lock_output_folder
+from earmark.outputs import (
+    atomic_write_bytes,
+    fsync_folder,
+    lock_output_folder,
+    refuse_own_input,
+)
 from earmark.render.markdown import render_results_markdown
 from earmark.results.arm import ArmResult, Exclusion
 from earmark.rundir.bounds import refuse_long_rows
-from earmark.rundir.layout import PREDICTIONS
+from earmark.rundir.layout import ARTEFACTS, PREDICTIONS, RESULTS, RESULTS_MARKDOWN
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.options import ScoringOptions
@@ -155,6 +160,9 @@ def score_predictions(
     from earmark.results import Results
 
     rules = _check_figures(figures)
+    if out_dir is not None:
+        written = (PREDICTIONS, RESULTS, RESULTS_MARKDOWN, ARTEFACTS, GLM_COPY, "predictions.csv")
+        refuse_own_input(out_dir, (inputs.predictions, inputs.refs, figures.glm), written, "score")
     # Held from the first read to the last write: one writer per folder.
     folder = nullcontext() if out_dir is None else lock_output_folder(out_dir, "score")
     # The cyclic collector paused from the first read to the last write, not only around

@@ -26,11 +26,28 @@ import secrets
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from earmark.errors import EarmarkError
 
 LOCK_NAME = ".earmark.lock"
+#: Which command made an output folder (`claim_output_folder`): a dot-file, so it is
+#: neither an artefact nor part of any golden listing.
+FOLDER_MARKER = ".earmark-folder.json"
+FOLDER_SCHEMA = "earmark.folder/1"
+#: Folders written before the marker existed: a file only one command writes, tried in
+#: this order (a post-processing folder also holds predictions.jsonl and results.json; a
+#: run holds results.json too, so `score` comes last).
+_MADE_BY_FILES = (
+    ("postprocess.json", "postprocess"),
+    ("plan.json", "run"),
+    ("multispeaker.json", "multispeaker"),
+    ("compare.json", "compare"),
+    ("gap.json", "compare"),
+    ("leaderboard.json", "leaderboard"),
+    ("contamination.json", "manifest contamination"),
+    ("decision-*.json", "decide"),
+    ("results.json", "score"),
+)
 #: `.<final name>.<pid>.<8 hex digits>.tmp`: the only names the lock holder cleans up.
 _TEMP_NAME = re.compile(r"\..+\.[0-9]+\.[0-9a-f]{8}\.tmp")
 
@@ -89,7 +106,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> str:
     return atomic_write_bytes(path, (text.encode("utf-8"),))[0]
 
 
-def atomic_write_json(path: str | os.PathLike[str], data: Any) -> str:
+def atomic_write_json(path: str | os.PathLike[str], data: object) -> str:
     """The JSON record form every earmark output uses: indented, UTF-8 as is, final newline."""
     return atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
@@ -105,18 +122,113 @@ def _remove_stale_temp_files(folder: Path) -> None:
                     pass
 
 
+def folder_maker(folder: str | os.PathLike[str]) -> str | None:
+    """The command that made `folder`: its marker's, else inferred from its files (a
+    folder from before the marker), else None (empty, or not an earmark output)."""
+    root = Path(folder)
+    marked = marked_maker(root)
+    return marked if marked is not None else _maker_by_files(root)
+
+
+def _maker_by_files(root: Path) -> str | None:
+    """The command whose record file lies in `root` (`_MADE_BY_FILES`), or None."""
+    for pattern, command in _MADE_BY_FILES:
+        if any(entry.is_file() for entry in root.glob(pattern)):
+            return command
+    return None
+
+
+def marked_maker(folder: str | os.PathLike[str]) -> str | None:
+    """The command `folder`'s marker names; None when it has none (an older folder)."""
+    root = Path(folder)
+    marker = root / FOLDER_MARKER
+    if marker.is_file() and not marker.is_symlink():
+        try:
+            data = json.loads(marker.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            data = None
+        command = data.get("command") if isinstance(data, dict) else None
+        if not isinstance(command, str) or data.get("schema") != FOLDER_SCHEMA:
+            raise EarmarkError(
+                f"unreadable folder marker {FOLDER_MARKER}",
+                file=str(root),
+                hint="this folder's marker was edited; give the command another --out",
+            )
+        return command
+    return None
+
+
+def claim_output_folder(folder: str | os.PathLike[str], command: str) -> bool:
+    """Refuse `folder` if another command made it, else record that `command` did.
+
+    A folder holds one command's records: `earmark score X --out RUN` into a finished
+    run would replace its rows and rewrite its figures and listing, leaving plan and
+    provenance to describe rows that are gone. The same command may write again (a
+    resumed run, a rescore). Returns whether the marker was written now."""
+    root = Path(folder)
+    maker = folder_maker(root)
+    if maker is not None and maker != command:
+        raise EarmarkError(
+            f"is an output folder of `earmark {maker}`; `earmark {command}` will not write into it",
+            file=str(root),
+            hint=f"give `earmark {command}` another --out",
+        )
+    if (root / FOLDER_MARKER).exists():
+        return False
+    atomic_write_json(root / FOLDER_MARKER, {"schema": FOLDER_SCHEMA, "command": command})
+    return True
+
+
+def refuse_own_input(
+    folder: str | os.PathLike[str],
+    inputs: Iterable[str | os.PathLike[str] | None],
+    outputs: Iterable[str],
+    command: str,
+) -> None:
+    """Refuse when an input is the same file (device and inode: links and `..` see
+    through) as one of the `outputs` named in `folder`: writing it would destroy what is
+    being read."""
+    root = Path(folder)
+    written: dict[tuple[int, int], str] = {}
+    for name in outputs:
+        try:
+            st = os.stat(root / name)
+        except OSError:
+            continue
+        written[(st.st_dev, st.st_ino)] = name
+    for given in inputs:
+        if given is None:
+            continue
+        try:
+            st = os.stat(given)
+        except (OSError, ValueError):
+            continue
+        same = written.get((st.st_dev, st.st_ino))
+        if same is not None:
+            raise EarmarkError(
+                f"is the input of `earmark {command}` and also its output {same}; "
+                "writing would overwrite it",
+                file=os.fspath(given),
+                hint="give --out a folder that does not hold the input",
+            )
+
+
 @contextmanager
-def lock_output_folder(folder: str | os.PathLike[str], command: str) -> Iterator[Path]:
+def lock_output_folder(
+    folder: str | os.PathLike[str], command: str, *, claim: bool = True
+) -> Iterator[Path]:
     """Hold `folder` for one writer (created when missing); a second is refused at once.
 
     Non-blocking on purpose: waiting would let two runs of different inputs finish one
-    after the other into one folder, and the second would silently replace the first."""
+    after the other into one folder, and the second would silently replace the first.
+    With `claim` (a command writing its own folder, not a file beside another's) a
+    folder another command made is refused (`claim_output_folder`)."""
     out = Path(folder)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     lock_path = out / LOCK_NAME
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-    locked = False
+    locked = marked = False
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -132,8 +244,12 @@ def lock_output_folder(folder: str | os.PathLike[str], command: str) -> Iterator
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         _remove_stale_temp_files(out)
+        marked = claim and claim_output_folder(out, command)
         yield out
     except BaseException:
+        if marked and _maker_by_files(out) is None:
+            # Failed before writing any record: the folder is not this command's yet.
+            (out / FOLDER_MARKER).unlink(missing_ok=True)
         if created and locked:
             _remove_if_only_lock(out)
         raise

@@ -17,6 +17,7 @@ hold at most `MAX_RECORD_BYTES` (1 MiB); the environment variable
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -74,6 +75,12 @@ def require_regular_file(path: str | os.PathLike[str]) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise EarmarkError(
+                "is a symbolic link loop (the links never reach a file)",
+                file=name,
+                hint="point the link at a real file",
+            ) from None
         raise EarmarkError(f"cannot read file: {exc.strerror}", file=name) from None
     except ValueError:  # a NUL in the name
         raise EarmarkError("the file name contains a NUL character", file=repr(name)) from None

@@ -482,13 +482,24 @@ def verify_run(run_dir: str | os.PathLike[str]) -> VerifyReport:
 
 def _check_artefacts(run: Path) -> Check:
     """The folder against its `artefacts.sha256`: a changed, missing or unlisted output
-    is a mismatch naming the path; a folder written before listings existed has none."""
-    from earmark.artefacts import LISTING, check_artefacts
+    is a mismatch naming the path; a folder written before listings existed has none,
+    but one whose marker names a command that writes a listing must have it (deleting
+    it must not switch the check off)."""
+    from earmark.artefacts import LISTED_BY, LISTING, check_artefacts
+    from earmark.outputs import FOLDER_MARKER, marked_maker
 
     try:
         checked = check_artefacts(run)
+        maker = marked_maker(run)
     except EarmarkError as exc:
         return Check(LISTING, "mismatch", str(exc))
+    if checked is None and maker in LISTED_BY:
+        return Check(
+            LISTING,
+            "mismatch",
+            f"no {LISTING}, but {FOLDER_MARKER} says `earmark {maker}` made this folder and "
+            "it always writes one last: the folder is unfinished or the listing was deleted",
+        )
     if checked is None:
         return Check(
             LISTING, "unavailable", f"no {LISTING} (a folder written before earmark wrote one)"

@@ -24,6 +24,7 @@ from earmark.artefacts import (
 )
 from earmark.cli import main
 from earmark.errors import EarmarkError
+from earmark.outputs import FOLDER_MARKER
 
 RUN_OUTPUTS = [
     "arms/fake/egress.json",
@@ -192,11 +193,24 @@ def test_adding_a_report_keeps_the_other_hashes(
 
 
 def test_a_folder_without_a_listing_is_unavailable_not_failed(run_dir: Path) -> None:
+    # A folder from before listings (and before the folder marker) has neither.
     (run_dir / LISTING).unlink()
+    (run_dir / FOLDER_MARKER).unlink()
     assert check_artefacts(run_dir) is None
     report = _verify_dict(run_dir)
     (check,) = [c for c in report["checks"] if c["name"] == LISTING]
     assert check["status"] == "unavailable" and report["ok"]
+
+
+def test_a_deleted_listing_fails_a_folder_whose_marker_says_run(run_dir: Path) -> None:
+    """Issue 24 item 5: deleting the listing must not switch tamper detection off."""
+    (run_dir / LISTING).unlink()
+    report = _verify_dict(run_dir)
+    (check,) = [c for c in report["checks"] if c["name"] == LISTING]
+    assert check["status"] == "mismatch" and not report["ok"]
+    assert check["detail"].startswith(
+        f"no {LISTING}, but {FOLDER_MARKER} says `earmark run` made this folder"
+    )
 
 
 @pytest.mark.parametrize(

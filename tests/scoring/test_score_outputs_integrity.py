@@ -102,7 +102,8 @@ def test_a_second_lock_on_one_folder_is_refused_and_the_first_released(tmp_path:
                 pass  # pragma: no cover
         assert f"another earmark process (pid {os.getpid()})" in refused.value.message
         assert "another --out" in (refused.value.hint or "")
-    with lock_output_folder(out, "run"):  # released on leaving the block
+    # Released on leaving the block (the same command: the folder is now a score folder).
+    with lock_output_folder(out, "score"):
         pass
 
 

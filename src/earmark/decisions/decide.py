@@ -22,7 +22,7 @@ from earmark.decisions.settings import compare_settings
 from earmark.decisions.sides import Side, data_differences
 from earmark.decisions.thresholds import DecisionRules
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_text
+from earmark.outputs import atomic_write_text, claim_output_folder
 from earmark.render.run_directory import RunDirectory, load_run
 from earmark.results.decision import DECISION_SCHEMA, Decision, DecisionResources
 
@@ -163,6 +163,7 @@ def decide_runs(options: DecideOptions) -> DecisionOutcome:
         return DecisionOutcome(decision, markdown)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
+    claim_output_folder(out, "decide")
     stem = f"decision-{decision.date}"
     n = 1
     while (out / f"{stem}.json").exists() or (out / f"{stem}.md").exists():

@@ -25,9 +25,16 @@ from earmark.execution.options import RunOptions
 from earmark.execution.plan import RunPlan, selected_utterances
 from earmark.execution.preflight import check_out_dir, pin_hub_arms, preflight
 from earmark.execution.store import PredictionStore
-from earmark.outputs import atomic_write_json, lock_output_folder
+from earmark.outputs import atomic_write_json, lock_output_folder, refuse_own_input
 from earmark.results.results_file import Results
-from earmark.rundir.layout import PLAN, PREDICTIONS
+from earmark.rundir.layout import (
+    ARTEFACTS,
+    PLAN,
+    PREDICTIONS,
+    PROVENANCE,
+    RESULTS,
+    RESULTS_MARKDOWN,
+)
 
 
 def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions) -> Results:
@@ -42,6 +49,8 @@ def run_plan(plan: RunPlan, out_dir: str | os.PathLike[str], options: RunOptions
     # A remote Ray cluster reads audio from its own view of the shared root.
     remote = options.executor == "ray" and bool(options.ray_address)
     preflight(plan, utterances, options, check_audio=not remote)
+    written = (PLAN, PREDICTIONS, RESULTS, RESULTS_MARKDOWN, PROVENANCE, ARTEFACTS)
+    refuse_own_input(out_dir, (plan.manifest, options.plan_file), written, "run")
     # One writer per folder from the plan check to the last record: a second run into
     # the same --out is refused instead of appending its rows to this one's store.
     with lock_output_folder(out_dir, "run") as out:

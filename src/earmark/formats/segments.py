@@ -25,6 +25,7 @@ from pathlib import Path
 
 from earmark.errors import EarmarkError
 from earmark.formats.stm import read_stm
+from earmark.records import require_regular_file
 from earmark.results.codec import JSONValue
 
 #: Input forms and the suffixes that name them.
@@ -63,6 +64,7 @@ def segment_format(path: Path, fmt: str | None) -> str:
 def read_segments(path: str | Path, fmt: str | None = None) -> list[Segment]:
     """Every segment of a segment JSON, SegLST JSON or stm file, in file order."""
     source = Path(path)
+    require_regular_file(source)
     if segment_format(source, fmt) == "stm":
         return _from_stm(source)
     return _from_json(source)

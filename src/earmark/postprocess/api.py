@@ -10,8 +10,14 @@ from datetime import datetime, timezone
 from earmark import __version__
 from earmark.errors import EarmarkError
 from earmark.metrics.punctuation import run_punctuation_probes
+from earmark.outputs import refuse_own_input
 from earmark.postprocess.evaluate import run_processor, summarise
-from earmark.postprocess.files import delivered_rows, read_sources, write_outputs
+from earmark.postprocess.files import (
+    delivered_rows,
+    predictions_path,
+    read_sources,
+    write_outputs,
+)
 from earmark.postprocess.guard import LexicalGuard
 from earmark.postprocess.markdown import render_postprocess_markdown
 from earmark.postprocess.openai_chat import ChatProcessor, ModelDigest, served_identity
@@ -19,6 +25,7 @@ from earmark.postprocess.processors import build_processor
 from earmark.postprocess.protocol import Processor
 from earmark.postprocess.report import PostprocessReport
 from earmark.results.codec import JSONObject, JSONValue
+from earmark.rundir.layout import POSTPROCESS, POSTPROCESS_MARKDOWN, PREDICTIONS
 from earmark.scoring.probes import refuse_failed_punctuation_probes
 from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, BootstrapSettings
 
@@ -108,6 +115,9 @@ def postprocess_transcripts(
         if built.guarded
         else None
     )
+    if options.out is not None:
+        written = (PREDICTIONS, POSTPROCESS, POSTPROCESS_MARKDOWN)
+        refuse_own_input(options.out, (predictions_path(options.run),), written, "postprocess")
     sources, source_info = read_sources(options.run, arm=options.arm)
     repeats = settings.repeats
     digest: ModelDigest | None = None

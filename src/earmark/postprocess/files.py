@@ -20,7 +20,7 @@ from pathlib import Path
 
 from earmark.artefacts import write_artefacts
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_text
+from earmark.outputs import atomic_write_text, claim_output_folder
 from earmark.postprocess.report import OutputRecord, PostprocessReport, SourceInfo, SourceRow
 from earmark.results.codec import JSONValue
 from earmark.rundir.layout import POSTPROCESS, POSTPROCESS_MARKDOWN, PREDICTIONS
@@ -161,6 +161,7 @@ def write_outputs(
     last the folder's checksums."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    claim_output_folder(out, "postprocess")
     text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
     atomic_write_text(out / POSTPROCESS, text)
     atomic_write_text(

@@ -26,7 +26,8 @@ from earmark.errors import EarmarkError
 from earmark.language_tags import base_language
 from earmark.metrics.contamination import DeclaredTextScan, Overlap, canary_hits, ngram_keys
 from earmark.metrics.tokens import chars, words
-from earmark.outputs import atomic_write_text
+from earmark.outputs import atomic_write_text, claim_output_folder
+from earmark.records import require_regular_file
 from earmark.results.display import fmt_pct
 from earmark.rundir.layout import PREDICTIONS
 
@@ -191,6 +192,7 @@ def declared_pieces(path: Path, fmt: str, text_field: str) -> Iterator[tuple[int
     one document per line; `jsonl`: one JSON object per line, its `text_field` a string.
     """
     fmt = resolve_format(path, fmt)
+    require_regular_file(path)
     try:
         handle = path.open("r", encoding="utf-8", newline=None)
     except OSError as exc:
@@ -236,6 +238,7 @@ def resolve_format(path: Path, fmt: str) -> str:
 
 def read_canaries(path: Path) -> list[str]:
     """One canary per line; blank lines and lines starting with `#` are skipped."""
+    require_regular_file(path)
     try:
         lines = path.read_text("utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -392,6 +395,7 @@ def _output_canaries(
         p = Path(path)
         if p.is_dir():
             p = p / PREDICTIONS
+        require_regular_file(p)
         try:
             handle = p.open("r", encoding="utf-8")
         except OSError as exc:
@@ -492,6 +496,7 @@ def write_contamination(
 ) -> dict[str, Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    claim_output_folder(out, "manifest contamination")
     written = {"json": out / "contamination.json", "md": out / "contamination.md"}
     atomic_write_text(written["json"], json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     atomic_write_text(written["md"], render_markdown(report))

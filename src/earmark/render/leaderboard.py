@@ -59,7 +59,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from earmark.outputs import atomic_write_text
+from earmark.outputs import atomic_write_text, claim_output_folder
 from earmark.render.leaderboard_external import (
     load_self_reported,
     read_contamination,
@@ -97,6 +97,7 @@ def write_leaderboard(
     )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    claim_output_folder(out, "leaderboard")
     files = {
         "md": render_markdown(board),
         "csv": render_csv(board),

@@ -69,7 +69,7 @@ def write_predictions_csv(predictions: str | os.PathLike[str], *, command: str =
     """
     source = Path(predictions)
     target = source.with_suffix(".csv")
-    with lock_output_folder(source.parent, command):
+    with lock_output_folder(source.parent, command, claim=False):
         default_arm = _single_arm(source.parent / RESULTS)
         atomic_write_bytes(target, _chunks(source, default_arm))
         add_to_listing(source.parent, target)  # the folder's artefacts.sha256 names it

@@ -15,6 +15,7 @@ from typing import Any
 from earmark.artefacts import sha256_file
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
+from earmark.records import require_regular_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,6 +54,7 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
 def read_plan_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A plan file's TOML, its top-level keys checked; every problem names the file."""
     p = Path(path)
+    require_regular_file(p)
     try:
         data: dict[str, Any] = tomllib.loads(p.read_text("utf-8"))
     except FileNotFoundError:

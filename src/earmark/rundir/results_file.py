@@ -24,6 +24,7 @@ from earmark import __version__
 from earmark.artefacts import sha256_file
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_bytes, atomic_write_json, atomic_write_text
+from earmark.records import require_regular_file
 from earmark.rundir.bounds import refuse_long_rows
 from earmark.rundir.layout import PREDICTIONS, RESULTS, RESULTS_MARKDOWN
 from earmark.scoring.probes import ProbeResult, failed
@@ -162,10 +163,13 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     A missing, empty (an interrupted write) or invalid file is an `EarmarkError`."""
     p = results_path(path)
+    require_regular_file(p)
     try:
         text = p.read_text("utf-8")
     except FileNotFoundError:
         raise EarmarkError("results file not found", file=str(p)) from None
+    except UnicodeDecodeError:
+        raise EarmarkError("results file is not valid UTF-8", file=str(p)) from None
     if not text.strip():
         raise EarmarkError(
             "results file is empty (a write was interrupted)",
@@ -173,11 +177,30 @@ def load_results(path: str | os.PathLike[str]) -> dict[str, Any]:
             hint="rerun the command that wrote this folder",
         )
     try:
-        data: dict[str, Any] = json.loads(text)
+        data: object = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EarmarkError(f"invalid JSON: {exc.msg}", file=str(p), line=exc.lineno) from None
+    except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+        raise EarmarkError(f"invalid JSON ({type(exc).__name__})", file=str(p)) from None
+    if not isinstance(data, dict):
+        raise EarmarkError(
+            f"expected a JSON object, found a JSON {_json_kind(data)}",
+            file=str(p),
+            hint="this is not a results.json earmark wrote",
+        )
     if data.get("schema") != SCHEMA_ID:
         raise EarmarkError(
             f"unsupported results schema {data.get('schema')!r}", file=str(p), field="schema"
         )
     return data
+
+
+def _json_kind(value: object) -> str:
+    """The JSON name of a decoded value's type, for an error that says what was found."""
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "null" if value is None else "number"

@@ -65,6 +65,7 @@ from earmark.metrics.alignment import (
     check_alignment_size,
 )
 from earmark.metrics.slot_alignment import Slot, align_slots
+from earmark.records import require_regular_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -303,6 +304,7 @@ def _as_written(done: Alignment, slots: Sequence[Slot], hypothesis: Sequence[str
 def read_glm(path: str | os.PathLike[str]) -> Glm:
     """A GLM file from disk (UTF-8); its name and SHA-256 go into results."""
     p = Path(path)
+    require_regular_file(p)
     try:
         data = p.read_bytes()
     except OSError as exc:

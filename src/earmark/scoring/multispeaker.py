@@ -464,8 +464,10 @@ def score_multispeaker(options: MultiSpeakerOptions) -> MultiSpeakerResult:
 
     if options.out is None:
         return score()
-    from earmark.outputs import lock_output_folder
+    from earmark.outputs import lock_output_folder, refuse_own_input
 
+    written = ("multispeaker.json", "multispeaker.md")
+    refuse_own_input(options.out, (ref_path, hyp_path), written, "multispeaker")
     with lock_output_folder(options.out, "multispeaker") as folder:
         result = score()
         write_multispeaker(folder, result)

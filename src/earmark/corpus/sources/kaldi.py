@@ -74,6 +74,14 @@ def _segments(path: Path) -> dict[str, tuple[int, str, float, float | None]]:
             raise EarmarkError(
                 "start/end are not numbers", file=str(path), line=line, field="start"
             ) from None
+        if parts[0] in out:
+            raise EarmarkError(
+                f"duplicate segment id {parts[0]!r} (first on line {out[parts[0]][0]})",
+                file=str(path),
+                line=line,
+                field="utt",
+                hint="each utterance id names one segment; remove or rename the repeat",
+            )
         out[parts[0]] = (line, parts[1], start, None if end < 0 else end)
     return out
 
