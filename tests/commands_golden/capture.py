@@ -195,8 +195,23 @@ COMMIT = re.compile(r'"earmark_git_(commit|dirty)": ("[0-9a-f]{40}(\+dirty)?"|tr
 MAIN = re.compile(r'"[^"]*/src/earmark/__main__\.py"')
 
 
+def _checkout_roots() -> list[str]:
+    """This checkout's folder, and the one the checked-in example runs recorded (their
+    results.json names the demo manifest by the absolute path of the checkout that made
+    them): both read `REPO`, so the captures hold in any clone."""
+    roots = {str(TESTS.parent)}
+    for run in (EXAMPLE_RUN, REPORT_RUN):
+        corpus = json.loads((run / "results.json").read_text("utf-8")).get("corpus") or {}
+        manifest = str(corpus.get("manifest") or "")
+        if "/src/earmark/" in manifest:
+            roots.add(manifest.split("/src/earmark/")[0])
+    return sorted(roots, key=len, reverse=True)
+
+
 def _clean(text: str, work: Path) -> str:
-    text = text.replace(str(work), "WORK").replace(str(TESTS.parent), "REPO")
+    text = text.replace(str(work), "WORK")
+    for root in _checkout_roots():
+        text = text.replace(root, "REPO")
     text = COMMIT.sub(r'"earmark_git_\1": "COMMIT"', text)
     text = MAIN.sub('"EARMARK_MAIN"', text)
     text = STAMP.sub('"created": "CREATED"', text)
