@@ -16,6 +16,7 @@ arm's resource rule (`definitions.resumed`). Every other byte is still c80343e's
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -195,7 +196,8 @@ COMMIT = re.compile(r'"earmark_git_(commit|dirty)": ("[0-9a-f]{40}(\+dirty)?"|tr
 MAIN = re.compile(r'"[^"]*/src/earmark/__main__\.py"')
 
 
-def _checkout_roots() -> list[str]:
+@functools.cache
+def _checkout_roots() -> tuple[str, ...]:
     """This checkout's folder, and the one the checked-in example runs recorded (their
     results.json names the demo manifest by the absolute path of the checkout that made
     them): both read `REPO`, so the captures hold in any clone."""
@@ -205,7 +207,7 @@ def _checkout_roots() -> list[str]:
         manifest = str(corpus.get("manifest") or "")
         if "/src/earmark/" in manifest:
             roots.add(manifest.split("/src/earmark/")[0])
-    return sorted(roots, key=len, reverse=True)
+    return tuple(sorted(roots, key=len, reverse=True))
 
 
 def _clean(text: str, work: Path) -> str:
