@@ -25,7 +25,7 @@ ADAPTER = ROOT / "examples" / "stdio" / "omniasr_adapter.py"
 
 #: The fake pipeline: the constructor and `transcribe` of omnilingual_asr's
 #: ASRInferencePipeline, each call logged, the text fixed by the language code.
-FAKE_PIPELINE = '''
+FAKE_PIPELINE = """
 import json, os, wave
 
 FIXED = {"eng_Latn": "the quick brown fox", "gle_Latn": "dia duit"}
@@ -53,7 +53,7 @@ class ASRInferencePipeline:
         if os.environ.get("FAKE_OMNI_TUPLE"):
             return texts, [[] for _ in texts]
         return texts
-'''
+"""
 
 
 def fake_omnilingual_asr(root: Path) -> Path:
