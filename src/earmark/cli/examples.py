@@ -18,7 +18,7 @@ def register(sub: Subcommands) -> None:
         "the importers' layouts and finished run folders (saved hypotheses, no model). "
         "Run the examples from there: earmark examples ex && cd ex",
     )
-    p.add_argument("dir", metavar="DIR", type=output_path, help="folder to write (new or empty)")
+    p.add_argument("folder", metavar="DIR", type=output_path, help="folder to write (new or empty)")
     p.add_argument(
         "--force",
         action="store_true",
@@ -28,9 +28,9 @@ def register(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from earmark.api.examples import examples
+    from earmark.api.example_files import examples
 
-    written = examples(args.dir, force=args.force)
+    written = examples(args.folder, force=args.force)
     print(
         f"wrote {len(written.files)} files to {written.folder} "
         f"({len(written.runs)} run folders: {', '.join(written.runs)}); "

@@ -61,50 +61,62 @@ class ExampleFolder:
     runs: tuple[str, ...]
 
 
-def examples(out: PathArg, *, force: bool = False) -> ExampleFolder:
+def examples(folder: PathArg, *, force: bool = False) -> ExampleFolder:
     """`earmark examples DIR`: write the documentation's example inputs into DIR.
 
     DIR must be missing or empty (`force`: files of the same names are replaced, the
     example run folders rewritten); a path inside DIR that is a symbolic link is refused
     before anything is written, so nothing outside DIR changes."""
-    check_out(out, "DIR")
-    folder = Path(os.fspath(out))
-    if folder.exists() and not folder.is_dir():
-        raise EarmarkError("is a file, not a folder", file=str(folder), hint="name a folder")
-    if folder.is_dir() and any(folder.iterdir()) and not force:
+    check_out(folder, "DIR")
+    try:
+        os.fsencode(folder)
+    except UnicodeEncodeError:
+        raise EarmarkError("the folder's name cannot be a file name here", field="DIR") from None
+    root = Path(os.fspath(folder))
+    if root.exists() and not root.is_dir():
+        raise EarmarkError("is a file, not a folder", file=str(root), hint="name a folder")
+    if root.is_dir() and any(root.iterdir()) and not force:
         raise EarmarkError(
             "the folder is not empty",
-            file=str(folder),
+            file=str(root),
             hint="name a new folder, or give --force to replace the example files in it",
         )
     files = dict(_inputs())
     runs = [f"runs/{name}" for name, _, _ in RUNS]
-    for relative in [*files, *runs]:
-        _refuse_links(folder, relative)
-    folder.mkdir(parents=True, exist_ok=True)
+    for relative in files:
+        _check_target(root, relative, folder=False)
+    for relative in runs:
+        _check_target(root, relative, folder=True)
+    root.mkdir(parents=True, exist_ok=True)
     for relative, data in files.items():
-        _write(folder / relative, data)
-    for (name, manifest, arms), relative in zip(RUNS, runs, strict=True):
-        _run(folder, relative, manifest, arms)
-    made = [p for run in runs for p in sorted((folder / run).rglob("*")) if p.is_file()]
-    written = [*files, *(p.relative_to(folder).as_posix() for p in made)]
-    return ExampleFolder(folder, tuple(written), tuple(runs))
+        _write(root / relative, data)
+    for (_, manifest, arms), relative in zip(RUNS, runs, strict=True):
+        _run(root, relative, manifest, arms)
+    made = [p for run in runs for p in sorted((root / run).rglob("*")) if p.is_file()]
+    written = [*files, *(p.relative_to(root).as_posix() for p in made)]
+    return ExampleFolder(root, tuple(written), tuple(runs))
 
 
-def _refuse_links(folder: Path, relative: str) -> None:
-    """Refuse when DIR/relative, or a folder on the way to it, is a symbolic link: writing
-    through it would change a file outside DIR."""
-    path = folder
-    for part in Path(relative).parts:
+def _check_target(root: Path, relative: str, *, folder: bool) -> None:
+    """Refuse when DIR/relative, or a folder on the way to it, is a symbolic link (writing
+    through it would change a file outside DIR) or is not what it must be: a folder on
+    the way, and at the end a regular file (a FIFO would block the write forever) or,
+    for a run, a folder."""
+    path = root
+    parts = Path(relative).parts
+    for depth, part in enumerate(parts, start=1):
         path = path / part
         if path.is_symlink():
-            raise EarmarkError(
-                "is a symbolic link; earmark examples writes only inside the folder",
-                file=str(path),
-                hint="remove the link, or name a new folder",
-            )
-        if not path.exists():
+            problem = "is a symbolic link; earmark examples writes only inside the folder"
+        elif not path.exists():
             return
+        elif depth < len(parts) and not path.is_dir():
+            problem = "is in the way: a folder of the examples goes here"
+        elif depth == len(parts) and not (path.is_dir() if folder else path.is_file()):
+            problem = f"is not a {'folder' if folder else 'regular file'}, as the example's is"
+        else:
+            continue
+        raise EarmarkError(problem, file=str(path), hint="move it away, or name a new folder")
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -232,7 +244,9 @@ def _hypotheses(rows: list[JSONObject]) -> Iterator[tuple[str, bytes]]:
     out["xls-r-1b-cv"] = [system_output(_text(r, "text"), i, 0) for i, r in enumerate(rows)]
     out["xls-r-1b-fleurs"] = [system_output(_text(r, "text"), i, 1) for i, r in enumerate(rows)]
     for name, hyps in out.items():
-        saved: list[JSONObject] = [{"id": r["id"], "hypothesis": h} for r, h in zip(rows, hyps)]
+        saved: list[JSONObject] = [
+            {"id": r["id"], "hypothesis": h} for r, h in zip(rows, hyps, strict=True)
+        ]
         yield f"systems/{name}.jsonl", _jsonl(saved)
 
     def scored(name: str, keep: list[int]) -> list[JSONObject]:
@@ -264,7 +278,8 @@ def _hypotheses(rows: list[JSONObject]) -> Iterator[tuple[str, bytes]]:
 def _timed(rows: list[JSONObject], keep: list[int], hyps: list[str]) -> Iterator[tuple[str, bytes]]:
     """An stm of the clips (one segment each, its speaker the voice) and a ctm of the
     hypotheses, their words spread evenly over the clip."""
-    stm, ctm = [], []
+    stm: list[str] = []
+    ctm: list[str] = []
     for i in keep:
         row, end = rows[i], float(str(rows[i].get("duration") or 0.0))
         speaker = _text(row, "speaker").replace("espeak-ng:", "")
