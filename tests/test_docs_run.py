@@ -310,3 +310,34 @@ def test_a_text_block_after_a_shell_block_is_its_output(tmp_path: Path) -> None:
     )
     first, _, second, _ = collect(doc)
     assert (first.prints, second.prints) == ("hi\n", None)
+
+
+def test_blocks_run_as_in_one_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`earmark examples ex && cd ex` in one block: the blocks after it start in `ex`, as
+    for a reader typing them into one terminal (a failed block moves nothing)."""
+    driver = _driver()
+    monkeypatch.chdir(tmp_path)
+    driver.run_shell("mkdir -p ex/sub && cd ex", "sh")
+    assert Path.cwd() == tmp_path / "ex"
+    driver.run_shell("$ cd sub\n", "console")
+    assert Path.cwd() == tmp_path / "ex" / "sub"
+    with pytest.raises(RuntimeError, match="exit 1"):
+        driver.run_shell("cd .. && false", "sh")
+    assert Path.cwd() == tmp_path / "ex" / "sub"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "cat hyps.jsonl || true",  # a missing input, its failure swallowed
+        "python -c \"open('runs/sweep/results.json')\" 2>&1 || true",
+        "echo 'line 3 en-01: missing_file: audio/en-01.flac not found under audio'",
+    ],
+)
+def test_a_block_that_says_a_file_is_missing_fails(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    driver = _driver()
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RuntimeError, match="a file the docs did not provide"):
+        driver.run_shell(code, "sh")
