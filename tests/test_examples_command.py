@@ -77,7 +77,14 @@ def test_the_files_are_the_ones_named_and_inside_the_folder(made: ExampleFolder)
     on_disk = [f for f in _tree(root) if (root / f).is_file()]
     assert sorted(made.files) == on_disk
     assert all((root / f).resolve().is_relative_to(root) for f in made.files)
-    assert made.runs == ("runs/sweep", "runs/f32", "runs/q8", "runs/cv", "runs/fleurs")
+    assert made.runs == (
+        "runs/sweep",
+        "runs/f32",
+        "runs/q8",
+        "runs/cv",
+        "runs/fleurs",
+        "runs/zh-small",
+    )
     # the demo corpus's clips, copied byte for byte (never a second copy in the package)
     demo = PACKAGE / "demo_corpus" / "audio"
     assert {p.name for p in (root / "audio").iterdir()} == {p.name for p in demo.iterdir()}
@@ -148,7 +155,7 @@ def test_the_runs_verify_and_hold_the_systems(made: ExampleFolder) -> None:
 
 
 def test_the_manifests_pass_the_licence_gate(made: ExampleFolder) -> None:
-    for name, rows in [("corpus.jsonl", 31), ("ga.jsonl", 8), ("test.jsonl", 15)]:
+    for name, rows in [("corpus.jsonl", 31), ("ga.jsonl", 8), ("zh.jsonl", 8), ("test.jsonl", 15)]:
         report = earmark.manifest_validate(made.folder / name, check_audio=True)
         assert report.ok and report.rows == rows and not report.problems, name
     mine = earmark.manifest_validate(made.folder / "corpus" / "manifest.jsonl", check_audio=True)
@@ -191,7 +198,7 @@ def test_the_cli_writes_what_the_api_writes(
 ) -> None:
     code, out, err = _cli(capsys, str(tmp_path / "cli"))
     assert code == 0 and not err
-    assert out.startswith(f"wrote {len(made.files)} files to {tmp_path / 'cli'} (5 run folders")
+    assert out.startswith(f"wrote {len(made.files)} files to {tmp_path / 'cli'} (6 run folders")
     assert out.splitlines()[-1] == f"next: cd {tmp_path / 'cli'} && earmark verify runs/sweep"
     written = [f for f in _tree(tmp_path / "cli") if (tmp_path / "cli" / f).is_file()]
     assert sorted(made.files) == written

@@ -48,6 +48,12 @@ RUNS = (
     ("q8", "corpus.jsonl", (("q8_0", "q8_0"),)),
     ("cv", "ga.jsonl", (("xls-r-1b-cv", "xls-r-1b"),)),
     ("fleurs", "ga.jsonl", (("xls-r-1b-fleurs", "xls-r-1b"),)),
+    ("zh-small", "zh.jsonl", (("f32", "small"),)),
+)
+#: The formatter prompt docs/postprocess.md's `prompt_file=fmt.txt` names.
+FORMAT_PROMPT = (
+    "Add punctuation to this Mandarin transcript. Change, add or remove no character other "
+    "than punctuation. Reply with the text only.\n"
 )
 
 
@@ -210,6 +216,7 @@ def _inputs() -> Iterator[tuple[str, bytes]]:
     english = [r for r in rows if r["language"] == "en" and _text(r, "text")]
     yield "whisper-train-list.txt", _lines([_text(english[0], "text")]) + TRAINING_EXTRA.encode()
     yield "canaries.txt", CANARIES.encode()
+    yield "fmt.txt", FORMAT_PROMPT.encode()
     yield from _sources(root, rows)
 
 
@@ -219,6 +226,7 @@ def _manifests(root: Path, rows: list[JSONObject], base: JSONObject) -> Iterator
     subsets: list[tuple[str, Callable[[JSONObject], bool], str]] = [
         ("corpus.jsonl", lambda r: True, "all clips of the earmark demo corpus"),
         ("ga.jsonl", lambda r: r["language"] == "ga", "the demo corpus's Irish clips"),
+        ("zh.jsonl", lambda r: r["language"] == "zh", "the demo corpus's Mandarin clips"),
         ("train.jsonl", lambda r: r["language"] == "ga", "the demo corpus's Irish clips"),
         ("test.jsonl", lambda r: r["language"] == "en", "the demo corpus's English clips"),
     ]
