@@ -335,3 +335,12 @@ def test_a_fifo_as_the_folder_is_refused(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     with pytest.raises(EarmarkError, match="is a file, not a folder"):
         examples(tmp_path / "pipe", force=True)
+
+
+def test_a_folder_name_with_the_arm_spec_marks_still_runs(tmp_path: Path) -> None:
+    """The runs name their saved hypotheses by path inside an arm spec (`KIND:PATH?k=v&...`):
+    a folder called `a?b&c=d#e f%20` must still give runs that verify."""
+    wrote = examples(tmp_path / "a?b&c=d#e f%20")
+    assert earmark.verify(wrote.folder / "runs" / "sweep").ok
+    sweep = Results.from_path(wrote.folder / "runs" / "sweep")
+    assert sweep.arm("f32").language("en").view("normalized").metric("wer").counts == F32_ENGLISH
