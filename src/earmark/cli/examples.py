@@ -22,7 +22,8 @@ def register(sub: Subcommands) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="write into a folder that is not empty, replacing files of the same names",
+        help="write into a folder that is not empty, replacing the example files and run "
+        "folders of the same names (never through a symbolic link)",
     )
     p.set_defaults(func=run)
 
