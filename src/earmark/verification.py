@@ -158,10 +158,15 @@ def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[ScoringRow]:
                 status=row.get("status", "ok"),
                 cluster=cluster,
                 duration=row.get("audio_seconds"),
-                extra={"speaker": row["speaker"]} if isinstance(row.get("speaker"), str) else {},
+                extra=_row_extra(row),
             )
         )
     return out
+
+
+def _row_extra(row: dict[str, Any]) -> dict[str, JSONValue]:
+    """The reader's fields a row's counts depend on: its speaker and reference markup."""
+    return {k: row[k] for k in ("speaker", "reference_markup") if isinstance(row.get(k), str)}
 
 
 def _verify_arm(
@@ -274,8 +279,9 @@ def _recorded_options(
             min_per_slice=(recorded.get("minimums") or {}).get("min_per_slice"),
             min_speakers=(recorded.get("minimums") or {}).get("min_speakers"),
             glm=glm,
+            alignment=(recorded.get("alignment") or {}).get("name", "earmark"),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, EarmarkError) as exc:
         return Check(f"arm {name}: figures", "unavailable", f"scoring options not recorded: {exc}")
 
 
