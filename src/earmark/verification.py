@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -164,9 +165,10 @@ def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[ScoringRow]:
     return out
 
 
-def _row_extra(row: dict[str, Any]) -> dict[str, JSONValue]:
+def _row_extra(row: Mapping[str, object]) -> dict[str, JSONValue]:
     """The reader's fields a row's counts depend on: its speaker and reference markup."""
-    return {k: row[k] for k in ("speaker", "reference_markup") if isinstance(row.get(k), str)}
+    keys = ("speaker", "reference_markup")
+    return {k: v for k in keys if isinstance(v := row.get(k), str)}
 
 
 def _verify_arm(

@@ -329,3 +329,56 @@ def test_hostile_speakers_stay_inert_in_results_md(tmp_path: Path) -> None:
     assert "<script>" not in section
     rows = [line for line in section.splitlines() if line.startswith("| ")]
     assert all(len(re.findall(r"(?<!\\)\|", line)) == 10 for line in rows)
+
+
+# ------------------------------------------------------------------ hostile input
+
+
+@pytest.mark.parametrize("figures", [{}, {"alignment": "sclite"}, {"alignment": "kaldi"}])
+def test_a_huge_pair_is_one_line_naming_the_utterance(tmp_path: Path, figures: dict) -> None:
+    """The pure-Python alignments are bounded (`MAX_SLOT_CELLS`): a 5,000 x 5,000-word
+    pair with markup, or under sclite's or Kaldi's rule, is refused before any work."""
+    big = " ".join(["w"] * 5_000)
+    ref = big if figures else "{ a / b } " + big
+    write(tmp_path, [("s-ok", "a b", "a b"), ("s-huge", ref, " ".join(["v"] * 5_000))])
+    with pytest.raises(EarmarkError) as info:
+        score(tmp_path, **figures)
+    message = str(info.value)
+    assert "'s-huge'" in message and "over the limit" in message and "\n" not in message
+
+
+def test_hostile_markup_text_is_kept_verbatim_and_inert(tmp_path: Path) -> None:
+    """Markup words holding HTML, a NUL, a lone surrogate's replacement and `|` are scored
+    as words, kept verbatim (JSON-escaped) in predictions.jsonl, and never reach results.md."""
+    ref = "{ <script>alert(1)</script> / ok } (a\x00b) x|y \ufffd"
+    write(tmp_path, [("s-1", ref, "ok x|y \ufffd")])
+    out = tmp_path / "out"
+    arm = score(tmp_path, out, sclite_reports=True)
+    got = wer(arm)
+    assert [got[k] for k in (*SDI, "hits", "ref_units")] == [0, 0, 0, 4, 4]
+    row = json.loads((out / "predictions.jsonl").read_text("utf-8"))
+    assert row["reference_markup"] == ref
+    text = (out / "results.md").read_text("utf-8")
+    assert "<script>" not in text and "\x00" not in text
+
+
+def test_markup_rows_and_plain_rows_keep_their_order_and_counts(tmp_path: Path) -> None:
+    """Marked and plain rows interleaved (and the markup row a repeated clip's): every
+    row's counts land at its own position."""
+    lines = [
+        ("s-1", "a b c", "a x c"),
+        ("s-2", "{ a / b } c", "b c"),
+        ("s-3", "p q", "p"),
+        ("s-4", "(uh) z", "z"),
+    ]
+    write(tmp_path, lines)
+    out = tmp_path / "out"
+    score(tmp_path, out)
+    rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text("utf-8").splitlines()]
+    got = {r["id"]: [r["views"]["raw"]["wer"][k] for k in (*SDI, "hits")] for r in rows}
+    assert got == {
+        "s-1": [1, 0, 0, 2],
+        "s-2": [0, 0, 0, 2],
+        "s-3": [0, 1, 0, 1],
+        "s-4": [0, 0, 0, 2],
+    }
