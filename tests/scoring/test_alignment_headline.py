@@ -382,3 +382,15 @@ def test_markup_rows_and_plain_rows_keep_their_order_and_counts(tmp_path: Path) 
         "s-3": [0, 1, 0, 1],
         "s-4": [0, 0, 0, 2],
     }
+
+
+def test_markup_with_a_glm_by_hand(tmp_path: Path) -> None:
+    """The rules widen the markup's slots for words; the characters resolve only the
+    markup's own spellings (a GLM names words and leaves CER alone)."""
+    write(tmp_path, [("s-1", "{ ok / okay } yes", "okay yep")])
+    (tmp_path / "r.glm").write_text("{ yes / yep }\n", "utf-8")
+    arm = score(tmp_path, glm=tmp_path / "r.glm")
+    views = arm["overall"]["views"]["raw"]
+    assert [views["wer"][k] for k in (*SDI, "hits")] == [0, 0, 0, 2]
+    # "okay yes" against "okay yep": one character substituted, `okay` not an error.
+    assert [views["cer"][k] for k in (*SDI, "hits")] == [1, 0, 0, 7]

@@ -228,7 +228,8 @@ def _record(out: npt.NDArray[np.int64], k: int, done: Alignment, tally: EditTall
 def resolved_reference(done: Alignment, slots: Sequence[Slot]) -> tuple[list[str], list[str]]:
     """The reference words a slot alignment resolved, and the optional words it left out.
 
-    A matched slot is the hypothesis's spelling, any other the slot's first spelling; an
+    A slot matched by one of its own spellings is that spelling, any other the slot's
+    first spelling; an
     `@` the alignment skipped is no word; an optional word left out is in the second list
     (Correct, still counted)."""
     words: list[str | None] = [None] * len(slots)
@@ -239,7 +240,9 @@ def resolved_reference(done: Alignment, slots: Sequence[Slot]) -> tuple[list[str
             continue
         slot = slots[i]
         if op.kind == "equal" and op.hyp is not None:
-            words[i] = op.hyp
+            # the markup's own spelling; one a GLM added stays the first (CER is the
+            # rules' to leave alone: they name words)
+            words[i] = op.hyp if op.hyp in slot.accepts else slot.accepts[0]
         elif op.kind == "equal":  # an optional word left out
             left_out.append(slot.accepts[0])
             words[i] = ""
