@@ -87,8 +87,8 @@ class ScoreInputs:
 class ScoreFigures:
     """What `earmark score` computes: the protocol or the settings it would fix (None:
     not given; resolved once, by `earmark.scoring.protocols.resolve`), the optional
-    metrics and figures (`extra_metrics`: "wip"), the sclite reports and their alignment,
-    GLM rules, the bootstrap unit and the pre-registered minimums."""
+    metrics and figures (`extra_metrics`: "wip"), the word alignment of every figure, the
+    sclite reports, GLM rules, the bootstrap unit and the pre-registered minimums."""
 
     normalizer: str | None = None
     protocol: str | None = None
@@ -102,7 +102,8 @@ class ScoreFigures:
     extra_metrics: tuple[str, ...] = ()
     sclite_reports: bool = False
     alignment: str = "earmark"
-    #: sclite's `-i` rule the sclite reports read speakers from trn ids by (None: earmark's).
+    #: The rule the sclite reports read speakers from trn ids by: sclite's `-i` rule of
+    #: that name, or "earmark" (None: earmark's).
     id_format: str | None = None
     glm: str | os.PathLike[str] | None = None
     cluster: str = "clip"
