@@ -87,8 +87,8 @@ class ScoreInputs:
 class ScoreFigures:
     """What `earmark score` computes: the protocol or the settings it would fix (None:
     not given; resolved once, by `earmark.scoring.protocols.resolve`), the optional
-    metrics and figures (`extra_metrics`: "wip"), the sclite reports and their alignment,
-    GLM rules, the bootstrap unit and the pre-registered minimums."""
+    metrics and figures (`extra_metrics`: "wip"), the word alignment of every figure, the
+    sclite reports, GLM rules, the bootstrap unit and the pre-registered minimums."""
 
     normalizer: str | None = None
     protocol: str | None = None
@@ -102,7 +102,8 @@ class ScoreFigures:
     extra_metrics: tuple[str, ...] = ()
     sclite_reports: bool = False
     alignment: str = "earmark"
-    #: sclite's `-i` rule the sclite reports read speakers from trn ids by (None: earmark's).
+    #: The rule the sclite reports read speakers from trn ids by: sclite's `-i` rule of
+    #: that name, or "earmark" (None: earmark's).
     id_format: str | None = None
     glm: str | os.PathLike[str] | None = None
     cluster: str = "clip"
@@ -140,8 +141,10 @@ def score_predictions(
 
     `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion pair)
     and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark", "sclite" or
-    "kaldi") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
-    `id_format` (rm, spu_id, swb, wsj) reads their speakers by sclite's `-i` rule; `glm`, a
+    "kaldi") chooses how every word figure splits errors, the headline, the error analysis
+    and those reports (`earmark.scoring.word_counter`; recorded as `alignment` when not
+    earmark's); `id_format` (earmark, rm, spu_id, swb, wsj) reads their speakers by
+    earmark's rule or sclite's `-i` rule of that name; `glm`, a
     rules file of alternate spellings and optional words (`earmark.scoring.glm`), is applied
     during alignment, not by rewriting text: the word counts of every view (the headline
     WER) come from the GLM-aware alignment, and so do the sclite reports'. Results record it
@@ -184,12 +187,6 @@ def _check_figures(figures: ScoreFigures) -> Glm | None:
             field="id_format",
             hint="add --sclite-reports",
         )
-    if figures.alignment != "earmark" and not figures.sclite_reports:
-        raise EarmarkError(
-            "--alignment chooses the alignment of the sclite reports",
-            field="alignment",
-            hint="add --sclite-reports",
-        )
     if figures.glm is not None and figures.protocol is not None:
         raise EarmarkError(
             f"--glm changes the counts protocol {figures.protocol} fixes",
@@ -229,6 +226,7 @@ def _score(
         min_per_slice=figures.min_per_slice,
         min_speakers=figures.min_speakers,
         glm=rules,
+        alignment=figures.alignment,
         extra_metrics=figures.extra_metrics,
     )
     # The punctuation and critical-token metrics and the sclite reports read the rows

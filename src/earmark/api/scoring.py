@@ -59,7 +59,9 @@ def score_file(
     (results.json, byte for byte `to_json()` of what is returned, predictions.jsonl,
     results.md and, with `csv`, predictions.csv); without it nothing is written.
     `metrics` names optional figures beside MER and WIL ("wip", as `--metrics wip`);
-    `id_format` reads the sclite reports' speakers by sclite's `-i` rule (`--id-format`).
+    `alignment` ("earmark", "sclite", "kaldi") splits every word figure's errors;
+    `id_format` reads the sclite reports' speakers by earmark's rule (the default) or
+    sclite's `-i` rule of that name (`--id-format`).
     """
     from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
     from earmark.formats.fields import FieldNames
@@ -72,7 +74,7 @@ def score_file(
     check_choice("aggregate", aggregate, ("micro", "macro"))
     check_choice("cluster", cluster, ("clip", "speaker"))
     check_choice("alignment", alignment, ("earmark", "sclite", "kaldi"))
-    check_choice("id_format", id_format, ("rm", "spu_id", "swb", "wsj"))
+    check_choice("id_format", id_format, ("earmark", "rm", "spu_id", "swb", "wsj"))
     check_choice("punctuation_marks", punctuation_marks, ("word-internal", "every-mark"))
     for name in metrics:
         check_choice("metrics", name, EXTRA_METRICS)

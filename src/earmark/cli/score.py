@@ -129,16 +129,18 @@ def _add_extra_figures(p: argparse.ArgumentParser) -> None:
         "--alignment",
         choices=("earmark", "sclite", "kaldi"),
         default="earmark",
-        help="how the sclite reports split errors: earmark (fewest edits, the default), "
-        "sclite (sclite's weights: sub 4, ins/del 3) or kaldi (compute-wer's tie rule)",
+        help="how every word figure splits errors (the headline, the error analysis, the "
+        "sclite reports): earmark (fewest edits, the default), sclite (sclite's weights: "
+        "sub 4, ins/del 3) or kaldi (compute-wer's tie rule)",
     )
     # issue 23, sclite parity: how the sclite reports read speakers from trn ids.
     p.add_argument(
         "--id-format",
-        choices=("rm", "spu_id", "swb", "wsj"),
+        choices=("earmark", "rm", "spu_id", "swb", "wsj"),
         default=None,
-        help="read each trn id's speaker by sclite's -i rule of that name for the sclite "
-        "reports (default: the id before its first '-', else the id; see docs/sclite.md)",
+        help="read each trn id's speaker for the sclite reports by earmark's rule (the "
+        "default: the id before its first '-', else the id) or sclite's -i rule of that "
+        "name; the rule used is printed (see docs/sclite.md)",
     )
     p.add_argument(
         "--glm",
@@ -190,10 +192,10 @@ def run(args: argparse.Namespace) -> int:
     predictions = Path(args.out) / PREDICTIONS
     if not args.quiet:
         print_summary(results)
-        if args.id_format is not None:
-            from earmark.formats.trn import ID_FORMAT_RULES
+        if args.sclite_reports:
+            from earmark.formats.trn import checked_id_format, speaker_rule_line
 
-            print("sclite speakers: " + ID_FORMAT_RULES[args.id_format].format(form=args.id_format))
+            print("sclite speakers: " + speaker_rule_line(checked_id_format(args.id_format)))
         if args.show_alignments > 0:
             print_worst_alignments(results, predictions, per_language=args.show_alignments)
         print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")

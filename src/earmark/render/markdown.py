@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from earmark.markdown_cells import md_code, md_fence, md_table, md_text
+from earmark.render.markdown_sclite import alignment_lines, sclite_markdown
 from earmark.results import ArmResult, MetricResult, Record, Results, ScopeResult
 from earmark.results.display import (
     fmt_decimal,
@@ -570,6 +571,7 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
         f"{md_text(boot.resamples)} resamples, seed {md_text(boot.seed)}"
         + (f", generator {md_text(boot.generator)}" if boot.generator else ""),
         *_protocol_lines(arm.protocol),
+        *alignment_lines(arm),
         *_network_lines(arm),
         "",
     ]
@@ -609,6 +611,7 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
     parts += _timestamps_markdown(arm.timestamps)
     parts += _streaming_markdown(arm.streaming)
     parts += _error_analysis_markdown(arm.error_analysis or {})
+    parts += sclite_markdown(arm)
     if cov.excluded:
         parts += ["### Excluded", ""]
         parts += [f"- {md_code(ex.id)}: {md_text(ex.reason)}" for ex in cov.excluded[:200]]

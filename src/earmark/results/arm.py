@@ -198,6 +198,8 @@ class ArmResult(Record):
     minimums: Mapping[str, int] | None = field(default=None, metadata=json_key(MapOf(INT)))
     #: The GLM rules the word counts followed (`--glm`): their component and hash.
     glm: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    #: The word alignment of every figure when not earmark's (`--alignment sclite|kaldi`).
+    alignment: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     conventions: Mapping[str, str] = field(metadata=json_key(MapOf(STR)))
     coverage: Coverage = field(metadata=json_key(Nested(Coverage)))
     overall: ScopeResult | None = field(metadata=json_key(Nullable(Nested(ScopeResult))))
