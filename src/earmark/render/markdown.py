@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from earmark.language_tags import NO_SINGLE_LANGUAGE
 from earmark.markdown_cells import md_code, md_fence, md_table, md_text
 from earmark.results import ArmResult, MetricResult, Record, Results, ScopeResult
 from earmark.results.display import (
@@ -348,9 +349,40 @@ def _protocol_lines(protocol: Mapping[str, Any] | None) -> list[str]:
 
 
 def _scopes(arm: ArmResult) -> list[tuple[str, ScopeResult]]:
-    """("overall", block) when there is one, then ("language xx", block) per language."""
-    scopes = [("overall", arm.overall)] if arm.overall is not None else []
-    return scopes + [(f"language {lang}", block) for lang, block in arm.by_language.items()]
+    """("overall", block) when there is one, then ("language xx", block) per language
+    (one block when they are the same figures: `summary_scopes`)."""
+    return summary_scopes(arm, "language {}")
+
+
+def summary_scopes(arm: ArmResult, language: str) -> list[tuple[str, ScopeResult]]:
+    """The summary's (label, block) pairs: overall, then each language (`language` formats
+    its label). A single language whose rows are the overall rows is shown once, as
+    `overall (LABEL)` (`overall` for rows naming no language): the same figures twice
+    only make a reader compare them."""
+    languages = [(language.format(lang), block) for lang, block in arm.by_language.items()]
+    if arm.overall is None:
+        return languages
+    if len(languages) == 1:
+        (lang, block), (label, _) = next(iter(arm.by_language.items())), languages[0]
+        if block_rows("", block) == block_rows("", arm.overall):
+            return [("overall" if lang in NO_SINGLE_LANGUAGE else f"overall ({label})", block)]
+    return [("overall", arm.overall), *languages]
+
+
+def normalizer_choice_lines(arm: ArmResult) -> list[str]:
+    """`normaliser: NAME (reason)` per language when no normaliser was named (the default
+    policy chose), naming the language when there are several; none otherwise."""
+    choice = arm.normalizer_choice
+    if choice is None:
+        return []
+    several = len(choice.reasons) > 1
+    lines = []
+    for lang, reason in choice.reasons.items():
+        block = arm.by_language.get(lang)
+        name = "?" if block is None else block.normalizer.name
+        where = f" for {lang}" if several else ""
+        lines.append(f"normaliser: {name}{where} ({reason})")
+    return lines
 
 
 def _publication_notes(arm: ArmResult) -> list[str]:
@@ -570,6 +602,7 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
         f"{md_text(boot.resamples)} resamples, seed {md_text(boot.seed)}"
         + (f", generator {md_text(boot.generator)}" if boot.generator else ""),
         *_protocol_lines(arm.protocol),
+        *(f"- {md_text(line[:1].upper() + line[1:])}" for line in normalizer_choice_lines(arm)),
         *_network_lines(arm),
         "",
     ]
