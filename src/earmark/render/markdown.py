@@ -375,14 +375,12 @@ def normalizer_choice_lines(arm: ArmResult) -> list[str]:
     choice = arm.normalizer_choice
     if choice is None:
         return []
-    several = len(choice.reasons) > 1
-    lines = []
-    for lang, reason in choice.reasons.items():
-        block = arm.by_language.get(lang)
-        name = "?" if block is None else block.normalizer.name
-        where = f" for {lang}" if several else ""
-        lines.append(f"normaliser: {name}{where} ({reason})")
-    return lines
+    several = len(arm.by_language) > 1
+    return [
+        f"normaliser: {block.normalizer.name}{f' for {lang}' if several else ''} ({reason})"
+        for lang, block in arm.by_language.items()
+        if (reason := choice.reasons.get(lang)) is not None
+    ]
 
 
 def _publication_notes(arm: ArmResult) -> list[str]:
