@@ -56,7 +56,7 @@ def register(sub: Subcommands) -> None:
         "without it nothing is written",
         required=False,
     )
-    add_json(p, "the results (what results.json holds) on standard output, notes on stderr,")
+    add_json(p, "the results (what results.json holds, alone on stdout; notes on stderr)")
     p.add_argument(
         "--show-alignments",
         type=non_negative_int,
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from earmark.api.scoring import score_file
-    from earmark.render.markdown import normalizer_choice_lines
+    from earmark.render.summary_rows import normalizer_choice_lines
     from earmark.render.terminal import print_summary, print_worst_alignments
     from earmark.rundir.layout import PREDICTIONS
 

@@ -12,8 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from earmark.language_tags import NO_SINGLE_LANGUAGE
 from earmark.markdown_cells import md_code, md_fence, md_table, md_text
+from earmark.render.summary_rows import (
+    block_rows,
+    n_scored,
+    normalizer_choice_lines,
+    summary_scopes,
+)
 from earmark.results import ArmResult, MetricResult, Record, Results, ScopeResult
 from earmark.results.display import (
     fmt_decimal,
@@ -34,14 +39,6 @@ def typed_results(results: Results | Mapping[str, Any]) -> Results:
 def _has(record: Record, name: str) -> bool:
     """Whether the file had `name` (null counts), or the record holds a value for it."""
     return getattr(record, name) is not None or name in record.key_order
-
-
-def _n_scored(metric: MetricResult | None, block: ScopeResult) -> int:
-    """The rows a view's figure was computed from: a view some rows lack (a script-folded
-    view of a row it cannot fold) is scored on fewer rows than the block holds."""
-    if metric is not None:
-        return metric.n_scored
-    return block.n_utterances
 
 
 def _headline(block: ScopeResult, view: str) -> MetricResult | None:
@@ -126,33 +123,6 @@ def _word_information_markdown(scopes: Sequence[tuple[str, ScopeResult]]) -> lis
         return []
     header = ["scope", "metric", "MER", "WIL", "WIP"]
     return ["### Word information (primary view)", "", md_table(header, rows), ""]
-
-
-def block_rows(label: str, block: ScopeResult) -> list[list[str]]:
-    """One table row per view: label, normaliser/view, N, WER, CER, S/D/I."""
-    rows = []
-    norm = block.normalizer.name
-    if block.normalizer.differs_from_publication:
-        norm += " †"
-    # S/D/I and N follow the headline unit (the normaliser's first): CER for
-    # crude-char-v1 although it reports WER too.
-    char_first = block.normalizer.units[:1] == ("char",)
-    for view, metrics in block.views.items():
-        primary = " (primary)" if view == block.primary_view else ""
-        wer = metrics.metrics.get("wer")
-        cer = metrics.metrics.get("cer")
-        main = (cer if char_first else wer) or wer or cer
-        rows.append(
-            [
-                label,
-                f"{norm} / {view}{primary}",
-                str(_n_scored(main, block)),
-                fmt_rate(wer) if wer else "n/a (no word units)",
-                fmt_rate(cer),
-                fmt_sdi(main),
-            ]
-        )
-    return rows
 
 
 def _unit_notes(scopes: Sequence[tuple[str, ScopeResult]]) -> list[str]:
@@ -354,35 +324,6 @@ def _scopes(arm: ArmResult) -> list[tuple[str, ScopeResult]]:
     return summary_scopes(arm, "language {}")
 
 
-def summary_scopes(arm: ArmResult, language: str) -> list[tuple[str, ScopeResult]]:
-    """The summary's (label, block) pairs: overall, then each language (`language` formats
-    its label). A single language whose rows are the overall rows is shown once, as
-    `overall (LABEL)` (`overall` for rows naming no language): the same figures twice
-    only make a reader compare them."""
-    languages = [(language.format(lang), block) for lang, block in arm.by_language.items()]
-    if arm.overall is None:
-        return languages
-    if len(languages) == 1:
-        (lang, block), (label, _) = next(iter(arm.by_language.items())), languages[0]
-        if block_rows("", block) == block_rows("", arm.overall):
-            return [("overall" if lang in NO_SINGLE_LANGUAGE else f"overall ({label})", block)]
-    return [("overall", arm.overall), *languages]
-
-
-def normalizer_choice_lines(arm: ArmResult) -> list[str]:
-    """`normaliser: NAME (reason)` per language when no normaliser was named (the default
-    policy chose), naming the language when there are several; none otherwise."""
-    choice = arm.normalizer_choice
-    if choice is None:
-        return []
-    several = len(arm.by_language) > 1
-    return [
-        f"normaliser: {block.normalizer.name}{f' for {lang}' if several else ''} ({reason})"
-        for lang, block in arm.by_language.items()
-        if (reason := choice.reasons.get(lang)) is not None
-    ]
-
-
 def _publication_notes(arm: ArmResult) -> list[str]:
     """† under the table: how a normaliser differs from a publication's rule (ga-v1 vs
     BlasBench), once per normaliser, so a figure never passes for the paper's."""
@@ -494,7 +435,7 @@ def _primary_rows(scopes: Sequence[tuple[str, ScopeResult]]) -> list[list[str]]:
         rows.append(
             [
                 label,
-                str(_n_scored(wer or metrics.get("cer"), block)),
+                str(n_scored(wer or metrics.get("cer"), block)),
                 fmt_rate(wer) if wer else "n/a",
                 fmt_rate(metrics.get("cer")),
             ]

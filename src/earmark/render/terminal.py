@@ -11,12 +11,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from earmark.render.markdown import (
-    block_rows,
-    normalizer_choice_lines,
-    summary_scopes,
-    typed_results,
-)
+from earmark.render.markdown import typed_results
+from earmark.render.summary_rows import block_rows, normalizer_choice_lines, summary_scopes
 from earmark.results import ArmResult, PredictionRow, Results
 from earmark.results.display import fmt_stat
 from earmark.terminal_table import Column, print_fitted
