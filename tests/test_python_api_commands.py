@@ -28,6 +28,7 @@ from earmark.api.checking import verify
 from earmark.api.comparing import compare, gap
 from earmark.api.corpora import demo, fetch, import_corpus
 from earmark.api.deciding import decide
+from earmark.api.example_files import examples
 from earmark.api.manifests import (
     manifest_contamination,
     manifest_hash,
@@ -71,6 +72,7 @@ VERBS: dict[str, tuple[Callable[..., object], tuple[str, ...], frozenset[str]]] 
     "import_corpus": (import_corpus, ("import",), frozenset()),
     "fetch": (fetch, ("fetch",), frozenset()),
     "demo": (demo, ("demo",), frozenset()),
+    "examples": (examples, ("examples",), frozenset()),
 }
 #: Keywords with no flag: what only a Python caller can pass (a progress callback).
 API_ONLY = {("fetch", "on_progress"), ("run", "check")}

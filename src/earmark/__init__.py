@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from earmark.api.corpora import fetch as fetch
     from earmark.api.corpora import import_corpus as import_corpus
     from earmark.api.deciding import decide as decide
+    from earmark.api.example_files import examples as examples
     from earmark.api.manifests import manifest_contamination as manifest_contamination
     from earmark.api.manifests import manifest_hash as manifest_hash
     from earmark.api.manifests import manifest_init_sidecar as manifest_init_sidecar
@@ -82,6 +83,7 @@ _LAZY = {
     "import_corpus": "corpora",
     "fetch": "corpora",
     "demo": "corpora",
+    "examples": "example_files",
 }
 
 __all__ = ["__version__", *_LAZY]
