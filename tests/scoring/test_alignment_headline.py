@@ -394,3 +394,15 @@ def test_markup_with_a_glm_by_hand(tmp_path: Path) -> None:
     assert [views["wer"][k] for k in (*SDI, "hits")] == [0, 0, 0, 2]
     # "okay yes" against "okay yep": one character substituted, `okay` not an error.
     assert [views["cer"][k] for k in (*SDI, "hits")] == [1, 0, 0, 7]
+
+
+def test_the_terminal_summary_names_a_non_default_alignment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, tie_corpus(6, n=4))
+    argv = ["score", str(tmp_path / "hyp.trn"), "--refs", str(tmp_path / "ref.trn")]
+    argv += ["--format", "trn", "--normalizer", "none", "--bootstrap", "0"]
+    assert main([*argv, "--alignment", "sclite"]) == 0
+    assert "word alignment: sclite (word units of every view" in capsys.readouterr().out
+    assert main(argv) == 0
+    assert "word alignment" not in capsys.readouterr().out

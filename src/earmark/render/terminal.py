@@ -54,7 +54,11 @@ def print_summary(
             rows,
             title=f"{title}: {name} ({arm.aggregate} rates, 95% clip-bootstrap CI)",
         )
-        for line in (*normalizer_choice_lines(arm), *extra_metric_lines(arm)):
+        for line in (
+            *normalizer_choice_lines(arm),
+            *_alignment_lines(arm),
+            *extra_metric_lines(arm),
+        ):
             console.print(Text(line))
         not_ok = arm.coverage.not_ok
         if not_ok:
@@ -165,3 +169,12 @@ def _alignment_chunks(alignment: Any, width: int) -> list[Any]:
     if current:
         chunks.append(replace(alignment, ops=current))
     return chunks
+
+
+def _alignment_lines(arm: ArmResult) -> list[str]:
+    """A non-default word alignment named under its table (earmark's own says nothing, so
+    default summaries keep their bytes)."""
+    record = arm.alignment
+    if not record:
+        return []
+    return [f"word alignment: {record.get('name')} ({record.get('applies_to')})"]
