@@ -10,6 +10,7 @@ corpus, and its numbers for one thread against several.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -201,3 +202,34 @@ def test_tables_hold_the_poisson_law() -> None:
         np.add.at(rebuilt, alias, 1.0 - prob)
         assert rebuilt / pmf.size == pytest.approx(pmf, abs=1e-15)
     assert math.isclose(poisson_resampling.Z, 2.0)
+
+
+def test_a_scored_corpus_names_the_generator_it_drew_with() -> None:
+    """Scoring with the generator records it in the `bootstrap` record and draws every
+    interval with it; the default writes no `generator` key (its results keep their bytes)."""
+    from earmark.formats.rows import ScoringRow
+    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+
+    rows = [
+        ScoringRow(f"u{i}", "a b c d e f", "a b x d e f" if i % 3 else "a b c", "en")
+        for i in range(60)
+    ]
+
+    def score(generator: str) -> dict[str, Any]:
+        options = ScoringOptions(
+            NormalizerPolicy.parse("none"),
+            bootstrap=BootstrapSettings(resamples=300, generator=generator),
+        )
+        return score_rows(rows, options).to_dict()
+
+    default, poisson = score("numpy-pcg64"), score(GENERATOR)
+    assert "generator" not in default["bootstrap"]
+    assert poisson["bootstrap"]["generator"] == GENERATOR
+    metric = poisson["overall"]["views"]["raw"]["wer"]
+    assert metric["ci95"] != default["overall"]["views"]["raw"]["wer"]["ci95"]
+    assert metric["value"] == default["overall"]["views"]["raw"]["wer"]["value"]
+    errors = np.array([1 if i % 3 else 3 for i in range(60)])
+    direct = bootstrap_ci(
+        errors, np.full(60, 6), clusters=np.arange(60), resamples=300, generator=GENERATOR
+    )
+    assert metric["ci95"] == [direct.low, direct.high]
