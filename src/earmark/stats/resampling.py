@@ -117,6 +117,10 @@ def cluster_index(clusters: ArrayLike | None, n_rows: int) -> tuple[NDArray[np.i
             field="clusters",
             hint="give one cluster key (e.g. the clip id) per row",
         )
+    if keys.dtype.kind in "iu" and _is_arange(keys):
+        # Every row its own cluster, numbered in order (a scorer's distinct clips): the
+        # numbering `np.unique` would give, without sorting the rows.
+        return keys.astype(np.intp), n_rows
     if keys.dtype.kind in "biuUS":
         _, inverse = np.unique(keys, return_inverse=True)
         index = inverse.reshape(-1).astype(np.intp)
@@ -131,8 +135,16 @@ def cluster_index(clusters: ArrayLike | None, n_rows: int) -> tuple[NDArray[np.i
     return index, n_clusters
 
 
+def _is_arange(keys: NDArray[Any]) -> bool:
+    """Whether integer keys are exactly 0, 1, ..., n-1 in order."""
+    return bool(keys.size and keys[0] == 0 and np.all(np.diff(keys) == 1))
+
+
 def cluster_totals(rows: FloatMatrix, index: NDArray[np.intp], n_clusters: int) -> FloatMatrix:
     """Sum the rows of each cluster: the unit that is resampled."""
+    if n_clusters == rows.shape[0] and _is_arange(index):
+        same: FloatMatrix = rows.copy()
+        return same
     totals = np.empty((n_clusters, rows.shape[1]), dtype=np.float64)
     for j in range(rows.shape[1]):
         totals[:, j] = np.bincount(index, weights=rows[:, j], minlength=n_clusters)
