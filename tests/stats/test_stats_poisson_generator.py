@@ -189,19 +189,48 @@ def test_settings_and_metric_carry_the_generator() -> None:
 
 
 def test_tables_hold_the_poisson_law() -> None:
-    """A table's cells give Poisson(mean) to floating point, with < 1e-20 left out."""
+    """A table's cells give Poisson(mean) to floating point, with < 1e-20 left out, and its
+    guide never starts a search above the answer."""
     for mean in (0.5, 3.0, 47.5, 9_900.0):
         low, pmf = poisson_resampling._poisson_pmf(mean)
         support = np.arange(low, low + pmf.size)
         exact = stats.poisson.pmf(support, mean)
         assert pmf == pytest.approx(exact, rel=1e-9, abs=1e-300)
         assert 1.0 - exact.sum() < 1e-12  # what double precision can say of 1e-20
-        prob, alias = poisson_resampling._vose(pmf)
-        # Each cell's chance: its own share plus what the cells aliased to it give up.
-        rebuilt = prob.copy()
-        np.add.at(rebuilt, alias, 1.0 - prob)
-        assert rebuilt / pmf.size == pytest.approx(pmf, abs=1e-15)
+        cdf, guide = poisson_resampling._guided_cdf(pmf)
+        assert cdf[-1] == 1.0 and np.all(np.diff(cdf) >= 0)
+        buckets = guide.size - 1
+        edges = np.arange(buckets) / buckets
+        # Entry i: the first cell whose cumulative probability exceeds i / buckets.
+        assert np.all(cdf[guide[:-1]] > edges)
+        assert np.all((guide[:-1] == 0) | (cdf[np.maximum(guide[:-1] - 1, 0)] <= edges))
+        assert guide[-1] == cdf.size - 1
     assert math.isclose(poisson_resampling.Z, 2.0)
+
+
+def test_a_count_is_the_inverse_of_its_double() -> None:
+    """Drawn counts are exactly `searchsorted(cdf, u, side="right")` of the doubles drawn."""
+    tables = poisson_resampling._PoissonTables(np.array([0.0, 2.5, 40.0, 2.5]))
+    counts = tables.draw(300, np.random.Generator(np.random.PCG64(8)))
+    doubles = np.random.Generator(np.random.PCG64(8)).random((300, 4))
+    for column, mean in enumerate([0.0, 2.5, 40.0, 2.5]):
+        low, pmf = poisson_resampling._poisson_pmf(mean)
+        cdf, _ = poisson_resampling._guided_cdf(pmf)
+        expected = low + np.searchsorted(cdf, doubles[:, column], side="right")
+        assert np.array_equal(counts[:, column], expected)
+
+
+def test_hostile_values_huge_and_fractional() -> None:
+    """Totals near 2**45 and fractional columns take the general paths, still exact."""
+    big = np.array([[2.0**45, 3.0]] * 10 + [[2.0**44, 1.0]] * 3 + [[7.0, 2.0]])
+    totals = poisson_resample_totals(big, 700, seed=1)
+    assert np.all(totals == np.round(totals))
+    ones = np.repeat(np.eye(3), [10, 3, 1], axis=0)
+    counts = poisson_resample_totals(ones, 700, seed=1)
+    assert np.array_equal(totals, counts @ np.array([[2.0**45, 3.0], [2.0**44, 1.0], [7.0, 2.0]]))
+    fractions = np.array([[0.25], [0.5], [0.5], [0.5], [0.5], [0.125]])
+    drawn = poisson_resample_totals(fractions, 500, seed=2)
+    assert np.all(np.abs(drawn * 8 - np.round(drawn * 8)) == 0)  # sums of eighths, exact
 
 
 def test_a_scored_corpus_names_the_generator_it_drew_with() -> None:

@@ -5,30 +5,35 @@ conditional binomials, ~100 ns a draw (numpy redoes a binomial's set-up whenever
 changes, and in the chain it always does), and draws every cluster of a group smaller
 than 32 one index at a time. A corpus of character counts has thousands of distinct
 (errors, ref_units) pairs, so that is most of a CER interval's cost. Here every group's
-count is an independent Poisson variate, taken from a table in a few nanoseconds, and an
+count is an independent Poisson variate, read from a table in a few nanoseconds, and an
 exact correction turns the Poisson counts into the multinomial. The law of the replicates
 is the same; the numbers for a seed are not, so results drawn this way name the generator.
 
 The algorithm (its constants are part of it: a change changes the numbers for a seed):
 
 1. Group clusters by their total vector (`numpy-pcg64`'s order). Groups of at least
-   `MIN_GROUP` clusters are *categories*; the single clusters form the *tail*, which
-   counts as one more column, of size `n_tail`, whose count is a number of tail draws.
+   `MIN_GROUP` clusters are *categories*; all other clusters form the *tail* (in the same
+   order), which counts as one more column, of size `n_tail`, whose count is a number of
+   tail draws.
 2. Blocks of `BLOCK_REPLICATES` replicates; block `b` draws from numpy's PCG64 seeded
    with `SeedSequence(seed, spawn_key=(b,))`, as `numpy-pcg64` does.
 3. `lam = max(0, 1 - Z / sqrt(n))`. Each column's count is `Poisson(lam * m)` (m its
-   size), drawn from a Walker alias table of that Poisson law (built with Vose's method
-   over the support where all but less than 1e-20 of its mass lies, probabilities from
-   `math.lgamma`): two `Generator.random` doubles per count, the first picks the table
-   cell, the second decides between the cell and its alias. A pass draws the first
-   doubles of `rows` replicates (every column, row-major), then the second doubles, with
-   `rows = max(1, PASS_ELEMENTS // columns)`; replicates whose counts sum to more than
-   `n` are drawn again, in order, in the same way, until none does.
+   size), drawn by inversion from a table of that law's cumulative probabilities over
+   the support where all but less than 1e-20 of its mass lies (`_poisson_pmf`): one
+   `Generator.random` double `u` per count; the count is the first cell whose cumulative
+   probability exceeds `u`, searched upwards from the cell a guide table of L entries (L
+   the table's cells) names for `floor(u * L)` (the guide only saves search steps: the
+   count is the same whatever its size). A block is drawn in passes
+   of `rows = max(1, PASS_ELEMENTS // columns)` replicates (so memory stays bounded
+   however many groups there are), each pass making steps 3 to 5 for its replicates: the
+   first doubles (every column of every replicate, row-major), then the second doubles;
+   replicates whose counts sum to more than `n` are drawn again, in order, in the same
+   way, until none does.
 4. Each replicate's shortfall `n - sum` (about `Z * sqrt(n)`) is drawn as that many
    indices uniform in `[0, n)` over the clusters laid out category by category and then
    the tail (`numpy-pcg64`'s 32-bit Lemire mapping, `CHUNK` at a time, replicate after
    replicate); each index adds one to the count of the column it falls in.
-5. The tail's draws are then made and summed exactly as `numpy-pcg64` makes them.
+5. The pass's tail draws are then made and summed exactly as `numpy-pcg64` makes them.
 
 Why it is exact: independent counts `Poisson(lam * m_j)` per group and a
 `Poisson(lam * n_tail)` number of uniform tail draws are together a Poisson number `t` of
@@ -58,18 +63,20 @@ from earmark.stats.resampling import (
 
 #: The name results record for this generator.
 GENERATOR = "numpy-pcg64-poisson"
-# Two clusters with the same totals cost one table draw (~8 ns) instead of two tail draws
-# (~4 ns each). Part of the algorithm.
-MIN_GROUP = 2
+# A group this large costs one table draw (~15 ns) instead of `m` tail draws (~4 ns
+# each). Part of the algorithm.
+MIN_GROUP = 4
 # The Poisson means are lam = 1 - Z / sqrt(n) times the group sizes: about Z * sqrt(n)
 # draws a replicate are left to the uniform correction, and a replicate is drawn again
 # with probability about P(normal > Z) (2.3%). Part of the algorithm.
 Z = 2.0
-# Table draws made per pass (rows x columns): bounds the pass's arrays (~8 MB each).
-PASS_ELEMENTS = 1 << 16
+# Table draws made per pass (rows x columns): bounds the pass's arrays (~1 MB each).
+PASS_ELEMENTS = 1 << 17
 # Each table covers the mean +- SPREAD standard deviations (+- 12 more counts), where all
 # but < 1e-20 of a Poisson law's mass lies.
 SPREAD = 12.0
+# Guide entries per table cell: the search starts at most a cell or so below its answer.
+GUIDE = 4
 
 
 def poisson_resample_totals(
@@ -89,69 +96,74 @@ def poisson_resample_totals(
 
 
 class _PoissonTables:
-    """Walker alias tables of Poisson laws, one per distinct mean, concatenated: column j
-    draws from cells `offset[j] .. offset[j] + length[j] - 1`."""
+    """Inversion tables of Poisson laws with guide tables, one per distinct mean,
+    concatenated: column j's counts are the cells of its table (`cdf`) and its guide
+    (`guide`, one entry per cell plus one) starts the search."""
 
     def __init__(self, means: NDArray[np.float64]) -> None:
         distinct, which = np.unique(means, return_inverse=True)
-        probs, aliases, starts, lengths, lows = [], [], [], [], []
-        start = 0
+        cdfs, guides, starts, guide_starts, lengths, lows = [], [], [], [], [], []
+        start = guide_start = 0
         for mean in distinct.tolist():
             low, pmf = _poisson_pmf(mean)
-            prob, alias = _vose(pmf)
-            probs.append(prob)
-            aliases.append(alias + start)
+            cdf, guide = _guided_cdf(pmf)
+            cdfs.append(cdf)
+            guides.append(guide + start)
             starts.append(start)
-            lengths.append(pmf.size)
+            guide_starts.append(guide_start)
+            lengths.append(guide.size - 1)
             lows.append(low)
-            start += pmf.size
-        self.prob = np.concatenate(probs)
-        self.alias = np.concatenate(aliases)
+            start += cdf.size
+            guide_start += guide.size
+        self.cdf = np.concatenate(cdfs)
+        self.guide = np.concatenate(guides)
         inverse = which.reshape(-1)
-        self.offset = np.asarray(starts, dtype=np.int64)[inverse]
+        self.guide_offset = np.asarray(guide_starts, dtype=np.int64)[inverse]
         self.length = np.asarray(lengths, dtype=np.float64)[inverse]
         # A cell's count is its place in its table plus the table's lowest count.
-        self.base = self.offset - np.asarray(lows, dtype=np.int64)[inverse]
+        self.base = np.asarray(starts, dtype=np.int64)[inverse] - np.asarray(lows)[inverse]
 
     def draw(self, rows: int, rng: np.random.Generator) -> NDArray[np.int64]:
-        """(rows x columns) counts: the cells from the first doubles, then the coins."""
-        cell = (rng.random((rows, self.offset.size)) * self.length).astype(np.int64)
-        cell += self.offset
-        keep = rng.random((rows, self.offset.size)) < self.prob[cell]
-        counts: NDArray[np.int64] = np.where(keep, cell, self.alias[cell])
-        counts -= self.base
+        """(rows x columns) counts: per count one double `u`, and the first cell whose
+        cumulative probability exceeds `u`, searched upwards from the guide's cell."""
+        u = rng.random((rows, self.length.size))
+        bucket = (u * self.length).astype(np.int64)
+        bucket += self.guide_offset
+        cell = self.guide[bucket].reshape(-1)
+        flat_u = u.reshape(-1)
+        moving = np.flatnonzero(self.cdf[cell] <= flat_u)
+        while moving.size:
+            cell[moving] += 1
+            moving = moving[self.cdf[cell[moving]] <= flat_u[moving]]
+        counts: NDArray[np.int64] = cell.reshape(rows, -1) - self.base
         return counts
 
 
 def _poisson_pmf(mean: float) -> tuple[int, NDArray[np.float64]]:
     """The lowest count of the support (mean +- SPREAD sd, +- 12) and the probabilities of
-    Poisson(mean) on it."""
+    Poisson(mean) on it (log p(k) = log p(k-1) + log(mean / k) from `math.lgamma`'s p(low))."""
     if mean <= 0.0:
         return 0, np.ones(1)
     spread = SPREAD * math.sqrt(mean) + 12.0
     low, high = max(0, math.floor(mean - spread)), math.ceil(mean + spread)
-    support = np.arange(low, high + 1, dtype=np.int64)
     log_mean = math.log(mean)
-    logs = np.array([k * log_mean - mean - math.lgamma(k + 1.0) for k in support.tolist()])
+    steps = log_mean - np.log(np.arange(low + 1, high + 1, dtype=np.float64))
+    first = low * log_mean - mean - math.lgamma(low + 1.0)
+    logs = first + np.concatenate([[0.0], np.cumsum(steps)])
     pmf = np.exp(logs - logs.max())
     return low, pmf / pmf.sum()
 
 
-def _vose(pmf: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Vose's alias method: per cell, the chance of keeping it and the cell taken instead."""
-    size = pmf.size
-    scaled = (pmf * size).tolist()
-    prob = [1.0] * size
-    alias = list(range(size))
-    small = [i for i, q in enumerate(scaled) if q < 1.0]
-    large = [i for i, q in enumerate(scaled) if q >= 1.0]
-    while small and large:
-        s, big = small.pop(), large.pop()
-        prob[s], alias[s] = scaled[s], big
-        scaled[big] += scaled[s] - 1.0
-        (small if scaled[big] < 1.0 else large).append(big)
-    # What is left is 1 up to rounding: kept always (prob 1, its own alias).
-    return np.asarray(prob), np.asarray(alias, dtype=np.int64)
+def _guided_cdf(pmf: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """The cumulative probabilities (the last exactly 1, so every search ends in the
+    table) and the guide: entry i is the first cell whose cumulative probability exceeds
+    i / L (L cells; entry L, for a `u * L` that rounds up to L, is the last cell)."""
+    cdf = np.minimum(np.cumsum(pmf), 1.0)
+    cdf[-1] = 1.0
+    size = GUIDE * cdf.size
+    guide = np.searchsorted(cdf, np.arange(size) / size, side="right")
+    guide = np.append(np.minimum(guide, cdf.size - 1), cdf.size - 1).astype(np.int64)
+    return cdf, guide
 
 
 class _PoissonPlan:
@@ -167,7 +179,7 @@ class _PoissonPlan:
             np.all(self.category_values == np.floor(self.category_values))
             and np.all(np.abs(self.category_values) < 2.0**31)
         )
-        tail_values = distinct[~is_category]
+        tail_values = np.repeat(distinct[~is_category], counts[~is_category], axis=0)
         self.n_tail = tail_values.shape[0]
         self.tail = _TailTable(tail_values, self.n)
         columns = np.append(self.sizes, self.n_tail)
@@ -179,10 +191,15 @@ class _PoissonPlan:
         self.owner = np.repeat(np.arange(self.width, dtype=np.int32), columns)
 
     def block_totals(self, size: int, rng: np.random.Generator) -> FloatMatrix:
-        counts = np.empty((size, self.width), dtype=np.int64)
+        totals = np.empty((size, self.category_values.shape[1]), dtype=np.float64)
         for start in range(0, size, self.rows_per_pass):
             stop = min(start + self.rows_per_pass, size)
-            counts[start:stop] = self._poisson_counts(stop - start, rng)
+            totals[start:stop] = self._pass_totals(stop - start, rng)
+        return totals
+
+    def _pass_totals(self, rows: int, rng: np.random.Generator) -> FloatMatrix:
+        """Steps 3 to 5 for `rows` replicates: their column totals."""
+        counts = self._poisson_counts(rows, rng)
         counts += self._correction(self.n - counts.sum(axis=1), rng)
         k = self.width - 1
         if self.integral:
