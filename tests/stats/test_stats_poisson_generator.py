@@ -160,6 +160,32 @@ def test_one_cluster_and_paired_and_several_rates() -> None:
     assert both["a"] == both["b"]
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\ud800",
+        "numpy-pcg64\x00",
+        "../numpy-pcg64",
+        "<script>alert(1)</script>",
+        "x" * 100_000,
+        "NUMPY-PCG64",
+        " numpy-pcg64",
+        "",
+    ],
+)
+def test_hostile_generator_names_are_refused_with_one_line(name: str) -> None:
+    """A name not in `GENERATORS` never reaches a record: refused by the settings (even
+    with 0 resamples, when nothing would draw) and by every bootstrap call."""
+    with pytest.raises(EarmarkError) as caught:
+        BootstrapSettings(resamples=0, generator=name)
+    assert caught.value.field == "generator"
+    with pytest.raises(EarmarkError):
+        bootstrap_ci([1], [2], resamples=10, generator=name)
+    settings = MetricSettings("micro", 10, 1, 0.95, False, name)
+    with pytest.raises(EarmarkError):
+        metric_result(np.array([[1, 0, 0, 3]]), None, settings)
+
+
 def test_unknown_generator_is_refused() -> None:
     with pytest.raises(EarmarkError) as caught:
         bootstrap_ci([1], [2], resamples=10, generator="mersenne")

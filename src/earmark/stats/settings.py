@@ -42,6 +42,18 @@ class BootstrapSettings:
     #: One of `GENERATORS`; results name it only when it is not the default.
     generator: str = DEFAULT_GENERATOR
 
+    def __post_init__(self) -> None:
+        # Refused here, not at the first draw: with 0 resamples nothing draws, yet the
+        # results would still name the generator.
+        if self.generator not in GENERATORS:
+            from earmark.errors import EarmarkError
+
+            raise EarmarkError(
+                f"unknown generator {self.generator!r}",
+                field="generator",
+                hint="use one of " + ", ".join(GENERATORS),
+            )
+
     def to_dict(self) -> StatRecord:
         """The `bootstrap` record's first fields, in the order results write them (the
         generator only when it is not the default, so default results keep their bytes)."""
