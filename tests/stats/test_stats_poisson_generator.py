@@ -246,6 +246,32 @@ def test_a_count_is_the_inverse_of_its_double() -> None:
         assert np.array_equal(counts[:, column], expected)
 
 
+class _Doubles:
+    """Stands in for a Generator whose `random` returns chosen doubles."""
+
+    def __init__(self, doubles: np.ndarray) -> None:
+        self.doubles = doubles
+
+    def random(self, shape: tuple[int, int]) -> np.ndarray:
+        return self.doubles.reshape(shape)
+
+
+def test_far_tail_doubles_find_their_cell() -> None:
+    """Doubles next to 0 and 1 land in a table's far tails, where many cells share a guide
+    bucket (the long searches): still exactly the inverse."""
+    means = np.array([2_000.0, 3.0])
+    tables = poisson_resampling._PoissonTables(means)
+    near = [0.0, 1e-300, 1e-17, 1e-9, 3e-4, 0.5, 1 - 3e-4, 1 - 1e-9, 1 - 2.0**-53]
+    doubles = np.array([[d, d] for d in near])
+    counts = tables.draw(len(near), _Doubles(doubles))  # type: ignore[arg-type]
+    for column, mean in enumerate(means):
+        low, pmf = poisson_resampling._poisson_pmf(float(mean))
+        cdf, _ = poisson_resampling._guided_cdf(pmf)
+        expected = low + np.searchsorted(cdf, doubles[:, column], side="right")
+        assert np.array_equal(counts[:, column], expected)
+    assert counts[0, 0] < 2_000 - 8 * 44 and counts[-1, 0] > 2_000 + 8 * 44
+
+
 def test_hostile_values_huge_and_fractional() -> None:
     """Totals near 2**45 and fractional columns take the general paths, still exact."""
     big = np.array([[2.0**45, 3.0]] * 10 + [[2.0**44, 1.0]] * 3 + [[7.0, 2.0]])

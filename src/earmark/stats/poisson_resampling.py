@@ -75,7 +75,7 @@ PASS_ELEMENTS = 1 << 17
 # Each table covers the mean +- SPREAD standard deviations (+- 12 more counts), where all
 # but < 1e-20 of a Poisson law's mass lies.
 SPREAD = 12.0
-# Guide entries per table cell: the search starts at most a cell or so below its answer.
+# Guide entries per table cell: most searches end at the guide's cell or the next.
 GUIDE = 4
 
 
@@ -125,18 +125,35 @@ class _PoissonTables:
 
     def draw(self, rows: int, rng: np.random.Generator) -> NDArray[np.int64]:
         """(rows x columns) counts: per count one double `u`, and the first cell whose
-        cumulative probability exceeds `u`, searched upwards from the guide's cell."""
-        u = rng.random((rows, self.length.size))
-        bucket = (u * self.length).astype(np.int64)
+        cumulative probability exceeds `u`, searched from the guide's cell."""
+        u = rng.random((rows, self.length.size)).reshape(-1)
+        bucket = (u.reshape(rows, -1) * self.length).astype(np.int64)
         bucket += self.guide_offset
-        cell = self.guide[bucket].reshape(-1)
-        flat_u = u.reshape(-1)
-        moving = np.flatnonzero(self.cdf[cell] <= flat_u)
-        while moving.size:
-            cell[moving] += 1
-            moving = moving[self.cdf[cell[moving]] <= flat_u[moving]]
+        bucket = bucket.reshape(-1)
+        cell = self.guide[bucket]
+        # Most counts are the guide's cell or the next one.
+        moving = np.flatnonzero(self.cdf[cell] <= u)
+        cell[moving] += 1
+        moving = moving[self.cdf[cell[moving]] <= u[moving]]
+        if moving.size:
+            cell[moving] = self._bisect(cell[moving] + 1, self.guide[bucket[moving] + 1], u[moving])
         counts: NDArray[np.int64] = cell.reshape(rows, -1) - self.base
         return counts
+
+    def _bisect(
+        self, low: NDArray[np.int64], high: NDArray[np.int64], u: NDArray[np.float64]
+    ) -> NDArray[np.int64]:
+        """The first cell in [low, high] whose cumulative probability exceeds u (that of
+        `high`, the next bucket's guide cell, does): the rare long searches, in a table's
+        far tails, where many cells share one bucket."""
+        while True:
+            open_ = np.flatnonzero(low < high)
+            if not open_.size:
+                return low
+            mid = (low[open_] + high[open_]) // 2
+            right = self.cdf[mid] <= u[open_]
+            low[open_[right]] = mid[right] + 1
+            high[open_[~right]] = mid[~right]
 
 
 def _poisson_pmf(mean: float) -> tuple[int, NDArray[np.float64]]:
