@@ -188,7 +188,8 @@ sys.exit(main(sys.argv[2:]))
 
 
 def whole_processes(pairs: int, repeats: int) -> None:
-    """CPU seconds of whole `earmark score` processes: the bootstrap's share per generator."""
+    """CPU seconds of whole `earmark score` processes beside bench_cli_scoring's jiwer peer
+    (alternated): the bootstrap's share per generator, and each run's ratio to jiwer."""
     import statistics
     import subprocess
     import sys
@@ -196,18 +197,20 @@ def whole_processes(pairs: int, repeats: int) -> None:
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from bench_cli_scoring import write_corpus
+    from bench_cli_scoring import JIWER_SCRIPT, write_corpus
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "pairs.jsonl"
         write_corpus(data, pairs)
         base = ["score", "--quiet", str(data), "--normalizer", "none", "--out"]
-        runs = {"--bootstrap 0": ["numpy-pcg64", *base, f"{tmp}/b0", "--bootstrap", "0"]}
-        runs |= {g: [g, *base, f"{tmp}/{g}"] for g in GENERATORS}
+        runs = {"jiwer": ["-c", JIWER_SCRIPT, str(data)]}
+        runs["--bootstrap 0"] = ["-c", SCORE_WITH, "numpy-pcg64", *base, f"{tmp}/b0"]
+        runs["--bootstrap 0"] += ["--bootstrap", "0"]
+        runs |= {g: ["-c", SCORE_WITH, g, *base, f"{tmp}/{g}"] for g in GENERATORS}
         cpu: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(repeats):
             for name, argv in runs.items():
-                proc = subprocess.Popen([sys.executable, "-c", SCORE_WITH, *argv])
+                proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL)
                 _, status, usage = os.wait4(proc.pid, 0)
                 if os.waitstatus_to_exitcode(status) != 0:
                     raise SystemExit(f"{name} failed")
@@ -217,10 +220,11 @@ def whole_processes(pairs: int, repeats: int) -> None:
         f" load average {os.getloadavg()[0]:.2f}"
     )
     floor = statistics.median(cpu["--bootstrap 0"])
+    jiwer = statistics.median(cpu["jiwer"])
     for name, seconds in cpu.items():
         median = statistics.median(seconds)
-        extra = "" if name == "--bootstrap 0" else f"  bootstrap: {median - floor:.2f}"
-        print(f"  {name:22} {median:6.2f}{extra}")
+        extra = "" if name in ("jiwer", "--bootstrap 0") else f"  bootstrap {median - floor:.2f}"
+        print(f"  {name:22} {median:6.2f}  jiwer / this {jiwer / median:5.2f}x{extra}")
 
 
 if __name__ == "__main__":
