@@ -21,14 +21,13 @@ The algorithm (its constants are part of it: a change changes the numbers for a 
    size), drawn by inversion from a table of that law's cumulative probabilities over
    the support where all but less than 1e-20 of its mass lies (`_poisson_pmf`): one
    `Generator.random` double `u` per count; the count is the first cell whose cumulative
-   probability exceeds `u`, searched upwards from the cell a guide table of L entries (L
-   the table's cells) names for `floor(u * L)` (the guide only saves search steps: the
-   count is the same whatever its size). A block is drawn in passes
-   of `rows = max(1, PASS_ELEMENTS // columns)` replicates (so memory stays bounded
-   however many groups there are), each pass making steps 3 to 5 for its replicates: the
-   first doubles (every column of every replicate, row-major), then the second doubles;
-   replicates whose counts sum to more than `n` are drawn again, in order, in the same
-   way, until none does.
+   probability exceeds `u`, searched from the cell a guide table of L entries (`GUIDE`
+   per cell) names for `floor(u * L)` (the guide only saves search steps: the count is
+   the same whatever its size). A block is drawn in passes of
+   `rows = max(1, PASS_ELEMENTS // columns)` replicates (so memory stays bounded however
+   many groups there are), each pass making steps 3 to 5 for its replicates: the doubles
+   of every column of every replicate (row-major); replicates whose counts sum to more
+   than `n` are drawn again, in order, in the same way, until none does.
 4. Each replicate's shortfall `n - sum` (about `Z * sqrt(n)`) is drawn as that many
    indices uniform in `[0, n)` over the clusters laid out category by category and then
    the tail (`numpy-pcg64`'s 32-bit Lemire mapping, `CHUNK` at a time, replicate after
