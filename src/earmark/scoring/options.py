@@ -17,7 +17,7 @@ from earmark.results.codec import JSONObject, JSONValue
 from earmark.scoring.metric import EXTRA_METRICS, MetricSettings
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.protocols import Protocol
-from earmark.stats.settings import BootstrapSettings
+from earmark.stats.settings import DEFAULT_GENERATOR, BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.scoring.glm import Glm
@@ -130,7 +130,12 @@ class ScoringOptions:
         """How each metric is drawn: the aggregate, the bootstrap and the extra figures."""
         b = self.bootstrap
         return MetricSettings(
-            self.aggregate, b.resamples, b.seed, b.level, wip="wip" in self.extra_metrics
+            self.aggregate,
+            b.resamples,
+            b.seed,
+            b.level,
+            wip="wip" in self.extra_metrics,
+            generator=b.generator,
         )
 
     def bootstrap_record(self) -> BootstrapRecord:
@@ -146,7 +151,11 @@ class ScoringOptions:
             else "speaker (rows of one speaker are resampled together; a speaker's own "
             "block resamples its clips)",
             cluster=None if self.cluster == "clip" else self.cluster,
-            generator=None if p is None else p.generator,
+            # Named when a protocol or a generator other than the default draws the
+            # intervals, so default results keep their bytes.
+            generator=b.generator
+            if b.generator != DEFAULT_GENERATOR
+            else (None if p is None else p.generator),
             quantile_rule=None if p is None else p.quantile_rule,
         )
 
