@@ -44,7 +44,7 @@ from earmark.scoring.policy import AUTO_BY_LANGUAGE, CHARACTER_LANGUAGES, Normal
 from earmark.scoring.probes import ProbeResult, failed, run_scorer_probes
 from earmark.scoring.protocols import ScoringChoice, resolve
 from earmark.scoring.scorer import CorpusScorer, ScoreResult
-from earmark.stats.settings import BootstrapSettings
+from earmark.stats.settings import DEFAULT_GENERATOR, BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.results import Results
@@ -104,6 +104,9 @@ class ScoreFigures:
     aggregate: str | None = None
     resamples: int | None = None
     seed: int | None = None
+    #: The bootstrap's generator (`earmark.stats.settings.GENERATORS`; None: the default,
+    #: or the protocol's). A protocol fixes its own, so naming one with it is refused.
+    generator: str | None = None
     punctuation: bool = False
     punctuation_marks: str | None = None
     critical_tokens: bool = False
@@ -205,6 +208,12 @@ def _check_figures(figures: ScoreFigures) -> Glm | None:
             field="id_format",
             hint="add --sclite-reports",
         )
+    if figures.generator is not None and figures.protocol is not None:
+        raise EarmarkError(
+            f"protocol {figures.protocol} fixes its own bootstrap generator",
+            field="bootstrap_generator",
+            hint="drop --bootstrap-generator, or drop --protocol",
+        )
     if figures.glm is not None and figures.protocol is not None:
         raise EarmarkError(
             f"--glm changes the counts protocol {figures.protocol} fixes",
@@ -227,7 +236,11 @@ def _score(
     options = ScoringOptions(
         policy=NormalizerPolicy.parse(choice.normalizer),
         aggregate=choice.aggregate,
-        bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
+        bootstrap=BootstrapSettings(
+            resamples=choice.resamples,
+            seed=choice.seed,
+            generator=figures.generator or DEFAULT_GENERATOR,
+        ),
         protocol=choice.protocol,
         cluster=figures.cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
         min_per_slice=figures.min_per_slice,

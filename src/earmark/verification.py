@@ -259,10 +259,19 @@ def _recorded_options(
     from earmark.scoring.options import ScoringOptions
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.protocols import get_protocol
-    from earmark.stats.settings import DEFAULT_LEVEL, BootstrapSettings
+    from earmark.stats.settings import (
+        DEFAULT_GENERATOR,
+        DEFAULT_LEVEL,
+        GENERATORS,
+        BootstrapSettings,
+    )
 
     policy_d = recorded.get("normalizer_policy") or {}
     boot = recorded.get("bootstrap") or {}
+    # A protocol's own generator (e.g. "python-random") comes with its protocol below.
+    generator = boot.get("generator")
+    if generator not in GENERATORS:
+        generator = DEFAULT_GENERATOR
     try:
         return ScoringOptions(
             policy=NormalizerPolicy(
@@ -273,6 +282,7 @@ def _recorded_options(
                 resamples=int(boot["resamples"]),
                 seed=int(boot["seed"]),
                 level=float(boot.get("level", DEFAULT_LEVEL)),
+                generator=generator,
             ),
             protocol=get_protocol(recorded["protocol"]["name"])
             if recorded.get("protocol")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from earmark.api.values import PathArg, check_choice, check_count, check_out
 from earmark.errors import EarmarkError
+from earmark.stats.settings import GENERATORS
 
 if TYPE_CHECKING:
     from earmark.file_scoring import ScoreFigures
@@ -32,6 +33,7 @@ def score_file(
     aggregate: str | None = None,
     bootstrap: int | None = None,
     seed: int | None = None,
+    bootstrap_generator: str | None = None,
     format: str | None = None,
     id_field: str = "id",
     reference_field: str = "reference",
@@ -64,6 +66,8 @@ def score_file(
     the arm's `normalizer_choice` says why (`earmark.file_scoring.default_reason`).
     `metrics` names optional figures beside MER and WIL ("wip", as `--metrics wip`);
     `alignment` ("earmark", "sclite", "kaldi") splits every word figure's errors;
+    `bootstrap_generator` draws the intervals with another recorded generator
+    (`earmark.stats.settings.GENERATORS`; docs/statistics.md);
     `id_format` reads the sclite reports' speakers by earmark's rule (the default) or
     sclite's `-i` rule of that name (`--id-format`).
     """
@@ -84,6 +88,7 @@ def score_file(
         aggregate=aggregate,
         bootstrap=bootstrap,
         seed=seed,
+        bootstrap_generator=bootstrap_generator,
         punctuation=punctuation,
         punctuation_marks=punctuation_marks,
         critical_tokens=critical_tokens,
@@ -129,6 +134,7 @@ def score_rows(
     aggregate: str | None = None,
     bootstrap: int | None = None,
     seed: int | None = None,
+    bootstrap_generator: str | None = None,
     punctuation: bool = False,
     punctuation_marks: str | None = None,
     critical_tokens: bool = False,
@@ -166,6 +172,7 @@ def score_rows(
         aggregate=aggregate,
         bootstrap=bootstrap,
         seed=seed,
+        bootstrap_generator=bootstrap_generator,
         punctuation=punctuation,
         punctuation_marks=punctuation_marks,
         critical_tokens=critical_tokens,
@@ -188,6 +195,7 @@ def _figures(
     aggregate: str | None,
     bootstrap: int | None,
     seed: int | None,
+    bootstrap_generator: str | None,
     punctuation: bool,
     punctuation_marks: str | None,
     critical_tokens: bool,
@@ -206,6 +214,7 @@ def _figures(
     check_count("min_speakers", min_speakers, 1)
     check_choice("aggregate", aggregate, ("micro", "macro"))
     check_choice("cluster", cluster, ("clip", "speaker"))
+    check_choice("bootstrap_generator", bootstrap_generator, GENERATORS)
     check_choice("punctuation_marks", punctuation_marks, ("word-internal", "every-mark"))
     metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     for name in metrics:
@@ -216,6 +225,7 @@ def _figures(
         aggregate=aggregate,
         resamples=bootstrap,
         seed=seed,
+        generator=bootstrap_generator,
         punctuation=punctuation,
         punctuation_marks=punctuation_marks,
         critical_tokens=critical_tokens,

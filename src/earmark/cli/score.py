@@ -16,6 +16,7 @@ from earmark.cli.options import (
     add_speaker_options,
     add_statistics,
 )
+from earmark.stats.settings import GENERATORS
 
 
 def register(sub: Subcommands) -> None:
@@ -35,6 +36,14 @@ def register(sub: Subcommands) -> None:
         p,
         when="default: auto, each language its own, rows naming no language crude-v1; "
         "`none` compares raw text, as jiwer does",
+    )
+    p.add_argument(
+        "--bootstrap-generator",
+        choices=GENERATORS,
+        default=None,
+        help="the bootstrap's generator, recorded in results (default numpy-pcg64; "
+        "numpy-pcg64-poisson: the same law, other numbers for a seed, faster on "
+        "character rates; docs/statistics.md)",
     )
     p.add_argument(
         "--format",
@@ -198,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         protocol=args.protocol,
         aggregate=args.aggregate,
         bootstrap=args.bootstrap,
+        bootstrap_generator=args.bootstrap_generator,
         seed=args.seed,
         format=args.format,
         id_field=args.id_field,
