@@ -2,18 +2,27 @@
 
 The exact line is the point: a missing manifest is named as the manifest (not its sidecar),
 a file whose columns are named otherwise lists the columns found and the flags that map
-them, and an importer's text column can be named.
+them, an importer's text column can be named, output paths have no `//`, an alignment
+without a language is labelled `und`, and the demo's commands are never wrapped (the demo
+itself, at 80 columns, in tests/run/test_run_demo_golden.py).
 """
 
 from __future__ import annotations
 
+import io
 import json
+import shlex
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from cli_process import earmark, one_error_line
+from earmark.cli.arguments import tidy_path
 from earmark.formats.fields import FieldNames, column_list, mapping_hint
+from earmark.render.demo_table import demo_markdown, legend, print_demo_table
+
+EXAMPLE_RUN = Path(__file__).parent / "report" / "data" / "example-run"
 
 MANIFEST_HINT = "(hint: check the path to the .jsonl manifest)"
 MAPPING_FLAGS = "name them with --id-field, --reference-field, --hypothesis-field, --language-field"
@@ -242,3 +251,91 @@ def test_import_hf_datasets_names_the_text_column(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
     assert [(r["id"], r["text"]) for r in rows] == [("a", "Dia dhuit")]
+
+
+# --------------------------------------------------------------------------- paths and labels
+
+
+@pytest.mark.parametrize(
+    ("typed", "tidy"),
+    [
+        ("d", "d"),
+        ("d/", "d"),
+        ("d//", "d"),
+        ("a//b///", "a/b"),
+        ("/", "/"),
+        ("//", "/"),
+        ("/tmp//x/", "/tmp/x"),
+        ("./d/", "./d"),
+    ],
+)
+def test_output_paths_lose_repeated_and_trailing_slashes(typed: str, tidy: str) -> None:
+    assert tidy_path(typed) == tidy
+
+
+def test_score_prints_its_output_paths_without_a_double_slash(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": "a", "reference": "hello world", "hypothesis": "hello word"}\n')
+    done = earmark("score", str(path), "--out", f"{tmp_path}/o//", "--normalizer", "none",
+                   "--show-alignments", "1")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == f"wrote {tmp_path}/o/results.json, predictions.jsonl, results.md"
+    assert "//" not in done.stdout
+    # A row without a language is aligned under the scope the table names it by, `und`.
+    at = lines.index("a (und, raw)")
+    assert lines[at + 1 : at + 4] == ["REF: hello world", "HYP: hello word", "           S"]
+    assert "None" not in done.stdout
+
+
+# --------------------------------------------------------------------------- the demo's notes
+
+
+def _demo_text(width: int) -> str:
+    results = json.loads((EXAMPLE_RUN / "results.json").read_text("utf-8"))
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    print_demo_table(results, console=console)
+    return console.export_text()
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_demo_prints_its_commands_whole_on_lines_of_their_own(width: int) -> None:
+    lines = _demo_text(width).splitlines()
+    assert [line for line in lines if len(line.rstrip()) > width] == []
+    at = lines.index("  earmark run --manifest MANIFEST.jsonl --out runs/small \\")
+    assert lines[at + 1] == (
+        "    --arm 'faster-whisper:/path/to/whisper-small?compute_type=int8&beam_size=5'"
+    )
+    assert lines[-1] == "  earmark engines"
+    # The two lines are one shell command: the continuation joins them to the command.
+    joined = shlex.split(lines[at].rstrip("\\") + lines[at + 1])
+    assert joined == [
+        "earmark", "run", "--manifest", "MANIFEST.jsonl", "--out", "runs/small", "--arm",
+        "faster-whisper:/path/to/whisper-small?compute_type=int8&beam_size=5",
+    ]  # fmt: skip
+
+
+def test_the_demo_table_has_a_legend_under_it() -> None:
+    text = " ".join(_demo_text(80).split())  # prose wraps: compare it unwrapped
+    assert (
+        "n/a (characters): WER is not computed: the normaliser scores characters only "
+        "(Mandarin is written without spaces between words); read CER"
+    ) in text
+    assert (
+        "runaway / loops: outputs more than twice as long as the reference / outputs where "
+        "one stretch of words or characters repeats 4 or more times back to back"
+    ) in text
+    assert "output on no-speech: no-speech clips that got any output / no-speech clips" in text
+
+
+def test_the_readme_carries_the_demo_legend() -> None:
+    results = json.loads((EXAMPLE_RUN / "results.json").read_text("utf-8"))
+    legend_block = demo_markdown(results).split("\n\n", 1)[1]
+    assert legend_block.startswith("- `n/a (characters)`: WER is not computed")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    assert legend_block in readme
+
+
+def test_a_table_without_a_characters_row_has_no_characters_legend() -> None:
+    rows = [{"WER [95% CI]": "1.00% [0.50, 2.00]"}]
+    assert [term for term, _ in legend(rows)] == ["output on no-speech", "runaway / loops"]
