@@ -8,6 +8,7 @@ from typing import Any
 from earmark.render.html_inputs import ReportInputs
 from earmark.render.html_page import Markup, chart, esc, html_table, num, p_value, pct, section
 from earmark.render.plots import MatrixCell, comparison_matrix
+from earmark.results.codec import JSONObject, JSONValue
 from earmark.results.display import fmt_rate
 
 
@@ -169,16 +170,23 @@ P_VALUES = (
 )
 
 
-def _p_values(pair: dict[str, Any]) -> Markup:
+def _p_values(pair: JSONObject) -> Markup:
     return Markup(
         "<br>".join(
-            f'<span class="nowrap">{esc(label)} {esc(p_value(pair.get(key)))}</span>'
+            f'<span class="nowrap">{esc(label)} {esc(p_value(_number(pair.get(key))))}</span>'
             for label, key in P_VALUES
         )
     )
 
 
-def _metric_view(pair: dict[str, Any]) -> str:
+def _number(value: JSONValue | None) -> float | None:
+    """A p-value as compare.json holds it (a number, or null with its reason elsewhere)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _metric_view(pair: JSONObject) -> str:
     """`wer / normalized`; the metric alone where the pair names no view (never `None`)."""
     view = pair.get("view")
     metric = str(pair.get("metric"))

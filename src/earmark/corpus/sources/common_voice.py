@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from earmark.artefacts import sha256_file
 from earmark.corpus.manifest import audio_path_problem
@@ -27,6 +26,7 @@ from earmark.corpus.sources.output import (
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.corpus.sources.tsv import read_header_tsv
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 COMMON_VOICE_DATASET = "mozilla-foundation/common_voice"
 COMMON_VOICE_URL = "https://commonvoice.mozilla.org/datasets"
@@ -132,7 +132,7 @@ def import_common_voice(
             skipped.append(SkippedRow(reason, str(tsv), line, utt_id))
             continue
         seen.add(utt_id)
-        custom: dict[str, Any] = {"locale": record.get("locale") or locale}
+        custom: dict[str, JSONValue] = {"locale": record.get("locale") or locale}
         for column in CUSTOM_COLUMNS:
             value = record.get(column, "").strip()
             if value and column != "locale":

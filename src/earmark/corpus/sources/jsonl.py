@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def require(
-    obj: dict[str, Any],
+    obj: Mapping[str, object],
     key: str,
     path: Path,
     line: int,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +165,7 @@ def _finite(value: float) -> bool:
         return False
 
 
-def _given_id(obj: dict[str, Any]) -> str | None:
+def _given_id(obj: Mapping[str, object]) -> str | None:
     """The id a skipped row would have had (its `id`, `utt_id` or audio file stem)."""
     for key in ("id", "utt_id"):
         if obj.get(key) not in (None, ""):
