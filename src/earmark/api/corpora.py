@@ -13,7 +13,7 @@ from earmark.errors import EarmarkError
 
 if TYPE_CHECKING:
     from earmark.corpus.fetch.fleurs import FetchReport
-    from earmark.corpus.sources import ImportReport
+    from earmark.corpus.sources.report import ImportReport
     from earmark.results import Results
 
 #: `earmark import`'s corpus layouts.
