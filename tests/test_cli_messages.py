@@ -339,3 +339,22 @@ def test_the_readme_carries_the_demo_legend() -> None:
 def test_a_table_without_a_characters_row_has_no_characters_legend() -> None:
     rows = [{"WER [95% CI]": "1.00% [0.50, 2.00]"}]
     assert [term for term, _ in legend(rows)] == ["output on no-speech", "runaway / loops"]
+
+
+@pytest.mark.parametrize("column", ["", "a\nb", "<script>x</script>", "é" * 300, "duration"])
+def test_a_hostile_text_column_is_one_clear_error(tmp_path: Path, column: str) -> None:
+    from earmark.corpus.sources.nemo import import_nemo
+    from earmark.errors import EarmarkError
+
+    manifest = _nemo_manifest(tmp_path / "nm", "text")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(EarmarkError) as caught:
+        import_nemo(manifest, out, language="en", text_column=column)
+    # A missing field names the fields found; a number where text belongs is refused.
+    message = caught.value.message
+    if column == "duration":
+        assert message == "wrong type float"
+    else:
+        assert message == "required field missing; fields found: audio_filepath, text, duration"
+    assert caught.value.field == column and caught.value.line == 1
+    assert not out.exists()
