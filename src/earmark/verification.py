@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -158,10 +159,16 @@ def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[ScoringRow]:
                 status=row.get("status", "ok"),
                 cluster=cluster,
                 duration=row.get("audio_seconds"),
-                extra={"speaker": row["speaker"]} if isinstance(row.get("speaker"), str) else {},
+                extra=_row_extra(row),
             )
         )
     return out
+
+
+def _row_extra(row: Mapping[str, object]) -> dict[str, JSONValue]:
+    """The reader's fields a row's counts depend on: its speaker and reference markup."""
+    keys = ("speaker", "reference_markup")
+    return {k: v for k in keys if isinstance(v := row.get(k), str)}
 
 
 def _verify_arm(
@@ -274,8 +281,9 @@ def _recorded_options(
             min_per_slice=(recorded.get("minimums") or {}).get("min_per_slice"),
             min_speakers=(recorded.get("minimums") or {}).get("min_speakers"),
             glm=glm,
+            alignment=(recorded.get("alignment") or {}).get("name", "earmark"),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, EarmarkError) as exc:
         return Check(f"arm {name}: figures", "unavailable", f"scoring options not recorded: {exc}")
 
 

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from earmark.render.markdown import block_rows, typed_results
+from earmark.render.markdown import typed_results
+from earmark.render.summary_rows import block_rows, normalizer_choice_lines, summary_scopes
 from earmark.results import ArmResult, PredictionRow, Results
 from earmark.results.display import fmt_stat
 from earmark.terminal_table import Column, print_fitted
@@ -37,24 +38,23 @@ def _console(console: Any) -> Any:
 def print_summary(
     results: Results | Mapping[str, Any], title: str = "earmark", console: Any = None
 ) -> None:
-    """Per arm: a row per scope × view (rates with CIs), coverage, punctuation and
-    critical-token figures when scored, and the determinism warning."""
+    """Per arm: a row per scope × view (rates with CIs; a single language's once), the
+    normaliser chosen when none was named, coverage, punctuation and critical-token
+    figures when scored, and the determinism warning."""
     from rich.text import Text
 
     console = _console(console)
     for name, arm in typed_results(results).arms.items():
-        rows = []
-        if arm.overall is not None:
-            rows += block_rows("overall", arm.overall)
-        for lang, block in arm.by_language.items():
-            rows += block_rows(lang, block)
+        rows = [
+            row for label, block in summary_scopes(arm, "{}") for row in block_rows(label, block)
+        ]
         print_fitted(
             console,
             SUMMARY_COLUMNS,
             rows,
             title=f"{title}: {name} ({arm.aggregate} rates, 95% clip-bootstrap CI)",
         )
-        for line in extra_metric_lines(arm):
+        for line in (*normalizer_choice_lines(arm), *extra_metric_lines(arm)):
             console.print(Text(line))
         not_ok = arm.coverage.not_ok
         if not_ok:
