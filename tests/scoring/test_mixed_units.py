@@ -219,6 +219,9 @@ def test_cli_and_api_agree_and_results_md_shows_the_rate_beside_cer(tmp_path: Pa
     assert (metric["value"], metric["ref_units"]) == (0.1, 10)
     assert arm["conventions"]["mixed_er"].startswith("mixed units")
     md = (tmp_path / "cli" / "results.md").read_text("utf-8")
-    assert "Mixed error rate (CJK characters + other words), overall, zh-eval-v1 / normalized" in md
+    assert (
+        "Mixed error rate (CJK characters + other words), overall (language zh), zh-eval-v1 / normalized"
+        in md
+    )
     assert "S/D/I 1/0/0 of 10 units; CER 5.00%" in md
     assert md == render_results_markdown(cli, title=md.splitlines()[0][2:])

@@ -310,7 +310,7 @@ def test_options_that_contradict_their_protocol_cannot_be_built() -> None:
         ["--protocol", "blasbench-v1", "--seed", "1"],
         ["--protocol", "parakeet-weight-types-v1", "--aggregate", "micro"],
         ["--protocol", "no-such-protocol"],
-        [],
+        # Without --normalizer or --protocol, `auto` now chooses (issue 26): no refusal.
     ],
 )
 def test_score_refuses_contradictions_with_exit_2(
