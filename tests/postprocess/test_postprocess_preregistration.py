@@ -96,9 +96,12 @@ def test_freeze_needs_no_manifest_sidecar_or_audio(tmp_path: Path) -> None:
     assert frozen.sha256 == sha256(plan.read_bytes())
     assert frozen.record.read_text("utf-8") == f"{frozen.sha256}  plan.toml\n"
     assert frozen.prompt_sha256_added is None
-    # The run, later, still reads the sidecar: data is checked when it is used.
-    with pytest.raises(EarmarkError, match="sidecar"):
+    # The run, later, still reads the data: checked when it is used, and the error names
+    # the missing manifest, not the plan.
+    with pytest.raises(EarmarkError, match="manifest not found") as caught:
         load_plan(plan)
+    assert caught.value.file is not None
+    assert caught.value.file.endswith("not-acquired-yet/manifest.jsonl")
 
 
 def test_plan_show_works_before_data_and_shows_the_postprocess_table(

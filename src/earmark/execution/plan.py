@@ -349,7 +349,9 @@ def load_plan(path: str | os.PathLike[str], *, resolve_data: bool = True) -> Run
             min_speakers=int(data["min_speakers"]) if "min_speakers" in data else None,
         )
     except EarmarkError as exc:
-        exc.file = str(p)
+        # An error about a file the plan names (its manifest, the sidecar) keeps that file.
+        if exc.file is None:
+            exc.file = str(p)
         raise
     except (TypeError, ValueError) as exc:
         raise EarmarkError(f"bad value: {exc}", file=str(p)) from None
