@@ -96,14 +96,18 @@ def check_alignment_size(
 
 
 def _bounded(
-    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]], units: Units
+    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
+    units: Units,
+    *,
+    start: int = 0,
 ) -> Iterator[tuple[Sequence[Hashable], Sequence[Hashable]]]:
-    """The pairs, each checked against `MAX_ALIGNMENT_CELLS` on the way through.
+    """The pairs, each checked against `MAX_ALIGNMENT_CELLS` on the way through (the
+    first at position `start`, which `AlignmentTooLarge` names).
 
     A text has at least as many characters as words, so the product of the lengths as
     given is checked first (one multiplication a pair); only a pair over it is split."""
     limit = MAX_ALIGNMENT_CELLS
-    for k, pair in enumerate(pairs):
+    for k, pair in enumerate(pairs, start=start):
         reference, hypothesis = pair
         if len(reference) * len(hypothesis) > limit:
             if units == "words":
@@ -209,16 +213,20 @@ def count_errors_array(
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
-    pairs = _bounded(pairs, units)
     if tallies is not None:
-        return _count_and_tally(pairs, units, tallies)
+        return _count_and_tally(_bounded(pairs, units), units, tallies)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
+    limit = MAX_ALIGNMENT_CELLS
     # Two copies of one loop so the per-pair path carries no branch on `units`;
-    # the arithmetic is `_split` inlined (a call per pair costs ~10% here).
+    # the arithmetic is `_split` inlined (a call per pair costs ~10% here), and so is
+    # `_bounded`'s check (one multiplication a pair; the pair over it goes through
+    # `_bounded` itself for its error).
     if units == "words":
-        for ref_text, hyp_text in pairs:
+        for k, (ref_text, hyp_text) in enumerate(pairs):
+            if len(ref_text) * len(hyp_text) > limit:
+                next(_bounded([(ref_text, hyp_text)], units, start=k))
             reference = ref_text.split()  # type: ignore[attr-defined]
             n_ref = len(reference)
             if ref_text == hyp_text:
@@ -234,8 +242,10 @@ def count_errors_array(
             deletions = (indels + n_ref - len(hypothesis)) // 2
             push((subs, deletions, indels - deletions, n_ref - subs - deletions))
     else:
-        for reference, hypothesis in pairs:
+        for k, (reference, hypothesis) in enumerate(pairs):
             n_ref = len(reference)
+            if n_ref * len(hypothesis) > limit:
+                next(_bounded([(reference, hypothesis)], units, start=k))
             if reference == hypothesis:
                 push((0, 0, 0, n_ref))
                 continue
