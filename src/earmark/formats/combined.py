@@ -61,8 +61,8 @@ def iter_combined(
             and "repeat" not in record
             and "status" not in record
         ):
-            row = ScoringRow(
-                ident, reference, hyp, status=OK if hyp is not None else MISSING_HYPOTHESIS
+            row = ScoringRow.plain(
+                ident, reference, hyp, OK if hyp is not None else MISSING_HYPOTHESIS
             )
         else:
             row = row_from_record(record, path, line, fields, hyp)
