@@ -202,17 +202,32 @@ class Part:
         order = itemgetter(*_COUNTS_ORDER)
         plan = []
         for view, texts, per_unit in sorted(self._record_plan(), key=lambda p: p[0]):
-            before: list[bytes] = [b""] * len(self.rows)
-            after: list[bytes] = [b""] * len(self.rows)
-            for metric, count_rows in sorted(per_unit):
-                if "hypothesis" < metric < "reference":
-                    return None
-                key = orjson.dumps(metric) + b":"
-                counts = [_COUNTS_JSON % order(row) for row in count_rows]
-                if metric < "hypothesis":
-                    before = [b + key + c + b"," for b, c in zip(before, counts, strict=True)]
+            if any("hypothesis" < metric < "reference" for metric, _ in per_unit):
+                return None
+            sides = []
+            for first in (True, False):
+                side = sorted(
+                    (metric, rows) for metric, rows in per_unit if (metric < "hypothesis") == first
+                )
+                if not side:
+                    sides.append([b""] * len(self.rows))
+                    continue
+                # One template a side: `"cer":{...},` before the texts, `,"wer":{...}` after.
+                keys = [orjson.dumps(metric) + b":" + _COUNTS_JSON for metric, _ in side]
+                template = (
+                    b"".join(k + b"," for k in keys) if first else b"".join(b"," + k for k in keys)
+                )
+                columns = [rows for _, rows in side]
+                if len(columns) == 1:
+                    sides.append([template % order(row) for row in columns[0]])
                 else:
-                    after = [b + b"," + key + c for b, c in zip(after, counts, strict=True)]
+                    sides.append(
+                        [
+                            template % sum((order(row) for row in at), ())
+                            for at in zip(*columns, strict=True)
+                        ]
+                    )
+            before, after = sides
             view_key = orjson.dumps(view) + b":"
             plan.append((view_key, texts, self.reasons[view], before, after))
         return plan
