@@ -279,7 +279,10 @@ def _count_and_tally(
     push = flat.extend
     split = units == "words"
     # Per tally (by identity): its substituted pairs, inserted and deleted units.
-    edits: dict[int, tuple[EditTally, list[Any], list[Any], list[Any]]] = {}
+    edits: dict[
+        int,
+        tuple[EditTally, list[tuple[Hashable, Hashable]], list[Hashable], list[Hashable]],
+    ] = {}
     for (reference, hypothesis), tally in zip(pairs, tallies, strict=True):
         if split:
             reference = reference.split()  # type: ignore[attr-defined]
@@ -288,7 +291,8 @@ def _count_and_tally(
         if reference == hypothesis:
             push((0, 0, 0, n_ref))
             continue
-        ops: list[Any] = editops(reference, hypothesis).as_list()  # (tag, i, j) tuples
+        # (tag, i, j) tuples at run time; rapidfuzz's stubs name them `Editop`.
+        ops: list[Any] = editops(reference, hypothesis).as_list()
         subs = 0
         if tally is None:
             for op in ops:
