@@ -340,3 +340,59 @@ def test_tsv_importers_write_a_readable_manifest_or_raise_earmark_error(
             result = _outcome(lambda: importer(source, out, hash_audio=False))  # noqa: B023
             if not isinstance(result, EarmarkError):
                 assert len(list(read_manifest(out))) == result.rows_written >= 1
+
+
+#: Values a Python caller may hand `earmark.score_rows` by mistake: text with lone
+#: surrogates, NUL, markup and traversal, bytes, numbers, None, deep nesting.
+_hostile_value = st.recursive(
+    st.one_of(
+        st.text(alphabet=st.sampled_from(["a", " ", "\x00", "\ud800", "中", "<", "/", "."])),
+        st.sampled_from(["../../etc/passwd", "<script>alert(1)</script>", "x" * 500]),
+        st.none(),
+        st.integers(),
+        st.floats(allow_nan=True),
+        st.binary(max_size=8),
+    ),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=8,
+)
+_hostile_column = st.one_of(st.none(), _hostile_value, st.lists(_hostile_value, max_size=6))
+
+
+@FUZZ
+@given(_hostile_column, _hostile_column, _hostile_column, _hostile_column)
+def test_rows_in_memory_return_results_or_one_line_earmark_error(
+    references: object, hypotheses: object, ids: object, languages: object
+) -> None:
+    import earmark
+
+    outcome = _outcome(
+        lambda: earmark.score_rows(
+            references=references,  # type: ignore[arg-type]
+            hypotheses=hypotheses,  # type: ignore[arg-type]
+            ids=ids,  # type: ignore[arg-type]
+            languages=languages,  # type: ignore[arg-type]
+            bootstrap=0,
+        )
+    )
+    if isinstance(outcome, EarmarkError):
+        assert "\n" not in str(outcome)
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["id", "reference", "hypothesis", "language", "x"]), _hostile_value
+        ),
+        max_size=5,
+    )
+)
+def test_row_mappings_in_memory_return_results_or_one_line_earmark_error(
+    rows: list[dict[str, object]],
+) -> None:
+    import earmark
+
+    outcome = _outcome(lambda: earmark.score_rows(rows, bootstrap=0))
+    if isinstance(outcome, EarmarkError):
+        assert "\n" not in str(outcome)

@@ -28,6 +28,7 @@ from earmark.api.checking import verify
 from earmark.api.comparing import compare, gap
 from earmark.api.corpora import demo, fetch, import_corpus
 from earmark.api.deciding import decide
+from earmark.api.example_files import examples
 from earmark.api.manifests import (
     manifest_contamination,
     manifest_hash,
@@ -48,7 +49,7 @@ DEMO = Path(earmark.__file__).parent / "demo_corpus" / "manifest.jsonl"
 #: Each verb, the subcommand whose flags it takes, and the flags it leaves to the CLI
 #: (what is printed) or to another verb of the same subcommand.
 VERBS: dict[str, tuple[Callable[..., object], tuple[str, ...], frozenset[str]]] = {
-    "score_file": (score_file, ("score",), frozenset({"quiet", "show_alignments"})),
+    "score_file": (score_file, ("score",), frozenset({"quiet", "show_alignments", "json"})),
     "run": (run, ("run",), frozenset()),
     "compare": (compare, ("compare",), frozenset({"quiet", "gap", "arm"})),
     "verify": (verify, ("verify",), frozenset({"quiet"})),
@@ -71,6 +72,7 @@ VERBS: dict[str, tuple[Callable[..., object], tuple[str, ...], frozenset[str]]] 
     "import_corpus": (import_corpus, ("import",), frozenset()),
     "fetch": (fetch, ("fetch",), frozenset()),
     "demo": (demo, ("demo",), frozenset()),
+    "examples": (examples, ("examples",), frozenset()),
 }
 #: Keywords with no flag: what only a Python caller can pass (a progress callback).
 API_ONLY = {("fetch", "on_progress"), ("run", "check")}
@@ -103,7 +105,9 @@ def _multi(value: object) -> object:
 
 
 def test_every_exported_verb_is_here_and_lazy_in_the_package() -> None:
-    exported = {n for n in earmark.__all__ if n not in ("__version__", "wer", "cer", "score")}
+    # The functions of lists and rows in memory (no subcommand takes those).
+    in_memory = ("__version__", "wer", "cer", "score", "score_rows")
+    exported = {n for n in earmark.__all__ if n not in in_memory}
     assert exported - {"CorpusScore", "manifest_init_sidecar", "gap"} <= set(VERBS)
     for name in exported & set(VERBS):
         function = VERBS[name][0]
@@ -187,8 +191,9 @@ def test_usage_mistakes_raise_earmark_errors(tmp_path: Path) -> None:
         earmark.score_file(pairs, out=out, normalizer="none", bootstrap=-1)
     with pytest.raises(EarmarkError, match="invalid choice"):
         earmark.score_file(pairs, out=out, normalizer="none", format="xml")
-    with pytest.raises(EarmarkError, match="--normalizer"):
-        earmark.score_file(pairs, out=out)
+    # No normaliser named is no longer a mistake: `auto` chooses, and says so
+    # (tests/scoring/test_score_oneoff.py pins the choice and its reasons).
+    assert earmark.score_file(pairs, bootstrap=0).arm("p").normalizer_choice is not None
     with pytest.raises(EarmarkError, match="--plan and --manifest"):
         earmark.run(out=out)
     with pytest.raises(EarmarkError, match="standard output"):

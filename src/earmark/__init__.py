@@ -1,12 +1,13 @@
 """earmark: an open, reproducible, language-aware evaluation harness for speech recognition.
 
 The front door: `earmark.wer`, `earmark.cer` and `earmark.score` score lists of strings;
-`earmark.score_file`, `earmark.run`, `earmark.compare`, `earmark.verify`,
-`earmark.decide`, `earmark.report`, `earmark.leaderboard`, `earmark.multispeaker` and the
-rest are the verbs of `earmark.api`, the layer the subcommands of the same names call
-(`score_file` is `earmark score`, `gap` is `earmark compare --gap`, `manifest_select`
-is `earmark manifest select`, `import_corpus` is `earmark import`). Each returns typed
-results built in memory.
+`earmark.score_rows` scores rows in memory (ids, references, hypotheses, languages) into
+the typed results `earmark.score_file` builds from a file; `earmark.run`,
+`earmark.compare`, `earmark.verify`, `earmark.decide`, `earmark.report`,
+`earmark.leaderboard`, `earmark.multispeaker` and the rest are the verbs of `earmark.api`,
+the layer the subcommands of the same names call (`score_file` is `earmark score`, `gap`
+is `earmark compare --gap`, `manifest_select` is `earmark manifest select`,
+`import_corpus` is `earmark import`). Each returns typed results built in memory.
 
 >>> import earmark
 >>> earmark.wer(["a b c", "hello world"], ["a x c", "hello"])
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from earmark.api.corpora import fetch as fetch
     from earmark.api.corpora import import_corpus as import_corpus
     from earmark.api.deciding import decide as decide
+    from earmark.api.example_files import examples as examples
     from earmark.api.manifests import manifest_contamination as manifest_contamination
     from earmark.api.manifests import manifest_hash as manifest_hash
     from earmark.api.manifests import manifest_init_sidecar as manifest_init_sidecar
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from earmark.api.running import plan_show as plan_show
     from earmark.api.running import run as run
     from earmark.api.scoring import score_file as score_file
+    from earmark.api.scoring import score_rows as score_rows
     from earmark.api.speakers import multispeaker as multispeaker
 
 #: Public name -> the module of `earmark.api` that defines it, imported on first access.
@@ -60,6 +63,7 @@ _LAZY = {
     "score": "pairs",
     "CorpusScore": "pairs",
     "score_file": "scoring",
+    "score_rows": "scoring",
     "run": "running",
     "plan_freeze": "running",
     "plan_show": "running",
@@ -79,6 +83,7 @@ _LAZY = {
     "import_corpus": "corpora",
     "fetch": "corpora",
     "demo": "corpora",
+    "examples": "example_files",
 }
 
 __all__ = ["__version__", *_LAZY]

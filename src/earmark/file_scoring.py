@@ -21,9 +21,12 @@ from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
 from earmark.errors import EarmarkError
 from earmark.formats.fields import FieldNames
+from earmark.formats.memory import MEMORY_FORMAT, MemoryRows
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
+from earmark.formats.stream import PairStream
 from earmark.formats.trn import checked_id_format
+from earmark.language_tags import NO_SINGLE_LANGUAGE, base_language
 from earmark.outputs import (
     atomic_write_bytes,
     fsync_folder,
@@ -31,17 +34,17 @@ from earmark.outputs import (
     refuse_own_input,
 )
 from earmark.render.markdown import render_results_markdown
-from earmark.results.arm import ArmResult, Exclusion
+from earmark.results.arm import ArmResult, Exclusion, NormalizerChoice
 from earmark.rundir.bounds import refuse_long_rows
 from earmark.rundir.layout import ARTEFACTS, PREDICTIONS, RESULTS, RESULTS_MARKDOWN
 from earmark.rundir.results_file import build_results, write_results
 from earmark.scoring.error_analysis import error_analysis_section
 from earmark.scoring.options import ScoringOptions
-from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.policy import AUTO_BY_LANGUAGE, CHARACTER_LANGUAGES, NormalizerPolicy
 from earmark.scoring.probes import ProbeResult, failed, run_scorer_probes
 from earmark.scoring.protocols import ScoringChoice, resolve
 from earmark.scoring.scorer import CorpusScorer, ScoreResult
-from earmark.stats.settings import BootstrapSettings
+from earmark.stats.settings import DEFAULT_GENERATOR, BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.results import Results
@@ -57,6 +60,12 @@ CHUNK_ROWS = 2_000
 
 #: Where `score --glm ... --out DIR` keeps a copy of the rules file.
 GLM_COPY = "rules.glm"
+#: The policy scoring follows when neither a normaliser nor a protocol is named: the one
+#: `earmark run` and a plan default to (each language its own normaliser; rows naming no
+#: language, and languages without one of their own, crude-v1).
+DEFAULT_POLICY = "auto"
+#: The arm name of rows given in memory (a file's is its stem).
+MEMORY_ARM = "rows"
 
 
 class PredictionsEntry(TypedDict):
@@ -70,11 +79,11 @@ class PredictionsEntry(TypedDict):
 
 @dataclass(frozen=True)
 class ScoreInputs:
-    """What `earmark score` reads: the file(s), their format and field names, and which
-    rows count (`--language` for rows naming none, `--arm` of a run's file, unmatched
-    hypotheses listed and skipped rather than refused)."""
+    """What `earmark score` reads: the file(s) (or rows given in memory), their format
+    and field names, and which rows count (`--language` for rows naming none, `--arm` of a
+    run's file, unmatched hypotheses listed and skipped rather than refused)."""
 
-    predictions: str | os.PathLike[str]
+    predictions: str | os.PathLike[str] | MemoryRows
     refs: str | os.PathLike[str] | None = None
     format: str | None = None
     fields: FieldNames = FieldNames()
@@ -87,14 +96,17 @@ class ScoreInputs:
 class ScoreFigures:
     """What `earmark score` computes: the protocol or the settings it would fix (None:
     not given; resolved once, by `earmark.scoring.protocols.resolve`), the optional
-    metrics and figures (`extra_metrics`: "wip"), the sclite reports and their alignment,
-    GLM rules, the bootstrap unit and the pre-registered minimums."""
+    metrics and figures (`extra_metrics`: "wip"), the word alignment of every figure, the
+    sclite reports, GLM rules, the bootstrap unit and the pre-registered minimums."""
 
     normalizer: str | None = None
     protocol: str | None = None
     aggregate: str | None = None
     resamples: int | None = None
     seed: int | None = None
+    #: The bootstrap's generator (`earmark.stats.settings.GENERATORS`; None: the default,
+    #: or the protocol's). A protocol fixes its own, so naming one with it is refused.
+    generator: str | None = None
     punctuation: bool = False
     punctuation_marks: str | None = None
     critical_tokens: bool = False
@@ -102,18 +114,25 @@ class ScoreFigures:
     extra_metrics: tuple[str, ...] = ()
     sclite_reports: bool = False
     alignment: str = "earmark"
-    #: sclite's `-i` rule the sclite reports read speakers from trn ids by (None: earmark's).
+    #: The rule the sclite reports read speakers from trn ids by: sclite's `-i` rule of
+    #: that name, or "earmark" (None: earmark's).
     id_format: str | None = None
     glm: str | os.PathLike[str] | None = None
     cluster: str = "clip"
     min_per_slice: int | None = None
     min_speakers: int | None = None
 
+    @property
+    def default_normalizer(self) -> bool:
+        """Neither a normaliser nor a protocol was named: `DEFAULT_POLICY` chooses."""
+        return self.normalizer is None and self.protocol is None
+
     def choice(self) -> ScoringChoice:
         """The protocol merged with the settings given; a contradiction names the flag."""
         return resolve(
             self.protocol,
             normalizer=self.normalizer,
+            default_normalizer=DEFAULT_POLICY,
             aggregate=self.aggregate,
             resamples=self.resamples,
             seed=self.seed,
@@ -136,12 +155,16 @@ def score_predictions(
 
     `figures.protocol` (e.g. "blasbench-v1") fixes normaliser, aggregation, resamples,
     seed and CI generator; a setting given with it must agree. Without one: aggregate
-    "micro", 10,000 resamples, seed 20260926; the normaliser is required.
+    "micro", 10,000 resamples, seed 20260926; without a normaliser either, the `auto`
+    policy chooses one per language (`DEFAULT_POLICY`), and the arm's
+    `normalizer_choice` records it with each language's reason.
 
     `sclite_reports` adds results' `sclite` block (per-speaker counts, every confusion pair)
     and, with `out_dir`, NAME.sys/.raw/.pra/.dtl; `alignment` ("earmark", "sclite" or
-    "kaldi") chooses how those reports split errors (`earmark.scoring.sclite_reports`);
-    `id_format` (rm, spu_id, swb, wsj) reads their speakers by sclite's `-i` rule; `glm`, a
+    "kaldi") chooses how every word figure splits errors, the headline, the error analysis
+    and those reports (`earmark.scoring.word_counter`; recorded as `alignment` when not
+    earmark's); `id_format` (earmark, rm, spu_id, swb, wsj) reads their speakers by
+    earmark's rule or sclite's `-i` rule of that name; `glm`, a
     rules file of alternate spellings and optional words (`earmark.scoring.glm`), is applied
     during alignment, not by rewriting text: the word counts of every view (the headline
     WER) come from the GLM-aware alignment, and so do the sclite reports'. Results record it
@@ -162,7 +185,8 @@ def score_predictions(
     rules = _check_figures(figures)
     if out_dir is not None:
         written = (PREDICTIONS, RESULTS, RESULTS_MARKDOWN, ARTEFACTS, GLM_COPY, "predictions.csv")
-        refuse_own_input(out_dir, (inputs.predictions, inputs.refs, figures.glm), written, "score")
+        files = (_file(inputs.predictions), inputs.refs, figures.glm)
+        refuse_own_input(out_dir, files, written, "score")
     # Held from the first read to the last write: one writer per folder.
     folder = nullcontext() if out_dir is None else lock_output_folder(out_dir, "score")
     # The cyclic collector paused from the first read to the last write, not only around
@@ -184,11 +208,11 @@ def _check_figures(figures: ScoreFigures) -> Glm | None:
             field="id_format",
             hint="add --sclite-reports",
         )
-    if figures.alignment != "earmark" and not figures.sclite_reports:
+    if figures.generator is not None and figures.protocol is not None:
         raise EarmarkError(
-            "--alignment chooses the alignment of the sclite reports",
-            field="alignment",
-            hint="add --sclite-reports",
+            f"protocol {figures.protocol} fixes its own bootstrap generator",
+            field="bootstrap_generator",
+            hint="drop --bootstrap-generator, or drop --protocol",
         )
     if figures.glm is not None and figures.protocol is not None:
         raise EarmarkError(
@@ -208,27 +232,21 @@ def _score(
 ) -> dict[str, Any]:
     """Read, score and (with `out`) write, under the caller's lock: results.json's content."""
     choice = figures.choice()
-    stream = stream_pairs(
-        inputs.predictions,
-        refs=inputs.refs,
-        fmt=inputs.format,
-        fields=inputs.fields,
-        allow_extra_hypotheses=inputs.exclude_unmatched,
-        arm=inputs.arm,
-        # The scorer finds repeated ids (an 8-byte digest per id; it reads the file
-        # again via stream.reread only if two digests match); the reader's own check,
-        # with both lines, runs on failure only.
-        check_ids=False,
-    )
+    stream = _stream(inputs)
     options = ScoringOptions(
         policy=NormalizerPolicy.parse(choice.normalizer),
         aggregate=choice.aggregate,
-        bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
+        bootstrap=BootstrapSettings(
+            resamples=choice.resamples,
+            seed=choice.seed,
+            generator=figures.generator or DEFAULT_GENERATOR,
+        ),
         protocol=choice.protocol,
         cluster=figures.cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
         min_per_slice=figures.min_per_slice,
         min_speakers=figures.min_speakers,
         glm=rules,
+        alignment=figures.alignment,
         extra_metrics=figures.extra_metrics,
     )
     # The punctuation and critical-token metrics and the sclite reports read the rows
@@ -258,7 +276,8 @@ def _score(
             stream.recheck()
             raise
         scored = scorer.finish()
-        name = inputs.arm or Path(inputs.predictions).stem
+        given = _file(inputs.predictions)
+        name = inputs.arm or (MEMORY_ARM if given is None else Path(given).stem)
         arm = _arm(scored, stream.excluded, figures, choice, options, rules, name, out)
         if out is not None and rules is not None and arm.glm is not None:
             # The rules beside the figures they shaped (byte for byte: the recorded
@@ -271,7 +290,7 @@ def _score(
             probes,
             inputs={
                 "files": [str(Path(f)) for f in stream.source_files],
-                "format": inputs.format or "auto",
+                "format": inputs.format or ("auto" if given is not None else MEMORY_FORMAT),
                 "formats_read": list(stream.formats),
             },
         )
@@ -286,6 +305,60 @@ def _score(
     # holds none of them.
     del scored, scorer, stream
     return results
+
+
+def _file(predictions: str | os.PathLike[str] | MemoryRows) -> str | os.PathLike[str] | None:
+    """The predictions file, or None for rows given in memory."""
+    return None if isinstance(predictions, MemoryRows) else predictions
+
+
+def _stream(inputs: ScoreInputs) -> PairStream:
+    """The rows to score: the file(s) read as the chunks are asked for, or the rows
+    given in memory (checked as a file's are)."""
+    if isinstance(inputs.predictions, MemoryRows):
+        if inputs.refs is not None or inputs.arm is not None:
+            raise EarmarkError(
+                "rows given in memory have no references file or arms",
+                field="refs" if inputs.refs is not None else "arm",
+            )
+        return inputs.predictions.stream()
+    return stream_pairs(
+        inputs.predictions,
+        refs=inputs.refs,
+        fmt=inputs.format,
+        fields=inputs.fields,
+        allow_extra_hypotheses=inputs.exclude_unmatched,
+        arm=inputs.arm,
+        # The scorer finds repeated ids (an 8-byte digest per id; it reads the file
+        # again via stream.reread only if two digests match); the reader's own check,
+        # with both lines, runs on failure only.
+        check_ids=False,
+    )
+
+
+def default_reason(language: str, normalizer: str) -> str:
+    """Why the `auto` policy gave `language` its normaliser, in a few words (the summary
+    prints `normaliser: NAME (reason)`)."""
+    base = base_language(language)
+    if not base or base in NO_SINGLE_LANGUAGE:
+        return (
+            "default: the rows name no language, so auto's language-neutral one: NFKC, "
+            "lower-case, no punctuation; --normalizer none compares raw text, as jiwer does"
+        )
+    if base in CHARACTER_LANGUAGES and AUTO_BY_LANGUAGE.get(base) == normalizer:
+        return f"default: auto's for {CHARACTER_LANGUAGES[base]}, characters first"
+    if base in AUTO_BY_LANGUAGE:
+        return f"default: auto's for {language}"
+    return f"default: auto has none for {language}, so its language-neutral one"
+
+
+def _normalizer_choice(arm: ArmResult) -> NormalizerChoice:
+    """The arm's record of the default policy's choice, a reason per language."""
+    reasons = {
+        language: default_reason(language, block.normalizer.name)
+        for language, block in arm.by_language.items()
+    }
+    return NormalizerChoice(policy=DEFAULT_POLICY, reasons=reasons)
 
 
 def _arm(
@@ -310,6 +383,8 @@ def _arm(
         ),
         error_analysis=error_analysis_section(scored),
     )
+    if figures.default_normalizer:
+        arm = replace(arm, normalizer_choice=_normalizer_choice(arm))
     if choice.punctuation or figures.critical_tokens:
         from earmark.metrics.punctuation import check_mark_rule
         from earmark.scoring.extra_metrics import critical_tokens_section, punctuation_section

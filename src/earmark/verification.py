@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -158,10 +159,16 @@ def _scoring_rows(rows: list[dict[str, Any]], repeats: int) -> list[ScoringRow]:
                 status=row.get("status", "ok"),
                 cluster=cluster,
                 duration=row.get("audio_seconds"),
-                extra={"speaker": row["speaker"]} if isinstance(row.get("speaker"), str) else {},
+                extra=_row_extra(row),
             )
         )
     return out
+
+
+def _row_extra(row: Mapping[str, object]) -> dict[str, JSONValue]:
+    """The reader's fields a row's counts depend on: its speaker and reference markup."""
+    keys = ("speaker", "reference_markup")
+    return {k: v for k in keys if isinstance(v := row.get(k), str)}
 
 
 def _verify_arm(
@@ -252,10 +259,19 @@ def _recorded_options(
     from earmark.scoring.options import ScoringOptions
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.protocols import get_protocol
-    from earmark.stats.settings import DEFAULT_LEVEL, BootstrapSettings
+    from earmark.stats.settings import (
+        DEFAULT_GENERATOR,
+        DEFAULT_LEVEL,
+        GENERATORS,
+        BootstrapSettings,
+    )
 
     policy_d = recorded.get("normalizer_policy") or {}
     boot = recorded.get("bootstrap") or {}
+    # A protocol's own generator (e.g. "python-random") comes with its protocol below.
+    generator = boot.get("generator")
+    if generator not in GENERATORS:
+        generator = DEFAULT_GENERATOR
     try:
         return ScoringOptions(
             policy=NormalizerPolicy(
@@ -266,6 +282,7 @@ def _recorded_options(
                 resamples=int(boot["resamples"]),
                 seed=int(boot["seed"]),
                 level=float(boot.get("level", DEFAULT_LEVEL)),
+                generator=generator,
             ),
             protocol=get_protocol(recorded["protocol"]["name"])
             if recorded.get("protocol")
@@ -274,8 +291,9 @@ def _recorded_options(
             min_per_slice=(recorded.get("minimums") or {}).get("min_per_slice"),
             min_speakers=(recorded.get("minimums") or {}).get("min_speakers"),
             glm=glm,
+            alignment=(recorded.get("alignment") or {}).get("name", "earmark"),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, EarmarkError) as exc:
         return Check(f"arm {name}: figures", "unavailable", f"scoring options not recorded: {exc}")
 
 

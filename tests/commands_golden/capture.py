@@ -11,7 +11,11 @@ names and the folder's path are replaced by fixed text.
 Renewed since, each for a change made on purpose and reviewed line by line: the leaderboard
 (system type, declared model, mean over corpora, RTFx columns) and the precomputed arms'
 `verifiable: false`; the HTML report's column order and pinned first column; a resumed
-arm's resource rule (`definitions.resumed`). Every other byte is still c80343e's.
+arm's resource rule (`definitions.resumed`); `score --sclite-reports` printing the speaker
+rule it used and results.md's sclite section (issue 23); a one-language summary and
+results.md showing its figures once, as `overall` (`overall (en)` for a named language), not
+again under the language (issue 26: `run` stdout, `score-trn` stdout and results.md). Every
+other byte is still c80343e's.
 """
 
 from __future__ import annotations

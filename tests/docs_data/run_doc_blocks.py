@@ -1,7 +1,7 @@
 """Run the code blocks of one Markdown file, in order, in this process and the current folder.
 
 `tests/test_docs_run.py` starts this script once per documentation file, in a fresh
-interpreter and a scratch copy of the docs' working folder, so that blocks of one file may
+interpreter and an empty folder of its own, so that blocks of one file may
 build on each other (a Python block sees the names an earlier Python block of the same
 file defined, and the files an earlier shell block wrote) while files never share state.
 
@@ -22,9 +22,14 @@ The rules a block is held to (also stated in tests/test_docs_run.py):
   result's ``repr``). A literal must equal the result, with the same kind of container.
   Comments that begin with prose, or values abbreviated with ``...``, are not asserted.
   ``print(x)  # value`` asserts ``x``.
-- **sh / bash**: run by ``bash -e -o pipefail``; every command must succeed. A ``text``
-  block right after it, or after prose beginning "prints", is what it prints: each of
-  its lines must be a line of stdout, in order (the docs may leave lines out).
+- **sh / bash**: run by ``bash -e -o pipefail``; every command must succeed, and none may
+  say a file is missing (``No such file or directory``, ``FileNotFoundError``,
+  ``missing_file``), even when it exits 0. A ``text`` block right after it, or after prose
+  beginning "prints", is what it prints: each of its lines must be a line of stdout, in
+  order (the docs may leave lines out).
+- **One terminal**: the folder a shell block ends in is where the next block (shell or
+  Python) starts, as for a reader typing them into one terminal (`earmark examples ex &&
+  cd ex`, then the examples).
 - **console / shell**: lines starting with ``$ `` are commands (a line ending in ``\\``
   continues); other lines are the shown output, and each non-empty one (other than
   abbreviated ones with ``...`` or ``…``) must appear as a line of the commands' output.
@@ -36,8 +41,10 @@ import ast
 import doctest
 import io
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 import tokenize
 import traceback
@@ -228,21 +235,36 @@ def console_commands(code: str) -> tuple[str, list[str]]:
     return "\n".join(commands), shown
 
 
+#: What a tool prints when a file it was told to read is not there, even where it exits 0.
+MISSING_FILE = ("No such file or directory", "FileNotFoundError", "missing_file")
+
+
+def _missing_file(output: str) -> str | None:
+    """The first output line saying a file is missing, or None."""
+    return next((x for x in output.splitlines() if any(m in x for m in MISSING_FILE)), None)
+
+
 def run_shell(code: str, lang: str, prints: str | None = None) -> int:
     """Run one shell block with bash; returns how many shown output lines it checked.
     `prints`: the stdout lines the documentation shows for it, in order."""
     shown: list[str] = []
     if lang in ("console", "shell"):
         code, shown = console_commands(code)
-    done = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=SHELL_TIMEOUT_S,
-    )
-    output = done.stdout + done.stderr
-    if done.returncode != 0:
-        raise RuntimeError(f"exit {done.returncode}\n{output[-4000:]}")
+    with tempfile.TemporaryDirectory() as scratch:
+        where = os.path.join(scratch, "cwd")
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", f"trap 'pwd > \"{where}\"' EXIT\n{code}"],
+            capture_output=True,
+            text=True,
+            timeout=SHELL_TIMEOUT_S,
+        )
+        output = done.stdout + done.stderr
+        if done.returncode != 0:
+            raise RuntimeError(f"exit {done.returncode}\n{output[-4000:]}")
+        with open(where, encoding="utf-8") as handle:
+            os.chdir(handle.read().rstrip("\n"))  # one terminal: a `cd` holds for what follows
+    if (missing := _missing_file(output)) is not None:
+        raise RuntimeError(f"a file the docs did not provide: {missing}\n{output[-4000:]}")
     if prints is not None:
         printed = iter(line.rstrip() for line in done.stdout.splitlines())
         documented = [line.rstrip() for line in prints.splitlines() if line.strip()]

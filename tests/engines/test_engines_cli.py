@@ -18,6 +18,19 @@ def test_listing_names_every_backend(capsys: pytest.CaptureFixture[str]) -> None
     assert "int8_float32" in out and "faster-whisper (installed)" in out
 
 
+def test_listing_says_who_declares_weight_types(capsys: pytest.CaptureFixture[str]) -> None:
+    """stdio's program declares its weight types per arm; http's cannot be swept."""
+    assert main(["engines"]) == 0
+    out = capsys.readouterr().out
+    stdio = out[out.index("stdio: ") :].split("\n")
+    http = out[out.index("http: ") :].split("\n")
+    assert (
+        "  weight types: declared by each arm (weight_types=A,B; docs/stdio_protocol.md)"
+        in stdio[:8]
+    )
+    assert "  weight types: not applicable" in http[:8]
+
+
 def test_json_listing_mirrors_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["engines", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)

@@ -85,6 +85,10 @@ def _oracle(metric: str, ref: Path, hyp: Path, collar: float | None) -> dict[str
         out = meeteval_api.orcwer(str(ref), str(hyp))
     elif metric == "dicpwer":
         out = meeteval_api.greedy_dicpwer(str(ref), str(hyp))
+    elif metric == "mimower":
+        out = meeteval_api.mimower(str(ref), str(hyp))
+    elif metric == "tcorcwer":
+        out = meeteval_api.tcorcwer(str(ref), str(hyp), collar=Decimal(str(collar)))
     else:
         # meeteval reads stm times as Decimal, so its collar must be one too
         out = meeteval_api.tcpwer(str(ref), str(hyp), collar=Decimal(str(collar)))
@@ -117,7 +121,7 @@ def test_counts_match_meeteval_on_the_same_files(tmp_path: Path, seed: int, fmt:
     if fmt == "json":
         _write_json(tmp_path / "ref.json", ref)
         _write_json(tmp_path / "hyp.json", hyp)
-    metrics = ["cpwer", "orcwer", "tcpwer", "dicpwer"]
+    metrics = ["cpwer", "orcwer", "tcpwer", "dicpwer", "mimower", "tcorcwer"]
     result = score_multispeaker(
         MultiSpeakerOptions(
             tmp_path / f"ref.{fmt}",
@@ -137,6 +141,9 @@ def test_counts_match_meeteval_on_the_same_files(tmp_path: Path, seed: int, fmt:
     # the corpus is not trivial: some errors, and cpWER is never below ORC-WER
     cp, orc = result.metrics["cpwer"].total, result.metrics["orcwer"].total
     assert cp.errors > 0 and orc.errors <= cp.errors
+    # MIMO relaxes ORC (a speaker's utterances may split over streams); tcORC constrains it
+    mimo, tcorc = result.metrics["mimower"].total, result.metrics["tcorcwer"].total
+    assert mimo.errors <= orc.errors <= tcorc.errors
 
 
 def _seg(rec: str, spk: str, start: float, end: float, text: str) -> Segment:
@@ -254,7 +261,7 @@ def test_tcpwer_without_collar_and_unknown_metric_refused() -> None:
     with pytest.raises(EarmarkError, match="needs a collar"):
         score_segments(REF, REF, ["tcpwer"], resamples=0)
     with pytest.raises(EarmarkError, match="unknown multi-speaker metric"):
-        score_segments(REF, REF, ["mimower"], resamples=0)
+        score_segments(REF, REF, ["tcmimower"], resamples=0)
 
 
 def test_missing_extra_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -377,7 +384,7 @@ def test_docs_examples_print_what_the_docs_say(tmp_path: Path) -> None:
         r"```bash\n((?:(?!```).)*)```\n(?:(?!```).)*```text\n((?:(?!```).)*)```", doc, re.S
     )
     pairs = [(cmd, out) for cmd, out in pairs if "pip install" not in cmd]
-    assert len(pairs) == 2
+    assert len(pairs) == 3
     for command, expected in pairs:
         done = subprocess.run(
             ["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, check=True

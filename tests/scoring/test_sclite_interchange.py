@@ -466,12 +466,20 @@ def test_cli_equals_api_and_results_carry_the_tables(tmp_path: Path) -> None:
         assert sum(s[key] for s in section["speakers"]) == section["total"][key]
 
 
-def test_alignment_without_reports_is_refused(tmp_path: Path) -> None:
-    ref, hyp = write_trn(tmp_path, ["a (s-1)"], ["a (s-1)"])
-    with pytest.raises(EarmarkError, match="--sclite-reports"):
+def test_alignment_without_reports_shapes_the_headline(tmp_path: Path) -> None:
+    """`--alignment` no longer needs `--sclite-reports`: it shapes the headline too
+    (tests/scoring/test_alignment_headline.py); an unknown one is a one-line error."""
+    ref, hyp = write_trn(tmp_path, ["a b (s-1)"], ["b c (s-1)"])
+    arm = score_predictions(
+        ScoreInputs(hyp, refs=ref),
+        ScoreFigures(normalizer="none", alignment="sclite", resamples=0),
+    ).to_dict()["arms"]["hyp"]
+    wer = arm["overall"]["views"]["raw"]["wer"]
+    assert [wer[k] for k in ("substitutions", "deletions", "insertions")] == [0, 1, 1]
+    with pytest.raises(EarmarkError, match="unknown alignment 'sclit'"):
         score_predictions(
-            ScoreInputs(hyp, refs=ref), ScoreFigures(normalizer="none", alignment="sclite")
-        ).to_dict()
+            ScoreInputs(hyp, refs=ref), ScoreFigures(normalizer="none", alignment="sclit")
+        )
 
 
 def test_results_schema_accepts_the_sclite_block(tmp_path: Path) -> None:

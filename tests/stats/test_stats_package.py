@@ -38,6 +38,7 @@ def test_the_package_reexports_nothing() -> None:
         "paired_tests",
         "settings",
         "resampling",
+        "poisson_resampling",
         "protocol_bootstrap",
     }
     with pytest.raises(ImportError):

@@ -13,6 +13,6 @@ verb of the same name: `pairs` (strings), `scoring` (`score_file`), `running` (`
 `plan_freeze`, `plan_show`), `comparing` (`compare`, `gap`), `checking` (`verify`),
 `rendering` (`report`, `leaderboard`), `deciding` (`decide`), `postprocessing`
 (`postprocess`), `speakers` (`multispeaker`), `manifests` (the `manifest` verbs),
-`corpora` (`import_corpus`, `fetch`, `demo`) and `values` (the range checks the CLI's
-argument types share).
+`corpora` (`import_corpus`, `fetch`, `demo`), `example_files` (`examples`) and `values`
+(the range checks the CLI's argument types share).
 """

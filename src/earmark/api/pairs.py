@@ -100,15 +100,21 @@ def score(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
     metrics: Sequence[str] = (),
+    ids: Sequence[str] | None = None,
+    languages: Sequence[str | None] | None = None,
 ) -> CorpusScore:
     """Score hypotheses against references, pair by pair, as `earmark score` would.
 
     `references` and `hypotheses` are one string each or equally long lists of strings.
     `normalizer` is any `earmark score --normalizer` value (a name such as en-v1, `auto`,
     or `LANG=NAME,...`); `language` is every pair's language (it chooses the normaliser
-    under `auto`); `bootstrap` resamples (0: no intervals) with `seed`; `metrics` names
-    optional figures (`"wip"`, as `earmark score --metrics wip`). Pair i is the
-    utterance with id `str(i)`, counting from 1, as in a JSONL file scored by the CLI.
+    under `auto`), `languages` one per pair; `bootstrap` resamples (0: no intervals) with
+    `seed`; `metrics` names optional figures (`"wip"`, as `earmark score --metrics wip`).
+    Pair i is the utterance with id `str(i)`, counting from 1, as in a JSONL file scored
+    by the CLI, or `ids[i - 1]`. Ids and languages are checked as a file's are (a
+    repeated id, a non-string, a lone surrogate or a NUL names its index).
+    `earmark.score_rows` takes the same rows and returns the whole typed results (every
+    language's block, the folder with `out`).
 
     >>> s = score(["a b c", "hello world", "the cat"], ["a x c", "hello", "the cat sat"],
     ...           bootstrap=1000)
@@ -123,29 +129,42 @@ def score(
     >>> score("the cat sat", "the cat sat on", bootstrap=0, metrics=["wip"]).wip  # (3/3)*(3/4)
     0.75
     """
-    from earmark.formats.rows import ScoringRow
+    from earmark.formats.memory import MemoryRows
     from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 
     refs, hyps = _pairs(references, hypotheses)
+    if language is not None and languages is not None:
+        raise EarmarkError(
+            "give language (every pair's) or languages (one per pair), not both",
+            field="languages",
+        )
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
         raise EarmarkError(
             f"bootstrap must be a whole number of resamples, 0 or more, not {bootstrap!r}",
             field="bootstrap",
             hint="0 skips the confidence intervals",
         )
-    rows = [
-        ScoringRow(id=str(i), reference=ref, hypothesis=hyp, language=language or None)
-        for i, (ref, hyp) in enumerate(zip(refs, hyps, strict=True), start=1)
-    ]
+    given = MemoryRows(
+        references=refs,
+        hypotheses=hyps,
+        ids=ids,
+        languages=language or None if languages is None else languages,
+    )
+    rows = given.scoring_rows()
     settings = BootstrapSettings(resamples=bootstrap, seed=seed)
     options = ScoringOptions(
         policy=NormalizerPolicy.parse(normalizer),
         bootstrap=settings,
         extra_metrics=(metrics,) if isinstance(metrics, str) else tuple(metrics),
     )
-    block = score_rows(rows, options).arm.overall
-    # One language for every pair: one normaliser, so the overall block is never null.
-    assert block is not None
+    arm = score_rows(rows, options).arm
+    block = arm.overall
+    if block is None:
+        raise EarmarkError(
+            f"no single corpus figure: {arm.overall_null_reason or 'languages differ'}",
+            field="languages",
+            hint="earmark.score_rows gives each language's figures, or name one normaliser",
+        )
     view = block.primary_view
     figures = block.views[view].metrics
     rates = {name: figures[name] for name in _RATE_METRICS if name in figures}

@@ -1,4 +1,5 @@
-"""`earmark.multispeaker`: cpWER, ORC-WER, tcpWER and DI-cpWER of whole recordings."""
+"""`earmark.multispeaker`: cpWER, ORC-WER, tcpWER, DI-cpWER, MIMO-WER and tcORC-WER of whole
+recordings."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
     from earmark.scoring.multispeaker_records import MultiSpeakerResult
 
 #: `--metric`'s choices.
-METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
+METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer", "mimower", "tcorcwer")
 
 
 def multispeaker(

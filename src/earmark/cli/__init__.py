@@ -23,6 +23,7 @@ from earmark.errors import EarmarkError
 #: Subcommand modules, in help order. A module missing here is simply not offered.
 COMMAND_MODULES = (
     "demo",
+    "examples",
     "score",
     "multispeaker",
     "run",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 
 from earmark.cli.options import Subcommands, add_json
 
@@ -58,7 +59,7 @@ def _engines(args: argparse.Namespace) -> int:
         print(f"{row['name']}: {row['summary']}")
         print(f"  extra:        {extra}")
         print(f"  formats:      {row['formats']}")
-        weights = ", ".join(row["weight_types"]) or "not applicable"
+        weights = ", ".join(row["weight_types"]) or _undeclared_weights(row)
         print(f"  weight types: {weights}")
         print(f"  languages:    {row['languages']}")
         print(f"  timestamps:   {row['timestamps']}")
@@ -67,3 +68,14 @@ def _engines(args: argparse.Namespace) -> int:
         print(f"{failed.name}: BROKEN plug-in from {failed.plugin} ({failed.entry_point})")
         print(f"  error:        {failed.error}")
     return 0
+
+
+def _undeclared_weights(row: Mapping[str, object]) -> str:
+    """A backend without weight types of its own: either its arms declare theirs (stdio's
+    program, which earmark cannot know) or sweeping does not apply."""
+    from earmark.engines.registry import BACKENDS, declares_weight_types_per_arm
+
+    name = row["name"]
+    if isinstance(name, str) and name in BACKENDS and declares_weight_types_per_arm(name):
+        return "declared by each arm (weight_types=A,B; docs/stdio_protocol.md)"
+    return "not applicable"

@@ -1,4 +1,4 @@
-"""`earmark multispeaker`: cpWER, ORC-WER, tcpWER and DI-cpWER of whole recordings via meeteval.
+"""`earmark multispeaker`: cpWER, ORC-WER, tcpWER, DI-cpWER, MIMO-WER and tcORC-WER via meeteval.
 
 A command of its own rather than `earmark score --multi-speaker`: its inputs are two
 segment files of whole recordings (speaker and times per segment), not utterance pairs,
@@ -20,14 +20,14 @@ from earmark.cli.options import (
     add_seed,
 )
 
-METRIC_CHOICES = ("cpwer", "orcwer", "tcpwer", "dicpwer")
+METRIC_CHOICES = ("cpwer", "orcwer", "tcpwer", "dicpwer", "mimower", "tcorcwer")
 
 
 def register(sub: Subcommands) -> None:
     p = sub.add_parser(
         "multispeaker",
-        help="multi-speaker WER of whole recordings (cpWER, ORC-WER, tcpWER, DI-cpWER) "
-        "through meeteval",
+        help="multi-speaker WER of whole recordings (cpWER, ORC-WER, tcpWER, DI-cpWER, "
+        "MIMO-WER, tcORC-WER) through meeteval",
         description="Score speaker-attributed segments of whole recordings with meeteval "
         "(needs `pip install 'earmark[multi-speaker]'`); writes multispeaker.json and "
         "multispeaker.md with per-recording and total counts and a bootstrap CI over "
@@ -39,14 +39,16 @@ def register(sub: Subcommands) -> None:
         "--metric",
         action="append",
         choices=METRIC_CHOICES,
-        help="cpwer (the default), orcwer, tcpwer (needs --collar) or dicpwer (greedy); "
-        "repeat for several, bootstrapped on the same resamples",
+        help="cpwer (the default), orcwer, tcpwer (needs --collar), dicpwer (greedy), "
+        "mimower or tcorcwer (needs --collar); repeat for several, bootstrapped on the same "
+        "resamples",
     )
     p.add_argument(
         "--collar",
         type=non_negative_float,
         metavar="S",
-        help="tcpWER's collar in seconds (required with tcpwer; CHiME recipes use 5)",
+        help="tcpWER's and tcORC-WER's collar in seconds (required with tcpwer and "
+        "tcorcwer: meeteval has no default; CHiME recipes use 5)",
     )
     p.add_argument(
         "--format",

@@ -10,11 +10,13 @@ from earmark.cli.options import (
     Subcommands,
     add_csv,
     add_exclude_unmatched,
+    add_json,
     add_out,
     add_quiet,
     add_speaker_options,
     add_statistics,
 )
+from earmark.stats.settings import GENERATORS
 
 
 def register(sub: Subcommands) -> None:
@@ -22,14 +24,27 @@ def register(sub: Subcommands) -> None:
         "score",
         help="score saved hypotheses (JSONL, CSV, TSV, Kaldi text, plain lines) against references",
         description="Score saved hypotheses against references with a named, versioned "
-        "normaliser; writes results.json, predictions.jsonl and results.md.",
+        "normaliser and print the figures; with --out, also write results.json, "
+        "predictions.jsonl and results.md.",
     )
     p.add_argument(
         "predictions",
         help="hypotheses file (.jsonl, .csv, .tsv, Kaldi `text`, or one sentence per line)",
     )
     p.add_argument("--refs", help="references file, when hypotheses are in a separate file")
-    add_statistics(p, when="required unless --protocol gives it")
+    add_statistics(
+        p,
+        when="default: auto, each language its own, rows naming no language crude-v1; "
+        "`none` compares raw text, as jiwer does",
+    )
+    p.add_argument(
+        "--bootstrap-generator",
+        choices=GENERATORS,
+        default=None,
+        help="the bootstrap's generator, recorded in results (default numpy-pcg64; "
+        "numpy-pcg64-poisson: the same law, other numbers for a seed, faster on "
+        "character rates; docs/statistics.md)",
+    )
     p.add_argument(
         "--format",
         choices=FORMATS,
@@ -46,15 +61,18 @@ def register(sub: Subcommands) -> None:
     _add_extra_figures(p)
     add_out(
         p,
-        "output directory (one writer at a time: a second score or run into it is refused)",
+        "output directory (one writer at a time: a second score or run into it is refused); "
+        "without it nothing is written",
+        required=False,
     )
+    add_json(p, "the results (what results.json holds, alone on stdout; notes on stderr)")
     p.add_argument(
         "--show-alignments",
         type=non_negative_int,
         default=0,
         metavar="N",
-        help="also print the N worst utterances per language, aligned and coloured "
-        "(default: 0: the summary only; results.md shows the 3 worst)",
+        help="also print the N worst utterances per language, aligned and coloured, from "
+        "--out's predictions.jsonl (default: 0: the summary only; results.md shows the 3 worst)",
     )
     add_csv(p, "utterance")
     add_quiet(p)
@@ -129,16 +147,18 @@ def _add_extra_figures(p: argparse.ArgumentParser) -> None:
         "--alignment",
         choices=("earmark", "sclite", "kaldi"),
         default="earmark",
-        help="how the sclite reports split errors: earmark (fewest edits, the default), "
-        "sclite (sclite's weights: sub 4, ins/del 3) or kaldi (compute-wer's tie rule)",
+        help="how every word figure splits errors (the headline, the error analysis, the "
+        "sclite reports): earmark (fewest edits, the default), sclite (sclite's weights: "
+        "sub 4, ins/del 3) or kaldi (compute-wer's tie rule)",
     )
     # issue 23, sclite parity: how the sclite reports read speakers from trn ids.
     p.add_argument(
         "--id-format",
-        choices=("rm", "spu_id", "swb", "wsj"),
+        choices=("earmark", "rm", "spu_id", "swb", "wsj"),
         default=None,
-        help="read each trn id's speaker by sclite's -i rule of that name for the sclite "
-        "reports (default: the id before its first '-', else the id; see docs/sclite.md)",
+        help="read each trn id's speaker for the sclite reports by earmark's rule (the "
+        "default: the id before its first '-', else the id) or sclite's -i rule of that "
+        "name; the rule used is printed (see docs/sclite.md)",
     )
     p.add_argument(
         "--glm",
@@ -149,13 +169,36 @@ def _add_extra_figures(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: Flags whose output goes into the --out folder (or is read back from it).
+FOLDER_FLAGS = (
+    ("csv", "--csv writes predictions.csv"),
+    ("sclite_reports", "--sclite-reports writes NAME.sys/.raw/.pra/.dtl"),
+    ("show_alignments", "--show-alignments reads the aligned rows of predictions.jsonl"),
+)
+
+
+def _refuse_folder_flags(args: argparse.Namespace) -> None:
+    """A flag that needs the output folder, given without --out: one line naming --out,
+    before anything is read."""
+    from earmark.errors import EarmarkError
+
+    if args.out is not None:
+        return
+    for dest, what in FOLDER_FLAGS:
+        if getattr(args, dest):
+            raise EarmarkError(f"{what} in the output folder", field="out", hint="add --out DIR")
+
+
 def run(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
     from earmark.api.scoring import score_file
+    from earmark.render.summary_rows import normalizer_choice_lines
     from earmark.render.terminal import print_summary, print_worst_alignments
     from earmark.rundir.layout import PREDICTIONS
 
+    _refuse_folder_flags(args)
     results = score_file(
         args.predictions,
         out=args.out,
@@ -164,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         protocol=args.protocol,
         aggregate=args.aggregate,
         bootstrap=args.bootstrap,
+        bootstrap_generator=args.bootstrap_generator,
         seed=args.seed,
         format=args.format,
         id_field=args.id_field,
@@ -187,16 +231,35 @@ def run(args: argparse.Namespace) -> int:
         min_per_slice=args.min_per_slice,
         min_speakers=args.min_speakers,
     )
-    predictions = Path(args.out) / PREDICTIONS
-    if not args.quiet:
-        print_summary(results)
-        if args.id_format is not None:
-            from earmark.formats.trn import ID_FORMAT_RULES
+    if args.json:
+        # stdout holds the results alone (`earmark score ... --json | jq`); notes go to stderr.
+        sys.stdout.write(results.to_json())
+        notes = sys.stderr
+        if not args.quiet:
+            for arm in results.arms.values():
+                for line in normalizer_choice_lines(arm):
+                    print(line, file=notes)
+    else:
+        notes = sys.stdout
+        if not args.quiet:
+            print_summary(results)
+    if args.quiet:
+        return 0
+    if args.sclite_reports:
+        from earmark.formats.trn import checked_id_format, speaker_rule_line
 
-            print("sclite speakers: " + ID_FORMAT_RULES[args.id_format].format(form=args.id_format))
+        line = speaker_rule_line(checked_id_format(args.id_format))
+        print("sclite speakers: " + line, file=notes)
+    if args.out is not None:
+        predictions = Path(args.out) / PREDICTIONS
         if args.show_alignments > 0:
-            print_worst_alignments(results, predictions, per_language=args.show_alignments)
-        print(f"wrote {args.out}/results.json, predictions.jsonl, results.md")
+            from rich.console import Console
+
+            console = Console(stderr=True) if args.json else None
+            print_worst_alignments(
+                results, predictions, per_language=args.show_alignments, console=console
+            )
+        print(f"wrote {args.out}/results.json, predictions.jsonl, results.md", file=notes)
         if args.csv:
-            print(f"wrote {predictions.with_suffix('.csv')}")
+            print(f"wrote {predictions.with_suffix('.csv')}", file=notes)
     return 0

@@ -375,6 +375,23 @@ def supported_weight_types(backend: str) -> tuple[str, ...]:
     return backend_info(backend).weight_types
 
 
+def declares_weight_types_per_arm(backend: str) -> bool:
+    """Whether this backend's arms declare their own weight types (an external program's,
+    which earmark cannot know: the engine class has `declared_weight_types(arm)`)."""
+    if backend_info(backend).weight_types:
+        return False
+    return callable(getattr(_engine_class(backend), "declared_weight_types", None))
+
+
+def arm_weight_types(spec: ArmSpec) -> tuple[str, ...]:
+    """Weight types this arm may be swept over: its backend's, or the arm's own
+    declaration where the backend's arms declare theirs (stdio: `weight_types=`)."""
+    if declares_weight_types_per_arm(spec.backend):
+        declared: tuple[str, ...] = _engine_class(spec.backend).declared_weight_types(spec)
+        return declared
+    return supported_weight_types(spec.backend)
+
+
 def validate_arm(spec: ArmSpec) -> None:
     """Check backend, model reference and settings without importing any runtime."""
     _engine_class(spec.backend).check_spec(spec)

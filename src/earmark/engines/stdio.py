@@ -21,6 +21,10 @@ real-time pacing), the program feeds itself the clip in chunks and sends `partia
 before its answer; earmark times each line as it arrives. A program must declare
 `"streaming": true` in its hello's capabilities for such an arm to load.
 
+Weight types (`--weight-types` sweeps): the arm declares them (`weight_types=`), the
+program gets its arm's type through `{compute_type}` in its command line and must list it
+in its hello (protocol 2); `earmark.engines.stdio_weight_types`.
+
 The running program and the checks on its lines are `earmark.engines.stdio_process`.
 """
 
@@ -48,7 +52,6 @@ from earmark.engines.file_hashes import (
 from earmark.engines.settings import SettingsReader, read_licence
 from earmark.engines.spec import ArmSpec
 from earmark.engines.stdio_process import (
-    PROTOCOL,
     LineTooLong,
     Message,
     ProgramExited,
@@ -59,6 +62,13 @@ from earmark.engines.stdio_process import (
     read_partial,
     read_segments,
 )
+from earmark.engines.stdio_weight_types import (
+    check_loaded,
+    declared_weight_types,
+    provenance,
+    read_weight_type,
+    substitute,
+)
 from earmark.engines.streaming import StreamingOptions, StreamRecorder, read_streaming
 from earmark.errors import EarmarkError
 from earmark.results.codec import JSONValue
@@ -68,7 +78,15 @@ BACKEND = "stdio"
 #: `settings` object, prefix removed (`set_beam_size=5` → `{"beam_size": "5"}`).
 FORWARD_PREFIX = "set_"
 #: Hello fields a restarted program must repeat unchanged (they are in the provenance).
-HELLO_IDENTITY = ("name", "version", "model", "model_sha256", "deterministic")
+HELLO_IDENTITY = (
+    "name",
+    "version",
+    "model",
+    "model_sha256",
+    "deterministic",
+    "weight_types",
+    "weight_type",
+)
 
 
 @dataclass(frozen=True)
@@ -89,6 +107,10 @@ class StdioOptions:
     forwarded: tuple[tuple[str, str], ...]
     #: With `enabled`, each request asks for partial lines (`stream`).
     streaming: StreamingOptions = StreamingOptions()
+    #: The arm's weight type (`compute_type`, put into the command line), None: none.
+    weight_type: str | None = None
+    #: The weight types the arm declares (`weight_types=`), what a sweep may ask for.
+    weight_types: tuple[str, ...] = ()
 
     def named_files(self) -> list[Path]:
         """Existing regular files the template names besides the executable."""
@@ -111,10 +133,11 @@ def read_options(arm: ArmSpec) -> StdioOptions:
         if key.startswith(FORWARD_PREFIX) and len(key) > len(FORWARD_PREFIX)
     )
     streaming = read_streaming(reader)
+    weight_type, weight_types = read_weight_type(reader, arm.model)
     reader.finish(known=("set_<name> (sent to the program in each request's settings)",))
     model = declared_model(model_text, reader.error, "program")
     try:
-        argv = tuple(shlex.split(arm.model))
+        argv = substitute(tuple(shlex.split(arm.model)), weight_type)
     except ValueError as exc:
         raise EarmarkError(
             f"arm '{arm.name}': cannot split the program's command line: {exc}", field="model"
@@ -148,6 +171,8 @@ def read_options(arm: ArmSpec) -> StdioOptions:
         deterministic=deterministic,
         forwarded=forwarded,
         streaming=streaming,
+        weight_type=weight_type,
+        weight_types=weight_types,
     )
 
 
@@ -174,6 +199,11 @@ class StdioEngine:
     def from_spec(cls, arm: ArmSpec) -> StdioEngine:
         return cls(arm, read_options(arm))
 
+    @classmethod
+    def declared_weight_types(cls, arm: ArmSpec) -> tuple[str, ...]:
+        """What a `--weight-types` sweep of this arm may ask for: its `weight_types=`."""
+        return declared_weight_types(arm)
+
     def load(self) -> ModelInfo:
         if self._hello is not None:
             raise RuntimeError(f"arm '{self.name}' is already loaded; load() runs once")
@@ -183,6 +213,13 @@ class StdioEngine:
         started = time.perf_counter()
         self._process, self._hello = self._start()
         load_seconds = time.perf_counter() - started
+        if self.options.weight_type is not None:
+            try:
+                check_loaded(self.name, self.options.weight_type, self._hello)
+            except EarmarkError:
+                self.close()
+                self._hello = None
+                raise
         if self.streaming.enabled and not hello_streams(self._hello):
             self.close()
             self._hello = None
@@ -214,6 +251,10 @@ class StdioEngine:
             "declared model= (SHA-256 over their sorted file hashes); the hello's "
             "model_sha256 is the program's claim, recorded, not checked",
         }
+        if options.weight_type is not None:
+            extra["weight_type"] = provenance(
+                options.weight_type, options.weight_types, options.argv, hello
+            )
         if options.model is None:
             extra["verifiable"] = False
             extra["unverifiable_reason"] = (
@@ -230,7 +271,7 @@ class StdioEngine:
             licence_source=options.licence_source,
             runtime=f"stdio:{hello['name']}",
             runtime_version=None if hello.get("version") is None else str(hello["version"]),
-            compute_type=None,
+            compute_type=options.weight_type,
             load_seconds=seconds,
             size_bytes=size,
             deterministic=deterministic,
@@ -287,7 +328,7 @@ class StdioEngine:
                 + (f" (stderr: {tail!r})" if tail else ""),
                 field="model",
                 hint="the program's first JSON line on stdout must be "
-                f'{{"type": "hello", "protocol": {PROTOCOL}, "name": ...}} '
+                '{"type": "hello", "protocol": 1, "name": ...} '
                 "(docs/stdio_protocol.md)",
             ) from None
         return process, hello

@@ -11,6 +11,7 @@ import collections
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import threading
@@ -22,8 +23,16 @@ from earmark.engines.base import Segment
 from earmark.records import surrogate_paths
 from earmark.results.codec import JSONValue
 
-#: The protocol version this module speaks (the hello's `protocol`).
-PROTOCOL = 1
+#: The newest protocol version this module speaks (the hello's `protocol`).
+PROTOCOL = 2
+#: The versions it reads: 1, and 2 (version 1 plus the hello's `weight_types` and
+#: `weight_type`, docs/stdio_protocol.md); a version-1 program keeps working unchanged.
+PROTOCOLS = (1, 2)
+#: A weight type's name, as a hello declares it and a command line receives it: no
+#: spaces, slashes or quotes, so substituting it into an argument cannot escape it.
+WEIGHT_TYPE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+#: The most weight types one hello may declare.
+MAX_WEIGHT_TYPES = 64
 #: One JSON object on the wire, as `json.loads` gives it.
 Message = dict[str, JSONValue]
 _STDERR_KEPT = 8192
@@ -203,12 +212,15 @@ class StdioProcess:
 
 
 def check_hello(message: Message) -> Message:
-    """The hello's fields, checked: `type`, `protocol` (this version) and `name`."""
+    """The hello's fields, checked: `type`, `protocol` (a version earmark reads), `name`,
+    and in version 2 the weight types it declares."""
     if message.get("type") != "hello":
         raise ProtocolError(f"the first JSON line is not a hello: {json.dumps(message)[:200]}")
-    if message.get("protocol") != PROTOCOL:
+    protocol = message.get("protocol")
+    if isinstance(protocol, bool) or protocol not in PROTOCOLS:
         raise ProtocolError(
-            f"the program speaks protocol {message.get('protocol')!r}; earmark speaks {PROTOCOL}"
+            f"the program speaks protocol {protocol!r}; earmark speaks "
+            + " and ".join(map(str, PROTOCOLS))
         )
     if not isinstance(message.get("name"), str) or not message["name"]:
         raise ProtocolError("the hello has no name")
@@ -219,7 +231,35 @@ def check_hello(message: Message) -> Message:
     deterministic = message.get("deterministic")
     if deterministic is not None and not isinstance(deterministic, bool):
         raise ProtocolError("the hello's deterministic is not true or false")
+    _check_weight_fields(message)
     return message
+
+
+def _check_weight_fields(hello: Message) -> None:
+    """`weight_types` (a list of names) and `weight_type` (one of them), protocol 2 only."""
+    fields = [k for k in ("weight_types", "weight_type") if k in hello]
+    if fields and hello.get("protocol") == 1:
+        raise ProtocolError(f"the hello's {fields[0]} came with protocol 2; it says protocol 1")
+    declared = hello.get("weight_types")
+    if "weight_types" in hello:
+        if not isinstance(declared, list) or not declared or len(declared) > MAX_WEIGHT_TYPES:
+            raise ProtocolError(
+                f"the hello's weight_types is not a list of 1 to {MAX_WEIGHT_TYPES} names"
+            )
+        for name in declared:
+            if not isinstance(name, str) or not WEIGHT_TYPE_NAME.fullmatch(name):
+                raise ProtocolError(f"the hello's weight_types holds {json.dumps(name)[:80]}")
+    loaded = hello.get("weight_type")
+    if "weight_type" in hello and not (
+        isinstance(loaded, str) and WEIGHT_TYPE_NAME.fullmatch(loaded)
+    ):
+        raise ProtocolError(f"the hello's weight_type is {json.dumps(loaded)[:80]}")
+
+
+def hello_weight_types(hello: Message) -> tuple[str, ...]:
+    """The weight types a (checked) hello declares; () when it declares none."""
+    declared = hello.get("weight_types")
+    return tuple(str(w) for w in declared) if isinstance(declared, list) else ()
 
 
 def hello_streams(hello: Message) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from earmark.engines.registry import supported_weight_types
+from earmark.engines.registry import arm_weight_types, declares_weight_types_per_arm
 from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.execution.plan import RunPlan
@@ -20,13 +20,22 @@ def expand_weight_types(plan: RunPlan, weight_types: list[str]) -> RunPlan:
         return plan
     arms: list[ArmSpec] = []
     for arm in plan.arms:
-        supported = supported_weight_types(arm.backend)
+        supported = arm_weight_types(arm)
         bad = [w for w in weight_types if w not in supported]
         if bad:
+            hint = f"supported: {', '.join(supported) or 'none'}"
+            if declares_weight_types_per_arm(arm.backend):
+                raise EarmarkError(
+                    f"arm '{arm.name}' ({arm.backend}) does not declare weight type(s) "
+                    f"{', '.join(bad)}",
+                    field="weight-types",
+                    hint=hint + "; the arm declares its program's with weight_types=a,b "
+                    "and passes the chosen one as {compute_type} (docs/stdio_protocol.md)",
+                )
             raise EarmarkError(
                 f"backend {arm.backend!r} does not support weight type(s) {', '.join(bad)}",
                 field="weight-types",
-                hint=f"supported: {', '.join(supported) or 'none'}",
+                hint=hint,
             )
         for weight in weight_types:
             settings = {**arm.settings_dict, "compute_type": weight}

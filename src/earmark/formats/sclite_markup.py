@@ -95,8 +95,9 @@ def markup_slots(text: str, *, source: str | None = None, line: int | None = Non
 
 
 def plain_text(slots: list[Slot]) -> str:
-    """The text a markup reference scores as outside the sclite block: each slot's
-    first spelling, optional words without their parentheses."""
+    """A markup reference's plain text, the row's `reference` (the markup itself is
+    scored by `scoring.word_counter`): each slot's first spelling, optional words
+    without their parentheses."""
     return " ".join(s.accepts[0] for s in slots)
 
 

@@ -1,15 +1,17 @@
 """sclite's trn files: one utterance a line, `word word ... (utterance-id)`.
 
-The id is the last parenthesised token. Speaker, by default (earmark's rule, kept so that
-earlier results keep their bytes): the part of the id before its first `-` (`spk1-utt3`
--> `spk1`); an id without `-` is its own speaker. sclite's own rules (`sclite -i
-rm|spu_id|swb|wsj`) are `sclite_speaker`, chosen with `--id-format`.
+The id is the last parenthesised token. Speaker, by default (earmark's rule, `--id-format
+earmark`, kept so that earlier results keep their bytes): the part of the id before its
+first `-` (`spk1-utt3` -> `spk1`); an id without `-` is its own speaker. sclite's own
+rules (`sclite -i rm|spu_id|swb|wsj`) are `sclite_speaker`, chosen with `--id-format`.
 
 sclite reference markup in trn references, alternations `{ a / b }` and optionally
-deletable words `(uh)`, is read (`formats.sclite_markup`) and honoured in the sclite
-block's alignment as `sctk sclite -D` scores it; the row's plain reference text is each
-slot's first spelling, optional words without parentheses. In hypotheses markup is
-refused rather than scored as words (use `--glm` rules there).
+deletable words `(uh)`, is read (`formats.sclite_markup`) and honoured as `sctk sclite
+-D` scores it, in the headline word counts and the sclite block alike
+(`scoring.word_counter`); the row's plain reference text is each slot's first spelling,
+optional words without parentheses, and the markup rides along in
+`extra["reference_markup"]`. In hypotheses markup is refused rather than scored as words
+(use `--glm` rules there).
 """
 
 from __future__ import annotations
@@ -43,7 +45,15 @@ def trn_speaker(utterance_id: str) -> str:
 
 
 IdFormat = Literal["rm", "spu_id", "swb", "wsj"]
+#: sclite's four `-i` rules.
 ID_FORMATS: tuple[IdFormat, ...] = ("rm", "spu_id", "swb", "wsj")
+#: earmark's own rule, `--id-format earmark` (the default, so earlier results keep their
+#: bytes: results record no `id_format` for it).
+EARMARK_ID_FORMAT = "earmark"
+#: `--id-format`'s choices.
+ID_FORMAT_CHOICES: tuple[str, ...] = (EARMARK_ID_FORMAT, *ID_FORMATS)
+#: earmark's rule in words, as the sclite block's `speaker_rule` has always said it.
+EARMARK_ID_RULE = "row speaker (stm/trn), else the id before its first '-', else the id"
 #: What each `sclite -i` form takes as the speaker, as SCTK 2.10 (sclite 2.10, SCTK 1.3)
 #: does it: checked against `sctk sclite` on ids of every form in tests/scoring.
 ID_FORMAT_RULES: dict[IdFormat, str] = {
@@ -60,15 +70,35 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 
 def checked_id_format(name: str | None) -> IdFormat | None:
-    """`name` as an `IdFormat` (None stays None); anything else is a one-line error."""
+    """`name` as sclite's `IdFormat`; None or "earmark" (earmark's rule) is None; anything
+    else is a one-line error."""
     for form in ID_FORMATS:
         if name == form:
             return form
-    if name is None:
+    if name is None or name == EARMARK_ID_FORMAT:
         return None
     raise EarmarkError(
-        f"unknown id format {name!r}", field="id_format", hint="rm, spu_id, swb or wsj"
+        f"unknown id format {name!r}",
+        field="id_format",
+        hint="earmark, rm, spu_id, swb or wsj",
     )
+
+
+def speaker_rule(id_format: IdFormat | None) -> str:
+    """The rule speakers were read by, in words (the sclite block's `speaker_rule`)."""
+    if id_format is None:
+        return EARMARK_ID_RULE
+    return ID_FORMAT_RULES[id_format].format(form=id_format)
+
+
+def speaker_rule_line(id_format: IdFormat | None) -> str:
+    """The rule as the terminal and results.md print it, named by its `--id-format`.
+
+    >>> speaker_rule_line(None)
+    "earmark: row speaker (stm/trn), else the id before its first '-', else the id"
+    """
+    rule = speaker_rule(id_format)
+    return rule if id_format is not None else f"{EARMARK_ID_FORMAT}: {rule}"
 
 
 def sclite_speaker(utterance_id: str, id_format: IdFormat) -> str | None:

@@ -13,6 +13,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from earmark.markdown_cells import md_code, md_fence, md_table, md_text
+from earmark.render.markdown_sclite import alignment_lines, sclite_markdown
+from earmark.render.summary_rows import (
+    block_rows,
+    n_scored,
+    normalizer_choice_lines,
+    summary_scopes,
+)
 from earmark.results import ArmResult, MetricResult, Record, Results, ScopeResult
 from earmark.results.display import (
     fmt_decimal,
@@ -33,14 +40,6 @@ def typed_results(results: Results | Mapping[str, Any]) -> Results:
 def _has(record: Record, name: str) -> bool:
     """Whether the file had `name` (null counts), or the record holds a value for it."""
     return getattr(record, name) is not None or name in record.key_order
-
-
-def _n_scored(metric: MetricResult | None, block: ScopeResult) -> int:
-    """The rows a view's figure was computed from: a view some rows lack (a script-folded
-    view of a row it cannot fold) is scored on fewer rows than the block holds."""
-    if metric is not None:
-        return metric.n_scored
-    return block.n_utterances
 
 
 def _headline(block: ScopeResult, view: str) -> MetricResult | None:
@@ -125,33 +124,6 @@ def _word_information_markdown(scopes: Sequence[tuple[str, ScopeResult]]) -> lis
         return []
     header = ["scope", "metric", "MER", "WIL", "WIP"]
     return ["### Word information (primary view)", "", md_table(header, rows), ""]
-
-
-def block_rows(label: str, block: ScopeResult) -> list[list[str]]:
-    """One table row per view: label, normaliser/view, N, WER, CER, S/D/I."""
-    rows = []
-    norm = block.normalizer.name
-    if block.normalizer.differs_from_publication:
-        norm += " †"
-    # S/D/I and N follow the headline unit (the normaliser's first): CER for
-    # crude-char-v1 although it reports WER too.
-    char_first = block.normalizer.units[:1] == ("char",)
-    for view, metrics in block.views.items():
-        primary = " (primary)" if view == block.primary_view else ""
-        wer = metrics.metrics.get("wer")
-        cer = metrics.metrics.get("cer")
-        main = (cer if char_first else wer) or wer or cer
-        rows.append(
-            [
-                label,
-                f"{norm} / {view}{primary}",
-                str(_n_scored(main, block)),
-                fmt_rate(wer) if wer else "n/a (no word units)",
-                fmt_rate(cer),
-                fmt_sdi(main),
-            ]
-        )
-    return rows
 
 
 def _unit_notes(scopes: Sequence[tuple[str, ScopeResult]]) -> list[str]:
@@ -348,9 +320,9 @@ def _protocol_lines(protocol: Mapping[str, Any] | None) -> list[str]:
 
 
 def _scopes(arm: ArmResult) -> list[tuple[str, ScopeResult]]:
-    """("overall", block) when there is one, then ("language xx", block) per language."""
-    scopes = [("overall", arm.overall)] if arm.overall is not None else []
-    return scopes + [(f"language {lang}", block) for lang, block in arm.by_language.items()]
+    """("overall", block) when there is one, then ("language xx", block) per language
+    (one block when they are the same figures: `summary_scopes`)."""
+    return summary_scopes(arm, "language {}")
 
 
 def _publication_notes(arm: ArmResult) -> list[str]:
@@ -464,7 +436,7 @@ def _primary_rows(scopes: Sequence[tuple[str, ScopeResult]]) -> list[list[str]]:
         rows.append(
             [
                 label,
-                str(_n_scored(wer or metrics.get("cer"), block)),
+                str(n_scored(wer or metrics.get("cer"), block)),
                 fmt_rate(wer) if wer else "n/a",
                 fmt_rate(metrics.get("cer")),
             ]
@@ -570,6 +542,8 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
         f"{md_text(boot.resamples)} resamples, seed {md_text(boot.seed)}"
         + (f", generator {md_text(boot.generator)}" if boot.generator else ""),
         *_protocol_lines(arm.protocol),
+        *alignment_lines(arm),
+        *(f"- {md_text(line[:1].upper() + line[1:])}" for line in normalizer_choice_lines(arm)),
         *_network_lines(arm),
         "",
     ]
@@ -609,6 +583,7 @@ def render_arm_markdown(name: str, arm: ArmResult) -> list[str]:
     parts += _timestamps_markdown(arm.timestamps)
     parts += _streaming_markdown(arm.streaming)
     parts += _error_analysis_markdown(arm.error_analysis or {})
+    parts += sclite_markdown(arm)
     if cov.excluded:
         parts += ["### Excluded", ""]
         parts += [f"- {md_code(ex.id)}: {md_text(ex.reason)}" for ex in cov.excluded[:200]]

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from earmark.render.markdown import block_rows, typed_results
+from earmark.render.markdown import typed_results
+from earmark.render.summary_rows import block_rows, normalizer_choice_lines, summary_scopes
 from earmark.results import ArmResult, PredictionRow, Results
 from earmark.results.display import fmt_stat
 from earmark.terminal_table import Column, print_fitted
@@ -37,24 +38,27 @@ def _console(console: Any) -> Any:
 def print_summary(
     results: Results | Mapping[str, Any], title: str = "earmark", console: Any = None
 ) -> None:
-    """Per arm: a row per scope × view (rates with CIs), coverage, punctuation and
-    critical-token figures when scored, and the determinism warning."""
+    """Per arm: a row per scope × view (rates with CIs; a single language's once), the
+    normaliser chosen when none was named, coverage, punctuation and critical-token
+    figures when scored, and the determinism warning."""
     from rich.text import Text
 
     console = _console(console)
     for name, arm in typed_results(results).arms.items():
-        rows = []
-        if arm.overall is not None:
-            rows += block_rows("overall", arm.overall)
-        for lang, block in arm.by_language.items():
-            rows += block_rows(lang, block)
+        rows = [
+            row for label, block in summary_scopes(arm, "{}") for row in block_rows(label, block)
+        ]
         print_fitted(
             console,
             SUMMARY_COLUMNS,
             rows,
             title=f"{title}: {name} ({arm.aggregate} rates, 95% clip-bootstrap CI)",
         )
-        for line in extra_metric_lines(arm):
+        for line in (
+            *normalizer_choice_lines(arm),
+            *_alignment_lines(arm),
+            *extra_metric_lines(arm),
+        ):
             console.print(Text(line))
         not_ok = arm.coverage.not_ok
         if not_ok:
@@ -165,3 +169,12 @@ def _alignment_chunks(alignment: Any, width: int) -> list[Any]:
     if current:
         chunks.append(replace(alignment, ops=current))
     return chunks
+
+
+def _alignment_lines(arm: ArmResult) -> list[str]:
+    """A non-default word alignment named under its table (earmark's own says nothing, so
+    default summaries keep their bytes)."""
+    record = arm.alignment
+    if not record:
+        return []
+    return [f"word alignment: {record.get('name')} ({record.get('applies_to')})"]

@@ -39,6 +39,16 @@ class NormalizerPolicy(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class NormalizerChoice(Record):
+    """Why each language got its normaliser when none was named (`earmark score` without
+    `--normalizer` or `--protocol`): the policy applied and, per language, the reason.
+    Absent when the normaliser was given, so those results keep their bytes."""
+
+    policy: str = field(metadata=json_key(STR))
+    reasons: Mapping[str, str] = field(metadata=json_key(MapOf(STR)))
+
+
+@dataclass(frozen=True, kw_only=True)
 class BootstrapRecord(Record):
     """The results file's `bootstrap` block: how every interval of the arm was drawn.
 
@@ -192,12 +202,18 @@ class ArmResult(Record):
     #: The published protocol the figures follow, when one was named.
     protocol: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     normalizer_policy: NormalizerPolicy = field(metadata=json_key(Nested(NormalizerPolicy)))
+    #: How the policy was chosen when no normaliser was named (`earmark score`'s default).
+    normalizer_choice: NormalizerChoice | None = field(
+        default=None, metadata=json_key(Nested(NormalizerChoice))
+    )
     aggregate: str = field(metadata=json_key(AGGREGATE))
     bootstrap: BootstrapRecord = field(metadata=json_key(Nested(BootstrapRecord)))
     #: Pre-registered minimums (`min_per_slice`, `min_speakers`) when set.
     minimums: Mapping[str, int] | None = field(default=None, metadata=json_key(MapOf(INT)))
     #: The GLM rules the word counts followed (`--glm`): their component and hash.
     glm: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
+    #: The word alignment of every figure when not earmark's (`--alignment sclite|kaldi`).
+    alignment: JSONObject | None = field(default=None, metadata=json_key(OBJECT))
     conventions: Mapping[str, str] = field(metadata=json_key(MapOf(STR)))
     coverage: Coverage = field(metadata=json_key(Nested(Coverage)))
     overall: ScopeResult | None = field(metadata=json_key(Nullable(Nested(ScopeResult))))

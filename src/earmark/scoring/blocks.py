@@ -193,7 +193,12 @@ def _metric(
     python_random = options.protocol is not None and options.protocol.generator == "python-random"
     settings = options.metric_settings
     # Numbered by first appearance among exactly these rows, as the key strings were.
-    clusters = first_appearance(cluster_codes) if settings.resamples > 0 else cluster_codes
+    clusters = cluster_codes
+    if settings.resamples > 0 and not _increasing(cluster_codes):
+        clusters = first_appearance(cluster_codes)
+    elif settings.resamples > 0:
+        # Distinct and in order (each row its own clip): numbered 0, 1, ... as they come.
+        clusters = np.arange(len(cluster_codes), dtype=np.int64)
     drawn = replace(settings, resamples=0) if python_random else settings
     out = metric_result(arr, clusters, drawn, null_reasons=null_reasons, n_rows=n_rows)
     if python_random and out.value is not None and settings.resamples > 0:
@@ -208,6 +213,11 @@ def _metric(
         if ci is not None:
             out = replace(out, ci=(ci.low, ci.high))
     return out
+
+
+def _increasing(codes: np.ndarray) -> bool:
+    """Whether every code is larger than the one before (so each is its own first)."""
+    return bool(np.all(codes[1:] > codes[:-1]))
 
 
 def _mixed_metric(

@@ -20,16 +20,17 @@ from earmark.scoring.row_facts import language_key
 
 if TYPE_CHECKING:
     from earmark.formats.rows import ScoringRow
-    from earmark.scoring.glm import Glm
+    from earmark.scoring.word_counter import WordCounter
     from earmark.text.base import ViewPair
 
 TOKENIZER = {"word": words, "char": chars}
 
 
-def score_part(part: Part, edits: dict[str, EditTally], glm: Glm | None = None) -> None:
-    """Normalise and count one part's rows; the primary view's edits go to `edits`."""
+def score_part(part: Part, edits: dict[str, EditTally], counter: WordCounter | None = None) -> None:
+    """Normalise and count one part's rows; the primary view's edits go to `edits`.
+    `counter` counts them where an alignment, GLM or reference markup applies."""
     pending, pending_pos = _normalise(part)
-    _count(part, pending, pending_pos, edits, glm)
+    _count(part, pending, pending_pos, edits, counter and counter.for_rows(part.rows))
     _score_mixed(part)
 
 
@@ -111,7 +112,7 @@ def _count(
     pending: Pending,
     pending_pos: PendingPositions,
     edits: dict[str, EditTally],
-    glm: Glm | None,
+    counter: WordCounter | None,
 ) -> None:
     """Count each view's pairs per unit in one batch; the primary view and unit's edits
     are tallied per language as they are counted. The primary view goes first: a row
@@ -137,8 +138,11 @@ def _count(
                 if view == primary and unit == norm.units[0]:
                     tallies = _tallies(rows, view_pos, edits)
                 try:
-                    if glm is not None and unit == "word":
-                        arr[positions] = glm.count_pairs(texts_list, tallies=tallies)
+                    if counter is not None:  # `scoring.word_counter`
+                        arr[positions] = counter.count_pairs(
+                            texts_list, unit=unit, tallies=tallies, rows=rows,
+                            positions=pending_pos[view], where=f"{norm.name}, view {view}",
+                        )  # fmt: skip
                     else:
                         arr[positions] = count_errors_array(
                             texts_list, units=units, tallies=tallies

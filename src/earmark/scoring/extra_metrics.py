@@ -114,6 +114,7 @@ def stat_block(
             resamples=boot.resamples,
             seed=boot.seed,
             level=boot.level,
+            generator=boot.generator,
         )
         if result.low is not None and result.high is not None:
             out["ci95"] = [result.low, result.high]
@@ -188,6 +189,7 @@ def _tally_stats(
             resamples=boot.resamples,
             seed=boot.seed,
             level=boot.level,
+            generator=boot.generator,
         )
     out: dict[str, JSONValue] = {}
     for name, (value, reason) in values.items():

@@ -17,6 +17,7 @@ from earmark.metrics.counts import ErrorCounts
 from earmark.results.codec import JSONValue
 from earmark.results.metric import MetricResult
 from earmark.stats.bootstrap import bootstrap_ci
+from earmark.stats.settings import DEFAULT_GENERATOR
 
 METRIC_FOR_UNIT = {"word": "wer", "char": "cer"}
 #: The mixed unit's metric (CJK characters + other words; SpeechIO's "MER"). Not `mer`:
@@ -38,6 +39,8 @@ class MetricSettings:
     level: float
     #: Word information preserved (jiwer's `wip`) beside MER and WIL.
     wip: bool = False
+    #: The bootstrap's random stream (`earmark.stats.settings.GENERATORS`).
+    generator: str = DEFAULT_GENERATOR
 
 
 def metric_result(
@@ -83,6 +86,7 @@ def metric_result(
                 seed=settings.seed,
                 level=settings.level,
                 aggregate="macro" if settings.aggregate == "macro" else "micro",
+                generator=settings.generator,
             )
             if drawn.low is not None and drawn.high is not None:
                 ci = (float(drawn.low), float(drawn.high))

@@ -20,7 +20,11 @@ Metrics (meeteval's function in brackets):
   (`time_constrained_minimum_permutation_word_error_rate`, meeteval's default pseudo-word
   timings: `character_based` for references, `character_based_points` for hypotheses);
 - `dicpwer`: diarization-invariant cpWER, greedy (`greedy_di_cp_word_error_rate`; meeteval
-  has no exact one).
+  has no exact one);
+- `mimower`: multiple-input multiple-output WER (`mimo_word_error_rate`): each reference
+  speaker's utterances may go to any output stream, in their order;
+- `tcorcwer`: time-constrained ORC-WER with a collar in seconds (`time_constrained_orc_wer`,
+  the same pseudo-word timings as tcpWER).
 
 meeteval is an optional extra (`pip install 'earmark[multi-speaker]'`), imported only here
 and only when scoring.
@@ -54,19 +58,22 @@ from earmark.scoring.multispeaker_records import (
 )
 from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
-METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer")
-#: Metrics that compare times, and so need `collar`.
-TIMED_METRICS = frozenset({"tcpwer"})
+METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer", "mimower", "tcorcwer")
+#: Metrics that compare times, and so need `collar` and segments that carry times.
+TIMED_METRICS = frozenset({"tcpwer", "tcorcwer"})
 #: Most speakers on either side of one recording for cpWER and tcpWER: meeteval's own
 #: limit (its assignment is a square matrix over speakers; more means a mistake in the
 #: input, `doc/num_speaker_limits.md`), checked here so the refusal names the recording.
 MAX_CP_SPEAKERS = 20
-#: Most hypothesis streams (speakers) of one recording for ORC-WER: meeteval's limit.
+#: Most hypothesis streams (speakers) of one recording for ORC-WER and tcORC-WER, and
+#: most speakers on either side for MIMO-WER: meeteval's limit.
 MAX_ORC_STREAMS = 10
 #: Most bytes ORC-WER's search may need for one recording, by meeteval's own estimate
 #: (16 bytes x reference segments x the product of each stream's word count). The
 #: search grows with the product, so 6 streams of 200 words is 4e17 bytes; meeteval is
-#: meant for 1-2 streams of ~10 minutes (~1e9 bytes). Refused up front, naming it.
+#: meant for 1-2 streams of ~10 minutes (~1e9 bytes). Refused up front, naming it. MIMO-WER
+#: is bounded the same way by meeteval's estimate of its search (16 bytes x the product of
+#: each reference speaker's utterance count x the product of each stream's word count).
 MAX_ORC_BYTES = 8_000_000_000
 
 
@@ -119,11 +126,12 @@ def check_metrics(metrics: Sequence[str], collar: float | None) -> tuple[str, ..
             )
     if collar is not None and (collar < 0 or collar != collar):
         raise EarmarkError(f"collar must be >= 0 seconds, got {collar}", field="collar")
-    if TIMED_METRICS & set(chosen) and collar is None:
+    timed = [NAMES[m] for m in chosen if m in TIMED_METRICS]
+    if timed and collar is None:
         raise EarmarkError(
-            "tcpWER needs a collar in seconds",
+            f"{' and '.join(timed)} need{'s' if len(timed) == 1 else ''} a collar in seconds",
             field="collar",
-            hint="pass --collar S (meeteval's CHiME-7/8 recipes use 5)",
+            hint="pass --collar S (meeteval has no default; its CHiME-7/8 recipes use 5)",
         )
     return chosen
 
@@ -175,18 +183,21 @@ def _meeteval_score(
     metric: str, reference: object, hypothesis: object, collar: float | None
 ) -> ErrorRate:
     wer = _meeteval()
-    score = {
+    untimed = {
         "cpwer": wer.cp_word_error_rate,
         "orcwer": wer.orc_word_error_rate,
         "dicpwer": wer.greedy_di_cp_word_error_rate,
-    }.get(metric)
+        "mimower": wer.mimo_word_error_rate,
+    }
+    timed = {
+        "tcpwer": wer.time_constrained_minimum_permutation_word_error_rate,
+        "tcorcwer": wer.time_constrained_orc_wer,
+    }
     result: ErrorRate
-    if score is None:
-        result = wer.time_constrained_minimum_permutation_word_error_rate(
-            reference, hypothesis, collar=collar
-        )
+    if metric in timed:
+        result = timed[metric](reference, hypothesis, collar=collar)
     else:
-        result = score(reference, hypothesis)
+        result = untimed[metric](reference, hypothesis)
     return result
 
 
@@ -256,6 +267,8 @@ def score_segments(
     chosen = check_metrics(metrics, collar)
     bootstrap = BootstrapSettings(resamples, DEFAULT_SEED if seed is None else seed, level)
     version = meeteval_version()
+    check_times("reference", reference, chosen)
+    check_times("hypothesis", hypothesis, chosen)
     ref = _normalize(reference, normalizer)
     hyp = _normalize(hypothesis, normalizer)
     by_recording: dict[str, list[Segment]] = {}
@@ -349,8 +362,11 @@ def check_search_size(
     hyp_words: dict[str, int] = {}
     for seg in hypothesis:
         hyp_words[seg.speaker] = hyp_words.get(seg.speaker, 0) + len(seg.text.split())
+    ref_segments: dict[str, int] = {}
+    for seg in reference:
+        ref_segments[seg.speaker] = ref_segments.get(seg.speaker, 0) + 1
     if metric in ("cpwer", "tcpwer"):
-        n_ref = len({seg.speaker for seg in reference})
+        n_ref = len(ref_segments)
         if max(n_ref, len(hyp_words)) > MAX_CP_SPEAKERS:
             raise EarmarkError(
                 f"recording {recording!r}: {name} assigns speakers one to one, and "
@@ -359,25 +375,65 @@ def check_search_size(
                 field="speaker",
                 hint="check the speaker labels (is a segment id in the speaker field?)",
             )
-    if metric != "orcwer":
+    if metric not in ("orcwer", "tcorcwer", "mimower"):
         return
     streams = {k: n for k, n in hyp_words.items() if n}
+    if metric == "mimower" and len(ref_segments) > MAX_ORC_STREAMS:
+        raise EarmarkError(
+            f"recording {recording!r}: {name} with {len(ref_segments)} reference speakers is "
+            f"over the limit of {MAX_ORC_STREAMS} (meeteval's)",
+            field="speaker",
+            hint="MIMO-WER is meant for a few speakers and streams; use cpWER for more",
+        )
     if len(streams) > MAX_ORC_STREAMS:
         raise EarmarkError(
             f"recording {recording!r}: {name} with {len(streams)} hypothesis streams is over "
             f"the limit of {MAX_ORC_STREAMS} (meeteval's)",
             field="speaker",
-            hint="ORC-WER is meant for a few output streams; use cpWER for speakers",
+            hint=f"{name} is meant for a few output streams; use cpWER for speakers",
         )
-    segments = sum(1 for seg in reference if seg.text.split())
-    need = 16 * segments * math.prod(streams.values())
+    if metric == "tcorcwer":
+        return  # the collar prunes its search: meeteval gives no estimate to bound
+    if metric == "mimower":
+        units = math.prod(ref_segments.values())
+        over = f"{len(ref_segments)} reference speakers of {sorted(ref_segments.values())} segments"
+    else:
+        units = sum(1 for seg in reference if seg.text.split())
+        over = f"{units} reference segments"
+    need = 16 * units * math.prod(streams.values())
     if need > MAX_ORC_BYTES:
         raise EarmarkError(
-            f"recording {recording!r}: {name}'s search over {segments} reference segments "
+            f"recording {recording!r}: {name}'s search over {over} "
             f"and {len(streams)} streams of {sorted(streams.values())} words would need "
             f"{need:.3g} bytes, over the limit of {MAX_ORC_BYTES:.3g}",
             field="metric",
-            hint="ORC-WER is meant for 1-2 streams of ~10 minutes: score shorter recordings",
+            hint=f"{name} is meant for 1-2 streams of ~10 minutes: score shorter recordings",
+        )
+
+
+def check_times(side: str, segments: Sequence[Segment], metrics: Sequence[str]) -> None:
+    """Refuse, for a time-constrained metric, segments that carry no usable times: a time
+    that is not finite, an end before its start, or every segment at 0-0 s (a file
+    written without times); meeteval would score such words as if they were timed."""
+    timed = [NAMES[m] for m in metrics if m in TIMED_METRICS]
+    if not timed or not segments:
+        return
+    what = " and ".join(timed)
+    for seg in segments:
+        if not (math.isfinite(seg.start) and math.isfinite(seg.end)) or seg.end < seg.start:
+            raise EarmarkError(
+                f"{what} needs segment times, and a {side} segment of {seg.recording!r} "
+                f"runs from {seg.start} to {seg.end} s",
+                field="start",
+                hint="times are finite seconds with end >= start",
+            )
+    if all(seg.start == 0 and seg.end == 0 for seg in segments):
+        raise EarmarkError(
+            f"{what} needs segment times, and every {side} segment is at 0-0 s "
+            "(a file written without times)",
+            field="start",
+            hint="give segments with their times (stm, ctm-derived segments, SegLST), "
+            "or choose a metric that ignores time (cpwer, orcwer, mimower)",
         )
 
 

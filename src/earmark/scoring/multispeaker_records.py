@@ -22,6 +22,8 @@ NAMES = {
     "orcwer": "ORC-WER",
     "tcpwer": "tcpWER",
     "dicpwer": "DI-cpWER (greedy)",
+    "mimower": "MIMO-WER",
+    "tcorcwer": "tcORC-WER",
 }
 #: meeteval's extra per-recording fields that are counts (they add across recordings).
 SPEAKER_COUNTS = ("missed_speaker", "falarm_speaker", "scored_speaker")

@@ -17,10 +17,11 @@ from earmark.results.codec import JSONObject, JSONValue
 from earmark.scoring.metric import EXTRA_METRICS, MetricSettings
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.protocols import Protocol
-from earmark.stats.settings import BootstrapSettings
+from earmark.stats.settings import DEFAULT_GENERATOR, BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.scoring.glm import Glm
+    from earmark.scoring.word_counter import WordCounter
 
 Aggregate = Literal["micro", "macro"]
 #: The bootstrap's resampling unit: the clip (rows sharing a `cluster` key, i.e. repeats of
@@ -41,6 +42,7 @@ class ArmSettings:
     bootstrap: BootstrapRecord
     minimums: Mapping[str, int] | None
     glm: JSONObject | None
+    alignment: JSONObject | None
 
 
 @dataclass(frozen=True)
@@ -71,11 +73,17 @@ class ScoringOptions:
     #: Alternate spellings and optional words (`--glm`): word counts of every view come
     #: from the GLM-aware alignment (`earmark.scoring.glm.Glm.count_pairs`).
     glm: Glm | None = None
+    #: The word alignment of every figure (`--alignment`): "earmark" (fewest edits),
+    #: "sclite" or "kaldi" (`earmark.scoring.word_counter`).
+    alignment: str = "earmark"
     #: Figures computed only when asked (`EXTRA_METRICS`: "wip"), so results that do not
     #: ask keep their bytes.
     extra_metrics: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        from earmark.scoring.word_counter import checked_alignment
+
+        checked_alignment(self.alignment)
         if self.cluster not in CLUSTER_UNITS:
             raise EarmarkError(
                 f"unknown bootstrap cluster unit {self.cluster!r}",
@@ -111,11 +119,23 @@ class ScoringOptions:
             )
 
     @property
+    def word_counter(self) -> WordCounter:
+        """How word units are counted: the alignment, the GLM and each row's markup."""
+        from earmark.scoring.word_counter import WordCounter, checked_alignment
+
+        return WordCounter(checked_alignment(self.alignment), self.glm)
+
+    @property
     def metric_settings(self) -> MetricSettings:
         """How each metric is drawn: the aggregate, the bootstrap and the extra figures."""
         b = self.bootstrap
         return MetricSettings(
-            self.aggregate, b.resamples, b.seed, b.level, wip="wip" in self.extra_metrics
+            self.aggregate,
+            b.resamples,
+            b.seed,
+            b.level,
+            wip="wip" in self.extra_metrics,
+            generator=b.generator,
         )
 
     def bootstrap_record(self) -> BootstrapRecord:
@@ -131,7 +151,11 @@ class ScoringOptions:
             else "speaker (rows of one speaker are resampled together; a speaker's own "
             "block resamples its clips)",
             cluster=None if self.cluster == "clip" else self.cluster,
-            generator=None if p is None else p.generator,
+            # Named when a protocol or a generator other than the default draws the
+            # intervals, so default results keep their bytes.
+            generator=b.generator
+            if b.generator != DEFAULT_GENERATOR
+            else (None if p is None else p.generator),
             quantile_rule=None if p is None else p.quantile_rule,
         )
 
@@ -149,7 +173,15 @@ class ScoringOptions:
             minimums=self.minimums() or None,
             # Only with --glm, so results without one keep their shape (and bytes).
             glm=None if self.glm is None else dict(self.glm.headline_component),
+            # Only when not earmark's, so results with the default keep their bytes.
+            alignment=None if self.alignment == "earmark" else self._alignment_record(),
         )
+
+    def _alignment_record(self) -> JSONObject:
+        from earmark.scoring.word_counter import ALIGNMENT_RULES, ALIGNMENT_SCOPE
+
+        name = self.word_counter.alignment
+        return {"name": name, "rule": ALIGNMENT_RULES[name], "applies_to": ALIGNMENT_SCOPE}
 
     def to_dict(self) -> dict[str, JSONValue]:
         """The settings as results.json writes them at the head of an arm."""
@@ -164,6 +196,8 @@ class ScoringOptions:
             out["minimums"] = dict(s.minimums)
         if s.glm is not None:
             out["glm"] = dict(s.glm)
+        if s.alignment is not None:
+            out["alignment"] = dict(s.alignment)
         return out
 
     def minimums(self) -> dict[str, int]:

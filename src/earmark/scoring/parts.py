@@ -100,6 +100,9 @@ class Part:
                 speaker = speaker_of_row(r)
                 if speaker is not None:
                     record["speaker"] = speaker
+                markup = r.extra.get("reference_markup")
+                if markup is not None:  # what the counts honoured (`scoring.word_counter`)
+                    record["reference_markup"] = markup
             record["normalizer"] = name
             views: dict[str, JSONValue] = {}
             for view, texts, per_unit in plan:

@@ -6,8 +6,10 @@ rapidfuzz's tie rule), with sclite's weighted one (`metrics.sclite_alignment`: s
 ins/del 3) or with Kaldi's (`metrics.kaldi_alignment`: `compute-wer`'s tie rule). The
 choice is recorded; with `alignment="sclite"` the S/D/I split of every utterance is the
 one `sctk sclite` prints, so the `.sys` table can be checked line by line against
-sclite's, and with `"kaldi"` the one `compute-wer` prints. The headline WER of
-results.json always uses earmark's alignment; the totals of errors differ only where
+sclite's, and with `"kaldi"` the one `compute-wer` prints. The headline word counts of
+results.json and the error analysis come from the same alignment
+(`scoring.word_counter`), so the block's total and the primary view's word S/D/I agree
+whatever alignment is chosen. Between alignments the totals of errors differ only where
 sclite's weights prefer a path with more edits (rare: see `metrics.sclite_alignment`;
 Kaldi's total is always the edit distance, earmark's too).
 
@@ -24,8 +26,9 @@ version) and `reference_markup` (how many rows carried markup).
 
 Speaker of a row: the `speaker` an stm segment or trn id gave it (`row.extra`), else
 the part of the id before its first `-`, else the whole id (earmark's rule, the default).
-With `id_format` (`--id-format rm|spu_id|swb|wsj`) the speaker of every row that is not
-an stm segment is read from its id by sclite's rule of that name
+With `id_format` (`--id-format rm|spu_id|swb|wsj`; `earmark` names the default) the
+speaker of every row that is not an stm segment is read from its id by sclite's rule of
+that name
 (`formats.trn.sclite_speaker`), and an id sclite finds no speaker in is counted under the
 previous row's speaker, as sclite does. sclite takes that order from the hypothesis
 file, earmark from the reference file: the two agree when both list the utterances in
@@ -36,15 +39,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
 from earmark.errors import EarmarkError
 from earmark.formats.sclite_markup import markup_slots, plain_text
-from earmark.formats.trn import ID_FORMAT_RULES, IdFormat, sclite_speaker, trn_speaker
-from earmark.metrics.alignment import AlignedOp, align
-from earmark.metrics.counts import ErrorCounts
-from earmark.metrics.kaldi_alignment import align_kaldi
-from earmark.metrics.sclite_alignment import align_sclite
+from earmark.formats.trn import IdFormat, sclite_speaker, speaker_rule, trn_speaker
 from earmark.metrics.slot_alignment import Slot, align_slots
 from earmark.results.codec import JSONValue
 from earmark.scoring.glm import Glm
@@ -55,37 +54,15 @@ from earmark.scoring.sclite_tables import (
     total_line,
 )
 from earmark.scoring.sclite_text import write_sclite_reports
+from earmark.scoring.word_counter import (
+    ALIGNMENT_RULES,
+    AlignmentName,
+    align_words,
+    checked_alignment,
+)
 
 if TYPE_CHECKING:
     from earmark.scoring.scorer import ScoreResult
-
-AlignmentName = Literal["earmark", "sclite", "kaldi"]
-ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite", "kaldi")
-ALIGNMENT_RULES = {
-    "earmark": "fewest edits (S+D+I), rapidfuzz tie rule (see earmark.metrics.alignment)",
-    "sclite": "sclite's weighted alignment: correct 0, substitution 4, insertion and "
-    "deletion 3; ties: diagonal, then deletion, then insertion (sctk net_dp.c)",
-    "kaldi": "Kaldi compute-wer's LevenshteinEditDistance: unit costs; ties: the diagonal "
-    "only when strictly cheaper, then deletion, then insertion (see "
-    "earmark.metrics.kaldi_alignment)",
-}
-
-
-def align_tokens(
-    reference: Sequence[str], hypothesis: Sequence[str], alignment: AlignmentName
-) -> tuple[tuple[AlignedOp, ...], ErrorCounts]:
-    """Columns and counts of one pair under the named alignment."""
-    if alignment == "sclite":
-        result = align_sclite(reference, hypothesis)
-    elif alignment == "kaldi":
-        result = align_kaldi(reference, hypothesis)
-    elif alignment == "earmark":
-        result = align(reference, hypothesis)
-    else:
-        raise EarmarkError(
-            f"unknown alignment {alignment!r}", field="alignment", hint="earmark, sclite or kaldi"
-        )
-    return result.ops, result.counts
 
 
 def reference_slots(
@@ -143,16 +120,11 @@ def sclite_section(
 ) -> dict[str, JSONValue]:
     """results.json's `sclite` block: per-speaker and total counts, the full edit tables."""
     lines = speaker_lines(alignments)
-    rule = (
-        "row speaker (stm/trn), else the id before its first '-', else the id"
-        if id_format is None
-        else ID_FORMAT_RULES[id_format].format(form=id_format)
-    )
     return {
         "alignment": alignment,
         "alignment_rule": ALIGNMENT_RULES[alignment],
         **({} if id_format is None else {"id_format": id_format}),
-        "speaker_rule": rule,
+        "speaker_rule": speaker_rule(id_format),
         "speakers": [x.to_dict() for x in lines],
         "total": total_line(lines).to_dict(),
         **EditTables.of(alignments).to_dict(),
@@ -191,10 +163,10 @@ def utterance_alignments(
         extra = extras.get(row_id) or {}
         slots = reference_slots(ref_tokens, extra, glm, row_id)
         if slots is None:
-            ops, counts = align_tokens(ref_tokens, hyp_tokens, alignment)
+            done = align_words(ref_tokens, hyp_tokens, alignment)
         else:  # sclite's weights whatever `alignment` says: see the module docstring
             done = align_slots(slots, hyp_tokens)
-            ops, counts = done.ops, done.counts
+        ops, counts = done.ops, done.counts
         info = tuple((key, str(extra[key])) for key in ("label", "file", "channel") if key in extra)
         speaker = speakers[row_id] if speakers else speaker_of(row_id, extra)
         out.append(UtteranceAlignment(row_id, speaker, ops, counts, info))
@@ -213,11 +185,7 @@ def sclite_reports_section(
     """An arm's `sclite` block from the scored corpus (its rows, groups and records) and,
     with `out_dir`, the report files it names; `id_format` reads speakers by sclite's
     `-i` rule of that name."""
-    if alignment not in ALIGNMENTS:
-        raise EarmarkError(
-            f"unknown alignment {alignment!r}", field="alignment", hint="earmark, sclite or kaldi"
-        )
-    chosen = next(a for a in ALIGNMENTS if a == alignment)
+    chosen = checked_alignment(alignment)
     primary = {
         gname: (g.normalizer.primary_view, g.normalizer.units[0])
         for gname, g in scored.groups.items()
@@ -246,8 +214,6 @@ def sclite_reports_section(
 
 
 __all__ = [
-    "ALIGNMENTS",
-    "align_tokens",
     "sclite_reports_section",
     "sclite_section",
     "utterance_alignments",

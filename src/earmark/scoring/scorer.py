@@ -145,7 +145,7 @@ class CorpusScorer:
                 rows=[rows[k] for k in at] if len(at) < len(rows) else list(rows),
                 index=[start + k for k in at],
             )
-            score_part(part, group.edits, self.options.glm)
+            score_part(part, group.edits, self.options.word_counter)
             group.absorb(part, keep=self.keep, worst=WORST_KEPT)
             parts.append(part)
         if self.keep:
@@ -190,6 +190,7 @@ class CorpusScorer:
             bootstrap=settings.bootstrap,
             minimums=settings.minimums,
             glm=settings.glm,
+            alignment=settings.alignment,
             conventions=CONVENTIONS,
             coverage=_coverage(facts),
             overall=overall,

@@ -24,13 +24,21 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from earmark.errors import EarmarkError
+from earmark.stats.poisson_resampling import poisson_resample_totals
 from earmark.stats.resampling import (
     as_count_columns,
     cluster_index,
     cluster_totals,
     resample_totals,
 )
-from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, StatRecord
+from earmark.stats.settings import (
+    DEFAULT_GENERATOR,
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    GENERATORS,
+    StatRecord,
+)
 
 Aggregate = Literal["micro", "macro"]
 Key = TypeVar("Key", bound=Hashable)
@@ -122,7 +130,13 @@ def utterance_rates(errors: ArrayLike, ref_units: ArrayLike) -> FloatArray:
     return rates
 
 
-def _check_options(resamples: int, seed: int, level: float) -> None:
+def _check_options(resamples: int, seed: int, level: float, generator: str) -> None:
+    if generator not in GENERATORS:
+        raise EarmarkError(
+            f"unknown generator {generator!r}",
+            field="generator",
+            hint="use one of " + ", ".join(GENERATORS),
+        )
     if isinstance(resamples, bool) or not isinstance(resamples, int | np.integer):
         raise EarmarkError(f"must be an integer, got {resamples!r}", field="resamples")
     if resamples < 1:
@@ -162,16 +176,18 @@ def _resampled(
     seed: int,
     level: float,
     workers: int | None = None,
+    generator: str = DEFAULT_GENERATOR,
 ) -> tuple[FloatArray, FloatArray, int, int]:
     """(full-data totals, replicate totals, n_clusters, n_rows) for the given columns."""
-    _check_options(resamples, seed, level)
+    _check_options(resamples, seed, level, generator)
     rows = as_count_columns(columns, names)
     n_rows = rows.shape[0]
     if n_rows == 0:
         raise EarmarkError("no rows to bootstrap", field=names[0], hint="score some utterances")
     index, n_clusters = cluster_index(clusters, n_rows)
     per_cluster = cluster_totals(rows, index, n_clusters)
-    replicates = resample_totals(per_cluster, int(resamples), int(seed), workers=workers)
+    draw = resample_totals if generator == DEFAULT_GENERATOR else poisson_resample_totals
+    replicates = draw(per_cluster, int(resamples), int(seed), workers=workers)
     return rows.sum(axis=0), replicates, n_clusters, n_rows
 
 
@@ -184,6 +200,7 @@ def bootstrap_statistic(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
     aggregate: str = "micro",
+    generator: str = DEFAULT_GENERATOR,
 ) -> BootstrapResult:
     """Bootstrap any vectorised function of summed per-row count columns.
 
@@ -204,6 +221,7 @@ def bootstrap_statistic(
         seed=seed,
         level=level,
         aggregate=aggregate,
+        generator=generator,
     )[""]
 
 
@@ -217,13 +235,15 @@ def bootstrap_statistics(
     level: float = DEFAULT_LEVEL,
     aggregate: str = "micro",
     workers: int | None = None,
+    generator: str = DEFAULT_GENERATOR,
 ) -> dict[Key, BootstrapResult]:
     """Several statistics of the same rows from one set of resamples.
 
     `statistics` maps a name to `(statistic, column positions)`: the statistic is called
     with the summed columns at those positions. Every statistic sees the same replicates
     (jointly consistent intervals), and the clusters are drawn once for all of them.
-    `workers` threads share the draws; the numbers do not depend on it.
+    `workers` threads share the draws; the numbers do not depend on it. `generator` names
+    the random stream (`earmark.stats.settings.GENERATORS`).
 
     >>> cols = ([1, 0, 2], [4, 5, 1], [3, 0, 1], [9, 9, 9])
     >>> both = bootstrap_statistics(
@@ -234,7 +254,7 @@ def bootstrap_statistics(
     """
     names = [f"columns[{i}]" for i in range(len(columns))]
     full, replicates, n_clusters, n_rows = _resampled(
-        columns, names, clusters, resamples, seed, level, workers
+        columns, names, clusters, resamples, seed, level, workers, generator
     )
     out: dict[Key, BootstrapResult] = {}
     for key, (statistic, positions) in statistics.items():
@@ -300,6 +320,7 @@ def bootstrap_ci(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
     aggregate: Aggregate = "micro",
+    generator: str = DEFAULT_GENERATOR,
 ) -> BootstrapResult:
     """Percentile CI of an error rate (WER, CER) over resampled utterances or clips.
 
@@ -320,6 +341,7 @@ def bootstrap_ci(
         seed=seed,
         level=level,
         aggregate=aggregate,
+        generator=generator,
     )[""]
 
 
@@ -332,6 +354,7 @@ def bootstrap_cis(
     level: float = DEFAULT_LEVEL,
     aggregate: Aggregate = "micro",
     workers: int | None = None,
+    generator: str = DEFAULT_GENERATOR,
 ) -> dict[Key, BootstrapResult]:
     """`bootstrap_ci` of several error rates of the same rows, from one set of resamples.
 
@@ -372,6 +395,7 @@ def bootstrap_cis(
         level=level,
         aggregate=aggregate,
         workers=workers,
+        generator=generator,
     )
 
 
@@ -385,6 +409,7 @@ def paired_bootstrap(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
     aggregate: Aggregate = "micro",
+    generator: str = DEFAULT_GENERATOR,
 ) -> PairedBootstrapResult:
     """CI of rate_b - rate_a, both systems scored on the same resampled clusters.
 
@@ -406,7 +431,13 @@ def paired_bootstrap(
             f"unknown aggregate {aggregate!r}", field="aggregate", hint="use 'micro' or 'macro'"
         )
     full, replicates, n_clusters, n_rows = _resampled(
-        columns, ["errors_a", "errors_b", "ref_units"], clusters, resamples, seed, level
+        columns,
+        ["errors_a", "errors_b", "ref_units"],
+        clusters,
+        resamples,
+        seed,
+        level,
+        generator=generator,
     )
     rate_a = ratio_of_sums(full[0], full[2])
     rate_b = ratio_of_sums(full[1], full[2])

@@ -47,7 +47,7 @@ across releases; PCG64's raw output is stable), on little-endian hosts.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -117,6 +117,10 @@ def cluster_index(clusters: ArrayLike | None, n_rows: int) -> tuple[NDArray[np.i
             field="clusters",
             hint="give one cluster key (e.g. the clip id) per row",
         )
+    if keys.dtype.kind in "iu" and _is_arange(keys):
+        # Every row its own cluster, numbered in order (a scorer's distinct clips): the
+        # numbering `np.unique` would give, without sorting the rows.
+        return keys.astype(np.intp), n_rows
     if keys.dtype.kind in "biuUS":
         _, inverse = np.unique(keys, return_inverse=True)
         index = inverse.reshape(-1).astype(np.intp)
@@ -131,8 +135,16 @@ def cluster_index(clusters: ArrayLike | None, n_rows: int) -> tuple[NDArray[np.i
     return index, n_clusters
 
 
+def _is_arange(keys: NDArray[Any]) -> bool:
+    """Whether integer keys are exactly 0, 1, ..., n-1 in order."""
+    return bool(keys.size and keys[0] == 0 and np.all(np.diff(keys) == 1))
+
+
 def cluster_totals(rows: FloatMatrix, index: NDArray[np.intp], n_clusters: int) -> FloatMatrix:
     """Sum the rows of each cluster: the unit that is resampled."""
+    if n_clusters == rows.shape[0] and _is_arange(index):
+        same: FloatMatrix = rows.copy()
+        return same
     totals = np.empty((n_clusters, rows.shape[1]), dtype=np.float64)
     for j in range(rows.shape[1]):
         totals[:, j] = np.bincount(index, weights=rows[:, j], minlength=n_clusters)
@@ -158,15 +170,32 @@ def resample_totals(
         # no generators; the other blocks' streams do not depend on these.
         return np.repeat(values + 0.0, resamples, axis=0)
     plan = _Plan(values)
+    work = (plan.n_tail + 20 * len(plan.category_sizes)) * resamples
+    return run_blocks(plan.block_totals, width, resamples, seed, work, workers)
+
+
+BlockTotals = Callable[[int, np.random.Generator], FloatMatrix]
+"""`block_totals(size, rng)`: the (size x C) replicate totals of one block, from its stream."""
+
+
+def run_blocks(
+    block_totals: BlockTotals,
+    width: int,
+    resamples: int,
+    seed: int,
+    work: int,
+    workers: int | None,
+) -> FloatMatrix:
+    """Every block of `BLOCK_REPLICATES` replicates from its own stream, on one thread or
+    several (chosen by `work`, the draws in all): the numbers do not depend on which."""
     n_blocks = -(-resamples // BLOCK_REPLICATES)
     out = np.empty((resamples, width), dtype=np.float64)
 
     def run(block: int) -> None:
         start = block * BLOCK_REPLICATES
         size = min(BLOCK_REPLICATES, resamples - start)
-        out[start : start + size] = plan.block_totals(size, _block_generator(seed, block))
+        out[start : start + size] = block_totals(size, _block_generator(seed, block))
 
-    work = (plan.n_tail + 20 * len(plan.category_sizes)) * resamples
     threads = _threads(workers, n_blocks, work)
     if threads <= 1:
         for block in range(n_blocks):

@@ -6,7 +6,10 @@ per line on stdout, exit on `shutdown` or when stdin closes. Its text is a funct
 the audio samples alone (three words picked by the SHA-256 of the 16-bit PCM), so a test
 can compute the expected text independently and see that the audio arrived intact.
 A request with `stream` gets partial lines first (the final's words revealed chunk by
-chunk), so the streaming path can be checked against hand-computed figures.
+chunk), so the streaming path can be checked against hand-computed figures. With
+`--weight-types f16,q8_0` it speaks protocol 2 and declares them in its hello, and
+`--weight-type X` (what an arm's `{compute_type}` becomes) is the one it says it loaded;
+one it does not declare makes it exit before its hello, as a program failing to load.
 
 Standard library only, and no `earmark` import: any interpreter runs it.
 
@@ -27,6 +30,8 @@ from collections.abc import Iterator
 from typing import TypedDict
 
 PROTOCOL = 1
+#: The version whose hello may declare weight types.
+WEIGHT_TYPES_PROTOCOL = 2
 WORDS = ("alpha", "beta", "gamma", "delta")
 
 
@@ -91,6 +96,8 @@ class Hello(TypedDict, total=False):
     model_sha256: str
     deterministic: bool
     determinism_note: str
+    weight_types: list[str]
+    weight_type: str
 
 
 def text_for_pcm(pcm: bytes) -> str:
@@ -135,6 +142,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="do not declare streaming in the hello")  # fmt: skip
     parser.add_argument("--revise-partials", action="store_true",
                         help="show a wrong last word in partials, corrected later")  # fmt: skip
+    parser.add_argument("--weight-types", help="comma-separated weight types to declare "
+                        "in the hello (protocol 2)")  # fmt: skip
+    parser.add_argument("--weight-type", help="the weight type to load (one declared)")
     return parser.parse_args(argv)
 
 
@@ -163,6 +173,11 @@ def hello(args: argparse.Namespace) -> Hello:
     if not args.no_determinism_claim:
         message["deterministic"] = True
         message["determinism_note"] = "the text is a function of the audio samples alone"
+    if args.weight_types:
+        message["protocol"] = WEIGHT_TYPES_PROTOCOL
+        message["weight_types"] = args.weight_types.split(",")
+        if args.weight_type:
+            message["weight_type"] = args.weight_type
     return message
 
 
@@ -237,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         for _ in sys.stdin:
             pass
         return 0
+    if args.weight_type and args.weight_type not in (args.weight_types or "").split(","):
+        sys.stderr.write(f"stdio-echo-asr: no {args.weight_type} weights to load\n")
+        return 4
     _send(hello(args))
     while True:
         line = sys.stdin.readline()
