@@ -103,3 +103,17 @@ def test_a_view_with_a_null_reason_in_the_byte_path() -> None:
     expected = [orjson.dumps(r, option=OPTION) for r in part.records()]
     assert part.record_lines() == expected
     assert orjson.loads(expected[1])["views"]["raw"] == {"null_reason": 'why "not"\n'}
+
+
+def test_a_marked_up_reference_keeps_its_markup_in_the_line() -> None:
+    """A trn reference's sclite markup rides in the record (`reference_markup`, between
+    `reference` and `slices`); its counts honour it (`scoring.word_counter`)."""
+    marked = ScoringRow(
+        "marked",
+        "ok uh there",
+        "okay there",
+        extra={"speaker": "s1", "reference_markup": '{ ok / okay } (uh) there'},
+    )
+    dicts, lines = _both([marked, *HOSTILE[:4]], "none")
+    assert lines == dicts
+    assert orjson.loads(lines[0])["reference_markup"] == '{ ok / okay } (uh) there'

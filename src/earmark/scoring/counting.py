@@ -127,7 +127,7 @@ def _count(
         part.available[view][np.asarray(pending_pos[view], dtype=np.int64)] = True
         texts_list, view_pos = pending.get(view), pending_pos[view]
         same = None
-        if view != primary and glm is None and texts_list:
+        if view != primary and counter is None and texts_list:
             texts_list, view_pos, same = _unlike_primary(part.texts[primary], texts_list, view_pos)
         positions = np.asarray(view_pos, dtype=np.int64)
         for unit in norm.units:
@@ -141,7 +141,7 @@ def _count(
                     if counter is not None:  # `scoring.word_counter`
                         arr[positions] = counter.count_pairs(
                             texts_list, unit=unit, tallies=tallies, rows=rows,
-                            positions=pending_pos[view], where=f"{norm.name}, view {view}",
+                            positions=view_pos, where=f"{norm.name}, view {view}",
                         )  # fmt: skip
                     else:
                         arr[positions] = count_errors_array(

@@ -152,8 +152,12 @@ class Part:
             if status is None:
                 status = encoded[r.status] = dumps(r.status)
             head = b"{" if r.cluster is None else b'{"cluster":%b,' % dumps(r.cluster)
-            speaker = speaker_of_row(r) if r.extra else None
+            speaker = markup = None
+            if r.extra:
+                speaker = speaker_of_row(r)
+                markup = r.extra.get("reference_markup")
             tail = b"" if speaker is None else b',"speaker":%b' % dumps(speaker)
+            marked = b"" if markup is None else b',"reference_markup":%b' % dumps(markup)
             entries = []
             for view_key, texts, reasons, before, after in views:
                 pair = texts[pos]
@@ -172,7 +176,7 @@ class Part:
                     )
                 )
             lines.append(
-                b'%b"hypothesis":%b,"id":%b,"language":%b,"normalizer":%b,"reference":%b,'
+                b'%b"hypothesis":%b,"id":%b,"language":%b,"normalizer":%b,"reference":%b%b,'
                 b'"slices":%b%b,"status":%b,"views":{%b}}\n'
                 % (
                     head,
@@ -181,6 +185,7 @@ class Part:
                     language,
                     name,
                     ref_json,
+                    marked,
                     dumps(r.slices) if r.slices else b"[]",
                     tail,
                     status,
