@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from earmark.corpus.sources import import_kaldi
+from earmark.corpus.sources.kaldi import import_kaldi
 from earmark.errors import EarmarkError
 from earmark.outputs import FOLDER_MARKER, claim_output_folder, folder_maker, refuse_own_input
 from earmark.rundir.results_file import load_results

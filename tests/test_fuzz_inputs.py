@@ -22,13 +22,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from earmark.corpus.manifest import read_manifest
-from earmark.corpus.sources import (
-    import_common_voice,
-    import_fleurs,
-    import_kaldi,
-    import_lhotse,
-    import_nemo,
-)
+from earmark.corpus.sources.common_voice import import_common_voice
+from earmark.corpus.sources.fleurs import import_fleurs
+from earmark.corpus.sources.kaldi import import_kaldi
+from earmark.corpus.sources.lhotse_jsonl import import_lhotse
+from earmark.corpus.sources.nemo import import_nemo
 from earmark.errors import EarmarkError
 from earmark.formats.pairs import read_pairs
 

@@ -14,8 +14,10 @@ Renewed since, each for a change made on purpose and reviewed line by line: the 
 arm's resource rule (`definitions.resumed`); `score --sclite-reports` printing the speaker
 rule it used and results.md's sclite section (issue 23); a one-language summary and
 results.md showing its figures once, as `overall` (`overall (en)` for a named language), not
-again under the language (issue 26: `run` stdout, `score-trn` stdout and results.md). Every
-other byte is still c80343e's.
+again under the language (issue 26: `run` stdout, `score-trn` stdout and results.md); the
+HTML report fitting 1280 px (issue 26: the model hashes in a table of their own, a revision
+abbreviated with its title, figure cells that break between figure and CI, the paired
+tests' p-values in one cell). Every other byte is still c80343e's.
 """
 
 from __future__ import annotations

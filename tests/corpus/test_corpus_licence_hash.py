@@ -92,6 +92,11 @@ def test_read_meta_round_trip_and_errors(tmp_path: Path) -> None:
     path = tmp_path / "m.jsonl"
     write_manifest(path, rows(), META)
     assert read_meta(path) == META
+    # The manifest itself missing is named as such (issue 26); the sidecar only when the
+    # manifest exists.
+    with pytest.raises(EarmarkError, match="other.jsonl: manifest not found"):
+        read_meta(tmp_path / "other.jsonl")
+    (tmp_path / "other.jsonl").write_text("")
     with pytest.raises(EarmarkError, match="no metadata sidecar"):
         read_meta(tmp_path / "other.jsonl")
     (tmp_path / "x.jsonl.meta.json").write_text(

@@ -17,7 +17,10 @@ import soundfile as sf
 from earmark.cli import main
 from earmark.corpus.manifest import read_manifest, row_problem
 from earmark.corpus.model import Utterance
-from earmark.corpus.sources import import_common_voice, import_fleurs, import_kaldi, import_nemo
+from earmark.corpus.sources.common_voice import import_common_voice
+from earmark.corpus.sources.fleurs import import_fleurs
+from earmark.corpus.sources.kaldi import import_kaldi
+from earmark.corpus.sources.nemo import import_nemo
 from earmark.corpus.sources.report import SKIP_REASONS
 from earmark.corpus.validation import validate_manifest
 from earmark.errors import EarmarkError

@@ -1,6 +1,6 @@
 """Layout of the shared pages in headless Chromium at a desktop (1280 px) and a phone
-(390 px) width: the page never scrolls sideways (tables scroll inside their section, their
-first column pinned), the headline figures show at 390 px without scrolling, chart labels
+(390 px) width: the page never scrolls sideways (at 390 px tables scroll inside their
+section, their first column pinned; at 1280 px every shown table fits, none scrolls), the headline figures show at 390 px without scrolling, chart labels
 stay inside their chart, no word or number in a table cell is broken across lines, a runaway hypothesis folds into an
 expander, and the leaderboard sorts and filters by clicking, with its one script allowed
 by hash and injected names inert.
@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from headless_chromium import NEEDS_CHROMIUM
 from report_builders import ZH_REF, ArmData, make_run, zh_rows
+from test_report_html_golden import CASES as GOLDEN_CASES
+from test_report_html_golden import render_case
 
 from earmark.file_comparison import compare
 from earmark.render.html import write_html_report
@@ -89,6 +91,14 @@ ESCAPED_BOXES = """() => {
   return out;
 }"""
 
+#: Table scrollers whose table is wider than they are (it scrolls inside its section): at
+#: 1280 px none may, so every table of a desktop page is read without scrolling.
+SCROLLING_TABLES = """() => Array.from(document.querySelectorAll('.table-scroll'))
+  .filter(box => box.getClientRects().length && box.scrollWidth > box.clientWidth + 0.5)
+  .map(box => `${(box.closest('section') || {id: '?'}).id}: table of `
+    + `${box.querySelector('th') ? box.querySelector('th').innerText : '?'}... is `
+    + `${box.scrollWidth} px in ${box.clientWidth} px`)"""
+
 #: Cells of the given selector whose box is not inside the viewport before any scrolling.
 OFF_SCREEN = """(selector) => Array.from(document.querySelectorAll(selector))
   .filter(c => { const b = c.getBoundingClientRect();
@@ -108,13 +118,19 @@ def _open(browser, path: Path, width: int):
     return page, problems
 
 
-def _check_layout(page, shots: Path, name: str, width: int) -> None:
+def _check_layout(page, shots: Path, name: str, width: int, *, wide_tables: bool = False) -> None:
+    """The page's layout checks; `wide_tables`: its tables may scroll at 1280 px too (the
+    leaderboard, one row per system with every figure beside it, scrolls inside its section
+    with the system pinned), where a report's every table must fit."""
     overflow = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert overflow[0] <= overflow[1], f"page scrolls sideways: {overflow}"
     broken = page.evaluate(BROKEN_WORDS)
     assert broken == [], broken
     escaped = page.evaluate(ESCAPED_BOXES)
     assert escaped == [], escaped
+    if width >= 1280 and not wide_tables:
+        scrolling = page.evaluate(SCROLLING_TABLES)
+        assert scrolling == [], scrolling
     shots.mkdir(exist_ok=True)
     page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
 
@@ -163,6 +179,22 @@ def test_example_report_layout(browser, example_run: Path, tmp_path: Path, width
     assert page.locator("#latency svg.chart text", has_text="p95 6.52 s").count() == 1
     _check_layout(page, tmp_path / "shots", "example-report", width)
     page.close()
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN_CASES))
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_golden_page_lays_out(browser, tmp_path: Path, case: str, width: int) -> None:
+    """The pages pinned by the HTML goldens (a score folder, a two-arm run with a compare,
+    a private corpus): at 1280 px every table fits, at 390 px each scrolls in its section."""
+    page, problems = _open(browser, _golden_page(case, tmp_path), width)
+    assert problems == []
+    _check_layout(page, tmp_path / "shots", case, width)
+    page.close()
+
+
+def _golden_page(case: str, workdir: Path) -> Path:
+    render_case(case, workdir)
+    return workdir / f"{case}.html"
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -273,7 +305,7 @@ def test_leaderboard_layout_sorting_and_filter(
     systems = "#ranked tr[data-row] td:nth-child(2)"
     assert page.evaluate(OFF_SCREEN, systems) == []
     page.evaluate("document.querySelector('#ranked').parentElement.scrollLeft = 0")
-    _check_layout(page, tmp_path / "shots", "leaderboard", width)
+    _check_layout(page, tmp_path / "shots", "leaderboard", width, wide_tables=True)
 
     before = _systems(page)
     # Unverifiable rows sit apart, after the verifiable ones, under their own label.

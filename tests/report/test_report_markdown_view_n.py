@@ -36,10 +36,11 @@ def test_script_folded_view_counts_only_its_rows(tmp_path: Path) -> None:
     assert block["n_utterances"] == 2
     assert block["views"]["script_normalized"]["cer"]["n_scored"] == 1
     text = render_results_markdown(results)
-    assert _table_row(text, "| overall | zh-eval-v1 / script_normalized")[2] == "1"
-    assert _table_row(text, "| overall | zh-eval-v1 / normalized")[2] == "2"
+    # One language: its figures are shown once, as the overall block naming it.
+    assert _table_row(text, "| overall (language zh) | zh-eval-v1 / script_normalized")[2] == "1"
+    assert _table_row(text, "| overall (language zh) | zh-eval-v1 / normalized")[2] == "2"
     assert (
-        "- overall / script_normalized: 1 of 2 row(s) not scored in this view "
+        "- overall (language zh) / script_normalized: 1 of 2 row(s) not scored in this view "
         "(reference_script_mixed ×1)"
     ) in text
 

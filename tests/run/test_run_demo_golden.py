@@ -4,6 +4,7 @@ README's demo table exactly (the error-rate columns; speed depends on the machin
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,10 +30,11 @@ pytestmark = pytest.mark.skipif(
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("demo") / "earmark-demo"
     done = subprocess.run(
-        [sys.executable, "-m", "earmark", "demo", "--out", str(out)],
+        [sys.executable, "-m", "earmark", "demo", "--out", f"{out}/"],
         capture_output=True,
         text=True,
         timeout=900,
+        env={**os.environ, "COLUMNS": "80"},  # what an 80-column terminal gets
     )
     assert done.returncode == 0, done.stderr
     (out / "stdout.txt").write_text(done.stdout, "utf-8")
@@ -64,3 +66,21 @@ def test_demo_says_which_code_path_produced_it(demo_run: Path) -> None:
     assert "ISA AVX2 (pinned)" in " ".join(stdout.split())
     provenance = json.loads((demo_run / "provenance.json").read_text("utf-8"))
     assert "avx2" in provenance["host"]["cpu_flags"]
+
+
+def test_demo_at_80_columns_never_wraps_a_command_or_a_path(demo_run: Path) -> None:
+    lines = (demo_run / "stdout.txt").read_text("utf-8").splitlines()
+    paths = {f"  {demo_run}", f"  earmark report {demo_run}"}  # may be longer: never cut
+    assert [line for line in lines if len(line.rstrip()) > 80 and line not in paths] == []
+    at = lines.index("  earmark run --manifest MANIFEST.jsonl --out runs/small \\")
+    assert lines[at + 1] == (
+        "    --arm 'faster-whisper:/path/to/whisper-small?compute_type=int8&beam_size=5'"
+    )
+    # `--out DIR/` is printed as DIR, on its own line, and the report command beside it.
+    assert lines[-4:] == [
+        "Run directory (results.json, predictions.jsonl, provenance.json, results.md):",
+        f"  {demo_run}",
+        "Turn it into HTML with:",
+        f"  earmark report {demo_run}",
+    ]
+    assert "//" not in "\n".join(lines)

@@ -13,7 +13,7 @@ from earmark.errors import EarmarkError
 
 if TYPE_CHECKING:
     from earmark.corpus.fetch.fleurs import FetchReport
-    from earmark.corpus.sources import ImportReport
+    from earmark.corpus.sources.report import ImportReport
     from earmark.results import Results
 
 #: `earmark import`'s corpus layouts.
@@ -44,6 +44,7 @@ def import_corpus(
     relative_to: PathArg | None = None,
     recordings: PathArg | None = None,
     no_hash: bool = False,
+    text_column: str | None = None,
 ) -> ImportReport:
     """`earmark import SOURCE PATH --out MANIFEST`: a corpus layout on disk as a manifest
     and its sidecar, every row checked against the manifest reader's rules (an import
@@ -67,6 +68,7 @@ def import_corpus(
         "audio_dir": audio_dir,
         "relative_to": relative_to,
         "recordings": recordings,
+        "text_column": text_column,
     }
     keywords = _accepted(importer, source, {k: v for k, v in given.items() if v is not None})
     if no_hash:

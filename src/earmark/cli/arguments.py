@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from typing import TypeVar
 
 from earmark.api.values import below, outside_share, path_problem
@@ -66,11 +67,22 @@ def share(text: str) -> float:
 
 
 def output_path(text: str) -> str:
-    """A folder or file to write: never empty, and never `-` (`earmark.api.values`)."""
+    """A folder or file to write: never empty, and never `-` (`earmark.api.values`).
+
+    Repeated and trailing slashes are dropped (`d/` and `d//` are `d`), so the paths a
+    command prints from it read `d/results.json`, never `d//results.json`."""
     problem = path_problem(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
-    return text
+    return tidy_path(text)
+
+
+def tidy_path(text: str) -> str:
+    """`text` with runs of `/` made one and a trailing `/` dropped (the root stays `/`)."""
+    if "//" not in text and not text.endswith("/"):
+        return text
+    tidy = re.sub(r"/{2,}", "/", text)
+    return tidy.rstrip("/") or "/"
 
 
 def _checked(value: T, problem: str | None, text: str) -> T:

@@ -30,6 +30,7 @@ def register(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shlex
     import sys
 
     from earmark.api.corpora import demo, demo_isa
@@ -46,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print_demo_table(results.to_dict())
-        print(
-            f"\nRun directory: {args.out} (results.json, predictions.jsonl, "
-            "provenance.json, results.md)"
-        )
+        # The path on a line of its own, never wrapped with the prose (issue 26).
+        print("\nRun directory (results.json, predictions.jsonl, provenance.json, results.md):")
+        print(f"  {args.out}")
+        print("Turn it into HTML with:")
+        print(f"  earmark report {shlex.quote(args.out)}")
     return 0

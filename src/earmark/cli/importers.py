@@ -39,6 +39,11 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("--relative-to", help="folder relative audio paths are taken from")
     parser.add_argument("--recordings", help="lhotse recordings manifest for supervisions")
     parser.add_argument(
+        "--text-column",
+        help="column or field holding the reference text (hf-datasets: text, "
+        "Common Voice: sentence, NeMo: text)",
+    )
+    parser.add_argument(
         "--no-hash", action="store_true", help="do not hash audio files (faster on huge corpora)"
     )
     parser.set_defaults(func=run)
@@ -65,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         audio_dir=args.audio_dir,
         relative_to=args.relative_to,
         recordings=args.recordings,
+        text_column=args.text_column,
         no_hash=args.no_hash,
     )
     print(f"{args.source}: {report.summary()}")

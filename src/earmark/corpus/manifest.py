@@ -83,9 +83,7 @@ def read_manifest(
     try:
         handle = open(name, "rb")  # noqa: SIM115 - closed in the finally below
     except FileNotFoundError:
-        raise EarmarkError(
-            "manifest not found", file=name, hint="check the path to the .jsonl manifest"
-        ) from None
+        raise manifest_not_found(name) from None
     except OSError as exc:
         raise EarmarkError(f"cannot open manifest: {exc.strerror}", file=name) from None
     try:
@@ -120,6 +118,13 @@ def read_manifest(
             )
     finally:
         handle.close()
+
+
+def manifest_not_found(name: str) -> EarmarkError:
+    """The one error for a manifest path that names no file, whichever reader meets it first."""
+    return EarmarkError(
+        "manifest not found", file=name, hint="check the path to the .jsonl manifest"
+    )
 
 
 def _parse_line(raw: bytes, name: str, line_no: int) -> dict[str, JSONValue]:
@@ -407,6 +412,9 @@ def read_meta(manifest_path: str | os.PathLike[str]) -> CorpusMeta:
             parse_constant=_refuse_constant,
         )
     except FileNotFoundError:
+        if not os.path.lexists(manifest_path):
+            # The sidecar is missing because the manifest is: name the file the user typed.
+            raise manifest_not_found(os.fspath(manifest_path)) from None
         raise EarmarkError(
             "manifest has no metadata sidecar",
             file=name,

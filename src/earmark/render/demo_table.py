@@ -11,14 +11,39 @@ from earmark.results import ArmResult, Results
 from earmark.results.display import fmt_rate
 from earmark.terminal_table import Column, print_fitted
 
+#: The English-only note, cut where the commands go: prose wraps at the terminal's width,
+#: a command is printed on lines of its own (split only at a shell line continuation, so
+#: that each line fits 80 columns and the whole copies and runs as one command).
 ENGLISH_ONLY_NOTE = (
     "{arm} is an English-only model: the Mandarin and Irish rows show what such a model does "
     "to other languages (it answers in fluent English — insertions and substitutions, not "
     "a transcript), which is why earmark keeps insertion and no-speech diagnostics beside "
-    "WER. To evaluate a multilingual model, run e.g.\n"
-    "  earmark run --manifest <manifest.jsonl> --arm "
-    "'faster-whisper:/path/to/whisper-small-ct2?compute_type=int8&beam_size=5' --out runs/small\n"
-    "(Irish is not a Whisper language; use a CTC model for it — see `earmark engines`)."
+    "WER. To evaluate a multilingual model, run e.g.:"
+)
+MULTILINGUAL_COMMAND = (
+    "  earmark run --manifest MANIFEST.jsonl --out runs/small \\",
+    "    --arm 'faster-whisper:/path/to/whisper-small?compute_type=int8&beam_size=5'",
+)
+IRISH_NOTE = "Irish is not a Whisper language: use a CTC model for it. The engines are listed by:"
+ENGINES_COMMAND = "  earmark engines"
+
+#: What the table's less obvious cells mean: (the cell or column as shown, its meaning).
+#: A line is shown only when its cell is in the table.
+LEGEND = (
+    (
+        "n/a (characters)",
+        "WER is not computed: the normaliser scores characters only (Mandarin is written "
+        "without spaces between words); read CER",
+    ),
+    (
+        "output on no-speech",
+        "no-speech clips that got any output / no-speech clips (— where there are none)",
+    ),
+    (
+        "runaway / loops",
+        "outputs more than twice as long as the reference / outputs where one stretch "
+        "of words or characters repeats 4 or more times back to back",
+    ),
 )
 
 
@@ -65,13 +90,22 @@ def demo_rows(arm: ArmResult) -> list[dict[str, str]]:
     return rows
 
 
+def legend(rows: list[dict[str, str]]) -> list[tuple[str, str]]:
+    """The legend lines that apply to `rows` (a column's line always: the column is there)."""
+    cells = {cell for row in rows for cell in row.values()}
+    return [(term, meaning) for term, meaning in LEGEND if term in FIXED_COLUMNS or term in cells]
+
+
 def demo_markdown(results: Results | Mapping[str, Any]) -> str:
-    """The machine-independent part of the demo's table as Markdown: what the README shows."""
-    tables = [
-        md_table(FIXED_COLUMNS, [[row[c] for c in FIXED_COLUMNS] for row in demo_rows(arm)])
-        for arm in typed_results(results).arms.values()
-    ]
-    return "\n".join(tables)
+    """The machine-independent part of the demo's table as Markdown, with its legend:
+    what the README shows."""
+    blocks = []
+    for arm in typed_results(results).arms.values():
+        rows = demo_rows(arm)
+        table = md_table(FIXED_COLUMNS, [[row[c] for c in FIXED_COLUMNS] for row in rows])
+        keys = "\n".join(f"- `{term}`: {meaning}" for term, meaning in legend(rows))
+        blocks.append(f"{table}\n\n{keys}\n")
+    return "\n".join(blocks)
 
 
 #: How each column shrinks on a narrow terminal (speed first, then the loop counts).
@@ -89,24 +123,37 @@ TERMINAL_COLUMNS = {
 
 
 def print_demo_table(results: Results | Mapping[str, Any], console: Any = None) -> None:
-    """The demo's table fitted to the terminal (see `terminal.print_fitted`), then the
-    arm's speed, code path, language and English-only notes."""
+    """The demo's table fitted to the terminal (see `terminal.print_fitted`), its legend,
+    then the arm's speed, code path, language and English-only notes. Prose wraps at the
+    terminal's width; a command is printed on its own line and never wrapped, so it
+    copies whole."""
     from rich.console import Console
+    from rich.text import Text
 
     console = console if console is not None else Console()
     for name, arm in typed_results(results).arms.items():
         names = FIXED_COLUMNS[:5] + SPEED_COLUMNS + FIXED_COLUMNS[5:]
+        rows = demo_rows(arm)
         print_fitted(
             console,
             [TERMINAL_COLUMNS[c] for c in names],
-            [[row[c] for c in names] for row in demo_rows(arm)],
+            [[row[c] for c in names] for row in rows],
             title=f"earmark demo — {name} (micro rates, 95% clip-bootstrap CI)",
         )
-        for line in _arm_notes(name, arm):
-            console.print(line)
+        for term, meaning in legend(rows):
+            console.print(Text(f"{term}: {meaning}"))
+        console.print()
+        for line in _arm_notes(arm):
+            console.print(Text(line))
+        if arm.model is not None and arm.model.english_only:
+            console.print(Text(ENGLISH_ONLY_NOTE.format(arm=name)))
+            for command_line in MULTILINGUAL_COMMAND:
+                console.print(Text(command_line), soft_wrap=True)
+            console.print(Text(IRISH_NOTE))
+            console.print(Text(ENGINES_COMMAND), soft_wrap=True)
 
 
-def _arm_notes(name: str, arm: ArmResult) -> list[str]:
+def _arm_notes(arm: ArmResult) -> list[str]:
     """The lines under an arm's table: speed, CPU code path and determinism, language."""
     lines = []
     res = arm.resources
@@ -140,6 +187,4 @@ def _arm_notes(name: str, arm: ArmResult) -> list[str]:
             f"{arm.language_mismatches} clip(s) were decoded in another language than "
             "requested (recorded as a deviation in provenance.json)."
         )
-    if model is not None and model.english_only:
-        lines.append(ENGLISH_ONLY_NOTE.format(arm=name))
     return lines

@@ -8,6 +8,7 @@ from typing import Any
 from earmark.render.html_inputs import ReportInputs
 from earmark.render.html_page import Markup, chart, esc, html_table, num, p_value, pct, section
 from earmark.render.plots import MatrixCell, comparison_matrix
+from earmark.results.codec import JSONObject, JSONValue
 from earmark.results.display import fmt_rate
 
 
@@ -98,7 +99,7 @@ def render_comparison(page: ReportInputs) -> str:
                     p.get("reference"),
                     p.get("challenger"),
                     p.get("language") or "all",
-                    f"{p.get('metric')} / {p.get('view')}",
+                    _metric_view(p),
                     num(pct(p.get("reference_value"))),
                     num(pct(p.get("challenger_value"))),
                     num(
@@ -108,11 +109,7 @@ def render_comparison(page: ReportInputs) -> str:
                         + (f" [{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}]" if ci else "")
                     ),
                     num(pct(p.get("share_challenger_better"), 1)),
-                    num(p_value(p.get("sign_test_p"))),
-                    num(p_value(p.get("wilcoxon_p"))),
-                    num(p_value(p.get("p_holm"))),
-                    num(p_value(p.get("mcnemar_p"))),
-                    num(p_value(p.get("mapsswe_p"))),
+                    _p_values(p),
                 ]
             )
         body.append(
@@ -126,11 +123,7 @@ def render_comparison(page: ReportInputs) -> str:
                     "challenger",
                     "difference [95% CI]",
                     "resamples challenger better",
-                    "sign test p",
-                    "Wilcoxon p",
-                    "Holm-adjusted p",
-                    "McNemar p",
-                    "MAPSSWE p",
+                    "p-values",
                 ],
                 rows,
             )
@@ -164,3 +157,37 @@ def render_comparison(page: ReportInputs) -> str:
             )
         )
     return section("comparison", "Arm comparison", body)
+
+
+#: The paired tests' p-values, one line each in one cell (five columns of their own made
+#: the table wider than a 1280 px page): (label, compare.json key).
+P_VALUES = (
+    ("sign test", "sign_test_p"),
+    ("Wilcoxon", "wilcoxon_p"),
+    ("Holm-adjusted", "p_holm"),
+    ("McNemar", "mcnemar_p"),
+    ("MAPSSWE", "mapsswe_p"),
+)
+
+
+def _p_values(pair: JSONObject) -> Markup:
+    return Markup(
+        "<br>".join(
+            f'<span class="nowrap">{esc(label)} {esc(p_value(_number(pair.get(key))))}</span>'
+            for label, key in P_VALUES
+        )
+    )
+
+
+def _number(value: JSONValue | None) -> float | None:
+    """A p-value as compare.json holds it (a number, or null with its reason elsewhere)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _metric_view(pair: JSONObject) -> str:
+    """`wer / normalized`; the metric alone where the pair names no view (never `None`)."""
+    view = pair.get("view")
+    metric = str(pair.get("metric"))
+    return metric if view in (None, "None", "") else f"{metric} / {view}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from earmark.render.html_inputs import ReportInputs
-from earmark.render.html_page import html_table, num, section
+from earmark.render.html_page import Markup, esc, html_table, num, section
 from earmark.render.markdown import TIMESTAMP_HEADER, timestamp_rows
 from earmark.results.display import fmt_stat
 
@@ -75,6 +75,14 @@ def render_timestamps(page: ReportInputs) -> str:
         body = [
             "<p>Absolute boundary offsets, hypothesis − reference. Words are paired only "
             "where recognised correctly; segments one-to-one by overlap.</p>",
-            html_table(["arm", *TIMESTAMP_HEADER], rows),
+            html_table(["arm", *(_unbroken(h) for h in TIMESTAMP_HEADER)], rows),
         ]
     return section("timestamps", "Timestamp accuracy", body)
+
+
+def _unbroken(header: str) -> str:
+    """A head with `|Δ|` kept whole: a browser may break after `|` (a break-after mark)."""
+    if "|Δ|" not in header:
+        return header
+    before, after = esc(header).split("|Δ|", 1)
+    return Markup(f'{before}<span class="nowrap">|Δ|</span>{after}')

@@ -8,7 +8,7 @@ it, so the page and results.md show the same digits.
 from __future__ import annotations
 
 from earmark.render.html_inputs import ReportInputs, primary_metric, primary_view, rate, sdi
-from earmark.render.html_page import Markup, chart, esc, html_table, num, section
+from earmark.render.html_page import Markup, chart, esc, figure_cell, html_table, num, section
 from earmark.render.markdown import word_information_rows
 from earmark.render.plots import Bar, bar_chart
 from earmark.results import ScopeResult
@@ -164,8 +164,8 @@ def render_normalization(page: ReportInputs) -> str:
                 lang,
                 block.normalizer.name,
                 name.upper(),
-                num(rate(raw) if raw else "—"),
-                num(f"{primary}: {rate(prim) if prim else 'null (not computable)'}"),
+                figure_cell(rate(raw) if raw else "—"),
+                figure_cell(f"{primary}: {rate(prim) if prim else 'null (not computable)'}"),
                 num(change),
                 others or "—",
             ]

@@ -7,6 +7,7 @@ through unchanged.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 
@@ -128,6 +129,18 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[object]], cls: str
 
 class Num(str):
     """A numeric table cell (right-aligned digits); escaped like any text."""
+
+
+#: Where a figure cell may break: after `view:` and before a `[CI]`.
+_FIGURE_BREAKS = re.compile(r"(?<=:) | (?=\[)")
+
+
+def figure_cell(text: str) -> Markup:
+    """A figure cell that may break between its parts (`view:`, `12.28%`, `[4.27, 21.82]`)
+    but never inside one, so a table of long figures and long names still fits its page."""
+    return Markup(
+        " ".join(f'<span class="nowrap">{esc(part)}</span>' for part in _FIGURE_BREAKS.split(text))
+    )
 
 
 def chart(svg: str) -> str:

@@ -24,26 +24,15 @@ def render_provenance(page: ReportInputs) -> str:
         f"<p>{badge}" + (f" — missing: {esc('; '.join(missing))}" if missing else "") + "</p>"
     ]
     model_rows: list[list[object]] = []
+    hash_rows: list[list[object]] = []
     for arm_name in results.arm_names:
         model = page.model(arm_name)
         hashes = model.file_sha256 or {}
-        hash_html = (
-            "<details><summary>"
-            + esc(f"{len(hashes)} files")
-            + "</summary>"
-            + "<br>".join(
-                f"<code>{esc(f)}</code>: <code>{esc(h)}</code>" for f, h in hashes.items()
-            )
-            + "</details>"
-            if hashes
-            else "—"
-        )
         model_rows.append(
             [
                 arm_name,
                 model.artifact_id or "—",
-                Markup(f"<code>{esc(model.revision or '—')}</code>"),
-                Markup(hash_html),
+                _abbreviated(model.revision),
                 f"{model.runtime or '—'} {model.runtime_version or ''}".strip(),
                 model.compute_type or "—",
                 _determinism_cell(model),
@@ -51,6 +40,9 @@ def render_provenance(page: ReportInputs) -> str:
                 f"{model.licence or '—'} (source: {model.licence_source or '—'})",
             ]
         )
+        if model.revision:
+            hash_rows.append([arm_name, "revision", _code(model.revision)])
+        hash_rows += [[arm_name, name, _code(digest)] for name, digest in hashes.items()]
     body.append("<h3>Models</h3>")
     body.append(
         html_table(
@@ -58,7 +50,6 @@ def render_provenance(page: ReportInputs) -> str:
                 "arm",
                 "artifact",
                 "revision",
-                "file SHA-256",
                 "runtime",
                 "compute type",
                 "deterministic",
@@ -68,6 +59,12 @@ def render_provenance(page: ReportInputs) -> str:
             model_rows,
         )
     )
+    # The full revision and file hashes in a table of their own, so the models table fits
+    # a 1280 px page and every hash is still shown whole (a hash broken across lines, or
+    # only in a tooltip, cannot be compared by eye or copied).
+    if hash_rows:
+        body.append("<h3>Model files (SHA-256)</h3>")
+        body.append(html_table(["arm", "file", "SHA-256"], hash_rows))
     corpus = run.corpus
     sel = corpus.get("selection") or {}
     corpus_rows = [
@@ -147,6 +144,22 @@ def render_probes(page: ReportInputs) -> str:
         + "</ul></details>",
     ]
     return section("probes", "Scorer self-check", body)
+
+
+def _code(value: str) -> Markup:
+    return Markup(f"<code>{esc(value)}</code>")
+
+
+def _abbreviated(revision: str | None) -> Markup | str:
+    """A revision cut to its first 12 hex digits, whole in its title (and, whole, in the
+    model files table under it)."""
+    if not revision:
+        return "—"
+    scheme, _, digest = revision.rpartition(":")
+    if len(digest) <= 16:
+        return _code(revision)
+    shown = f"{scheme}:{digest[:12]}…" if scheme else f"{digest[:12]}…"
+    return Markup(f'<code title="{esc(revision)}">{esc(shown)}</code>')
 
 
 def _determinism_cell(model: ModelInfo) -> Markup:

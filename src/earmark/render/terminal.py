@@ -140,7 +140,10 @@ def print_worst_alignments(
             view, unit = wanted[row.id]
             texts = row.view(view)
             tok = words if unit == "word" else chars
-            console.print(Text(f"{row.id} ({row.language}, {view})", style="bold"))
+            # A row without a language is scored in the `und` scope: label it so, as the
+            # summary table does (never `None`).
+            language = row.language or "und"
+            console.print(Text(f"{row.id} ({language}, {view})", style="bold"))
             reference = "" if texts is None else texts.reference or ""
             hypothesis = "" if texts is None else texts.hypothesis or ""
             alignment = align(tok(reference), tok(hypothesis))

@@ -12,7 +12,7 @@ import pytest
 import soundfile as sf
 
 from earmark.cli import main
-from earmark.corpus.sources import import_fleurs
+from earmark.corpus.sources.fleurs import import_fleurs
 
 
 def make_fleurs(tmp_path: Path) -> Path:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from earmark.corpus.sources import import_common_voice
+from earmark.corpus.sources.common_voice import import_common_voice
 from earmark.errors import EarmarkError
 
 HEADER = (

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from earmark.corpus.sources import import_fleurs
+from earmark.corpus.sources.fleurs import import_fleurs
 from earmark.corpus.sources.languages import language_for_fleurs_config
 from earmark.errors import EarmarkError
 

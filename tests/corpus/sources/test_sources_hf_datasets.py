@@ -12,7 +12,7 @@ import pytest
 import soundfile as sf
 
 from earmark.corpus.manifest import read_manifest
-from earmark.corpus.sources import import_hf_datasets
+from earmark.corpus.sources.hf_datasets import import_hf_datasets
 from earmark.corpus.validation import validate_manifest
 
 datasets = pytest.importorskip("datasets", reason="needs the datasets extra")

@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from earmark.corpus.sources import import_hf_datasets, import_kaldi, import_lhotse, import_nemo
+from earmark.corpus.sources.hf_datasets import import_hf_datasets
+from earmark.corpus.sources.kaldi import import_kaldi
+from earmark.corpus.sources.lhotse_jsonl import import_lhotse
+from earmark.corpus.sources.nemo import import_nemo
 from earmark.errors import EarmarkError, MissingExtraError
 
 

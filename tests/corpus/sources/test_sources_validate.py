@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from earmark.corpus.sources import import_common_voice, import_fleurs, import_kaldi
+from earmark.corpus.sources.common_voice import import_common_voice
+from earmark.corpus.sources.fleurs import import_fleurs
+from earmark.corpus.sources.kaldi import import_kaldi
 from earmark.corpus.validation import validate_manifest
 
 

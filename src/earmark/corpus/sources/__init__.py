@@ -14,7 +14,7 @@ from earmark.corpus.sources.hf_datasets import import_hf_datasets
 from earmark.corpus.sources.kaldi import import_kaldi
 from earmark.corpus.sources.lhotse_jsonl import import_lhotse
 from earmark.corpus.sources.nemo import import_nemo
-from earmark.corpus.sources.report import SKIP_REASONS, ImportReport, SkippedRow
+from earmark.corpus.sources.report import ImportReport
 
 #: Source name (as typed after `earmark import`) -> importer.
 IMPORTERS: dict[str, Callable[..., ImportReport]] = {
@@ -25,16 +25,3 @@ IMPORTERS: dict[str, Callable[..., ImportReport]] = {
     "lhotse": import_lhotse,
     "hf-datasets": import_hf_datasets,
 }
-
-__all__ = [
-    "IMPORTERS",
-    "SKIP_REASONS",
-    "ImportReport",
-    "SkippedRow",
-    "import_common_voice",
-    "import_fleurs",
-    "import_hf_datasets",
-    "import_kaldi",
-    "import_lhotse",
-    "import_nemo",
-]

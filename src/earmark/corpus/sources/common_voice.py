@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from earmark.artefacts import sha256_file
 from earmark.corpus.manifest import audio_path_problem
@@ -27,6 +26,7 @@ from earmark.corpus.sources.output import (
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.corpus.sources.tsv import read_header_tsv
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 COMMON_VOICE_DATASET = "mozilla-foundation/common_voice"
 COMMON_VOICE_URL = "https://commonvoice.mozilla.org/datasets"
@@ -35,7 +35,9 @@ COMMON_VOICE_CONSENT = (
     "as published by Mozilla: contributors accepted the Common Voice terms and released "
     "their recordings under CC0; users must not try to identify speakers"
 )
-REQUIRED_COLUMNS = ("client_id", "path", "sentence")
+REQUIRED_COLUMNS = ("client_id", "path")
+#: Common Voice's reference text column; `text_column` names another.
+TEXT_COLUMN = "sentence"
 CUSTOM_COLUMNS = (
     "up_votes",
     "down_votes",
@@ -85,8 +87,10 @@ def import_common_voice(
     licence: str | None = COMMON_VOICE_LICENCE,
     consent_basis: str | None = COMMON_VOICE_CONSENT,
     hash_audio: bool = True,
+    text_column: str = TEXT_COLUMN,
 ) -> ImportReport:
-    """Import `<split>.tsv` of one Common Voice locale folder (e.g. `cv-corpus-25.0/ga-IE`).
+    """Import `<split>.tsv` of one Common Voice locale folder (e.g. `cv-corpus-25.0/ga-IE`);
+    `text_column` names the reference text's column where a release calls it otherwise.
 
     The locale defaults to the folder name; `revision` to the `cv-corpus-*` release folder
     in the path. The audio root is the locale folder (`clips/<file>`).
@@ -107,7 +111,9 @@ def import_common_voice(
     rows: list[Candidate] = []
     skipped: list[SkippedRow] = []
     seen: set[str] = set()
-    for line, record in read_header_tsv(tsv, REQUIRED_COLUMNS):
+    required = (*REQUIRED_COLUMNS, text_column)
+    hints = {text_column: "name the reference text's column with --text-column"}
+    for line, record in read_header_tsv(tsv, required, hints):
         clip = record["path"].strip()
         if not clip:
             raise EarmarkError("empty clip path", file=str(tsv), line=line, field="path")
@@ -118,7 +124,7 @@ def import_common_voice(
             reason = "invalid_audio_path"  # never read a file outside clips/
         elif utt_id in seen:
             reason = "duplicate_id"
-        elif not record["sentence"].strip():
+        elif not record[text_column].strip():
             reason = "empty_text"
         elif not audio.is_file():
             reason = "missing_audio"
@@ -126,7 +132,7 @@ def import_common_voice(
             skipped.append(SkippedRow(reason, str(tsv), line, utt_id))
             continue
         seen.add(utt_id)
-        custom: dict[str, Any] = {"locale": record.get("locale") or locale}
+        custom: dict[str, JSONValue] = {"locale": record.get("locale") or locale}
         for column in CUSTOM_COLUMNS:
             value = record.get(column, "").strip()
             if value and column != "locale":
@@ -138,7 +144,7 @@ def import_common_voice(
         utterance = Utterance(
             id=utt_id,
             audio=f"clips/{clip}",
-            text=record["sentence"],
+            text=record[text_column],
             language=language,
             speaker=record["client_id"].strip() or None,
             slices=_slices(record),

@@ -32,6 +32,7 @@ from earmark.corpus.sources.output import (
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.corpus.sources.tsv import read_headerless_tsv
 from earmark.errors import EarmarkError
+from earmark.results.codec import JSONValue
 
 FLEURS_DATASET = "google/fleurs"
 FLEURS_URL = "https://huggingface.co/datasets/google/fleurs"
@@ -246,8 +247,8 @@ def _import_tsv(
 
 def _custom(
     config: str, normalised: str | None, gender: str | None, num_samples: int | None
-) -> dict[str, Any]:
-    custom: dict[str, Any] = {"fleurs_config": config}
+) -> dict[str, JSONValue]:
+    custom: dict[str, JSONValue] = {"fleurs_config": config}
     if normalised is not None:
         custom["normalized_transcription"] = normalised
     if gender:

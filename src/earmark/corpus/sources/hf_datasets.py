@@ -21,6 +21,7 @@ from earmark.corpus.sources.output import (
 )
 from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.errors import EarmarkError, MissingExtraError
+from earmark.formats.fields import column_list
 
 
 def import_hf_datasets(
@@ -63,9 +64,15 @@ def import_hf_datasets(
                 f"no split {split!r} (found: {', '.join(loaded)})", file=str(path), field="split"
             )
         loaded = loaded[split]
-    for column in (text_column, audio_column):
+    text_hint = "name the reference text's column with --text-column"
+    for column, hint in ((text_column, text_hint), (audio_column, None)):
         if column not in loaded.column_names:
-            raise EarmarkError("column missing", file=str(path), field=column)
+            raise EarmarkError(
+                f"column missing; columns found: {column_list(list(loaded.column_names))}",
+                file=str(path),
+                field=column,
+                hint=hint,
+            )
     loaded = loaded.cast_column(audio_column, datasets.Audio(decode=False))
     out = Path(out_manifest)
     root = Path(audio_dir) if audio_dir else out.parent / "audio"

@@ -5,11 +5,12 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from earmark.errors import EarmarkError
+from earmark.formats.fields import column_list
 from earmark.records import decode_records, require_regular_file
 
 
@@ -41,10 +42,25 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def require(
-    obj: dict[str, Any], key: str, path: Path, line: int, kind: type | tuple[type, ...]
+    obj: Mapping[str, object],
+    key: str,
+    path: Path,
+    line: int,
+    kind: type | tuple[type, ...],
+    *,
+    hint: str | None = None,
 ) -> Any:
-    """obj[key], which must exist and be of `kind`; otherwise an error naming the field."""
-    if key not in obj or obj[key] is None:
+    """obj[key], which must exist and be of `kind`; otherwise an error naming the field
+    (and, when it is absent, the fields the row does have)."""
+    if key not in obj:
+        raise EarmarkError(
+            f"required field missing; fields found: {column_list(list(obj))}",
+            file=str(path),
+            line=line,
+            field=key,
+            hint=hint,
+        )
+    if obj[key] is None:
         raise EarmarkError("required field missing", file=str(path), line=line, field=key)
     value = obj[key]
     if not isinstance(value, kind) or isinstance(value, bool):

@@ -12,6 +12,7 @@ is skipped with `unsupported_lhotse_source`.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,7 @@ def _manifest_files(path: Path, recordings: Path | None) -> tuple[str, Path, Pat
     return "cuts", path, None
 
 
-def _number(obj: dict[str, Any], key: str, path: Path, line: int) -> float:
+def _number(obj: Mapping[str, object], key: str, path: Path, line: int) -> float:
     try:
         return float(require(obj, key, path, line, _NUMBER))
     except OverflowError:  # an integer beyond any float
@@ -253,7 +254,7 @@ def import_lhotse(
     )
 
 
-def _file_source(recording: dict[str, Any], channel: int, base: Path) -> Path | None:
+def _file_source(recording: Mapping[str, object], channel: int, base: Path) -> Path | None:
     sources = recording.get("sources") or []
     if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
         return None  # not lhotse's layout: reported as an unsupported source
@@ -267,6 +268,6 @@ def _file_source(recording: dict[str, Any], channel: int, base: Path) -> Path | 
     return resolve_listed(chosen["source"], base)
 
 
-def _has_channel(source: dict[str, Any], channel: int) -> bool:
+def _has_channel(source: Mapping[str, object], channel: int) -> bool:
     channels = source.get("channels") or []
     return isinstance(channels, list) and channel in channels

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ from earmark.corpus.sources.report import ImportReport, SkippedRow
 from earmark.errors import EarmarkError
 
 _NUMBER = (int, float)
+#: What to do when the reference text is under another name.
+TEXT_COLUMN_HINT = "name the reference text's field with --text-column"
 
 
 def import_nemo(
@@ -47,8 +50,10 @@ def import_nemo(
     consent_basis: str | None = None,
     audio_root: str | os.PathLike[str] | None = None,
     hash_audio: bool = True,
+    text_column: str = "text",
 ) -> ImportReport:
-    """Import a NeMo manifest; `language` overrides (or stands in for) each row's `lang`.
+    """Import a NeMo manifest; `language` overrides (or stands in for) each row's `lang`,
+    and `text_column` names the reference field where it is not NeMo's `text`.
 
     A row whose offset is not a finite number >= 0, whose duration is not a finite number
     > 0 (a zero-length clip has nothing to transcribe), or whose `lang` is not a string is
@@ -61,7 +66,7 @@ def import_nemo(
     skipped: list[SkippedRow] = []
     for line, obj in read_jsonl(manifest):
         audio_text = require(obj, "audio_filepath", manifest, line, str)
-        text = require(obj, "text", manifest, line, str)
+        text = require(obj, text_column, manifest, line, str, hint=TEXT_COLUMN_HINT)
         offset = obj.get("offset")
         duration = obj.get("duration")
         for key, value in (("offset", offset), ("duration", duration)):
@@ -160,7 +165,7 @@ def _finite(value: float) -> bool:
         return False
 
 
-def _given_id(obj: dict[str, Any]) -> str | None:
+def _given_id(obj: Mapping[str, object]) -> str | None:
     """The id a skipped row would have had (its `id`, `utt_id` or audio file stem)."""
     for key in ("id", "utt_id"):
         if obj.get(key) not in (None, ""):

@@ -7,10 +7,11 @@ a bad byte is reported with its line number instead of failing the whole file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from earmark.errors import EarmarkError
+from earmark.formats.fields import column_list
 from earmark.records import read_records
 
 
@@ -45,11 +46,14 @@ def read_headerless_tsv(
         yield number, dict(zip(columns, fields, strict=False))
 
 
-def read_header_tsv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
+def read_header_tsv(
+    path: Path, required: Sequence[str], hints: Mapping[str, str] | None = None
+) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) for a TSV whose first line names the columns.
 
-    Columns in `required` must be in the header; other columns are passed through, and a
-    short line leaves its missing trailing fields empty (Common Voice varies by release).
+    Columns in `required` must be in the header (a missing one is named with the columns
+    found and its entry in `hints`); other columns are passed through, and a short line
+    leaves its missing trailing fields empty (Common Voice varies by release).
     """
     lines = numbered_lines(path)
     try:
@@ -60,10 +64,11 @@ def read_header_tsv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, 
     for name in required:
         if name not in header:
             raise EarmarkError(
-                f"required column missing from the header (found: {', '.join(header)})",
+                f"required column missing from the header (found: {column_list(header)})",
                 file=str(path),
                 line=1,
                 field=name,
+                hint=(hints or {}).get(name),
             )
     for number, text in lines:
         fields = text.split("\t")
