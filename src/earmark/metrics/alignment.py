@@ -214,7 +214,7 @@ def count_errors_array(
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
     if tallies is not None:
-        return _count_and_tally(_bounded(pairs, units), units, tallies)
+        return _count_and_tally(pairs, units, tallies)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
@@ -283,7 +283,10 @@ def _count_and_tally(
         int,
         tuple[EditTally, list[tuple[Hashable, Hashable]], list[Hashable], list[Hashable]],
     ] = {}
-    for (reference, hypothesis), tally in zip(pairs, tallies, strict=True):
+    limit = MAX_ALIGNMENT_CELLS
+    for k, ((reference, hypothesis), tally) in enumerate(zip(pairs, tallies, strict=True)):
+        if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
+            next(_bounded([(reference, hypothesis)], units, start=k))
         if split:
             reference = reference.split()  # type: ignore[attr-defined]
             hypothesis = hypothesis.split()  # type: ignore[attr-defined]
