@@ -460,17 +460,13 @@ def _write_records(
     them) and syncing it; returns results' `predictions` entry for the file once it is
     moved into place. A failed write names predictions.jsonl, as `atomic_write_bytes`
     names its target; the caller removes the spool."""
-    import orjson
-
-    option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-    dumps = orjson.dumps
     digest = hashlib.sha256()
     rows = size = 0
     try:
         fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         with open(fd, "wb", closefd=True) as handle:
             for chunk in chunks:
-                lines = [dumps(record, option=option) for record in scorer.add(chunk)]
+                lines = scorer.add_lines(chunk)
                 refuse_long_rows(lines)  # never write a row every reader refuses
                 block = b"".join(lines)
                 handle.write(block)

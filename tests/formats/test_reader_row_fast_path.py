@@ -65,3 +65,27 @@ def test_errors_name_line_and_field(
     assert message in str(caught.value)
     assert caught.value.line == 2
     assert caught.value.field == field
+
+
+def test_plain_rows_equal_the_rows_init_builds() -> None:
+    """`ScoringRow.plain` (the JSONL reader's common row) is the row `__init__` builds:
+    equal, same repr and fields, still frozen, its `extra` its own dict."""
+    import dataclasses
+
+    import pytest
+
+    from earmark.formats.rows import MISSING_HYPOTHESIS, OK, ScoringRow
+
+    for ident, ref, hyp, status in (
+        ("a", "the cat", "the hat", OK),
+        ("b\x00", "", None, MISSING_HYPOTHESIS),
+        ("é😀", "x\u2028y", "", OK),
+    ):
+        built = ScoringRow(ident, ref, hyp, status=status)
+        plain = ScoringRow.plain(ident, ref, hyp, status)
+        assert plain == built and repr(plain) == repr(built)
+        assert dataclasses.asdict(plain) == dataclasses.asdict(built)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            plain.id = "other"  # type: ignore[misc]
+    one, two = ScoringRow.plain("1", "a", "a", OK), ScoringRow.plain("2", "a", "a", OK)
+    assert one.extra == {} and one.extra is not two.extra

@@ -216,3 +216,28 @@ def test_finite_json_replaces_every_non_finite_float_and_says_where() -> None:
 def test_a_name_with_a_nul_is_an_earmark_error() -> None:
     with pytest.raises(EarmarkError, match="NUL"):
         list(read_records("bad\x00name.txt"))
+
+
+def test_trn_ids_and_markup_checked_on_the_short_path_too(tmp_path: Path) -> None:
+    """`read_trn` checks printable ASCII ids and markup-free lines in C first; every id
+    with a space, control or other odd character, and every word of markup, still takes
+    the careful path to its one-line error (and an ordinary line reads as before)."""
+    from earmark.formats.trn import read_trn
+
+    def read(text: str, *, reference: bool = False) -> tuple[str, ...] | str:
+        path = tmp_path / "x.trn"
+        path.write_text(text, "utf-8")
+        try:
+            return read_trn(path, reference=reference)[0].words
+        except EarmarkError as exc:
+            return exc.message
+
+    assert read("a b  c (spk-1)\n") == ("a", "b", "c")
+    for ident in ("sp\x00k", "sp\tk", "sp\x1bk", "sp\x7fk", "sp\u2028k", "sp\u00a0k", "sp\x85k"):
+        assert read(f"a b ({ident})\n").startswith("invalid utterance id"), ident
+    assert read("a b (spk-é)\n") == ("a", "b")  # printable non-ASCII stays allowed
+    assert read("a b (spk-\u200b)\n") == ("a", "b")  # a format character, not Cc
+    for words in ("{ a / b }", "x {a", "b} y", "a / b"):
+        assert "markup" in str(read(f"{words} (spk-1)\n")), words
+    assert read("{ a / b } c (spk-1)\n", reference=True) == ("a", "c")
+    assert read("(uh) c (spk-1)\n", reference=True) == ("uh", "c")

@@ -87,3 +87,38 @@ def test_bundled_spellings_are_openais_file() -> None:
     ours = files("earmark.text").joinpath("en_v1_spellings.json").read_bytes()
     theirs = (Path(WHERE) / "english.json").read_bytes()
     assert hashlib.sha256(ours).hexdigest() == hashlib.sha256(theirs).hexdigest()
+
+
+def test_plain_texts_equal_openai() -> None:
+    """Texts of ASCII letters and spaces take a short path (`_plain`): fillers, rewritten
+    words, number words, "half", British spellings, capitals and runs of spaces among
+    ordinary words, each sent down it or back to the full path, all equal OpenAI's."""
+    import random
+
+    from earmark.text.en_v1 import _WORD_REWRITES, _spellings
+
+    rng = random.Random(25)
+    british = sorted(_spellings())[:300]
+    special = [
+        *("hmm mm mhm mmm uh um um uhm mhmm".split()),
+        *(w for w in _WORD_REWRITES if w.isalpha()),
+        *("one two twenty hundred thousand first second point and double per percent".split()),
+        *("half halfway behalf and a half dollars cents pounds minus plus oh zero".split()),
+    ]
+    ordinary = "the cat sat on mat dog ran to park it is was colour honour mister".split()
+    texts = []
+    for _ in range(6_000):
+        words = [
+            rng.choice(british if rng.random() < 0.2 else special)
+            if rng.random() < 0.3
+            else rng.choice(ordinary)
+            for _ in range(rng.randint(1, 12))
+        ]
+        text = (" " * rng.randint(1, 2)).join(words)
+        if rng.random() < 0.2:
+            text = text.upper() if rng.random() < 0.5 else text.title()
+        if rng.random() < 0.1:
+            text = " " + text + "  "
+        texts.append(text)
+    found = _differences(texts)
+    assert not found, f"{len(found)} differences from OpenAI's normaliser:\n{_report(found)}"

@@ -172,3 +172,22 @@ def test_needs_no_third_party_package() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_spellings_hold_no_stray_whitespace() -> None:
+    """`english_view` re-splits its text only where a double or edge space shows: that is
+    exact only while every American spelling is non-empty and single-spaced."""
+    from earmark.text.en_v1 import _spellings
+
+    values = list(_spellings().values())
+    assert values and all(v and v == " ".join(v.split()) for v in values)
+
+
+def test_normalized_view_is_single_spaced_after_symbol_steps() -> None:
+    """The last steps of `_normalize` add spaces (`$` before a non-digit, `%` after one):
+    the view is still split and re-joined there, as OpenAI's output stripped is."""
+    from earmark.text.en_v1 import english_view, whisper_english
+
+    for text in ("pay $ now", "100 % sure", "a . b", "costs $x and 5 %y", "  lead\tand trail  "):
+        assert english_view(text) == " ".join(whisper_english(text).split())
+        assert "  " not in english_view(text)

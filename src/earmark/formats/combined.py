@@ -33,6 +33,7 @@ def iter_combined(
     # Keys that change a row beyond its id and texts: a record naming none of them is
     # the common one, built directly (see below).
     lang_field, cluster_field, slices_field = fields.language, fields.cluster, fields.slices
+    shaping = frozenset((lang_field, cluster_field, slices_field, "repeat", "status"))
     for line, record in structured_records(path, fmt):
         get = record.get
         record_arm = get("arm")
@@ -55,14 +56,10 @@ def iter_combined(
             type(ident) is str
             and type(reference) is str
             and ident.strip()
-            and lang_field not in record
-            and cluster_field not in record
-            and slices_field not in record
-            and "repeat" not in record
-            and "status" not in record
+            and shaping.isdisjoint(record)
         ):
-            row = ScoringRow(
-                ident, reference, hyp, status=OK if hyp is not None else MISSING_HYPOTHESIS
+            row = ScoringRow.plain(
+                ident, reference, hyp, OK if hyp is not None else MISSING_HYPOTHESIS
             )
         else:
             row = row_from_record(record, path, line, fields, hyp)

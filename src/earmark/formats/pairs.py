@@ -19,16 +19,12 @@ from pathlib import Path
 
 from earmark.errors import EarmarkError
 from earmark.formats.combined import iter_combined
-from earmark.formats.ctm import pair_stm_ctm
 from earmark.formats.fields import DEFAULT_FIELDS, FieldNames
-from earmark.formats.joined import read_joined
 from earmark.formats.kaldi import plain_pair_format
-from earmark.formats.lines import read_lines_pair
 from earmark.formats.rows import ReadResult, ScoringRow
 from earmark.formats.sclite import SCLITE_FORMATS, sclite_format
 from earmark.formats.stream import PairStream, stamps, unchanged, whole
 from earmark.formats.structured import suffix_format
-from earmark.formats.trn import pair_trn
 
 #: Every value `--format` takes (trn, stm, ctm: `formats.trn`, `formats.stm`, `formats.ctm`).
 FORMATS = ("jsonl", "csv", "tsv", "kaldi", "lines", "trn", "stm", "ctm")
@@ -103,12 +99,18 @@ def stream_pairs(
         assert pred_fmt is not None
         return _stream_combined(pred_path, pred_fmt, fields, arm, check_ids=check_ids)
     ref_path = Path(refs)
+    # Each pair reader is imported when its format is read: a JSONL score never loads
+    # the trn, stm, ctm or joined readers (a few ms of every start-up).
     if fmt == "lines":
+        from earmark.formats.lines import read_lines_pair
+
         return whole(lambda: read_lines_pair(pred_path, ref_path))
     ref_fmt = fmt if fmt not in (None, "kaldi") else suffix_format(ref_path)
     if pred_fmt is None and ref_fmt is None:
         pred_fmt = ref_fmt = plain_pair_format(pred_path, ref_path)
     joined_pred, joined_ref = pred_fmt or "kaldi", ref_fmt or "kaldi"
+    from earmark.formats.joined import read_joined
+
     return whole(
         lambda: read_joined(
             pred_path, joined_pred, ref_path, joined_ref, fields, allow_extra_hypotheses
@@ -166,8 +168,12 @@ def read_sclite_pair(
             hint="swap the two files",
         )
     if fmt == "trn" or (fmt is None and hyp_fmt == ref_fmt == "trn"):
+        from earmark.formats.trn import pair_trn
+
         return pair_trn(predictions, ref_path, allow_extra=allow_extra)
     if fmt in ("stm", "ctm") or (fmt is None and (hyp_fmt, ref_fmt) == ("ctm", "stm")):
+        from earmark.formats.ctm import pair_stm_ctm
+
         return pair_stm_ctm(predictions, ref_path, allow_extra=allow_extra)
     raise EarmarkError(
         f"cannot pair {predictions.name} ({hyp_fmt or 'unknown'}) with {ref_path.name} "

@@ -50,6 +50,34 @@ class ScoringRow(ClusterKeyed):
     def hypothesis_text(self) -> str:
         return self.hypothesis if self.hypothesis is not None else ""
 
+    @classmethod
+    def plain(cls, id: str, reference: str, hypothesis: str | None, status: str) -> ScoringRow:
+        """The row `ScoringRow(id, reference, hypothesis, status=status)` with every other
+        field at its default: the common row of a JSONL file, built with one
+        instance-dict assignment instead of the frozen `__init__`'s nine `setattr` calls
+        (~0.08 s per 100,000 rows). Equal to the row `__init__` builds (a test pins it)."""
+        row = _new_object(cls)
+        _set_attribute(
+            row,
+            "__dict__",
+            {
+                "id": id,
+                "reference": reference,
+                "hypothesis": hypothesis,
+                "language": None,
+                "slices": (),
+                "status": status,
+                "cluster": None,
+                "duration": None,
+                "extra": {},
+            },
+        )
+        return row
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
 
 @dataclass
 class ReadResult:

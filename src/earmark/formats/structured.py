@@ -65,13 +65,13 @@ def delimited_records(path: Path, delimiter: str) -> Iterator[tuple[int, dict[st
 def _nonempty(
     records: Iterator[tuple[int, Record]], path: Path, what: str
 ) -> Iterator[tuple[int, Record]]:
-    """Pass records through; none at all is an error: an empty file is never a result."""
-    seen = False
-    for item in records:
-        seen = True
-        yield item
-    if not seen:
+    """Pass records through; none at all is an error: an empty file is never a result.
+    (The rest are handed on by `yield from`, without a Python step per record.)"""
+    first = next(records, None)
+    if first is None:
         raise EarmarkError(f"no records ({what})", file=str(path), hint="is this the right file?")
+    yield first
+    yield from records
 
 
 def structured_records(path: Path, fmt: str) -> Iterator[tuple[int, Record]]:

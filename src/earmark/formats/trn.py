@@ -19,6 +19,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 from typing import Literal
 
 from earmark.errors import EarmarkError
@@ -143,8 +144,12 @@ def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
             )
         ident = line[open_at + 1 : -1].strip()
         # Control characters (NUL, escapes) in an id would reach the speaker tables and the
-        # terminal verbatim: refused, like whitespace.
-        if not ident or any(c.isspace() or unicodedata.category(c) == "Cc" for c in ident):
+        # terminal verbatim: refused, like whitespace. A printable ASCII id without a
+        # space has neither (the common id, checked in C, not a character at a time).
+        if not ident or (
+            not (ident.isascii() and ident.isprintable() and " " not in ident)
+            and any(c.isspace() or unicodedata.category(c) == "Cc" for c in ident)
+        ):
             raise EarmarkError(
                 f"invalid utterance id ({ident!r})", file=str(path), line=number, field="id"
             )
@@ -157,12 +162,19 @@ def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
             )
         first[ident] = number
         text = line[:open_at]
+        split = text.split()
         markup = None
-        if reference and has_markup(text.split()):
-            markup = " ".join(text.split())
+        # Markup needs `{`, `}` or `(` (references) and `{`, `}` or `/` (refused
+        # elsewhere): a line without them skips the per-word checks. Words are interned:
+        # a corpus repeats its vocabulary, so each distinct word is held once (the rows of
+        # a trn pair are all in memory at once).
+        if reference and ("{" in text or "}" in text or "(" in text) and has_markup(split):
+            markup = " ".join(split)
             words = tuple(plain_text(markup_slots(markup, source=str(path), line=number)).split())
+        elif "{" in text or "}" in text or "/" in text:
+            words = refuse_markup(split, path, number)
         else:
-            words = refuse_markup(text.split(), path, number)
+            words = tuple(map(intern, split))
         out.append(TrnUtterance(number, ident, trn_speaker(ident), words, markup))
     if not out:
         raise EarmarkError("no records (the file has no `words (id)` lines)", file=str(path))

@@ -96,14 +96,18 @@ def check_alignment_size(
 
 
 def _bounded(
-    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]], units: Units
+    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
+    units: Units,
+    *,
+    start: int = 0,
 ) -> Iterator[tuple[Sequence[Hashable], Sequence[Hashable]]]:
-    """The pairs, each checked against `MAX_ALIGNMENT_CELLS` on the way through.
+    """The pairs, each checked against `MAX_ALIGNMENT_CELLS` on the way through (the
+    first at position `start`, which `AlignmentTooLarge` names).
 
     A text has at least as many characters as words, so the product of the lengths as
     given is checked first (one multiplication a pair); only a pair over it is split."""
     limit = MAX_ALIGNMENT_CELLS
-    for k, pair in enumerate(pairs):
+    for k, pair in enumerate(pairs, start=start):
         reference, hypothesis = pair
         if len(reference) * len(hypothesis) > limit:
             if units == "words":
@@ -209,16 +213,20 @@ def count_errors_array(
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
-    pairs = _bounded(pairs, units)
     if tallies is not None:
         return _count_and_tally(pairs, units, tallies)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
+    limit = MAX_ALIGNMENT_CELLS
     # Two copies of one loop so the per-pair path carries no branch on `units`;
-    # the arithmetic is `_split` inlined (a call per pair costs ~10% here).
+    # the arithmetic is `_split` inlined (a call per pair costs ~10% here), and so is
+    # `_bounded`'s check (one multiplication a pair; the pair over it goes through
+    # `_bounded` itself for its error).
     if units == "words":
-        for ref_text, hyp_text in pairs:
+        for k, (ref_text, hyp_text) in enumerate(pairs):
+            if len(ref_text) * len(hyp_text) > limit:
+                next(_bounded([(ref_text, hyp_text)], units, start=k))
             reference = ref_text.split()  # type: ignore[attr-defined]
             n_ref = len(reference)
             if ref_text == hyp_text:
@@ -234,8 +242,10 @@ def count_errors_array(
             deletions = (indels + n_ref - len(hypothesis)) // 2
             push((subs, deletions, indels - deletions, n_ref - subs - deletions))
     else:
-        for reference, hypothesis in pairs:
+        for k, (reference, hypothesis) in enumerate(pairs):
             n_ref = len(reference)
+            if n_ref * len(hypothesis) > limit:
+                next(_bounded([(reference, hypothesis)], units, start=k))
             if reference == hypothesis:
                 push((0, 0, 0, n_ref))
                 continue
@@ -269,8 +279,14 @@ def _count_and_tally(
     push = flat.extend
     split = units == "words"
     # Per tally (by identity): its substituted pairs, inserted and deleted units.
-    edits: dict[int, tuple[EditTally, list[Any], list[Any], list[Any]]] = {}
-    for (reference, hypothesis), tally in zip(pairs, tallies, strict=True):
+    edits: dict[
+        int,
+        tuple[EditTally, list[tuple[Hashable, Hashable]], list[Hashable], list[Hashable]],
+    ] = {}
+    limit = MAX_ALIGNMENT_CELLS
+    for k, ((reference, hypothesis), tally) in enumerate(zip(pairs, tallies, strict=True)):
+        if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
+            next(_bounded([(reference, hypothesis)], units, start=k))
         if split:
             reference = reference.split()  # type: ignore[attr-defined]
             hypothesis = hypothesis.split()  # type: ignore[attr-defined]
@@ -278,7 +294,8 @@ def _count_and_tally(
         if reference == hypothesis:
             push((0, 0, 0, n_ref))
             continue
-        ops: list[Any] = editops(reference, hypothesis).as_list()  # (tag, i, j) tuples
+        # (tag, i, j) tuples at run time; rapidfuzz's stubs name them `Editop`.
+        ops: list[Any] = editops(reference, hypothesis).as_list()
         subs = 0
         if tally is None:
             for op in ops:

@@ -115,34 +115,62 @@ def _count(
     counter: WordCounter | None,
 ) -> None:
     """Count each view's pairs per unit in one batch; the primary view and unit's edits
-    are tallied per language as they are counted."""
+    are tallied per language as they are counted. The primary view goes first: a row
+    whose pair another view renders the same (en-v1's raw and normalized views of an
+    already normalised text) takes the primary view's counts instead of being aligned
+    again, the same texts giving the same counts."""
     norm = part.normalizer
     rows = part.rows
     n = len(rows)
-    for view in norm.views:
-        positions = np.asarray(pending_pos[view], dtype=np.int64)
-        part.available[view][positions] = True
+    primary = norm.primary_view
+    for view in sorted(norm.views, key=lambda v: v != primary):
+        part.available[view][np.asarray(pending_pos[view], dtype=np.int64)] = True
+        texts_list, view_pos = pending.get(view), pending_pos[view]
+        same = None
+        if view != primary and counter is None and texts_list:
+            texts_list, view_pos, same = _unlike_primary(part.texts[primary], texts_list, view_pos)
+        positions = np.asarray(view_pos, dtype=np.int64)
         for unit in norm.units:
             arr = np.zeros((n, 4), dtype=np.int64)
-            texts_list = pending.get(view)
             if texts_list:
                 units: Literal["given", "words"] = "words" if unit == "word" else "given"
                 tallies = None
-                if view == norm.primary_view and unit == norm.units[0]:
-                    tallies = _tallies(rows, pending_pos[view], edits)
+                if view == primary and unit == norm.units[0]:
+                    tallies = _tallies(rows, view_pos, edits)
                 try:
                     if counter is not None:  # `scoring.word_counter`
                         arr[positions] = counter.count_pairs(
                             texts_list, unit=unit, tallies=tallies, rows=rows,
-                            positions=pending_pos[view], where=f"{norm.name}, view {view}",
+                            positions=view_pos, where=f"{norm.name}, view {view}",
                         )  # fmt: skip
                     else:
                         arr[positions] = count_errors_array(
                             texts_list, units=units, tallies=tallies
                         )
                 except AlignmentTooLarge as exc:  # one line naming the utterance
-                    raise exc.naming(rows[pending_pos[view][exc.index or 0]].id) from None
+                    raise exc.naming(rows[view_pos[exc.index or 0]].id) from None
+            if same is not None:
+                arr[same] = part.counts[(primary, unit)][same]
             part.counts[(view, unit)] = arr
+
+
+def _unlike_primary(
+    primary_texts: list[tuple[str, str] | None],
+    texts_list: list[tuple[str, str]],
+    view_pos: list[int],
+) -> tuple[list[tuple[str, str]], list[int], np.ndarray]:
+    """The pairs (and positions) that differ from the primary view's pair of their row,
+    and the positions of those that do not."""
+    other: list[tuple[str, str]] = []
+    other_pos: list[int] = []
+    same: list[int] = []
+    for pos, pair in zip(view_pos, texts_list, strict=True):
+        if pair == primary_texts[pos]:
+            same.append(pos)
+        else:
+            other.append(pair)
+            other_pos.append(pos)
+    return other, other_pos, np.asarray(same, dtype=np.int64)
 
 
 def _tallies(

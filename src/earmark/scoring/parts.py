@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import numpy as np
 
@@ -21,6 +22,12 @@ from earmark.text.base import Normalizer
 #: a typed object per row would cost `earmark score` its speed).
 RowRecord = dict[str, JSONValue]
 COUNT_KEYS = ("substitutions", "deletions", "insertions", "hits", "ref_units", "hyp_units")
+#: One unit's counts as orjson writes them with sorted keys, and where each of its values
+#: sits in a `_count_rows` row (S, D, I, hits, ref_units, hyp_units).
+_COUNTS_JSON = (
+    b'{"deletions":%d,"hits":%d,"hyp_units":%d,"insertions":%d,"ref_units":%d,"substitutions":%d}'
+)
+_COUNTS_ORDER = (1, 3, 5, 2, 4, 0)
 
 
 def _counts_dict(s: int, d: int, i: int, h: int) -> dict[str, JSONValue]:
@@ -118,6 +125,121 @@ class Part:
             record["views"] = views
             yield record
 
+    def record_lines(self) -> list[bytes]:
+        """The records' predictions.jsonl lines: the bytes `orjson.dumps(record,
+        option=OPT_SORT_KEYS | OPT_APPEND_NEWLINE)` gives each record of `records`.
+
+        Built as bytes, each text encoded once (a view's text that is the raw one reuses
+        its bytes), without the five dicts a record costs per row. A part with a mixed
+        unit takes the records themselves (tests pin both paths to the same bytes)."""
+        import orjson
+
+        dumps = orjson.dumps
+        views = self._line_plan()
+        if views is None:
+            option = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+            return [dumps(record, option=option) for record in self.records()]
+        name = dumps(self.normalizer.name)
+        encoded: dict[str | None, bytes] = {}  # languages and statuses: a handful each
+        lines = []
+        for pos, r in enumerate(self.rows):
+            reference, hypothesis = r.reference, r.hypothesis
+            ref_json, hyp_json = dumps(reference), dumps(hypothesis)
+            language = encoded.get(r.language)
+            if language is None:
+                language = encoded[r.language] = dumps(r.language)
+            status = encoded.get(r.status)
+            if status is None:
+                status = encoded[r.status] = dumps(r.status)
+            head = b"{" if r.cluster is None else b'{"cluster":%b,' % dumps(r.cluster)
+            speaker = markup = None
+            if r.extra:
+                speaker = speaker_of_row(r)
+                markup = r.extra.get("reference_markup")
+            tail = b"" if speaker is None else b',"speaker":%b' % dumps(speaker)
+            marked = b"" if markup is None else b',"reference_markup":%b' % dumps(markup)
+            entries = []
+            for view_key, texts, reasons, before, after in views:
+                pair = texts[pos]
+                if pair is None:
+                    entries.append(b'%b{"null_reason":%b}' % (view_key, dumps(reasons[pos])))
+                    continue
+                ref, hyp = pair
+                entries.append(
+                    b'%b{%b"hypothesis":%b,"reference":%b%b}'
+                    % (
+                        view_key,
+                        before[pos],
+                        hyp_json if hyp is hypothesis else dumps(hyp),
+                        ref_json if ref is reference else dumps(ref),
+                        after[pos],
+                    )
+                )
+            lines.append(
+                b'%b"hypothesis":%b,"id":%b,"language":%b,"normalizer":%b,"reference":%b%b,'
+                b'"slices":%b%b,"status":%b,"views":{%b}}\n'
+                % (
+                    head,
+                    hyp_json,
+                    dumps(r.id),
+                    language,
+                    name,
+                    ref_json,
+                    marked,
+                    dumps(r.slices) if r.slices else b"[]",
+                    tail,
+                    status,
+                    b",".join(entries),
+                )
+            )
+        return lines
+
+    def _line_plan(
+        self,
+    ) -> (
+        list[tuple[bytes, list[tuple[str, str] | None], list[str], list[bytes], list[bytes]]] | None
+    ):
+        """Per view in key order: its key (`"name":`), texts and null reasons, and per row
+        the counts its entry holds before `"hypothesis"` (`"cer":{...},`) and after
+        `"reference"` (`,"wer":{...}`). None where a key falls between the two texts
+        (the mixed unit's `mixed_er`): `record_lines` then encodes the records."""
+        import orjson
+
+        if self.mixed_view is not None:
+            return None
+        order = itemgetter(*_COUNTS_ORDER)
+        plan = []
+        for view, texts, per_unit in sorted(self._record_plan(), key=lambda p: p[0]):
+            if any("hypothesis" < metric < "reference" for metric, _ in per_unit):
+                return None
+            sides = []
+            for first in (True, False):
+                side = sorted(
+                    (metric, rows) for metric, rows in per_unit if (metric < "hypothesis") == first
+                )
+                if not side:
+                    sides.append([b""] * len(self.rows))
+                    continue
+                # One template a side: `"cer":{...},` before the texts, `,"wer":{...}` after.
+                keys = [orjson.dumps(metric) + b":" + _COUNTS_JSON for metric, _ in side]
+                template = (
+                    b"".join(k + b"," for k in keys) if first else b"".join(b"," + k for k in keys)
+                )
+                columns = [rows for _, rows in side]
+                if len(columns) == 1:
+                    sides.append([template % order(row) for row in columns[0]])
+                else:
+                    sides.append(
+                        [
+                            template % sum((order(row) for row in at), ())
+                            for at in zip(*columns, strict=True)
+                        ]
+                    )
+            before, after = sides
+            view_key = orjson.dumps(view) + b":"
+            plan.append((view_key, texts, self.reasons[view], before, after))
+        return plan
+
     def _record_plan(
         self,
     ) -> list[tuple[str, list[tuple[str, str] | None], list[tuple[str, list[list[int]]]]]]:
@@ -162,3 +284,14 @@ def records_in_order(parts: Sequence[Part], start: int, n: int) -> Iterator[RowR
             owner[at - start] = records
     for records in owner:
         yield next(records)
+
+
+def record_lines_in_order(parts: Sequence[Part], start: int, n: int) -> list[bytes]:
+    """`records_in_order`'s records as predictions.jsonl lines (`Part.record_lines`)."""
+    if len(parts) == 1:
+        return parts[0].record_lines()
+    lines: list[bytes] = [b""] * n
+    for part in parts:
+        for at, line in zip(part.index, part.record_lines(), strict=True):
+            lines[at - start] = line
+    return lines

@@ -62,20 +62,22 @@ class RowFacts:
             self.slice_sets,
         )
         m = len(rows)
-        language_code = np.empty(m, dtype=np.int32)
-        status_code = np.empty(m, dtype=np.int32)
-        speaker_code = np.full(m, -1, dtype=np.int32)
-        slice_code = np.zeros(m, dtype=np.int32)
+        # Codes gathered in lists and made arrays once per chunk: a numpy element set
+        # per row per column costs ~0.1 s per 100,000 rows.
+        language_of: list[int] = []
+        status_of: list[int] = []
+        speaker_at: list[tuple[int, int]] = []
+        slice_at: list[tuple[int, int]] = []
         for k, row in enumerate(rows):
             code = languages.get(row.language)
             if code is None:
                 code = languages[row.language] = len(languages)
-            language_code[k] = code
+            language_of.append(code)
             status = row.status
             code = statuses.get(status)
             if code is None:
                 code = statuses[status] = len(statuses)
-            status_code[k] = code
+            status_of.append(code)
             if status != "ok":
                 self.not_ok.append((row.id, status))
             if row.extra:
@@ -84,12 +86,16 @@ class RowFacts:
                     code = speakers.get(speaker)
                     if code is None:
                         code = speakers[speaker] = len(speakers)
-                    speaker_code[k] = code
+                    speaker_at.append((k, code))
             if row.slices:
                 code = slice_sets.get(row.slices)
                 if code is None:
                     code = slice_sets[row.slices] = len(slice_sets)
-                slice_code[k] = code
+                slice_at.append((k, code))
+        language_code = np.array(language_of, dtype=np.int32).reshape(m)
+        status_code = np.array(status_of, dtype=np.int32).reshape(m)
+        speaker_code = _at(m, -1, speaker_at)
+        slice_code = _at(m, 0, slice_at)
         for name, arr in (
             ("language", language_code),
             ("status", status_code),
@@ -126,6 +132,15 @@ class RowFacts:
                 # with that clip (`RowKeys.seal`).
                 codes = np.where(has, self.speaker_cluster_code[np.maximum(speaker, 0)], codes)
         return codes
+
+
+def _at(m: int, fill: int, codes: list[tuple[int, int]]) -> np.ndarray:
+    """An int32 column of `m` rows holding `fill` but at the (position, code) pairs."""
+    column = np.full(m, fill, dtype=np.int32)
+    if codes:
+        where, values = zip(*codes, strict=True)
+        column[np.asarray(where, dtype=np.int64)] = values
+    return column
 
 
 def speaker_of_row(row: ScoringRow) -> str | None:

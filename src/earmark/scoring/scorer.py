@@ -30,7 +30,7 @@ from earmark.scoring.counting import score_part
 from earmark.scoring.groups import WORST_KEPT, Group
 from earmark.scoring.metric import MIXED_METRIC
 from earmark.scoring.options import ScoringOptions
-from earmark.scoring.parts import Part, RowRecord, records_in_order
+from earmark.scoring.parts import Part, RowRecord, record_lines_in_order, records_in_order
 from earmark.scoring.row_facts import RowFacts, language_key
 from earmark.text import get_normalizer
 
@@ -115,6 +115,17 @@ class CorpusScorer:
     def add(self, rows: Sequence[ScoringRow]) -> Iterator[RowRecord]:
         """Score `rows` (the next chunk); returns their records, built as iterated."""
         start = self.facts.n
+        return records_in_order(self._score(rows), start, len(rows))
+
+    def add_lines(self, rows: Sequence[ScoringRow]) -> list[bytes]:
+        """Score `rows` (the next chunk); returns their predictions.jsonl lines, the
+        bytes orjson writes for `add`'s records (keys sorted, newline-terminated)."""
+        start = self.facts.n
+        return record_lines_in_order(self._score(rows), start, len(rows))
+
+    def _score(self, rows: Sequence[ScoringRow]) -> list[Part]:
+        """Code, normalise and count one chunk; its parts, one per normaliser."""
+        start = self.facts.n
         self.facts.add(rows)
         by_norm: dict[str, list[int]] = defaultdict(list)
         norm_of = self._norm_of
@@ -139,7 +150,7 @@ class CorpusScorer:
             parts.append(part)
         if self.keep:
             self.rows.extend(rows)
-        return records_in_order(parts, start, len(rows))
+        return parts
 
     def _kept_rows(self) -> list[ScoringRow]:
         return self.rows

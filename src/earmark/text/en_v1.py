@@ -578,14 +578,44 @@ _NON_DIGIT_BEFORE_PERCENT = re.compile(r"([^0-9])%")
 _SPACES = re.compile(r" +")
 
 
+#: Words that make a plain text (ASCII letters and spaces) change beyond its spellings:
+#: fillers, whole-word rewrites and number words (`_plain`).
+_PLAIN_BLOCKERS = frozenset(
+    {"hmm", "mm", "mhm", "mmm", "uh", "um", *(w for w in _WORD_REWRITES if w.isalpha())}
+    | _ACTIVE_WORDS
+)
+_AFTER_SPELLING = frozenset(".$¢€£%")
+
+
+def _plain(s: str) -> str | None:
+    """`_normalize` of a lower-cased text of ASCII letters and spaces only, or None.
+
+    On such a text every step but the spellings is the identity unless a word is a
+    filler, a rewritten word or a number word (or "half" occurs): markup, apostrophes,
+    commas, periods, symbols and digits are absent, and `\\b` falls only at word edges.
+    So its words, spelled American, joined by one space, are the output: a third of the
+    work of the full path on already normalised text. None: take the full path."""
+    if not s.isascii() or "half" in s or not s.replace(" ", "").isalpha():
+        return None
+    words = s.split()
+    if not _PLAIN_BLOCKERS.isdisjoint(words):
+        return None
+    american = _spellings().get
+    out = " ".join(map(american, words, words))
+    return None if not _AFTER_SPELLING.isdisjoint(out) else out
+
+
 def _normalize(text: str) -> str:
     """OpenAI's output before its final whitespace collapse (only spaces remain)."""
     s = text.lower()
+    plain = _plain(s)
+    if plain is not None:
+        return plain
     if "[" in s or "<" in s:
         s = _BRACKETED.sub("", s)
     if "(" in s:
         s = _PARENTHESISED.sub("", s)
-    if "m" in s or "uh" in s:  # every filler has one
+    if "mm" in s or "mh" in s or "uh" in s or "um" in s:  # every filler has one
         s = _FILLERS.sub("", s)
     if "'" in s:
         s = _SPACE_BEFORE_APOSTROPHE.sub("'", s)
@@ -600,7 +630,8 @@ def _normalize(text: str) -> str:
         s = _PERIOD_NOT_BEFORE_DIGIT.sub(_space_before_group, s)
     s = _remove_symbols_and_diacritics(s)
     american = _spellings().get
-    s = " ".join([american(word, word) for word in _standardise_numbers(s)])
+    words = _standardise_numbers(s)
+    s = " ".join(map(american, words, words))
     if "." in s or "$" in s or "¢" in s or "€" in s or "£" in s:
         s = _SYMBOL_BEFORE_NON_DIGIT.sub(_space_before_group, s)
     if "%" in s:
@@ -622,12 +653,18 @@ def english_view(text: str) -> str:
     as an `EarmarkError` rather than a traceback.
     """
     try:
-        return " ".join(_normalize(text).split())
+        s = _normalize(text)
     except ValueError as exc:
         raise EarmarkError(
             f"en-v1 cannot normalise the text {text[:60]!r}: {exc}",
             hint="a number this long has no digit form; check the transcript",
         ) from exc
+    # `_normalize` joins whitespace-split words with one space (the spellings hold no
+    # whitespace: a test checks), and only its last two steps can add spaces: the text
+    # is re-split only where one did.
+    if "  " in s or s.startswith(" ") or s.endswith(" "):
+        return " ".join(s.split())
+    return s
 
 
 def engine_version() -> str:
