@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from earmark.comparison.diagnostics import dominant_script
 from earmark.comparison.loading import ArmData
 from earmark.comparison.options import CompareOptions
-from earmark.comparison.paired import Segments
+from earmark.comparison.paired import SegmentColumns, Segments
 from earmark.comparison.pairing import SharedRows, cluster_codes, row_scopes
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.row_counts import PRIMARY, PairTable, RowCounts, count_rows
@@ -56,8 +56,10 @@ class CompareInputs:
     #: unit -> table entry -> alignment letters, filled as pairs need them (in a forked
     #: worker, its own copy: shared by the challengers that worker handles).
     letter_memo: dict[str, dict[int, str]] = field(default_factory=dict)
+    #: unit -> the reference arm's MAPSSWE segments against itself, every row of the unit.
+    segment_memo: dict[str, SegmentColumns] = field(default_factory=dict)
     #: unit -> (reference arm's entry, challenger's entry) -> that row's MAPSSWE segments.
-    segment_memo: dict[str, dict[tuple[int, int], Segments]] = field(default_factory=dict)
+    pair_segment_memo: dict[str, dict[tuple[int, int], Segments]] = field(default_factory=dict)
 
     def everything(self) -> IntArray:
         """Positions of every shared row (the overall scope)."""
