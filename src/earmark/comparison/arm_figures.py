@@ -58,6 +58,7 @@ def arm_figures(inputs: CompareInputs, name: str) -> tuple[ComparisonArm, JSONOb
             vs_human=inputs.vs_human[name],
         ),
         inputs.ref_scripts,
+        inputs.diagnostics_memo,
     )
     return block, diagnostics
 

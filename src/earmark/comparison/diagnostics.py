@@ -147,29 +147,53 @@ class ArmRows:
     vs_human: RowCounts
 
 
-class _LoopCache:
-    """Repetition-loop flag per counted pair (shared by arms that produced the same text)."""
+class LoopCache:
+    """Repetition-loop flag per counted pair (shared by arms that produced the same text,
+    and by every arm one process diagnoses)."""
 
     def __init__(self, table: PairTable) -> None:
         self.table = table
-        self.flags: dict[int, bool] = {}
+        #: Per table entry: 1 (a loop), 0 (none) or -1 (not looked at yet).
+        self.known = np.zeros(0, dtype=np.int8)
         self.word_unit = {n: table.units(n)[0] == "word" for n in set(table.normalizer_of)}
 
-    def flag(self, entry: int) -> bool:
-        found = self.flags.get(entry)
-        if found is None:
-            text = self.table.primary_hypothesis[entry]
-            name = self.table.normalizer_of[entry]
-            tokens: Sequence[str] = text.split() if self.word_unit[name] else text
-            # A loop repeats some token at least 4 times: cheap test before the scan.
-            found = (
-                len(tokens) >= 4
-                and len(set(tokens)) <= len(tokens) - 3
-                and max(Counter(tokens).values()) >= 4
-            )
-            found = found and repetition_loop(list(tokens))
-            self.flags[entry] = found
-        return found
+    def flags(self, entries: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Per row (its table entry): does its hypothesis hold a repetition loop?"""
+        grow = len(self.table.normalizer_of) - self.known.size
+        if grow > 0:
+            self.known = np.concatenate([self.known, np.full(grow, -1, dtype=np.int8)])
+        for entry in np.unique(entries[self.known[entries] < 0]).tolist():
+            self.known[entry] = self._flag(entry)
+        flagged: NDArray[np.bool_] = self.known[entries] == 1
+        return flagged
+
+    def _flag(self, entry: int) -> bool:
+        text = self.table.primary_hypothesis[entry]
+        name = self.table.normalizer_of[entry]
+        if name not in self.word_unit:
+            self.word_unit[name] = self.table.units(name)[0] == "word"
+        tokens: Sequence[str] = text.split() if self.word_unit[name] else text
+        # A loop repeats some token at least 4 times: cheap test before the scan.
+        found = (
+            len(tokens) >= 4
+            and len(set(tokens)) <= len(tokens) - 3
+            and max(Counter(tokens).values()) >= 4
+        )
+        return found and repetition_loop(list(tokens))
+
+
+@dataclass
+class DiagnosticsMemo:
+    """What the diagnostics of several arms share: each distinct hypothesis's script and
+    each table entry's loop flag (arms agree on most rows)."""
+
+    scripts: dict[str, str | None] = field(default_factory=dict)
+    loops: LoopCache | None = None
+
+    def loop_cache(self, table: PairTable) -> LoopCache:
+        if self.loops is None or self.loops.table is not table:
+            self.loops = LoopCache(table)
+        return self.loops
 
 
 def _share(k: int, n: int) -> float | None:
@@ -177,16 +201,14 @@ def _share(k: int, n: int) -> float | None:
 
 
 def _insertion(
-    rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _LoopCache
+    rows: ArmRows, name: str, positions: NDArray[np.int64], loops: LoopCache
 ) -> dict[str, JSONValue]:
     unit = rows.vs_human.table.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     s, d, i, h = (int(x) for x in counts.sum(axis=0))
     ref_units = s + d + h
-    entries = rows.vs_human.entries[positions].tolist()
-    loop_ids: list[JSONValue] = [
-        rows.ids[p] for p, e in zip(positions.tolist(), entries, strict=True) if loops.flag(e)
-    ]
+    looping = positions[loops.flags(rows.vs_human.entries[positions])]
+    loop_ids: list[JSONValue] = [rows.ids[p] for p in looping.tolist()]
     row_ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
     row_hyp = counts[:, 0] + counts[:, 2] + counts[:, 3]
     no_speech = row_ref == 0
@@ -304,26 +326,37 @@ class _ScriptTally:
         }
 
 
-def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, JSONValue]:
+def _script(
+    rows: ArmRows, ref_scripts: Sequence[str | None], memo: DiagnosticsMemo
+) -> dict[str, JSONValue]:
+    scripts = memo.scripts
+    hyp_scripts = [
+        None if not hyp else scripts[hyp] if hyp in scripts else _remember(scripts, hyp)
+        for hyp in rows.hypotheses
+    ]
+    langs = [lang or "und" for lang in rows.languages]
     by_language: dict[str, _ScriptTally] = {}
-    examples: list[JSONValue] = []
     total = mismatched = 0
-    for pos, hyp in enumerate(rows.hypotheses):
-        lang = rows.languages[pos] or "und"
+    # Tallied per distinct (language, reference script, hypothesis script), not per row.
+    for (lang, ref_script, hyp_script), count in Counter(
+        zip(langs, ref_scripts, hyp_scripts, strict=True)
+    ).items():
         tally = by_language.setdefault(lang, _ScriptTally())
-        ref_script = ref_scripts[pos]
-        hyp_script = dominant_script(hyp) if hyp else None
         if ref_script is None or hyp_script is None:
             continue
-        tally.n += 1
-        total += 1
-        tally.reference_scripts[ref_script] += 1
-        tally.hypothesis_scripts[hyp_script] += 1
+        tally.n += count
+        total += count
+        tally.reference_scripts[ref_script] += count
+        tally.hypothesis_scripts[hyp_script] += count
         if hyp_script != ref_script:
-            tally.rows += 1
-            mismatched += 1
-            if len(examples) < EXAMPLES:
-                examples.append(rows.ids[pos])
+            tally.rows += count
+            mismatched += count
+    examples: list[JSONValue] = []
+    for pos, (ref_script, hyp_script) in enumerate(zip(ref_scripts, hyp_scripts, strict=True)):
+        if len(examples) == EXAMPLES or len(examples) == mismatched:
+            break
+        if ref_script is not None and hyp_script is not None and hyp_script != ref_script:
+            examples.append(rows.ids[pos])
     flagged_languages: list[JSONValue] = [
         lang
         for lang, tally in sorted(by_language.items())
@@ -371,9 +404,18 @@ def _per_normalizer(blocks: dict[str, JSONValue]) -> dict[str, JSONValue]:
     return {"flagged": flagged, "by_normalizer": blocks}
 
 
-def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, JSONValue]:
-    """Every single-arm diagnostic for one arm's aligned rows (vs the human reference)."""
-    loops = _LoopCache(rows.vs_human.table)
+def _remember(scripts: dict[str, str | None], text: str) -> str | None:
+    found = scripts[text] = dominant_script(text)
+    return found
+
+
+def diagnose_arm(
+    rows: ArmRows, ref_scripts: Sequence[str | None], memo: DiagnosticsMemo | None = None
+) -> dict[str, JSONValue]:
+    """Every single-arm diagnostic for one arm's aligned rows (vs the human reference);
+    `memo` shares the scripts and loop flags found with the other arms it is given to."""
+    memo = DiagnosticsMemo() if memo is None else memo
+    loops = memo.loop_cache(rows.vs_human.table)
     groups: dict[str, list[int]] = {}
     for pos, name in enumerate(rows.vs_human.normalizers):
         groups.setdefault(name, []).append(pos)
@@ -386,7 +428,7 @@ def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, 
     blocks = {
         "insertion": _per_normalizer(insertion),
         "truncation": _per_normalizer(truncation),
-        "script_mismatch": _script(rows, ref_scripts),
+        "script_mismatch": _script(rows, ref_scripts, memo),
         "empty_outputs": _empty(rows),
     }
     flags: list[JSONValue] = [name for name, block in blocks.items() if block["flagged"]]

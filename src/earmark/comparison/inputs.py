@@ -13,7 +13,7 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from earmark.comparison.diagnostics import dominant_script
+from earmark.comparison.diagnostics import DiagnosticsMemo, dominant_script
 from earmark.comparison.loading import ArmData
 from earmark.comparison.options import CompareOptions
 from earmark.comparison.paired import SegmentColumns, Segments
@@ -60,6 +60,9 @@ class CompareInputs:
     segment_memo: dict[str, SegmentColumns] = field(default_factory=dict)
     #: unit -> (reference arm's entry, challenger's entry) -> that row's MAPSSWE segments.
     pair_segment_memo: dict[str, dict[tuple[int, int], Segments]] = field(default_factory=dict)
+
+    #: Scripts and loop flags the diagnostics found (per process, like the memos above).
+    diagnostics_memo: DiagnosticsMemo = field(default_factory=DiagnosticsMemo)
 
     def everything(self) -> IntArray:
         """Positions of every shared row (the overall scope)."""
