@@ -104,7 +104,7 @@ def _compare(
         protocol=choice.protocol,
         mapsswe="sclite" if sclite_mapsswe else "earmark",
     )
-    result = compare_arms(arms, options, jobs=jobs)
+    result = compare_arms(arms, options, jobs=jobs, release_rows=True)
     if out_dir is not None:
         write_compare(out_dir, result)
     return result

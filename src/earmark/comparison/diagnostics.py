@@ -453,10 +453,10 @@ def _group_rate(rows: RowCounts, name: str, kind: str, aggregate: str) -> float 
 
 
 #: (raw-view rate, normalised-view rate) of one arm under one normaliser.
-_Rates = tuple[float | None, float | None]
+NormalizerRates = tuple[float | None, float | None]
 
 
-def _flips(names: Sequence[str], rates: Mapping[str, _Rates]) -> list[tuple[str, str]]:
+def _flips(names: Sequence[str], rates: Mapping[str, NormalizerRates]) -> list[tuple[str, str]]:
     """(arm, other arm) for each pair ordered one way on the raw view and the other way on
     the normalised view, both directions; a tie or a missing rate is not a flip."""
     out: list[tuple[str, str]] = []
@@ -470,46 +470,78 @@ def _flips(names: Sequence[str], rates: Mapping[str, _Rates]) -> list[tuple[str,
     return out
 
 
+#: A normaliser's unit metric and primary view, as the ranking-flip block names them.
+NormalizerViews = Mapping[str, tuple[str, str]]
+
+
+def normalizer_rates(rows: RowCounts, aggregate: str = "micro") -> dict[str, NormalizerRates]:
+    """One arm's (raw-view, normalised-view) rate under each normaliser of its rows, on
+    the normaliser's first unit: what `ranking_flips` compares between arms."""
+    return {
+        name: (
+            _group_rate(rows, name, "raw", aggregate),
+            _group_rate(rows, name, "primary", aggregate),
+        )
+        for name in sorted(set(rows.normalizers))
+    }
+
+
+def normalizer_views(rows: RowCounts) -> dict[str, tuple[str, str]]:
+    """Each normaliser of the rows: its first unit's metric and its primary view."""
+    table = rows.table
+    return {
+        name: (METRIC_FOR_UNIT[table.units(name)[0]], table.normalizer(name).primary_view)
+        for name in sorted(set(rows.normalizers))
+    }
+
+
 def ranking_flips(
     vs_human: Mapping[str, RowCounts], aggregate: str = "micro"
+) -> dict[str, dict[str, JSONValue]]:
+    """Per arm: the arms whose order against it flips between raw and normalised views
+    (`flips_from_rates` of each arm's `normalizer_rates`)."""
+    views: dict[str, tuple[str, str]] = {}
+    for rows in vs_human.values():
+        views.update(normalizer_views(rows))
+    rates = {arm: normalizer_rates(rows, aggregate) for arm, rows in vs_human.items()}
+    return flips_from_rates(rates, views)
+
+
+def flips_from_rates(
+    rates: Mapping[str, Mapping[str, NormalizerRates]], views: NormalizerViews
 ) -> dict[str, dict[str, JSONValue]]:
     """Per arm: the arms whose order against it flips between raw and normalised views.
 
     Per normaliser (figures are never summed across normalisers), on its first unit.
     A tie on either view is not a flip; a normaliser whose primary view is `raw` cannot
-    flip anything and is reported as such.
+    flip anything and is reported as such. `rates` holds each arm's `normalizer_rates`
+    (computed wherever its counts are), `views` each normaliser's `normalizer_views`.
     """
-    names = list(vs_human)
+    names = list(rates)
     flips: dict[str, list[JSONValue]] = {arm: [] for arm in names}
     by_normalizer: dict[str, dict[str, JSONValue]] = {arm: {} for arm in names}
-    table = next(iter(vs_human.values())).table if names else None
-    normalizers = sorted({n for rows in vs_human.values() for n in rows.normalizers})
+    normalizers = sorted(views)
     for name in normalizers:
-        assert table is not None
-        norm = table.normalizer(name)
-        rates: dict[str, _Rates] = {
-            arm: (
-                _group_rate(rows, name, "raw", aggregate),
-                _group_rate(rows, name, "primary", aggregate),
-            )
-            for arm, rows in vs_human.items()
+        metric, primary_view = views[name]
+        arm_rates: dict[str, NormalizerRates] = {
+            arm: rates[arm].get(name, (None, None)) for arm in names
         }
         for arm in names:
             by_normalizer[arm][name] = {
-                "metric": METRIC_FOR_UNIT[table.units(name)[0]],
-                "primary_view": norm.primary_view,
-                "raw": rates[arm][0],
-                "normalized": rates[arm][1],
+                "metric": metric,
+                "primary_view": primary_view,
+                "raw": arm_rates[arm][0],
+                "normalized": arm_rates[arm][1],
             }
-        if norm.primary_view == "raw":
+        if primary_view == "raw":
             continue
-        for me, other in _flips(names, rates):
+        for me, other in _flips(names, arm_rates):
             flips[me].append(
                 {
                     "with": other,
                     "normalizer": name,
-                    "raw": [rates[me][0], rates[other][0]],
-                    "normalized": [rates[me][1], rates[other][1]],
+                    "raw": [arm_rates[me][0], arm_rates[other][0]],
+                    "normalized": [arm_rates[me][1], arm_rates[other][1]],
                 }
             )
     out: dict[str, dict[str, JSONValue]] = {}

@@ -49,8 +49,6 @@ class ArmData:
     language_mismatch: list[bool] = field(default_factory=list)
     #: The results.json arm summary this arm came with, when there is one.
     recorded: JSONObject | None = None
-    #: Where equal values are shared with the other arms read with it.
-    shared: SharedValues = field(default_factory=SharedValues, repr=False)
     _positions: dict[RowKey, int] = field(default_factory=dict, repr=False)
     _lines: array[int] = field(default_factory=lambda: array("q"), repr=False)
 
@@ -61,8 +59,34 @@ class ArmData:
         """Position of each key (keys are unique); kept as rows are added, read-only."""
         return self._positions
 
-    def add(self, record: Mapping[str, JSONValue], file: str, line: int) -> None:
-        """Append one row, validating its fields (errors name the file, line and field)."""
+    def release_rows(self) -> None:
+        """Empty the row columns and the key index (name, source and the recorded summary
+        stay): a comparison that has taken what it reads of them lets them go before its
+        workers fork."""
+        for column in (
+            self.keys,
+            self.references,
+            self.hypotheses,
+            self.languages,
+            self.slices,
+            self.statuses,
+            self.clusters,
+            self.audio_seconds,
+            self.language_mismatch,
+        ):
+            column.clear()
+        self._positions = {}
+        self._lines = array("q")
+
+    def add(
+        self,
+        record: Mapping[str, JSONValue],
+        file: str,
+        line: int,
+        shared: SharedValues | None = None,
+    ) -> None:
+        """Append one row, validating its fields (errors name the file, line and field);
+        equal values are shared with the other rows and arms added with `shared`."""
         ident = record.get("id")
         repeat = record.get("repeat", 0)
         reference = record.get("reference")
@@ -78,9 +102,10 @@ class ArmData:
             self._invalid(record, file, line)
         assert isinstance(ident, str) and isinstance(reference, str) and isinstance(repeat, int)
         assert hypothesis is None or isinstance(hypothesis, str)
-        shared = self.shared
+        shared = shared or SharedValues()
         texts = shared.texts
-        key = shared.keys.setdefault((ident, repeat), (ident, repeat))
+        key = (ident, repeat)
+        key = shared.keys.setdefault(key, key)
         position = len(self.keys)
         if self._positions.setdefault(key, position) != position:
             first = self._lines[self._positions[key]]
@@ -91,36 +116,35 @@ class ArmData:
                 line=line,
                 field="id",
             )
-        raw_slices = record.get("slices")
         slices: tuple[str, ...] = ()
+        raw_slices = record.get("slices")
         if raw_slices:
             found = _slices(raw_slices, file, line)
             slices = shared.slices.setdefault(found, found)
         language = record.get("language") or None
         status = record.get("status")
+        if type(status) is not str:
+            status = "ok" if hypothesis is not None else "missing_hypothesis"
         cluster = record.get("clip") or record.get("cluster")
         seconds = record.get("audio_seconds", record.get("duration"))
+        if isinstance(seconds, int | float) and type(seconds) is not bool:
+            seconds = float(seconds)
+            seconds = shared.seconds.setdefault(seconds, seconds)
+        else:
+            seconds = None
         self._lines.append(line)
         self.keys.append(key)
         self.references.append(texts.setdefault(reference, reference))
-        self.hypotheses.append(
-            None if hypothesis is None else texts.setdefault(hypothesis, hypothesis)
-        )
+        self.hypotheses.append(hypothesis and texts.setdefault(hypothesis, hypothesis))
         self.languages.append(
             texts.setdefault(language, language) if type(language) is str else None
         )
         self.slices.append(slices)
-        if type(status) is not str:
-            status = "ok" if hypothesis is not None else "missing_hypothesis"
         self.statuses.append(texts.setdefault(status, status))
         self.clusters.append(
             texts.setdefault(cluster, cluster) if type(cluster) is str and cluster else key[0]
         )
-        if isinstance(seconds, int | float) and type(seconds) is not bool:
-            value = float(seconds)
-            self.audio_seconds.append(shared.seconds.setdefault(value, value))
-        else:
-            self.audio_seconds.append(None)
+        self.audio_seconds.append(seconds)
         self.language_mismatch.append(bool(record.get("language_mismatch")))
 
     @staticmethod

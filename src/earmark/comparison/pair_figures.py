@@ -30,9 +30,10 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
     reference, table = inputs.reference, inputs.table
     ref_rows = inputs.vs_human[reference]
     challenger_rows = inputs.vs_human[challenger]
+    columns = inputs.columns
     scopes: list[tuple[str | None, IntArray]] = [
-        (None, inputs.everything()),
-        *inputs.by_lang.items(),
+        (None, columns.everything()),
+        *columns.by_lang.items(),
     ]
     found: dict[str, SegmentColumns] = {}
     out: list[PairedDifference] = []
@@ -55,10 +56,10 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
         kept = positions[available]
         for unit in norm.units:
             segments = None
-            if inputs.clusters is None:  # MAPSSWE takes one hypothesis per utterance
+            if columns.clusters is None:  # MAPSSWE takes one hypothesis per utterance
                 if unit not in found:
                     found[unit] = _challenger_segments(inputs, challenger, unit)
-                segments = found[unit].of_rows(kept, len(inputs.labels))
+                segments = found[unit].of_rows(kept, len(columns.labels))
             label = PairLabel(
                 reference, challenger, language, METRIC_FOR_UNIT[unit], norm.primary_view, name
             )
@@ -67,7 +68,7 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
                     label,
                     ref_rows.counts(unit)[kept],
                     challenger_rows.counts(unit)[kept],
-                    inputs.sub_clusters(kept),
+                    columns.sub_clusters(kept),
                     inputs.options.bootstrap,
                     inputs.options.aggregate,
                     segments,
@@ -115,7 +116,7 @@ def _challenger_segments(inputs: CompareInputs, challenger: str, unit: str) -> S
     row the unit's scopes can hold: the reference arm's own where the two agree, else
     found from both rows' letters (memoised by entry pair, shared by the challengers a
     worker handles)."""
-    n = len(inputs.labels)
+    n = len(inputs.columns.labels)
     rows = _unit_rows(inputs, challenger, unit)
     x_entries = inputs.vs_human[inputs.reference].entries
     y_entries = inputs.vs_human[challenger].entries
