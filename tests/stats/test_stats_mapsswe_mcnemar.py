@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
@@ -20,6 +21,7 @@ from earmark.metrics.sclite_alignment import align_sclite
 from earmark.stats.paired_tests import (
     _same_alignment_segments,
     _state_machine_segments,
+    mapsswe_from_columns,
     mapsswe_from_segments,
     mapsswe_segments,
     mapsswe_test,
@@ -151,6 +153,20 @@ def test_mapsswe_from_segments_is_the_test_over_sentences() -> None:
     sentences = [("CCSCC", "CCCCC"), ("SCC", "SCC"), ("SSCC", "CCCC"), ("CCC", "CCS")]
     found = [seg for x, y in sentences for seg in mapsswe_segments(x, y)]
     assert mapsswe_from_segments(found) == mapsswe_test(sentences)
+
+
+def test_mapsswe_from_columns_is_the_test_from_segments() -> None:
+    """The column form compare uses gives the same result, bit for bit (same order)."""
+    rng = random.Random(7)
+    found = [(rng.randint(1, 9), rng.randint(0, 4), rng.randint(0, 4)) for _ in range(500)]
+    table = np.asarray(found, dtype=np.int64)
+    got = mapsswe_from_columns(table[:, 0], table[:, 1], table[:, 2])
+    assert got == mapsswe_from_segments(found)
+    assert got.std_dev is not None and got.errors_x == sum(s[1] for s in found)
+    none = np.zeros(0, dtype=np.int64)
+    assert mapsswe_from_columns(none, none, none) == mapsswe_from_segments([])
+    same = np.asarray([2, 2, 2], dtype=np.int64)
+    assert mapsswe_from_columns(same, same, same - 1).null_reason is not None
 
 
 def evals(ref: list[str], hyp: list[str]) -> str:
