@@ -149,6 +149,73 @@ def test_same_alignment_path_equals_the_state_machine() -> None:
     assert mapsswe_segments("CCSCCIC", "CCSCCIC") == [(5, 1, 1), (3, 1, 1)]
 
 
+def _column_by_column(x_evals: str, y_evals: str, min_good: int) -> list[tuple[int, int, int]]:
+    """sclite's state machine one column at a time, as earmark ran it before issue 25
+    (it now crosses a stretch both systems got right in one step): the oracle."""
+    n1, n2 = len(x_evals), len(y_evals)
+    out: list[tuple[int, int, int]] = []
+
+    def close(beg1: int, beg2: int, end1: int, end2: int) -> None:
+        s1, s2 = x_evals[max(beg1, 0) : end1 + 1], y_evals[max(beg2, 0) : end2 + 1]
+        e1 = len(s1) - s1.count("C")
+        e2 = len(s2) - s2.count("C")
+        if e1 or e2:
+            out.append(((len(s1) - s1.count("I") + len(s2) - s2.count("I")) // 2, e1, e2))
+
+    i1 = i2 = eog1 = eog2 = good = 0
+    state = "b"
+    while i1 < n1 or i2 < n2:
+        while i1 < n1 and x_evals[i1] == "I":
+            i1, state = i1 + 1, "e"
+        while i2 < n2 and y_evals[i2] == "I":
+            i2, state = i2 + 1, "e"
+        both = i1 < n1 and i2 < n2 and x_evals[i1] == "C" and y_evals[i2] == "C"
+        if state == "b":
+            if both:
+                eog1, eog2 = i1, i2
+            else:
+                state = "e"
+        elif both:
+            good = 1 if state == "e" else good + 1
+            state = "g"
+            if good == min_good:
+                close(eog1 - (min_good - 1), eog2 - (min_good - 1), i1, i2)
+                eog1, eog2, state = i1, i2, "b"
+        else:
+            state = "e"
+        i1 = min(i1 + 1, n1)
+        i2 = min(i2 + 1, n2)
+    if state != "b":
+        close(eog1 - (min_good - 1), eog2 - (min_good - 1), n1 - 1, n2 - 1)
+    return out
+
+
+def _system(rng: random.Random, words: int, rate: float) -> str:
+    out = []
+    for _ in range(words):
+        while rng.random() < rate / 3:
+            out.append("I")
+        out.append(rng.choice("SD") if rng.random() < rate else "C")
+    while rng.random() < rate / 3:
+        out.append("I")
+    return "".join(out)
+
+
+def test_the_state_machine_equals_the_column_by_column_one() -> None:
+    rng = random.Random(25)
+    for trial in range(3000):
+        words = rng.randint(0, 60)
+        rate = rng.choice([0.02, 0.1, 0.3, 0.7])
+        x, y = _system(rng, words, rate), _system(rng, words, rate / 2)
+        for min_good in (1, 2, 3):
+            assert _state_machine_segments(x, y, min_good) == _column_by_column(x, y, min_good), (
+                trial,
+                x,
+                y,
+                min_good,
+            )
+
+
 def test_mapsswe_from_segments_is_the_test_over_sentences() -> None:
     sentences = [("CCSCC", "CCCCC"), ("SCC", "SCC"), ("SSCC", "CCCC"), ("CCC", "CCS")]
     found = [seg for x, y in sentences for seg in mapsswe_segments(x, y)]

@@ -339,6 +339,9 @@ def _state_machine_segments(
             refs = (len(s1) - s1.count("I") + len(s2) - s2.count("I")) // 2
             out.append((refs, e1, e2))
 
+    # Where the run of C holding each column ends: between segments ("b") a stretch both
+    # systems got right only moves the segment start along, so it is crossed in one step.
+    end1, end2 = _run_ends(x_evals), _run_ends(y_evals)
     i1 = i2 = eog1 = eog2 = good = 0
     state = "b"
     while i1 < n1 or i2 < n2:
@@ -349,9 +352,11 @@ def _state_machine_segments(
         both = i1 < n1 and i2 < n2 and x_evals[i1] == "C" and y_evals[i2] == "C"
         if state == "b":
             if both:
-                eog1, eog2 = i1, i2
-            else:
-                state = "e"
+                step = min(end1[i1] - i1, end2[i2] - i2)
+                eog1, eog2 = i1 + step - 1, i2 + step - 1
+                i1, i2 = i1 + step, i2 + step
+                continue
+            state = "e"
         elif both:
             good = 1 if state == "e" else good + 1
             state = "g"
@@ -365,6 +370,15 @@ def _state_machine_segments(
     if state != "b":
         close(eog1 - (min_good - 1), eog2 - (min_good - 1), n1 - 1, n2 - 1)
     return out
+
+
+def _run_ends(evals: str) -> list[int]:
+    """Per column: one past the last column of the run of C it is in (itself if not C)."""
+    ends = list(range(len(evals)))
+    for run in _CORRECT_RUN.finditer(evals):
+        start, stop = run.span()
+        ends[start:stop] = [stop] * (stop - start)
+    return ends
 
 
 @dataclass(frozen=True, slots=True)
