@@ -163,3 +163,27 @@ def test_any_number_of_groups_gives_the_same_comparison(tmp_path: Path) -> None:
     assert dumps[1:] == dumps[:1] * 3
     first = json.loads(dumps[0])
     assert first["n_shared"] == 40 and len(first["pairs"]) == 4 * 2 * 3
+
+
+def test_the_first_bad_row_of_a_multi_arm_file_raises_first(tmp_path: Path) -> None:
+    """Rows are added a block at a time per arm; a bad row anywhere makes the block go
+    row by row in file order, so the error is the first one in the file, whatever arm."""
+    rows: list[dict[str, object]] = []
+    for i in range(5000):
+        for arm in ("a", "b"):
+            rows.append({"arm": arm, "id": f"u{i}", "reference": "x", "hypothesis": "x"})
+    rows[4001] = {"arm": "b", "id": "u2000", "reference": 1, "hypothesis": "x"}
+    rows[4002] = {"arm": "a", "id": "u2001", "reference": "x", "slices": 5}
+    path = write_rows(tmp_path / "run.jsonl", rows)
+    with pytest.raises(EarmarkError) as info:
+        load_arms(path)
+    assert (info.value.line, info.value.field) == (4002, "reference")
+    rows[4001] = {"arm": "b", "id": "u2000", "reference": "x", "hypothesis": "x"}
+    path = write_rows(tmp_path / "run.jsonl", rows)
+    with pytest.raises(EarmarkError) as info:
+        load_arms(path)
+    assert (info.value.line, info.value.field) == (4003, "slices")
+    rows[4002] = {"arm": "a", "id": "u2001", "reference": "x", "hypothesis": "x"}
+    fine = load_arms(write_rows(tmp_path / "run.jsonl", rows))
+    assert [len(arm) for arm in fine] == [5000, 5000]
+    assert fine[1].keys[4999] == ("u4999", 0) and fine[0].index()[("u2001", 0)] == 2001

@@ -8,7 +8,7 @@ Reading arms from run folders and prediction files (the command line's arm specs
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, cast
 
@@ -147,6 +147,84 @@ class ArmData:
         self.audio_seconds.append(seconds)
         self.language_mismatch.append(bool(record.get("language_mismatch")))
 
+    def prepare(
+        self,
+        rows: Sequence[tuple[int, Mapping[str, JSONValue]]],
+        file: str,
+        shared: SharedValues,
+    ) -> PreparedRows | None:
+        """`add` of many rows, a column at a time: the columns they would append, or None
+        when any row would raise (the caller then adds them one by one, which raises the
+        first error in row order). Nothing is appended until `commit`."""
+        records = [record for _, record in rows]
+        lines = [line for line, _ in rows]
+        ids = [r.get("id") for r in records]
+        repeats = [r.get("repeat", 0) for r in records]
+        references = [r.get("reference") for r in records]
+        hypotheses = [r.get("hypothesis") for r in records]
+        if not (
+            _STR.issuperset(map(type, ids))
+            and _INT.issuperset(map(type, repeats))
+            and _STR.issuperset(map(type, references))
+            and _STR_OR_NONE.issuperset(map(type, hypotheses))
+        ):
+            return None
+        texts = cast("list[str]", ids)
+        numbers = cast("list[int]", repeats)
+        if not all(map(str.strip, texts)) or min(numbers, default=0) < 0:
+            return None
+        pool = shared.keys.setdefault
+        keys = [pool(key, key) for key in zip(texts, numbers, strict=True)]
+        start = len(self.keys)
+        positions = dict(zip(keys, range(start, start + len(keys)), strict=True))
+        if len(positions) != len(keys) or not self._positions.keys().isdisjoint(positions):
+            return None
+        try:
+            slices = [
+                _shared_slices(r.get("slices"), shared, file, line)
+                for r, line in zip(records, lines, strict=True)
+            ]
+        except EarmarkError:
+            return None
+        text = shared.texts.setdefault
+        languages = [r.get("language") or None for r in records]
+        statuses = [r.get("status") for r in records]
+        clusters = [r.get("clip") or r.get("cluster") for r in records]
+        seconds = [r.get("audio_seconds", r.get("duration")) for r in records]
+        return PreparedRows(
+            lines=lines,
+            keys=keys,
+            positions=positions,
+            references=[text(t, t) for t in cast("list[str]", references)],
+            hypotheses=[h and text(h, h) for h in cast("list[str | None]", hypotheses)],
+            languages=[text(v, v) if type(v) is str else None for v in languages],
+            slices=slices,
+            statuses=[
+                text(v, v) if type(v) is str else "ok" if h is not None else "missing_hypothesis"
+                for v, h in zip(statuses, hypotheses, strict=True)
+            ],
+            clusters=[
+                text(v, v) if type(v) is str and v else key[0]
+                for v, key in zip(clusters, keys, strict=True)
+            ],
+            audio_seconds=[_shared_seconds(v, shared) for v in seconds],
+            language_mismatch=[bool(r.get("language_mismatch")) for r in records],
+        )
+
+    def commit(self, rows: PreparedRows) -> None:
+        """Append what `prepare` found (for this arm, with no row added in between)."""
+        self._lines.extend(rows.lines)
+        self._positions.update(rows.positions)
+        self.keys += rows.keys
+        self.references += rows.references
+        self.hypotheses += rows.hypotheses
+        self.languages += rows.languages
+        self.slices += rows.slices
+        self.statuses += rows.statuses
+        self.clusters += rows.clusters
+        self.audio_seconds += rows.audio_seconds
+        self.language_mismatch += rows.language_mismatch
+
     @staticmethod
     def _invalid(record: Mapping[str, JSONValue], file: str, line: int) -> NoReturn:
         ident, repeat = record.get("id"), record.get("repeat", 0)
@@ -162,6 +240,48 @@ class ArmData:
         if not isinstance(record.get("reference"), str):
             raise EarmarkError("expected a string", file=file, line=line, field="reference")
         raise EarmarkError("expected a string or null", file=file, line=line, field="hypothesis")
+
+
+@dataclass(frozen=True)
+class PreparedRows:
+    """Rows `ArmData.prepare` validated, as the columns `commit` appends."""
+
+    lines: list[int]
+    keys: list[RowKey]
+    positions: dict[RowKey, int]
+    references: list[str]
+    hypotheses: list[str | None]
+    languages: list[str | None]
+    slices: list[tuple[str, ...]]
+    statuses: list[str]
+    clusters: list[str]
+    audio_seconds: list[float | None]
+    language_mismatch: list[bool]
+
+
+_STR = frozenset((str,))
+_INT = frozenset((int,))
+_STR_OR_NONE = frozenset((str, type(None)))
+
+
+def _shared_slices(value: JSONValue, shared: SharedValues, file: str, line: int) -> tuple[str, ...]:
+    """`add`'s slices of one row, shared (a list already seen is not checked again)."""
+    if not value:
+        return ()
+    if type(value) is list:
+        found = shared.slices.get(tuple(value))  # type: ignore[arg-type]
+        if found is not None:
+            return found
+    checked = _slices(value, file, line)
+    return shared.slices.setdefault(checked, checked)
+
+
+def _shared_seconds(value: JSONValue, shared: SharedValues) -> float | None:
+    """`add`'s duration of one row, shared."""
+    if isinstance(value, int | float) and type(value) is not bool:
+        seconds = float(value)
+        return shared.seconds.setdefault(seconds, seconds)
+    return None
 
 
 def _slices(value: JSONValue | tuple[()], file: str, line: int) -> tuple[str, ...]:

@@ -110,7 +110,7 @@ def load_arms(spec: str, shared: SharedValues | None = None) -> list[ArmData]:
 
 #: Value types orjson and `json` read alike (a float: the same correctly rounded double).
 _SAME_TYPES = frozenset((str, int, bool, type(None), float))
-_LIST = frozenset((list,))
+_SAME_OR_LIST = _SAME_TYPES | {list}
 _STR = frozenset((str,))
 
 
@@ -142,14 +142,39 @@ def _jsonl_rows(file: Path) -> Iterator[tuple[int, JSONObject]]:
 
 def _same_in_both(obj: dict[str, JSONValue]) -> bool:
     """Every value one of `_SAME_TYPES` or a list of strings (slices), `repeat` no float."""
-    kinds = set(map(type, obj.values()))
-    if not kinds <= _SAME_TYPES:
-        if kinds - _SAME_TYPES != _LIST:
+    kinds = list(map(type, obj.values()))
+    if not _SAME_TYPES.issuperset(kinds):
+        if not _SAME_OR_LIST.issuperset(kinds):
             return False
-        lists = [v for v in obj.values() if type(v) is list]
-        if not all(_STR.issuperset(map(type, v)) for v in lists):
+        if kinds.count(list) == 1 and type(obj.get("slices")) is list:
+            lists: list[JSONValue] = [obj["slices"]]
+        else:
+            lists = [v for v in obj.values() if type(v) is list]
+        if not all(_STR.issuperset(map(type, v)) for v in lists):  # type: ignore[arg-type]
             return False
     return float not in kinds or type(obj.get("repeat")) is not float
+
+
+#: Rows validated and added at a time, a column at a time (`ArmData.prepare`).
+_BLOCK_ROWS = 4096
+
+
+def _add_block(
+    pending: list[tuple[int, JSONObject, ArmData]], source: str, shared: SharedValues
+) -> None:
+    """Add a block of rows to their arms, column-wise when every row is valid; otherwise
+    row by row in file order, so the first bad row raises its own error."""
+    by_arm: dict[int, tuple[ArmData, list[tuple[int, JSONObject]]]] = {}
+    for line, record, arm in pending:
+        by_arm.setdefault(id(arm), (arm, []))[1].append((line, record))
+    prepared = [(arm, arm.prepare(rows, source, shared)) for arm, rows in by_arm.values()]
+    if all(rows is not None for _, rows in prepared):
+        for arm, rows in prepared:
+            assert rows is not None
+            arm.commit(rows)
+        return
+    for line, record, arm in pending:
+        arm.add(record, source, line, shared)
 
 
 def _arms_in_file(
@@ -169,6 +194,7 @@ def _arms_in_file(
     arms: dict[str, ArmData] = {}
     seen: dict[str, None] = {}
     source = str(file)
+    pending: list[tuple[int, JSONObject, ArmData]] = []
     for line, record in records:
         arm_field = record.get("arm")
         name = arm_field if isinstance(arm_field, str) and arm_field else default_name
@@ -177,10 +203,12 @@ def _arms_in_file(
             continue
         arm = arms.get(name)
         if arm is None:
-            arm = arms[name] = ArmData(
-                name=name, source=source, recorded=recorded.get(name), shared=shared
-            )
-        arm.add(record, source, line)
+            arm = arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
+        pending.append((line, record, arm))
+        if len(pending) == _BLOCK_ROWS:
+            _add_block(pending, source, shared)
+            pending = []
+    _add_block(pending, source, shared)
     if wanted is not None and wanted not in arms:
         names = sorted(seen)
         raise EarmarkError(
