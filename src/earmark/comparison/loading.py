@@ -32,34 +32,6 @@ class SharedValues:
         self.seconds: dict[float, float] = {}
 
 
-class ValueIndex:
-    """Every value a `SharedValues` holds, numbered: a worker that read an arm sends a
-    value the parent already holds as its number (a few bytes), and the parent puts its
-    own object back (`ArmData.encoded`, `ArmData.decoded`)."""
-
-    def __init__(self, shared: SharedValues) -> None:
-        self.values: list[object] = [
-            *shared.texts,
-            *shared.keys,
-            *shared.slices,
-            *shared.seconds,  # never 0.0 or -0.0: equal, but not the same value
-        ]
-        self.numbers: dict[object, int] = {v: i for i, v in enumerate(self.values)}
-
-
-#: The columns `ArmData.encoded` numbers (the others travel as they are).
-_NUMBERED = (
-    "keys",
-    "references",
-    "hypotheses",
-    "languages",
-    "slices",
-    "statuses",
-    "clusters",
-    "audio_seconds",
-)
-
-
 @dataclass
 class ArmData:
     """One system's outputs, one entry per (utterance, repeat), in file order."""
@@ -86,43 +58,6 @@ class ArmData:
     def index(self) -> Mapping[RowKey, int]:
         """Position of each key (keys are unique); kept as rows are added, read-only."""
         return self._positions
-
-    def encoded(self, index: ValueIndex) -> ArmData:
-        """A copy whose values `index` holds are their numbers (to send to the parent)."""
-        number = index.numbers.get
-        columns = {name: [number(v, v) for v in getattr(self, name)] for name in _NUMBERED}
-        return ArmData(
-            name=self.name,
-            source=self.source,
-            recorded=self.recorded,
-            language_mismatch=self.language_mismatch,
-            _lines=self._lines,
-            **columns,  # type: ignore[arg-type]
-        )
-
-    def decoded(self, index: ValueIndex, shared: SharedValues) -> ArmData:
-        """The arm an `encoded` copy stands for, its values the parent's own objects."""
-        values = index.values
-        pools = cast(
-            "dict[str, dict[object, object]]",
-            {"keys": shared.keys, "slices": shared.slices, "audio_seconds": shared.seconds},
-        )
-        columns: dict[str, list[object]] = {}
-        for name in _NUMBERED:
-            pool = pools.get(name, cast("dict[object, object]", shared.texts)).setdefault
-            columns[name] = [
-                values[v] if type(v) is int else pool(v, v) if v else v for v in getattr(self, name)
-            ]
-        keys = columns["keys"]
-        return ArmData(
-            name=self.name,
-            source=self.source,
-            recorded=self.recorded,
-            language_mismatch=self.language_mismatch,
-            _positions=dict(zip(keys, range(len(keys)), strict=True)),  # type: ignore[arg-type]
-            _lines=self._lines,
-            **columns,  # type: ignore[arg-type]
-        )
 
     def release_rows(self) -> None:
         """Empty the row columns and the key index (name, source and the recorded summary

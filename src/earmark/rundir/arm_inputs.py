@@ -17,15 +17,13 @@ An arm spec is one of
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from earmark.collector import collector_paused
-from earmark.comparison.loading import ArmData, SharedValues, ValueIndex
-from earmark.comparison.parallel import fork_map
+from earmark.comparison.loading import ArmData, SharedValues
 from earmark.errors import EarmarkError
 from earmark.records import json_objects, read_records
 from earmark.results.codec import JSONObject, JSONValue
@@ -233,25 +231,16 @@ def _arms_in_file(
     return list(arms.values())
 
 
-def load_arm_specs(specs: list[str], *, jobs: int = 1) -> dict[str, ArmData]:
+def load_arm_specs(specs: list[str]) -> dict[str, ArmData]:
     """Arms by name from several specs; a name given twice is refused, not overwritten.
 
-    The first spec is read here; with `jobs` > 1 forked workers read the others, and
-    every value the first spec's arms hold comes back as a number (`ValueIndex`), so the
-    arms share one copy of each equal text, id and duration however they were read (a
-    dozen arms of the same utterances repeat their references and most hypotheses)."""
+    The files are read one after another in this process, not in workers: a row costs
+    little more to read than to send back from one, and read here the arms share one copy
+    of each equal text (`SharedValues`)."""
     out: dict[str, ArmData] = {}
     shared = SharedValues()
-    loaded = [load_arms(spec, shared) for spec in specs[:1]]
-    rest = specs[1:]
-    if jobs > 1 and len(rest) > 1:
-        index = ValueIndex(shared)
-        for arms in fork_map(functools.partial(_read_encoded, index), rest, jobs):
-            loaded.append([arm.decoded(index, shared) for arm in arms])
-    else:
-        loaded += [load_arms(spec, shared) for spec in rest]
-    for arms in loaded:
-        for arm in arms:
+    for spec in specs:
+        for arm in load_arms(spec, shared):
             if arm.name in out:
                 raise EarmarkError(
                     f"two arms are named {arm.name!r} ({out[arm.name].source} and {arm.source})",
@@ -259,8 +248,3 @@ def load_arm_specs(specs: list[str], *, jobs: int = 1) -> dict[str, ArmData]:
                 )
             out[arm.name] = arm
     return out
-
-
-def _read_encoded(index: ValueIndex, spec: str) -> list[ArmData]:
-    """A worker's part of `load_arm_specs`: the spec's arms, numbered by `index`."""
-    return [arm.encoded(index) for arm in load_arms(spec)]
