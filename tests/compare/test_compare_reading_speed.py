@@ -201,3 +201,45 @@ def test_zero_durations_keep_their_sign(tmp_path: Path) -> None:
     assert [repr(s) for s in arms["a"].audio_seconds] == ["0.0", "-0.0", "1.5", "1.5", "-0.0"]
     assert [repr(s) for s in arms["b"].audio_seconds] == ["-0.0", "1.5", "1.5", "-0.0", "0.0"]
     assert arms["a"].audio_seconds[2] is arms["b"].audio_seconds[1]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"id": "a", "reference": "x", "hypothesis": "x", "extra": '
+        + "[" * 5000
+        + "]" * 5000
+        + "}",
+        '{"id": "a", "reference": "x", "hypothesis": "x", "extra": ' + "[" * 900 + "]" * 900 + "}",
+        '{"id": "a\\u0000b", "reference": "x\\u0000", "hypothesis": "x"}',
+        '{"id": "a", "reference": "x", "hypothesis": "x", "n": 1' + "0" * 5000 + "}",
+        '{"id": "a", "reference": "x", "hypothesis": "x", "id": "b"}',
+        '["not", "an", "object"]',
+    ],
+)
+def test_nested_nul_huge_and_odd_rows_read_as_the_careful_reader(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_text(line + "\n", "utf-8")
+    try:
+        (fast,) = load_arms(str(path))
+    except EarmarkError as exc:
+        with pytest.raises(EarmarkError) as slow:
+            _careful(path)
+        assert (str(exc), exc.line, exc.field) == (
+            str(slow.value),
+            slow.value.line,
+            slow.value.field,
+        )
+        return
+    slow = _careful(path)
+    for column in _COLUMNS:
+        assert repr(getattr(fast, column)) == repr(getattr(slow, column)), column
+
+
+def test_a_record_over_the_bound_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    big = '{"id": "b", "reference": "' + "x" * (1 << 20) + '", "hypothesis": "x"}'
+    path.write_text('{"id": "a", "reference": "x", "hypothesis": "x"}\n' + big + "\n", "utf-8")
+    with pytest.raises(EarmarkError, match="record longer than") as info:
+        load_arms(str(path))
+    assert info.value.line == 2
