@@ -3,6 +3,8 @@
     python benchmarks/bench_compare.py                 # 12 arms x 100,000, B = 1000
     python benchmarks/bench_compare.py --n 20000       # quicker
     python benchmarks/bench_compare.py --in-process    # time the compare() call instead
+    python benchmarks/bench_compare.py --n 20000 --in-process --jobs 1 --profile p.out
+                                                       # cProfile of one serial compare()
 
 The synthetic corpus imitates seed 002's weight-type sweep: a reference arm at ~10% word
 errors against the human reference (~15 words from a 3,000-word vocabulary, three
@@ -22,7 +24,9 @@ figure used to be).
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import random
 import resource
 import string
@@ -93,6 +97,25 @@ def _whole_process(specs: list[str], args: argparse.Namespace, out: Path) -> dic
     return json.loads((out / "compare.json").read_text("utf-8"))
 
 
+def _in_process(specs: list[str], args: argparse.Namespace, out: Path) -> dict:
+    profile = cProfile.Profile() if args.profile else None
+    if profile is not None:
+        profile.enable()
+    result = compare(
+        specs,
+        normalizer=args.normalizer,
+        resamples=args.bootstrap,
+        seed=1,
+        out_dir=out,
+        jobs=args.jobs,
+    ).to_dict()
+    if profile is not None:
+        profile.disable()
+        profile.dump_stats(args.profile)
+        pstats.Stats(profile).sort_stats("tottime").print_stats(15)
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
@@ -102,6 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--in-process", action="store_true", help="time the compare() call, not the command"
     )
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="with --in-process: worker processes"
+    )
+    parser.add_argument(
+        "--profile", metavar="FILE", help="with --in-process: write cProfile stats to FILE"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -110,13 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.arms} x {args.n:,} rows in {time.perf_counter() - started:.1f} s")
         started = time.perf_counter()
         if args.in_process:
-            result = compare(
-                specs,
-                normalizer=args.normalizer,
-                resamples=args.bootstrap,
-                seed=1,
-                out_dir=folder / "out",
-            ).to_dict()
+            result = _in_process(specs, args, folder / "out")
             what = "compare() in this process"
             usage = resource.RUSAGE_SELF
         else:

@@ -89,11 +89,11 @@ def _compare(
     jobs: int,
     sclite_mapsswe: bool = False,
 ) -> Comparison:
-    arms = load_arm_specs(list(specs), jobs=jobs)
+    arms = load_arm_specs(list(specs))
     if reference is not None and reference not in arms and reference in specs:
         # The reference may be given as one of the ARM specs (`RUN_DIR#ARM`, a file):
         # it names the arm that spec loaded, when it loaded exactly one.
-        loaded = load_arm_specs([reference], jobs=1)
+        loaded = load_arm_specs([reference])
         if len(loaded) == 1:
             reference = next(iter(loaded))
     options = CompareOptions(
@@ -104,7 +104,7 @@ def _compare(
         protocol=choice.protocol,
         mapsswe="sclite" if sclite_mapsswe else "earmark",
     )
-    result = compare_arms(arms, options, jobs=jobs)
+    result = compare_arms(arms, options, jobs=jobs, release_rows=True)
     if out_dir is not None:
         write_compare(out_dir, result)
     return result

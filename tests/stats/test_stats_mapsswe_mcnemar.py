@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
@@ -20,6 +21,7 @@ from earmark.metrics.sclite_alignment import align_sclite
 from earmark.stats.paired_tests import (
     _same_alignment_segments,
     _state_machine_segments,
+    mapsswe_from_columns,
     mapsswe_from_segments,
     mapsswe_segments,
     mapsswe_test,
@@ -147,10 +149,91 @@ def test_same_alignment_path_equals_the_state_machine() -> None:
     assert mapsswe_segments("CCSCCIC", "CCSCCIC") == [(5, 1, 1), (3, 1, 1)]
 
 
+def _column_by_column(x_evals: str, y_evals: str, min_good: int) -> list[tuple[int, int, int]]:
+    """sclite's state machine one column at a time, as earmark ran it before issue 25
+    (it now crosses a stretch both systems got right in one step): the oracle."""
+    n1, n2 = len(x_evals), len(y_evals)
+    out: list[tuple[int, int, int]] = []
+
+    def close(beg1: int, beg2: int, end1: int, end2: int) -> None:
+        s1, s2 = x_evals[max(beg1, 0) : end1 + 1], y_evals[max(beg2, 0) : end2 + 1]
+        e1 = len(s1) - s1.count("C")
+        e2 = len(s2) - s2.count("C")
+        if e1 or e2:
+            out.append(((len(s1) - s1.count("I") + len(s2) - s2.count("I")) // 2, e1, e2))
+
+    i1 = i2 = eog1 = eog2 = good = 0
+    state = "b"
+    while i1 < n1 or i2 < n2:
+        while i1 < n1 and x_evals[i1] == "I":
+            i1, state = i1 + 1, "e"
+        while i2 < n2 and y_evals[i2] == "I":
+            i2, state = i2 + 1, "e"
+        both = i1 < n1 and i2 < n2 and x_evals[i1] == "C" and y_evals[i2] == "C"
+        if state == "b":
+            if both:
+                eog1, eog2 = i1, i2
+            else:
+                state = "e"
+        elif both:
+            good = 1 if state == "e" else good + 1
+            state = "g"
+            if good == min_good:
+                close(eog1 - (min_good - 1), eog2 - (min_good - 1), i1, i2)
+                eog1, eog2, state = i1, i2, "b"
+        else:
+            state = "e"
+        i1 = min(i1 + 1, n1)
+        i2 = min(i2 + 1, n2)
+    if state != "b":
+        close(eog1 - (min_good - 1), eog2 - (min_good - 1), n1 - 1, n2 - 1)
+    return out
+
+
+def _system(rng: random.Random, words: int, rate: float) -> str:
+    out = []
+    for _ in range(words):
+        while rng.random() < rate / 3:
+            out.append("I")
+        out.append(rng.choice("SD") if rng.random() < rate else "C")
+    while rng.random() < rate / 3:
+        out.append("I")
+    return "".join(out)
+
+
+def test_the_state_machine_equals_the_column_by_column_one() -> None:
+    rng = random.Random(25)
+    for trial in range(3000):
+        words = rng.randint(0, 60)
+        rate = rng.choice([0.02, 0.1, 0.3, 0.7])
+        x, y = _system(rng, words, rate), _system(rng, words, rate / 2)
+        for min_good in (1, 2, 3):
+            assert _state_machine_segments(x, y, min_good) == _column_by_column(x, y, min_good), (
+                trial,
+                x,
+                y,
+                min_good,
+            )
+
+
 def test_mapsswe_from_segments_is_the_test_over_sentences() -> None:
     sentences = [("CCSCC", "CCCCC"), ("SCC", "SCC"), ("SSCC", "CCCC"), ("CCC", "CCS")]
     found = [seg for x, y in sentences for seg in mapsswe_segments(x, y)]
     assert mapsswe_from_segments(found) == mapsswe_test(sentences)
+
+
+def test_mapsswe_from_columns_is_the_test_from_segments() -> None:
+    """The column form compare uses gives the same result, bit for bit (same order)."""
+    rng = random.Random(7)
+    found = [(rng.randint(1, 9), rng.randint(0, 4), rng.randint(0, 4)) for _ in range(500)]
+    table = np.asarray(found, dtype=np.int64)
+    got = mapsswe_from_columns(table[:, 0], table[:, 1], table[:, 2])
+    assert got == mapsswe_from_segments(found)
+    assert got.std_dev is not None and got.errors_x == sum(s[1] for s in found)
+    none = np.zeros(0, dtype=np.int64)
+    assert mapsswe_from_columns(none, none, none) == mapsswe_from_segments([])
+    same = np.asarray([2, 2, 2], dtype=np.int64)
+    assert mapsswe_from_columns(same, same, same - 1).null_reason is not None
 
 
 def evals(ref: list[str], hyp: list[str]) -> str:

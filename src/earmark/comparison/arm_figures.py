@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from earmark.comparison.churn import exact_match, exact_matches
 from earmark.comparison.diagnostics import ArmRows, diagnose_arm
-from earmark.comparison.inputs import CompareInputs, take
+from earmark.comparison.inputs import CompareInputs
 from earmark.results.codec import JSONObject
 from earmark.results.comparison import CompareMetric, ComparisonArm, ComparisonScope
 from earmark.scoring.row_counts import UNIT_FOR_METRIC, RowCounts, scope_metrics
@@ -23,41 +23,41 @@ IntArray = NDArray[np.int64]
 
 def arm_figures(inputs: CompareInputs, name: str) -> tuple[ComparisonArm, JSONObject]:
     """One arm's `arms.<name>` block of compare.json and its diagnostics."""
-    matches = exact_matches(inputs.hyps[name], inputs.ref_hyps)
+    rows, arm = inputs.columns, inputs.columns.arms[name]
+    matches = exact_matches(arm.hypotheses, rows.ref_hyps)
 
     def scope(positions: IntArray) -> ComparisonScope:
         return ComparisonScope(
             exact_match_vs_reference=exact_match(
-                matches[positions], inputs.sub_clusters(positions), inputs.options.bootstrap
+                matches[positions], rows.sub_clusters(positions), rows.options.bootstrap
             ),
             vs_reference_arm=_metrics(inputs, inputs.vs_ref[name], positions),
             vs_human=_metrics(inputs, inputs.vs_human[name], positions),
             n=int(positions.size),
         )
 
-    overall = scope(inputs.everything())
+    overall = scope(rows.everything())
     block = ComparisonArm(
-        source=inputs.arms[name].source,
+        source=arm.source,
         exact_match_vs_reference=overall.exact_match_vs_reference,
         vs_reference_arm=overall.vs_reference_arm,
         vs_human=overall.vs_human,
-        by_language={k: scope(v) for k, v in inputs.by_lang.items()},
-        by_slice={k: scope(v) for k, v in inputs.by_slice.items()},
-        differs_from_reference=tuple(inputs.labels[p] for p in np.flatnonzero(~matches).tolist()),
+        by_language={k: scope(v) for k, v in rows.by_lang.items()},
+        by_slice={k: scope(v) for k, v in rows.by_slice.items()},
+        differs_from_reference=tuple(rows.labels[p] for p in np.flatnonzero(~matches).tolist()),
     )
-    pos = inputs.aligned.positions[name]
-    arm = inputs.arms[name]
     diagnostics = diagnose_arm(
         ArmRows(
-            ids=inputs.labels,
-            references=inputs.human,
-            hypotheses=inputs.hyps[name],
-            languages=inputs.languages,
-            audio_seconds=take(arm.audio_seconds, pos),
-            language_mismatch=take(arm.language_mismatch, pos),
+            ids=rows.labels,
+            references=rows.human,
+            hypotheses=arm.hypotheses,
+            languages=rows.languages,
+            audio_seconds=arm.audio_seconds,
+            language_mismatch=arm.language_mismatch,
             vs_human=inputs.vs_human[name],
         ),
-        inputs.ref_scripts,
+        rows.ref_scripts,
+        inputs.diagnostics_memo,
     )
     return block, diagnostics
 
@@ -68,7 +68,8 @@ def _metrics(
     """The scope's rates, as results.json's metric objects (`scope_metrics`); under a
     python-random protocol with their intervals drawn by the protocol's generator."""
     options = inputs.options
-    figures = scope_metrics(rows, positions, inputs.clusters, options.bootstrap, options.aggregate)
+    clusters = inputs.columns.clusters
+    figures = scope_metrics(rows, positions, clusters, options.bootstrap, options.aggregate)
     metrics = {k: CompareMetric.from_dict(v, copy=False) for k, v in figures.items()}
     if not options.python_random or options.bootstrap.resamples == 0:
         return metrics
@@ -87,11 +88,11 @@ def _protocol_ci(
     unit = UNIT_FOR_METRIC[metric]
     kept = positions[rows.available(unit=unit)[positions]]
     counts = rows.counts(unit)[kept]
-    clusters = None if inputs.clusters is None else inputs.clusters[kept].tolist()
+    clusters = inputs.columns.sub_clusters(kept)
     ci = python_random_ci(
         (counts[:, 0] + counts[:, 1] + counts[:, 2]).tolist(),
         (counts[:, 0] + counts[:, 1] + counts[:, 3]).tolist(),
-        clusters=clusters,
+        clusters=None if clusters is None else clusters.tolist(),
         resamples=p.resamples,
         seed=p.seed,
         level=p.level,

@@ -147,29 +147,53 @@ class ArmRows:
     vs_human: RowCounts
 
 
-class _LoopCache:
-    """Repetition-loop flag per counted pair (shared by arms that produced the same text)."""
+class LoopCache:
+    """Repetition-loop flag per counted pair (shared by arms that produced the same text,
+    and by every arm one process diagnoses)."""
 
     def __init__(self, table: PairTable) -> None:
         self.table = table
-        self.flags: dict[int, bool] = {}
+        #: Per table entry: 1 (a loop), 0 (none) or -1 (not looked at yet).
+        self.known = np.zeros(0, dtype=np.int8)
         self.word_unit = {n: table.units(n)[0] == "word" for n in set(table.normalizer_of)}
 
-    def flag(self, entry: int) -> bool:
-        found = self.flags.get(entry)
-        if found is None:
-            text = self.table.primary_hypothesis[entry]
-            name = self.table.normalizer_of[entry]
-            tokens: Sequence[str] = text.split() if self.word_unit[name] else text
-            # A loop repeats some token at least 4 times: cheap test before the scan.
-            found = (
-                len(tokens) >= 4
-                and len(set(tokens)) <= len(tokens) - 3
-                and max(Counter(tokens).values()) >= 4
-            )
-            found = found and repetition_loop(list(tokens))
-            self.flags[entry] = found
-        return found
+    def flags(self, entries: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Per row (its table entry): does its hypothesis hold a repetition loop?"""
+        grow = len(self.table.normalizer_of) - self.known.size
+        if grow > 0:
+            self.known = np.concatenate([self.known, np.full(grow, -1, dtype=np.int8)])
+        for entry in np.unique(entries[self.known[entries] < 0]).tolist():
+            self.known[entry] = self._flag(entry)
+        flagged: NDArray[np.bool_] = self.known[entries] == 1
+        return flagged
+
+    def _flag(self, entry: int) -> bool:
+        text = self.table.primary_hypothesis[entry]
+        name = self.table.normalizer_of[entry]
+        if name not in self.word_unit:
+            self.word_unit[name] = self.table.units(name)[0] == "word"
+        tokens: Sequence[str] = text.split() if self.word_unit[name] else text
+        # A loop repeats some token at least 4 times: cheap test before the scan.
+        found = (
+            len(tokens) >= 4
+            and len(set(tokens)) <= len(tokens) - 3
+            and max(Counter(tokens).values()) >= 4
+        )
+        return found and repetition_loop(list(tokens))
+
+
+@dataclass
+class DiagnosticsMemo:
+    """What the diagnostics of several arms share: each distinct hypothesis's script and
+    each table entry's loop flag (arms agree on most rows)."""
+
+    scripts: dict[str, str | None] = field(default_factory=dict)
+    loops: LoopCache | None = None
+
+    def loop_cache(self, table: PairTable) -> LoopCache:
+        if self.loops is None or self.loops.table is not table:
+            self.loops = LoopCache(table)
+        return self.loops
 
 
 def _share(k: int, n: int) -> float | None:
@@ -177,16 +201,14 @@ def _share(k: int, n: int) -> float | None:
 
 
 def _insertion(
-    rows: ArmRows, name: str, positions: NDArray[np.int64], loops: _LoopCache
+    rows: ArmRows, name: str, positions: NDArray[np.int64], loops: LoopCache
 ) -> dict[str, JSONValue]:
     unit = rows.vs_human.table.units(name)[0]
     counts = rows.vs_human.counts(unit)[positions]
     s, d, i, h = (int(x) for x in counts.sum(axis=0))
     ref_units = s + d + h
-    entries = rows.vs_human.entries[positions].tolist()
-    loop_ids: list[JSONValue] = [
-        rows.ids[p] for p, e in zip(positions.tolist(), entries, strict=True) if loops.flag(e)
-    ]
+    looping = positions[loops.flags(rows.vs_human.entries[positions])]
+    loop_ids: list[JSONValue] = [rows.ids[p] for p in looping.tolist()]
     row_ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
     row_hyp = counts[:, 0] + counts[:, 2] + counts[:, 3]
     no_speech = row_ref == 0
@@ -304,26 +326,37 @@ class _ScriptTally:
         }
 
 
-def _script(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, JSONValue]:
+def _script(
+    rows: ArmRows, ref_scripts: Sequence[str | None], memo: DiagnosticsMemo
+) -> dict[str, JSONValue]:
+    scripts = memo.scripts
+    hyp_scripts = [
+        None if not hyp else scripts[hyp] if hyp in scripts else _remember(scripts, hyp)
+        for hyp in rows.hypotheses
+    ]
+    langs = [lang or "und" for lang in rows.languages]
     by_language: dict[str, _ScriptTally] = {}
-    examples: list[JSONValue] = []
     total = mismatched = 0
-    for pos, hyp in enumerate(rows.hypotheses):
-        lang = rows.languages[pos] or "und"
+    # Tallied per distinct (language, reference script, hypothesis script), not per row.
+    for (lang, ref_script, hyp_script), count in Counter(
+        zip(langs, ref_scripts, hyp_scripts, strict=True)
+    ).items():
         tally = by_language.setdefault(lang, _ScriptTally())
-        ref_script = ref_scripts[pos]
-        hyp_script = dominant_script(hyp) if hyp else None
         if ref_script is None or hyp_script is None:
             continue
-        tally.n += 1
-        total += 1
-        tally.reference_scripts[ref_script] += 1
-        tally.hypothesis_scripts[hyp_script] += 1
+        tally.n += count
+        total += count
+        tally.reference_scripts[ref_script] += count
+        tally.hypothesis_scripts[hyp_script] += count
         if hyp_script != ref_script:
-            tally.rows += 1
-            mismatched += 1
-            if len(examples) < EXAMPLES:
-                examples.append(rows.ids[pos])
+            tally.rows += count
+            mismatched += count
+    examples: list[JSONValue] = []
+    for pos, (ref_script, hyp_script) in enumerate(zip(ref_scripts, hyp_scripts, strict=True)):
+        if len(examples) == EXAMPLES or len(examples) == mismatched:
+            break
+        if ref_script is not None and hyp_script is not None and hyp_script != ref_script:
+            examples.append(rows.ids[pos])
     flagged_languages: list[JSONValue] = [
         lang
         for lang, tally in sorted(by_language.items())
@@ -371,9 +404,18 @@ def _per_normalizer(blocks: dict[str, JSONValue]) -> dict[str, JSONValue]:
     return {"flagged": flagged, "by_normalizer": blocks}
 
 
-def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, JSONValue]:
-    """Every single-arm diagnostic for one arm's aligned rows (vs the human reference)."""
-    loops = _LoopCache(rows.vs_human.table)
+def _remember(scripts: dict[str, str | None], text: str) -> str | None:
+    found = scripts[text] = dominant_script(text)
+    return found
+
+
+def diagnose_arm(
+    rows: ArmRows, ref_scripts: Sequence[str | None], memo: DiagnosticsMemo | None = None
+) -> dict[str, JSONValue]:
+    """Every single-arm diagnostic for one arm's aligned rows (vs the human reference);
+    `memo` shares the scripts and loop flags found with the other arms it is given to."""
+    memo = DiagnosticsMemo() if memo is None else memo
+    loops = memo.loop_cache(rows.vs_human.table)
     groups: dict[str, list[int]] = {}
     for pos, name in enumerate(rows.vs_human.normalizers):
         groups.setdefault(name, []).append(pos)
@@ -386,7 +428,7 @@ def diagnose_arm(rows: ArmRows, ref_scripts: Sequence[str | None]) -> dict[str, 
     blocks = {
         "insertion": _per_normalizer(insertion),
         "truncation": _per_normalizer(truncation),
-        "script_mismatch": _script(rows, ref_scripts),
+        "script_mismatch": _script(rows, ref_scripts, memo),
         "empty_outputs": _empty(rows),
     }
     flags: list[JSONValue] = [name for name, block in blocks.items() if block["flagged"]]
@@ -411,10 +453,10 @@ def _group_rate(rows: RowCounts, name: str, kind: str, aggregate: str) -> float 
 
 
 #: (raw-view rate, normalised-view rate) of one arm under one normaliser.
-_Rates = tuple[float | None, float | None]
+NormalizerRates = tuple[float | None, float | None]
 
 
-def _flips(names: Sequence[str], rates: Mapping[str, _Rates]) -> list[tuple[str, str]]:
+def _flips(names: Sequence[str], rates: Mapping[str, NormalizerRates]) -> list[tuple[str, str]]:
     """(arm, other arm) for each pair ordered one way on the raw view and the other way on
     the normalised view, both directions; a tie or a missing rate is not a flip."""
     out: list[tuple[str, str]] = []
@@ -428,46 +470,78 @@ def _flips(names: Sequence[str], rates: Mapping[str, _Rates]) -> list[tuple[str,
     return out
 
 
+#: A normaliser's unit metric and primary view, as the ranking-flip block names them.
+NormalizerViews = Mapping[str, tuple[str, str]]
+
+
+def normalizer_rates(rows: RowCounts, aggregate: str = "micro") -> dict[str, NormalizerRates]:
+    """One arm's (raw-view, normalised-view) rate under each normaliser of its rows, on
+    the normaliser's first unit: what `ranking_flips` compares between arms."""
+    return {
+        name: (
+            _group_rate(rows, name, "raw", aggregate),
+            _group_rate(rows, name, "primary", aggregate),
+        )
+        for name in sorted(set(rows.normalizers))
+    }
+
+
+def normalizer_views(rows: RowCounts) -> dict[str, tuple[str, str]]:
+    """Each normaliser of the rows: its first unit's metric and its primary view."""
+    table = rows.table
+    return {
+        name: (METRIC_FOR_UNIT[table.units(name)[0]], table.normalizer(name).primary_view)
+        for name in sorted(set(rows.normalizers))
+    }
+
+
 def ranking_flips(
     vs_human: Mapping[str, RowCounts], aggregate: str = "micro"
+) -> dict[str, dict[str, JSONValue]]:
+    """Per arm: the arms whose order against it flips between raw and normalised views
+    (`flips_from_rates` of each arm's `normalizer_rates`)."""
+    views: dict[str, tuple[str, str]] = {}
+    for rows in vs_human.values():
+        views.update(normalizer_views(rows))
+    rates = {arm: normalizer_rates(rows, aggregate) for arm, rows in vs_human.items()}
+    return flips_from_rates(rates, views)
+
+
+def flips_from_rates(
+    rates: Mapping[str, Mapping[str, NormalizerRates]], views: NormalizerViews
 ) -> dict[str, dict[str, JSONValue]]:
     """Per arm: the arms whose order against it flips between raw and normalised views.
 
     Per normaliser (figures are never summed across normalisers), on its first unit.
     A tie on either view is not a flip; a normaliser whose primary view is `raw` cannot
-    flip anything and is reported as such.
+    flip anything and is reported as such. `rates` holds each arm's `normalizer_rates`
+    (computed wherever its counts are), `views` each normaliser's `normalizer_views`.
     """
-    names = list(vs_human)
+    names = list(rates)
     flips: dict[str, list[JSONValue]] = {arm: [] for arm in names}
     by_normalizer: dict[str, dict[str, JSONValue]] = {arm: {} for arm in names}
-    table = next(iter(vs_human.values())).table if names else None
-    normalizers = sorted({n for rows in vs_human.values() for n in rows.normalizers})
+    normalizers = sorted(views)
     for name in normalizers:
-        assert table is not None
-        norm = table.normalizer(name)
-        rates: dict[str, _Rates] = {
-            arm: (
-                _group_rate(rows, name, "raw", aggregate),
-                _group_rate(rows, name, "primary", aggregate),
-            )
-            for arm, rows in vs_human.items()
+        metric, primary_view = views[name]
+        arm_rates: dict[str, NormalizerRates] = {
+            arm: rates[arm].get(name, (None, None)) for arm in names
         }
         for arm in names:
             by_normalizer[arm][name] = {
-                "metric": METRIC_FOR_UNIT[table.units(name)[0]],
-                "primary_view": norm.primary_view,
-                "raw": rates[arm][0],
-                "normalized": rates[arm][1],
+                "metric": metric,
+                "primary_view": primary_view,
+                "raw": arm_rates[arm][0],
+                "normalized": arm_rates[arm][1],
             }
-        if norm.primary_view == "raw":
+        if primary_view == "raw":
             continue
-        for me, other in _flips(names, rates):
+        for me, other in _flips(names, arm_rates):
             flips[me].append(
                 {
                     "with": other,
                     "normalizer": name,
-                    "raw": [rates[me][0], rates[other][0]],
-                    "normalized": [rates[me][1], rates[other][1]],
+                    "raw": [arm_rates[me][0], arm_rates[other][0]],
+                    "normalized": [arm_rates[me][1], arm_rates[other][1]],
                 }
             )
     out: dict[str, dict[str, JSONValue]] = {}

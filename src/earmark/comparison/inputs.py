@@ -1,7 +1,11 @@
-"""The counted rows every per-arm and per-pair figure of a comparison reads.
+"""The rows a comparison compares, and the counts every per-arm and per-pair figure reads.
 
-Built once in the parent process (every row normalised and counted), then handed to each
-task as its first argument: forked workers inherit it, so nothing is pickled on the way in.
+`shared_columns` takes, in the parent process, what the figures need of each arm's shared
+rows (texts, languages, durations), so the arms' own rows can be let go before any
+worker forks. `count_inputs` normalises and counts a group of arms (the reference arm
+and some challengers) against the humans and the reference arm: each forked worker
+counts its own group, so the counting runs on every core and no process holds every
+arm's counts (issue 25: 12 arms x 100,000 rows).
 """
 
 from __future__ import annotations
@@ -13,13 +17,13 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from earmark.comparison.diagnostics import dominant_script
+from earmark.comparison.diagnostics import DiagnosticsMemo, dominant_script
 from earmark.comparison.loading import ArmData
 from earmark.comparison.options import CompareOptions
-from earmark.comparison.paired import Segments
+from earmark.comparison.paired import SegmentColumns, Segments
 from earmark.comparison.pairing import SharedRows, cluster_codes, row_scopes
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.row_counts import PRIMARY, PairTable, RowCounts, count_rows
+from earmark.scoring.row_counts import PRIMARY, VIEW_KINDS, PairTable, RowCounts, count_rows
 
 IntArray = NDArray[np.int64]
 T = TypeVar("T")
@@ -31,13 +35,22 @@ def take(values: Sequence[T], positions: list[int]) -> list[T]:
 
 
 @dataclass(frozen=True)
-class CompareInputs:
-    """Everything the per-arm and per-pair work reads."""
+class ArmColumns:
+    """What the figures read of one arm's shared rows, in the shared rows' order."""
+
+    source: str
+    hypotheses: list[str | None]
+    audio_seconds: list[float | None]
+    language_mismatch: list[bool]
+
+
+@dataclass(frozen=True)
+class CompareColumns:
+    """The shared rows of every arm, as the figures read them (no counts yet)."""
 
     reference: str
-    arms: Mapping[str, ArmData]
-    aligned: SharedRows
     options: CompareOptions
+    policy: NormalizerPolicy
     #: Each shared row's label in figures and lists: its id, or `id#repeat` with repeats.
     labels: list[str]
     human: list[str]
@@ -45,19 +58,10 @@ class CompareInputs:
     #: Each row's clip code; None when every row is its own clip (the bootstrap is faster).
     clusters: IntArray | None
     n_clusters: int
-    ref_hyps: list[str | None]
     ref_scripts: list[str | None]
     by_lang: dict[str, IntArray]
     by_slice: dict[str, IntArray]
-    table: PairTable
-    vs_human: dict[str, RowCounts]
-    vs_ref: dict[str, RowCounts]
-    hyps: dict[str, list[str | None]]
-    #: unit -> table entry -> alignment letters, filled as pairs need them (in a forked
-    #: worker, its own copy: shared by the challengers that worker handles).
-    letter_memo: dict[str, dict[int, str]] = field(default_factory=dict)
-    #: unit -> (reference arm's entry, challenger's entry) -> that row's MAPSSWE segments.
-    segment_memo: dict[str, dict[tuple[int, int], Segments]] = field(default_factory=dict)
+    arms: dict[str, ArmColumns]
 
     def everything(self) -> IntArray:
         """Positions of every shared row (the overall scope)."""
@@ -67,15 +71,19 @@ class CompareInputs:
         """The clip codes of `positions` (None when every row is its own clip)."""
         return None if self.clusters is None else self.clusters[positions]
 
+    @property
+    def ref_hyps(self) -> list[str | None]:
+        return self.arms[self.reference].hypotheses
 
-def count_inputs(
+
+def shared_columns(
     arms: Mapping[str, ArmData],
     options: CompareOptions,
     policy: NormalizerPolicy,
     reference: str,
     aligned: SharedRows,
-) -> CompareInputs:
-    """Normalise and count every arm's shared rows against the humans and the reference arm."""
+) -> CompareColumns:
+    """Every arm's shared rows, as the figures and the counting read them."""
     ref_arm = arms[reference]
     ref_pos = aligned.positions[reference]
     ids = [k[0] for k in aligned.keys]
@@ -85,37 +93,105 @@ def count_inputs(
     codes = cluster_codes(take(ref_arm.clusters, ref_pos))
     n = len(aligned.keys)
     n_clusters = int(codes.max()) + 1 if n else 0
-    ref_hyps = take(ref_arm.hypotheses, ref_pos)
-    ref_hyp_texts = [h if h is not None else "" for h in ref_hyps]
     by_lang, by_slice = row_scopes(languages, take(ref_arm.slices, ref_pos))
-    table = PairTable(policy)
-    vs_human: dict[str, RowCounts] = {}
-    vs_ref: dict[str, RowCounts] = {}
-    hyps: dict[str, list[str | None]] = {}
+    columns: dict[str, ArmColumns] = {}
     for name, arm in arms.items():
-        hyps[name] = take(arm.hypotheses, aligned.positions[name])
-        vs_human[name] = count_rows(table, human, hyps[name], languages)
-        vs_ref[name] = count_rows(table, ref_hyp_texts, hyps[name], languages, kinds=(PRIMARY,))
-    for rows in (*vs_human.values(), *vs_ref.values()):
-        # Fill the caches once, before any worker forks (each would fill its own copy).
-        rows.available()
-        rows.available(unit="mixed")
-    return CompareInputs(
+        pos = aligned.positions[name]
+        columns[name] = ArmColumns(
+            source=arm.source,
+            hypotheses=take(arm.hypotheses, pos),
+            audio_seconds=take(arm.audio_seconds, pos),
+            language_mismatch=take(arm.language_mismatch, pos),
+        )
+    return CompareColumns(
         reference=reference,
-        arms=arms,
-        aligned=aligned,
         options=options,
+        policy=policy,
         labels=labels,
         human=human,
         languages=languages,
         clusters=None if n_clusters == n else codes,
         n_clusters=n_clusters,
-        ref_hyps=ref_hyps,
         ref_scripts=[dominant_script(t) for t in human],
         by_lang=by_lang,
         by_slice=by_slice,
-        table=table,
-        vs_human=vs_human,
-        vs_ref=vs_ref,
-        hyps=hyps,
+        arms=columns,
     )
+
+
+@dataclass(frozen=True)
+class CompareInputs:
+    """Everything the per-arm and per-pair work of a group of arms reads: the shared
+    rows, and the group's counts (the reference arm is in every group)."""
+
+    columns: CompareColumns
+    table: PairTable
+    vs_human: dict[str, RowCounts]
+    vs_ref: dict[str, RowCounts]
+    #: unit -> table entry -> alignment letters, filled as pairs need them (per process:
+    #: shared by the challengers that process handles).
+    letter_memo: dict[str, dict[int, str]] = field(default_factory=dict)
+    #: unit -> the reference arm's MAPSSWE segments against itself, every row of the unit.
+    segment_memo: dict[str, SegmentColumns] = field(default_factory=dict)
+    #: unit -> (reference arm's entry, challenger's entry) -> that row's MAPSSWE segments.
+    pair_segment_memo: dict[str, dict[tuple[int, int], Segments]] = field(default_factory=dict)
+    #: Scripts and loop flags the diagnostics found (per process, like the memos above).
+    diagnostics_memo: DiagnosticsMemo = field(default_factory=DiagnosticsMemo)
+
+    @property
+    def reference(self) -> str:
+        return self.columns.reference
+
+    @property
+    def options(self) -> CompareOptions:
+        return self.columns.options
+
+
+#: Rows counted at a time: the table queues each new pair's texts (and their tokens)
+#: until it counts them, so a 100,000-row arm counted at once holds them all at once.
+COUNT_CHUNK = 8192
+
+
+def _count(
+    table: PairTable,
+    references: list[str],
+    hypotheses: list[str | None],
+    languages: list[str | None],
+    kinds: tuple[str, ...],
+) -> RowCounts:
+    """`count_rows` of every row, `COUNT_CHUNK` rows at a time (the same entries: a table
+    numbers pairs in the order first seen, whatever the chunks)."""
+    parts = [
+        count_rows(
+            table,
+            references[at : at + COUNT_CHUNK],
+            hypotheses[at : at + COUNT_CHUNK],
+            languages[at : at + COUNT_CHUNK],
+            kinds=kinds,
+        )
+        for at in range(0, max(len(references), 1), COUNT_CHUNK)
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    entries = np.concatenate([part.entries for part in parts])
+    return RowCounts(table, entries, [name for part in parts for name in part.normalizers])
+
+
+def count_inputs(
+    columns: CompareColumns, names: Sequence[str], base: CompareInputs | None = None
+) -> CompareInputs:
+    """Normalise and count the shared rows of the arms `names` (and of the reference arm)
+    against the humans and the reference arm; a pair of texts is counted once. With
+    `base`, its table grows (in a forked worker: that worker's copy) and its arms are
+    not counted again."""
+    table = PairTable(columns.policy) if base is None else base.table
+    vs_human = {} if base is None else dict(base.vs_human)
+    vs_ref = {} if base is None else dict(base.vs_ref)
+    ref_hyp_texts = [h if h is not None else "" for h in columns.ref_hyps]
+    for name in dict.fromkeys([columns.reference, *names]):
+        if name in vs_human:
+            continue
+        hyps = columns.arms[name].hypotheses
+        vs_human[name] = _count(table, columns.human, hyps, columns.languages, VIEW_KINDS)
+        vs_ref[name] = _count(table, ref_hyp_texts, hyps, columns.languages, (PRIMARY,))
+    return CompareInputs(columns=columns, table=table, vs_human=vs_human, vs_ref=vs_ref)

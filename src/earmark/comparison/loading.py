@@ -7,7 +7,8 @@ Reading arms from run folders and prediction files (the command line's arm specs
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from array import array
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, cast
 
@@ -16,6 +17,19 @@ from earmark.results.codec import JSONObject, JSONValue
 
 #: (utterance id, repeat): the pairing key of a row.
 RowKey = tuple[str, int]
+
+
+class SharedValues:
+    """One object for each distinct text, key, slice list and duration across the arms of
+    a comparison: a dozen arms of the same utterances repeat the same references, ids and
+    (mostly) hypotheses, so each arm's columns point at one copy instead of holding twelve
+    (issue 25: 1.7 GB at 12 arms x 100,000 rows). Equal values only: nothing changes."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+        self.keys: dict[RowKey, RowKey] = {}
+        self.slices: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}
+        self.seconds: dict[float, float] = {}
 
 
 @dataclass
@@ -35,17 +49,44 @@ class ArmData:
     language_mismatch: list[bool] = field(default_factory=list)
     #: The results.json arm summary this arm came with, when there is one.
     recorded: JSONObject | None = None
-    _lines: dict[RowKey, int] = field(default_factory=dict, repr=False)
+    _positions: dict[RowKey, int] = field(default_factory=dict, repr=False)
+    _lines: array[int] = field(default_factory=lambda: array("q"), repr=False)
 
     def __len__(self) -> int:
         return len(self.keys)
 
-    def index(self) -> dict[RowKey, int]:
-        """Position of each key (built once per call; keys are unique)."""
-        return {key: pos for pos, key in enumerate(self.keys)}
+    def index(self) -> Mapping[RowKey, int]:
+        """Position of each key (keys are unique); kept as rows are added, read-only."""
+        return self._positions
 
-    def add(self, record: Mapping[str, JSONValue], file: str, line: int) -> None:
-        """Append one row, validating its fields (errors name the file, line and field)."""
+    def release_rows(self) -> None:
+        """Empty the row columns and the key index (name, source and the recorded summary
+        stay): a comparison that has taken what it reads of them lets them go before its
+        workers fork."""
+        for column in (
+            self.keys,
+            self.references,
+            self.hypotheses,
+            self.languages,
+            self.slices,
+            self.statuses,
+            self.clusters,
+            self.audio_seconds,
+            self.language_mismatch,
+        ):
+            column.clear()
+        self._positions = {}
+        self._lines = array("q")
+
+    def add(
+        self,
+        record: Mapping[str, JSONValue],
+        file: str,
+        line: int,
+        shared: SharedValues | None = None,
+    ) -> None:
+        """Append one row, validating its fields (errors name the file, line and field);
+        equal values are shared with the other rows and arms added with `shared`."""
         ident = record.get("id")
         repeat = record.get("repeat", 0)
         reference = record.get("reference")
@@ -61,36 +102,129 @@ class ArmData:
             self._invalid(record, file, line)
         assert isinstance(ident, str) and isinstance(reference, str) and isinstance(repeat, int)
         assert hypothesis is None or isinstance(hypothesis, str)
+        shared = shared or SharedValues()
+        texts = shared.texts
         key = (ident, repeat)
-        if key in self._lines:
+        key = shared.keys.setdefault(key, key)
+        position = len(self.keys)
+        if self._positions.setdefault(key, position) != position:
+            first = self._lines[self._positions[key]]
             raise EarmarkError(
                 f"duplicate row for id {ident!r} repeat {repeat} in arm {self.name!r} "
-                f"(first on line {self._lines[key]})",
+                f"(first on line {first})",
                 file=file,
                 line=line,
                 field="id",
             )
-        slices = _slices(record.get("slices") or (), file, line)
+        slices: tuple[str, ...] = ()
+        raw_slices = record.get("slices")
+        if raw_slices:
+            found = _slices(raw_slices, file, line)
+            slices = shared.slices.setdefault(found, found)
         language = record.get("language") or None
         status = record.get("status")
-        cluster = record.get("clip") or record.get("cluster")
-        seconds = record.get("audio_seconds", record.get("duration"))
-        self._lines[key] = line
-        self.keys.append(key)
-        self.references.append(reference)
-        self.hypotheses.append(hypothesis)
-        self.languages.append(language if type(language) is str else None)
-        self.slices.append(slices)
         if type(status) is not str:
             status = "ok" if hypothesis is not None else "missing_hypothesis"
-        self.statuses.append(status)
-        self.clusters.append(cluster if type(cluster) is str and cluster else ident)
-        self.audio_seconds.append(
-            float(seconds)
-            if isinstance(seconds, int | float) and type(seconds) is not bool
-            else None
+        cluster = record.get("clip") or record.get("cluster")
+        seconds = record.get("audio_seconds", record.get("duration"))
+        if isinstance(seconds, int | float) and type(seconds) is not bool:
+            seconds = float(seconds)
+            if seconds:  # 0.0 and -0.0 are equal but written differently: not shared
+                seconds = shared.seconds.setdefault(seconds, seconds)
+        else:
+            seconds = None
+        self._lines.append(line)
+        self.keys.append(key)
+        self.references.append(texts.setdefault(reference, reference))
+        self.hypotheses.append(hypothesis and texts.setdefault(hypothesis, hypothesis))
+        self.languages.append(
+            texts.setdefault(language, language) if type(language) is str else None
         )
+        self.slices.append(slices)
+        self.statuses.append(texts.setdefault(status, status))
+        self.clusters.append(
+            texts.setdefault(cluster, cluster) if type(cluster) is str and cluster else key[0]
+        )
+        self.audio_seconds.append(seconds)
         self.language_mismatch.append(bool(record.get("language_mismatch")))
+
+    def prepare(
+        self,
+        rows: Sequence[tuple[int, Mapping[str, JSONValue]]],
+        file: str,
+        shared: SharedValues,
+    ) -> PreparedRows | None:
+        """`add` of many rows, a column at a time: the columns they would append, or None
+        when any row would raise (the caller then adds them one by one, which raises the
+        first error in row order). Nothing is appended until `commit`."""
+        records = [record for _, record in rows]
+        lines = [line for line, _ in rows]
+        ids = [r.get("id") for r in records]
+        repeats = [r.get("repeat", 0) for r in records]
+        references = [r.get("reference") for r in records]
+        hypotheses = [r.get("hypothesis") for r in records]
+        if not (
+            _STR.issuperset(map(type, ids))
+            and _INT.issuperset(map(type, repeats))
+            and _STR.issuperset(map(type, references))
+            and _STR_OR_NONE.issuperset(map(type, hypotheses))
+        ):
+            return None
+        texts = cast("list[str]", ids)
+        numbers = cast("list[int]", repeats)
+        if not all(map(str.strip, texts)) or min(numbers, default=0) < 0:
+            return None
+        pool = shared.keys.setdefault
+        keys = [pool(key, key) for key in zip(texts, numbers, strict=True)]
+        start = len(self.keys)
+        positions = dict(zip(keys, range(start, start + len(keys)), strict=True))
+        if len(positions) != len(keys) or not self._positions.keys().isdisjoint(positions):
+            return None
+        try:
+            slices = [
+                _shared_slices(r.get("slices"), shared, file, line)
+                for r, line in zip(records, lines, strict=True)
+            ]
+        except EarmarkError:
+            return None
+        text = shared.texts.setdefault
+        languages = [r.get("language") or None for r in records]
+        statuses = [r.get("status") for r in records]
+        clusters = [r.get("clip") or r.get("cluster") for r in records]
+        seconds = [r.get("audio_seconds", r.get("duration")) for r in records]
+        return PreparedRows(
+            lines=lines,
+            keys=keys,
+            positions=positions,
+            references=[text(t, t) for t in cast("list[str]", references)],
+            hypotheses=[h and text(h, h) for h in cast("list[str | None]", hypotheses)],
+            languages=[text(v, v) if type(v) is str else None for v in languages],
+            slices=slices,
+            statuses=[
+                text(v, v) if type(v) is str else "ok" if h is not None else "missing_hypothesis"
+                for v, h in zip(statuses, hypotheses, strict=True)
+            ],
+            clusters=[
+                text(v, v) if type(v) is str and v else key[0]
+                for v, key in zip(clusters, keys, strict=True)
+            ],
+            audio_seconds=[_shared_seconds(v, shared) for v in seconds],
+            language_mismatch=[bool(r.get("language_mismatch")) for r in records],
+        )
+
+    def commit(self, rows: PreparedRows) -> None:
+        """Append what `prepare` found (for this arm, with no row added in between)."""
+        self._lines.extend(rows.lines)
+        self._positions.update(rows.positions)
+        self.keys += rows.keys
+        self.references += rows.references
+        self.hypotheses += rows.hypotheses
+        self.languages += rows.languages
+        self.slices += rows.slices
+        self.statuses += rows.statuses
+        self.clusters += rows.clusters
+        self.audio_seconds += rows.audio_seconds
+        self.language_mismatch += rows.language_mismatch
 
     @staticmethod
     def _invalid(record: Mapping[str, JSONValue], file: str, line: int) -> NoReturn:
@@ -107,6 +241,48 @@ class ArmData:
         if not isinstance(record.get("reference"), str):
             raise EarmarkError("expected a string", file=file, line=line, field="reference")
         raise EarmarkError("expected a string or null", file=file, line=line, field="hypothesis")
+
+
+@dataclass(frozen=True)
+class PreparedRows:
+    """Rows `ArmData.prepare` validated, as the columns `commit` appends."""
+
+    lines: list[int]
+    keys: list[RowKey]
+    positions: dict[RowKey, int]
+    references: list[str]
+    hypotheses: list[str | None]
+    languages: list[str | None]
+    slices: list[tuple[str, ...]]
+    statuses: list[str]
+    clusters: list[str]
+    audio_seconds: list[float | None]
+    language_mismatch: list[bool]
+
+
+_STR = frozenset((str,))
+_INT = frozenset((int,))
+_STR_OR_NONE = frozenset((str, type(None)))
+
+
+def _shared_slices(value: JSONValue, shared: SharedValues, file: str, line: int) -> tuple[str, ...]:
+    """`add`'s slices of one row, shared (a list already seen is not checked again)."""
+    if not value:
+        return ()
+    if type(value) is list:
+        found = shared.slices.get(tuple(value))  # type: ignore[arg-type]
+        if found is not None:
+            return found
+    checked = _slices(value, file, line)
+    return shared.slices.setdefault(checked, checked)
+
+
+def _shared_seconds(value: JSONValue, shared: SharedValues) -> float | None:
+    """`add`'s duration of one row, shared."""
+    if isinstance(value, int | float) and type(value) is not bool:
+        seconds = float(value)
+        return shared.seconds.setdefault(seconds, seconds) if seconds else seconds
+    return None
 
 
 def _slices(value: JSONValue | tuple[()], file: str, line: int) -> tuple[str, ...]:

@@ -12,16 +12,17 @@ from numpy.typing import NDArray
 from earmark.comparison.inputs import CompareInputs
 from earmark.comparison.paired import (
     PairLabel,
-    Segments,
+    SegmentColumns,
     null_difference,
     paired_comparison,
     row_letters,
-    row_segments,
 )
 from earmark.results.comparison import PairedDifference
 from earmark.scoring.row_counts import METRIC_FOR_UNIT
+from earmark.stats.paired_tests import mapsswe_segments
 
 IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
 
 
 def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifference]:
@@ -29,11 +30,12 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
     reference, table = inputs.reference, inputs.table
     ref_rows = inputs.vs_human[reference]
     challenger_rows = inputs.vs_human[challenger]
+    columns = inputs.columns
     scopes: list[tuple[str | None, IntArray]] = [
-        (None, inputs.everything()),
-        *inputs.by_lang.items(),
+        (None, columns.everything()),
+        *columns.by_lang.items(),
     ]
-    found: dict[str, _RowSegments] = {}
+    found: dict[str, SegmentColumns] = {}
     out: list[PairedDifference] = []
     for language, positions in scopes:
         names = sorted({ref_rows.normalizers[p] for p in positions.tolist()})
@@ -54,10 +56,10 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
         kept = positions[available]
         for unit in norm.units:
             segments = None
-            if inputs.clusters is None:  # MAPSSWE takes one hypothesis per utterance
+            if columns.clusters is None:  # MAPSSWE takes one hypothesis per utterance
                 if unit not in found:
-                    found[unit] = _RowSegments(inputs, challenger, unit)
-                segments = found[unit].get(kept)
+                    found[unit] = _challenger_segments(inputs, challenger, unit)
+                segments = found[unit].of_rows(kept, len(columns.labels))
             label = PairLabel(
                 reference, challenger, language, METRIC_FOR_UNIT[unit], norm.primary_view, name
             )
@@ -66,7 +68,7 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
                     label,
                     ref_rows.counts(unit)[kept],
                     challenger_rows.counts(unit)[kept],
-                    inputs.sub_clusters(kept),
+                    columns.sub_clusters(kept),
                     inputs.options.bootstrap,
                     inputs.options.aggregate,
                     segments,
@@ -76,34 +78,60 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
     return out
 
 
-class _RowSegments:
-    """Each row's MAPSSWE segments for one challenger and unit, found once whichever
-    scopes (overall, its language) hold the row. Letters and segments are memoised by
-    table entry (and entry pair) in `inputs`: a row where the challenger agrees with the
-    reference arm has one entry on both sides, so it is aligned and segmented once for
-    every challenger a worker handles."""
+def _unit_rows(inputs: CompareInputs, name: str, unit: str) -> BoolArray:
+    """Rows whose normaliser counts `unit` and whose view both `name`'s counts and the
+    reference arm's have: the rows any scope's MAPSSWE of that unit can hold."""
+    table = inputs.table
+    has_unit = {n: unit in table.units(n) for n in set(table.normalizer_of)}
+    rows = inputs.vs_human[inputs.reference]
+    mask = np.fromiter((has_unit[n] for n in rows.normalizers), dtype=bool, count=len(rows.entries))
+    return mask & rows.available() & inputs.vs_human[name].available()
 
-    def __init__(self, inputs: CompareInputs, challenger: str, unit: str) -> None:
-        self.reference_entries = inputs.vs_human[inputs.reference].entries
-        self.challenger_entries = inputs.vs_human[challenger].entries
-        self.texts = (inputs.table.primary_reference, inputs.table.primary_hypothesis)
-        self.letters = inputs.letter_memo.setdefault(unit, {})
-        self.by_entries = inputs.segment_memo.setdefault(unit, {})
-        self.unit = unit
-        self.alignment = inputs.options.mapsswe
 
-    def get(self, rows: IntArray) -> list[Segments]:
-        pairs = list(
-            zip(
-                self.reference_entries[rows].tolist(),
-                self.challenger_entries[rows].tolist(),
-                strict=True,
-            )
+def _letters(inputs: CompareInputs, entries: IntArray, unit: str) -> list[str]:
+    """The evaluation letters of table entries (memoised in `inputs`, per unit)."""
+    texts = (inputs.table.primary_reference, inputs.table.primary_hypothesis)
+    memo = inputs.letter_memo.setdefault(unit, {})
+    return row_letters(*texts, entries, unit, memo, inputs.options.mapsswe)
+
+
+def _reference_segments(inputs: CompareInputs, unit: str) -> SegmentColumns:
+    """The reference arm's segments against itself, every row of the unit: a challenger
+    that agrees with the reference arm on a row (same table entry, so the same letters)
+    has exactly these there. Found once per worker and unit, for every challenger."""
+    found = inputs.segment_memo.get(unit)
+    if found is None:
+        rows = np.flatnonzero(_unit_rows(inputs, inputs.reference, unit))
+        entries = inputs.vs_human[inputs.reference].entries[rows]
+        letters = _letters(inputs, entries, unit)
+        found = SegmentColumns.of_sentences(
+            rows.tolist(), [mapsswe_segments(x, x) for x in letters]
         )
-        todo = list({pair: None for pair in pairs if pair not in self.by_entries})
-        if todo:
-            xs, ys = (np.asarray(side, dtype=np.int64) for side in zip(*todo, strict=True))
-            x = row_letters(*self.texts, xs, self.unit, self.letters, self.alignment)
-            y = row_letters(*self.texts, ys, self.unit, self.letters, self.alignment)
-            self.by_entries.update(zip(todo, row_segments(x, y), strict=True))
-        return [self.by_entries[pair] for pair in pairs]
+        inputs.segment_memo[unit] = found
+    return found
+
+
+def _challenger_segments(inputs: CompareInputs, challenger: str, unit: str) -> SegmentColumns:
+    """Each row's MAPSSWE segments (x: reference arm, y: challenger) on one unit, every
+    row the unit's scopes can hold: the reference arm's own where the two agree, else
+    found from both rows' letters (memoised by entry pair, shared by the challengers a
+    worker handles)."""
+    n = len(inputs.columns.labels)
+    rows = _unit_rows(inputs, challenger, unit)
+    x_entries = inputs.vs_human[inputs.reference].entries
+    y_entries = inputs.vs_human[challenger].entries
+    differ = rows & (x_entries != y_entries)
+    agree = rows & ~differ
+    own = _reference_segments(inputs, unit)
+    same = own.of_rows(np.flatnonzero(agree), n)
+    at = np.flatnonzero(differ)
+    pairs = list(zip(x_entries[at].tolist(), y_entries[at].tolist(), strict=True))
+    memo = inputs.pair_segment_memo.setdefault(unit, {})
+    todo = list({pair: None for pair in pairs if pair not in memo})
+    if todo:
+        xs, ys = (np.asarray(side, dtype=np.int64) for side in zip(*todo, strict=True))
+        x_letters = _letters(inputs, xs, unit)
+        y_letters = _letters(inputs, ys, unit)
+        memo.update(zip(todo, map(mapsswe_segments, x_letters, y_letters), strict=True))
+    changed = SegmentColumns.of_sentences(at.tolist(), [memo[pair] for pair in pairs])
+    return SegmentColumns.merged([same, changed], int(rows.sum()))

@@ -31,8 +31,7 @@ from earmark.results.comparison import PairedDifference
 from earmark.stats.bootstrap import paired_bootstrap, utterance_rates
 from earmark.stats.paired_tests import (
     holm_adjust,
-    mapsswe_from_segments,
-    mapsswe_segments,
+    mapsswe_from_columns,
     mcnemar_test,
     sign_test,
     wilcoxon_signed_rank,
@@ -90,17 +89,61 @@ def row_letters(
     return out
 
 
+#: One sentence's MAPSSWE segments: (reference words, x errors, y errors) each.
 Segments = list[tuple[int, int, int]]
 
 
-def row_segments(
-    reference_letters: Sequence[str], challenger_letters: Sequence[str]
-) -> list[Segments]:
-    """Each row's MAPSSWE segments (x = reference arm, y = challenger), found once so that
-    every scope holding the row reuses them."""
-    return [
-        mapsswe_segments(x, y) for x, y in zip(reference_letters, challenger_letters, strict=True)
-    ]
+@dataclass(frozen=True)
+class SegmentColumns:
+    """MAPSSWE segments of many rows, column by column, in row order: each segment's row
+    position, reference words and errors of x (the reference arm) and y (the challenger).
+
+    Found once per challenger and unit, so every scope holding a row reuses its segments
+    (`of_rows`) without a Python object per row and scope."""
+
+    rows: IntArray
+    reference_words: IntArray
+    errors_x: IntArray
+    errors_y: IntArray
+    #: How many rows the segments are of (a row may have none).
+    n_rows: int
+
+    @classmethod
+    def of_sentences(cls, rows: Sequence[int], found: Sequence[Segments]) -> SegmentColumns:
+        """The columns of each row's segments (`found[i]` is row `rows[i]`'s)."""
+        counts = [len(segments) for segments in found]
+        table = np.asarray([seg for segments in found for seg in segments], dtype=np.int64).reshape(
+            -1, 3
+        )
+        at = np.repeat(np.asarray(rows, dtype=np.int64), counts)
+        return cls(at, table[:, 0], table[:, 1], table[:, 2], len(rows))
+
+    def of_rows(self, positions: IntArray, n_all: int) -> SegmentColumns:
+        """The segments of the rows at `positions` (sorted, among `n_all` rows)."""
+        keep = np.zeros(n_all, dtype=bool)
+        keep[positions] = True
+        chosen = keep[self.rows]
+        return SegmentColumns(
+            self.rows[chosen],
+            self.reference_words[chosen],
+            self.errors_x[chosen],
+            self.errors_y[chosen],
+            int(positions.size),
+        )
+
+    @staticmethod
+    def merged(parts: Sequence[SegmentColumns], n_rows: int) -> SegmentColumns:
+        """Several parts covering different rows as one, in row order (a row's segments
+        keep their order: they all come from one part)."""
+        rows = np.concatenate([p.rows for p in parts])
+        order = np.argsort(rows, kind="stable")
+        return SegmentColumns(
+            rows[order],
+            np.concatenate([p.reference_words for p in parts])[order],
+            np.concatenate([p.errors_x for p in parts])[order],
+            np.concatenate([p.errors_y for p in parts])[order],
+            n_rows,
+        )
 
 
 def _rate(errors: IntArray, ref_units: IntArray, aggregate: str) -> float | None:
@@ -183,15 +226,15 @@ def paired_comparison(
     clusters: NDArray[np.int64] | None,
     bootstrap: BootstrapSettings,
     aggregate: str,
-    segments: Sequence[Segments] | None = None,
+    segments: SegmentColumns | None = None,
     mapsswe_alignment: MapssweAlignment = "earmark",
 ) -> PairedDifference:
     """Difference, CI, win share and paired tests for one metric on aligned rows.
 
     Row i of both count arrays is the same utterance scored against the same normalised
     human reference, so both share N_ref per row (checked: a mismatch is a bug upstream).
-    `segments`, each row's MAPSSWE segments (`row_segments`: reference arm x, challenger
-    y, from their `evaluation_letters`), feed MAPSSWE; without them it is null with a
+    `segments`, the rows' MAPSSWE segments (reference arm x, challenger y, from their
+    `evaluation_letters`; `SegmentColumns`), feed MAPSSWE; without them it is null with a
     reason; `mapsswe_alignment` names the alignment they come from. The Holm fields are
     filled later, across challengers (`apply_holm`).
     """
@@ -256,7 +299,7 @@ class _ClipTests:
         errors_a: IntArray,
         errors_b: IntArray,
         clusters: NDArray[np.int64] | None,
-        segments: Sequence[Segments] | None,
+        segments: SegmentColumns | None,
         alignment: MapssweAlignment = "earmark",
     ) -> None:
         if clusters is None:  # every row its own clip
@@ -295,7 +338,7 @@ class _ClipTests:
 
 
 def _mapsswe(
-    segments: Sequence[Segments] | None,
+    segments: SegmentColumns | None,
     clusters: NDArray[np.int64] | None,
     n_rows: int,
     alignment: MapssweAlignment = "earmark",
@@ -307,9 +350,9 @@ def _mapsswe(
             "null_reason": "repeats of a clip are not independent sentences; MAPSSWE "
             "takes one hypothesis per utterance",
         }
-    if segments is None or len(segments) != n_rows:
+    if segments is None or segments.n_rows != n_rows:
         return {"p_value": None, "null_reason": "no alignments given"}
-    result = mapsswe_from_segments(seg for row in segments for seg in row)
+    result = mapsswe_from_columns(segments.reference_words, segments.errors_x, segments.errors_y)
     return {
         **result.to_dict(),
         "alignment": "earmark (fewest edits; sc_stats uses sclite's weighted alignment)"

@@ -17,7 +17,10 @@ import os
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import Any, TypeVar
+from multiprocessing.context import ForkContext
+from multiprocessing.process import BaseProcess
+from multiprocessing.queues import SimpleQueue
+from typing import TypeVar, cast
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -32,7 +35,10 @@ def default_jobs() -> int:
 
 
 def _serve(
-    func: Callable[[Any], Any], items: Sequence[Any], todo: Any, results: Connection
+    func: Callable[[Item], Result],
+    items: Sequence[Item],
+    todo: SimpleQueue[int | None],
+    results: Connection,
 ) -> None:
     """A worker: take task indices until told to stop; send (index, ok, value) back."""
     try:
@@ -71,22 +77,22 @@ def fork_map(func: Callable[[Item], Result], items: Sequence[Item], jobs: int) -
 
 
 def _fork_map(
-    ctx: Any, func: Callable[[Item], Result], items: Sequence[Item], jobs: int
+    ctx: ForkContext, func: Callable[[Item], Result], items: Sequence[Item], jobs: int
 ) -> list[Result]:
     n_workers = min(jobs, len(items))
-    todo = ctx.SimpleQueue()
+    todo: SimpleQueue[int | None] = ctx.SimpleQueue()
     for index in range(len(items)):
         todo.put(index)
     for _ in range(n_workers):
         todo.put(None)
-    readers: dict[Connection, Any] = {}
+    readers: dict[Connection, BaseProcess] = {}
     for _ in range(n_workers):
         receive, send = ctx.Pipe(duplex=False)
         worker = ctx.Process(target=_serve, args=(func, items, todo, send), daemon=True)
         worker.start()
         send.close()
         readers[receive] = worker
-    answers: dict[int, tuple[bool, Any]] = {}
+    answers: dict[int, tuple[bool, Result | BaseException]] = {}
     try:
         while readers:
             for conn in wait(list(readers)):
@@ -99,16 +105,16 @@ def _fork_map(
                     continue
                 answers[index] = (ok, value)
     finally:
-        for conn, worker in readers.items():
-            worker.terminate()
-            worker.join()
+        for conn, process in readers.items():
+            process.terminate()
+            process.join()
             conn.close()
     out: list[Result] = []
     for index in range(len(items)):
         if index not in answers:
             raise RuntimeError(f"a worker process died before returning task {index}")
         ok, value = answers[index]
-        if not ok:
+        if isinstance(value, BaseException) and not ok:
             raise value
-        out.append(value)
+        out.append(cast("Result", value))
     return out

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from earmark.collector import collector_paused
-from earmark.comparison.loading import ArmData
+from earmark.comparison.loading import ArmData, SharedValues
 from earmark.errors import EarmarkError
 from earmark.records import json_objects, read_records
 from earmark.results.codec import JSONObject, JSONValue
@@ -81,8 +82,9 @@ def _recorded_arms(folder: Path) -> dict[str, JSONObject]:
     return {name: arm for name, arm in arms.items() if isinstance(arm, dict)}
 
 
-def load_arms(spec: str) -> list[ArmData]:
-    """Every arm a spec names (one, or all arms of a run directory)."""
+def load_arms(spec: str, shared: SharedValues | None = None) -> list[ArmData]:
+    """Every arm a spec names (one, or all arms of a run directory); equal values are
+    shared with the other arms read with the same `shared`."""
     label, path, wanted = _split_spec(spec)
     recorded: dict[str, JSONObject] = {}
     if path.is_dir():
@@ -101,7 +103,78 @@ def load_arms(spec: str) -> list[ArmData]:
     else:
         raise EarmarkError("no such file or directory", file=str(path))
     with collector_paused():
-        return _arms_in_file(file, label, spec, wanted, default_name, recorded)
+        return _arms_in_file(
+            file, label, spec, wanted, (default_name, recorded), shared or SharedValues()
+        )
+
+
+#: Value types orjson and `json` read alike (a float: the same correctly rounded double).
+_SAME_TYPES = frozenset((str, int, bool, type(None), float))
+_SAME_OR_LIST = _SAME_TYPES | {list}
+_STR = frozenset((str,))
+
+
+def _jsonl_rows(file: Path) -> Iterator[tuple[int, JSONObject]]:
+    """`json_objects(read_records(file))`, the same rows and errors, fewer steps per row.
+
+    orjson's object is taken when every value is a string, integer, boolean, null, float
+    or list of strings and `repeat` is not a float: where it and `json` differ (an integer
+    beyond 64 bits becomes a float in orjson) compare reads the value as a float or not
+    at all, except `repeat`. Everything else, blank lines, and every line orjson refuses
+    (NaN, surrogates, bad JSON), goes through `json_objects`, which gives its object or
+    its error. Unlike `json_objects` alone, a row's floats do not send it the slow way:
+    `audio_seconds` is a float in every earmark predictions file.
+    """
+    import orjson
+
+    loads, refused = orjson.loads, orjson.JSONDecodeError
+    name = str(file)
+    for number, text in read_records(file):
+        try:
+            obj = loads(text)
+        except refused:
+            obj = None
+        if type(obj) is dict and _same_in_both(obj):
+            yield number, obj
+        else:
+            yield from json_objects([(number, text)], name)
+
+
+def _same_in_both(obj: dict[str, JSONValue]) -> bool:
+    """Every value one of `_SAME_TYPES` or a list of strings (slices), `repeat` no float."""
+    kinds = list(map(type, obj.values()))
+    if not _SAME_TYPES.issuperset(kinds):
+        if not _SAME_OR_LIST.issuperset(kinds):
+            return False
+        if kinds.count(list) == 1 and type(obj.get("slices")) is list:
+            lists: list[JSONValue] = [obj["slices"]]
+        else:
+            lists = [v for v in obj.values() if type(v) is list]
+        if not all(_STR.issuperset(map(type, v)) for v in lists):  # type: ignore[arg-type]
+            return False
+    return float not in kinds or type(obj.get("repeat")) is not float
+
+
+#: Rows validated and added at a time, a column at a time (`ArmData.prepare`).
+_BLOCK_ROWS = 4096
+
+
+def _add_block(
+    pending: list[tuple[int, JSONObject, ArmData]], source: str, shared: SharedValues
+) -> None:
+    """Add a block of rows to their arms, column-wise when every row is valid; otherwise
+    row by row in file order, so the first bad row raises its own error."""
+    by_arm: dict[int, tuple[ArmData, list[tuple[int, JSONObject]]]] = {}
+    for line, record, arm in pending:
+        by_arm.setdefault(id(arm), (arm, []))[1].append((line, record))
+    prepared = [(arm, arm.prepare(rows, source, shared)) for arm, rows in by_arm.values()]
+    if all(rows is not None for _, rows in prepared):
+        for arm, rows in prepared:
+            assert rows is not None
+            arm.commit(rows)
+        return
+    for line, record, arm in pending:
+        arm.add(record, source, line, shared)
 
 
 def _arms_in_file(
@@ -109,26 +182,35 @@ def _arms_in_file(
     label: str | None,
     spec: str,
     wanted: str | None,
-    default_name: str,
-    recorded: dict[str, JSONObject],
+    defaults: tuple[str, dict[str, JSONObject]],
+    shared: SharedValues,
 ) -> list[ArmData]:
+    default_name, recorded = defaults
     records = (
-        list(json_objects(read_records(file), str(file)))
+        _jsonl_rows(file)
         if file.suffix.lower() in _JSONL_SUFFIXES or file.name == PREDICTIONS
-        else _rows_from_delimited(file)
+        else iter(_rows_from_delimited(file))
     )
     arms: dict[str, ArmData] = {}
+    seen: dict[str, None] = {}
+    source = str(file)
+    pending: list[tuple[int, JSONObject, ArmData]] = []
     for line, record in records:
         arm_field = record.get("arm")
         name = arm_field if isinstance(arm_field, str) and arm_field else default_name
         if wanted is not None and name != wanted:
+            seen[str(arm_field or default_name)] = None
             continue
         arm = arms.get(name)
         if arm is None:
-            arm = arms[name] = ArmData(name=name, source=str(file), recorded=recorded.get(name))
-        arm.add(record, str(file), line)
+            arm = arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
+        pending.append((line, record, arm))
+        if len(pending) == _BLOCK_ROWS:
+            _add_block(pending, source, shared)
+            pending = []
+    _add_block(pending, source, shared)
     if wanted is not None and wanted not in arms:
-        names = sorted({str(r.get("arm") or default_name) for _, r in records})
+        names = sorted(seen)
         raise EarmarkError(
             f"no arm {wanted!r} in {file}",
             file=str(file),
@@ -149,15 +231,16 @@ def _arms_in_file(
     return list(arms.values())
 
 
-def load_arm_specs(specs: list[str], *, jobs: int = 1) -> dict[str, ArmData]:
+def load_arm_specs(specs: list[str]) -> dict[str, ArmData]:
     """Arms by name from several specs; a name given twice is refused, not overwritten.
 
-    `jobs` > 1 reads several files at once (forked workers); the result is the same."""
-    from earmark.comparison.parallel import fork_map
-
+    The files are read one after another in this process, not in workers: a row costs
+    little more to read than to send back from one, and read here the arms share one copy
+    of each equal text (`SharedValues`)."""
     out: dict[str, ArmData] = {}
-    for loaded in fork_map(load_arms, specs, jobs):
-        for arm in loaded:
+    shared = SharedValues()
+    for spec in specs:
+        for arm in load_arms(spec, shared):
             if arm.name in out:
                 raise EarmarkError(
                     f"two arms are named {arm.name!r} ({out[arm.name].source} and {arm.source})",

@@ -339,6 +339,9 @@ def _state_machine_segments(
             refs = (len(s1) - s1.count("I") + len(s2) - s2.count("I")) // 2
             out.append((refs, e1, e2))
 
+    # Where the run of C holding each column ends: between segments ("b") a stretch both
+    # systems got right only moves the segment start along, so it is crossed in one step.
+    end1, end2 = _run_ends(x_evals), _run_ends(y_evals)
     i1 = i2 = eog1 = eog2 = good = 0
     state = "b"
     while i1 < n1 or i2 < n2:
@@ -349,9 +352,11 @@ def _state_machine_segments(
         both = i1 < n1 and i2 < n2 and x_evals[i1] == "C" and y_evals[i2] == "C"
         if state == "b":
             if both:
-                eog1, eog2 = i1, i2
-            else:
-                state = "e"
+                step = min(end1[i1] - i1, end2[i2] - i2)
+                eog1, eog2 = i1 + step - 1, i2 + step - 1
+                i1, i2 = i1 + step, i2 + step
+                continue
+            state = "e"
         elif both:
             good = 1 if state == "e" else good + 1
             state = "g"
@@ -365,6 +370,15 @@ def _state_machine_segments(
     if state != "b":
         close(eog1 - (min_good - 1), eog2 - (min_good - 1), n1 - 1, n2 - 1)
     return out
+
+
+def _run_ends(evals: str) -> list[int]:
+    """Per column: one past the last column of the run of C it is in (itself if not C)."""
+    ends = list(range(len(evals)))
+    for run in _CORRECT_RUN.finditer(evals):
+        start, stop = run.span()
+        ends[start:stop] = [stop] * (stop - start)
+    return ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,18 +428,30 @@ def mapsswe_from_segments(
     """`mapsswe_test` from segments already found (`mapsswe_segments` of each sentence, in
     sentence order): a caller testing several subsets of the same sentences finds each
     sentence's segments once."""
-    segments = list(segments)
-    diffs = np.asarray([e1 - e2 for _, e1, e2 in segments], dtype=np.float64)
+    table = np.asarray(list(segments), dtype=np.int64).reshape(-1, 3)
+    return mapsswe_from_columns(table[:, 0], table[:, 1], table[:, 2], min_good)
+
+
+def mapsswe_from_columns(
+    reference_words: NDArray[np.int64],
+    errors_x: NDArray[np.int64],
+    errors_y: NDArray[np.int64],
+    min_good: int = MAPSSWE_MIN_GOOD,
+) -> MapssweResult:
+    """`mapsswe_from_segments` with the segments as three columns, in the same order (a
+    comparison of 100,000 sentences holds them as arrays, not as tuples)."""
+    diffs = (errors_x - errors_y).astype(np.float64)
+    n = int(diffs.size)
 
     def result(
         mean: float | None, sd: float | None, z: float | None, p: float | None, why: str | None
     ) -> MapssweResult:
         return MapssweResult(
-            n_segments=len(segments),
+            n_segments=n,
             min_good=min_good,
-            errors_x=sum(s[1] for s in segments),
-            errors_y=sum(s[2] for s in segments),
-            reference_words=sum(s[0] for s in segments),
+            errors_x=int(errors_x.sum()),
+            errors_y=int(errors_y.sum()),
+            reference_words=int(reference_words.sum()),
             mean_difference=mean,
             std_dev=sd,
             z=z,
@@ -433,7 +459,7 @@ def mapsswe_from_segments(
             null_reason=why,
         )
 
-    if not segments:
+    if not n:
         return result(None, None, None, 1.0, None)
     mean = float(diffs.mean())
     if not np.any(diffs != diffs[0]):

@@ -1,0 +1,245 @@
+"""What issue 25's faster compare keeps exact: rows read by orjson (floats included) are
+the rows `json` reads, hostile lines take the careful path with the same errors, arms
+share one copy of each equal text, and any number of worker groups gives the same
+compare.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from compare_fixtures import write_rows
+
+from earmark.comparison.api import _groups
+from earmark.comparison.loading import ArmData
+from earmark.errors import EarmarkError
+from earmark.file_comparison import compare
+from earmark.records import json_objects, read_records
+from earmark.rundir.arm_inputs import load_arm_specs, load_arms
+
+_COLUMNS = (
+    "keys",
+    "references",
+    "hypotheses",
+    "languages",
+    "slices",
+    "statuses",
+    "clusters",
+    "audio_seconds",
+    "language_mismatch",
+)
+
+
+def _careful(path: Path) -> ArmData:
+    """The arm as `json_objects` alone reads it (the reader before issue 25)."""
+    arm = ArmData(name="x", source=str(path))
+    for line, record in json_objects(read_records(path), str(path)):
+        arm.add(record, str(path), line)
+    return arm
+
+
+def test_rows_with_floats_and_big_integers_read_as_json_reads_them(tmp_path: Path) -> None:
+    lines = [
+        '{"id": "a", "reference": "x y", "hypothesis": "x", "audio_seconds": 0.1}',
+        '{"id": "b", "reference": "x", "hypothesis": null, "duration": 2.5e0, "conf": 1e30}',
+        # A 31-digit integer is a float to orjson and an int to json: `repeat` keeps json's.
+        '{"id": "c", "repeat": 1000000000000000000000000000000, "reference": "x", '
+        '"hypothesis": "x", "slices": ["s1", "s2"], "audio_seconds": 7}',
+        '{"id": "d", "reference": "x", "hypothesis": "x", "audio_seconds": NaN}',
+        "",
+        '{"id": "e", "reference": "x", "hypothesis": "x", "slices": "a;b", "n": [1, 2.0]}',
+        '{"id": "f", "reference": "x", "hypothesis": "x", "audio_seconds": 1e400}',
+    ]
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    (fast,) = load_arms(str(path))
+    slow = _careful(path)
+    for column in _COLUMNS:
+        got, want = getattr(fast, column), getattr(slow, column)
+        assert repr(got) == repr(want), column
+    assert fast.keys[2] == ("c", 10**30)
+    assert fast.audio_seconds[:3] == [0.1, 2.5, 7.0]
+    assert fast.audio_seconds[5] == float("inf")  # json reads 1e400 as inf, as before
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('{"id": "a", "reference": "x", "hypothesis": "\\ud800"}', "hypothesis"),
+        ('{"id": "a", "reference": "x", "hypothesis": "x", "repeat": 1.5}', "repeat"),
+        ('{"id": "a", "reference": "x", "hypothesis": "x", "repeat": 1e30}', "repeat"),
+        ('{"id": "a", "reference": 2.5, "hypothesis": "x"}', "reference"),
+        ('{"id": "a", "reference": "x", "slices": [1.5]}', "slices"),
+    ],
+)
+def test_hostile_rows_give_the_careful_error(tmp_path: Path, line: str, field: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "z", "reference": "x", "hypothesis": "x"}\n' + line + "\n", "utf-8")
+    with pytest.raises(EarmarkError) as fast:
+        load_arms(str(path))
+    with pytest.raises(EarmarkError) as slow:
+        _careful(path)
+    assert (fast.value.line, fast.value.field) == (2, field)
+    assert str(fast.value) == str(slow.value)
+
+
+def test_invalid_json_and_duplicates_keep_their_messages(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "reference": "x"\n', "utf-8")
+    with pytest.raises(EarmarkError, match="invalid JSON") as info:
+        load_arms(str(bad))
+    assert info.value.line == 1
+    dup = write_rows(
+        tmp_path / "dup.jsonl",
+        [{"id": "a", "reference": "x", "hypothesis": "x"}, {"id": "b", "reference": "x"}]
+        + [{"id": "a", "reference": "y", "hypothesis": "x"}],
+    )
+    with pytest.raises(
+        EarmarkError, match=r"repeat 0 in arm 'dup' \(first on line 1\)"
+    ) as dup_info:
+        load_arms(dup)
+    assert dup_info.value.line == 3
+
+
+def test_arms_share_one_copy_of_each_equal_value(tmp_path: Path) -> None:
+    rows = [
+        {"id": f"u{i}", "reference": f"ref {i}", "hypothesis": f"hyp {i}", "slices": ["s"]}
+        for i in range(3)
+    ]
+    a = write_rows(tmp_path / "a.jsonl", rows)
+    b = write_rows(tmp_path / "b.jsonl", rows)
+    arms = load_arm_specs([a, b])
+    first, second = arms["a"], arms["b"]
+    assert first.references == second.references
+    assert all(x is y for x, y in zip(first.references, second.references, strict=True))
+    assert all(x is y for x, y in zip(first.hypotheses, second.hypotheses, strict=True))
+    assert all(x is y for x, y in zip(first.keys, second.keys, strict=True))
+    assert first.slices[0] is second.slices[2]
+    first.release_rows()
+    assert (len(first), first.references, dict(first.index())) == (0, [], {})
+    assert first.name == "a" and second.references[0] == "ref 0"
+
+
+def test_groups_split_the_challengers_and_put_the_reference_last() -> None:
+    names = ["r", "a", "b", "c", "d", "e"]
+    assert _groups(names, "r", 1) == [["r", "a", "b", "c", "d", "e"]]
+    assert _groups(names, "r", 2) == [["a", "b", "c"], ["r", "d", "e"]]
+    assert _groups(names, "c", 4) == [["r", "a"], ["b"], ["d"], ["c", "e"]]
+    assert _groups(["r"], "r", 8) == [["r"]]
+    assert _groups(["r", "a"], "r", 8) == [["r", "a"]]
+
+
+def test_any_number_of_groups_gives_the_same_comparison(tmp_path: Path) -> None:
+    refs = {f"u{i}": f"the cat sat on the mat number {i} today" for i in range(40)}
+    files = []
+    for a in range(5):
+        hyps = {
+            k: (v if (i + a) % 4 else v.replace("cat", "hat") + (" extra" * a))
+            for i, (k, v) in enumerate(refs.items())
+        }
+        hyps["u3"] = None if a == 2 else hyps["u3"]
+        seconds = {k: 1.0 + i * 0.25 for i, k in enumerate(refs)}
+        rows = [
+            {
+                "id": k,
+                "reference": refs[k],
+                "hypothesis": h,
+                "audio_seconds": seconds[k],
+                "language": "en" if i % 3 else "de",
+            }
+            for i, (k, h) in enumerate(hyps.items())
+        ]
+        files.append(write_rows(tmp_path / f"arm{a}.jsonl", rows))
+    runs = [
+        compare(files, normalizer="crude-v1", reference="arm2", resamples=60, seed=5, jobs=j)
+        for j in (1, 2, 3, 5)
+    ]
+    dumps = []
+    for run in runs:
+        data = run.to_dict()
+        data.pop("created")
+        dumps.append(json.dumps(data, sort_keys=False))
+    assert dumps[1:] == dumps[:1] * 3
+    first = json.loads(dumps[0])
+    assert first["n_shared"] == 40 and len(first["pairs"]) == 4 * 2 * 3
+
+
+def test_the_first_bad_row_of_a_multi_arm_file_raises_first(tmp_path: Path) -> None:
+    """Rows are added a block at a time per arm; a bad row anywhere makes the block go
+    row by row in file order, so the error is the first one in the file, whatever arm."""
+    rows: list[dict[str, object]] = []
+    for i in range(5000):
+        for arm in ("a", "b"):
+            rows.append({"arm": arm, "id": f"u{i}", "reference": "x", "hypothesis": "x"})
+    rows[4001] = {"arm": "b", "id": "u2000", "reference": 1, "hypothesis": "x"}
+    rows[4002] = {"arm": "a", "id": "u2001", "reference": "x", "slices": 5}
+    path = write_rows(tmp_path / "run.jsonl", rows)
+    with pytest.raises(EarmarkError) as info:
+        load_arms(path)
+    assert (info.value.line, info.value.field) == (4002, "reference")
+    rows[4001] = {"arm": "b", "id": "u2000", "reference": "x", "hypothesis": "x"}
+    path = write_rows(tmp_path / "run.jsonl", rows)
+    with pytest.raises(EarmarkError) as info:
+        load_arms(path)
+    assert (info.value.line, info.value.field) == (4003, "slices")
+    rows[4002] = {"arm": "a", "id": "u2001", "reference": "x", "hypothesis": "x"}
+    fine = load_arms(write_rows(tmp_path / "run.jsonl", rows))
+    assert [len(arm) for arm in fine] == [5000, 5000]
+    assert fine[1].keys[4999] == ("u4999", 0) and fine[0].index()[("u2001", 0)] == 2001
+
+
+def test_zero_durations_keep_their_sign(tmp_path: Path) -> None:
+    """Equal durations are shared, but 0.0 and -0.0 are equal and written differently."""
+    rows = [
+        {"id": f"u{i}", "reference": "x", "hypothesis": "x", "audio_seconds": v}
+        for i, v in enumerate([0.0, -0.0, 1.5, 1.5, -0.0])
+    ]
+    a = write_rows(tmp_path / "a.jsonl", rows)
+    b = write_rows(tmp_path / "b.jsonl", rows[::-1])
+    arms = load_arm_specs([a, b])
+    assert [repr(s) for s in arms["a"].audio_seconds] == ["0.0", "-0.0", "1.5", "1.5", "-0.0"]
+    assert [repr(s) for s in arms["b"].audio_seconds] == ["-0.0", "1.5", "1.5", "-0.0", "0.0"]
+    assert arms["a"].audio_seconds[2] is arms["b"].audio_seconds[1]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"id": "a", "reference": "x", "hypothesis": "x", "extra": '
+        + "[" * 5000
+        + "]" * 5000
+        + "}",
+        '{"id": "a", "reference": "x", "hypothesis": "x", "extra": ' + "[" * 900 + "]" * 900 + "}",
+        '{"id": "a\\u0000b", "reference": "x\\u0000", "hypothesis": "x"}',
+        '{"id": "a", "reference": "x", "hypothesis": "x", "n": 1' + "0" * 5000 + "}",
+        '{"id": "a", "reference": "x", "hypothesis": "x", "id": "b"}',
+        '["not", "an", "object"]',
+    ],
+)
+def test_nested_nul_huge_and_odd_rows_read_as_the_careful_reader(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_text(line + "\n", "utf-8")
+    try:
+        (fast,) = load_arms(str(path))
+    except EarmarkError as exc:
+        with pytest.raises(EarmarkError) as slow:
+            _careful(path)
+        assert (str(exc), exc.line, exc.field) == (
+            str(slow.value),
+            slow.value.line,
+            slow.value.field,
+        )
+        return
+    slow = _careful(path)
+    for column in _COLUMNS:
+        assert repr(getattr(fast, column)) == repr(getattr(slow, column)), column
+
+
+def test_a_record_over_the_bound_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    big = '{"id": "b", "reference": "' + "x" * (1 << 20) + '", "hypothesis": "x"}'
+    path.write_text('{"id": "a", "reference": "x", "hypothesis": "x"}\n' + big + "\n", "utf-8")
+    with pytest.raises(EarmarkError, match="record longer than") as info:
+        load_arms(str(path))
+    assert info.value.line == 2
