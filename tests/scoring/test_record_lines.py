@@ -112,8 +112,8 @@ def test_a_marked_up_reference_keeps_its_markup_in_the_line() -> None:
         "marked",
         "ok uh there",
         "okay there",
-        extra={"speaker": "s1", "reference_markup": '{ ok / okay } (uh) there'},
+        extra={"speaker": "s1", "reference_markup": "{ ok / okay } (uh) there"},
     )
     dicts, lines = _both([marked, *HOSTILE[:4]], "none")
     assert lines == dicts
-    assert orjson.loads(lines[0])["reference_markup"] == '{ ok / okay } (uh) there'
+    assert orjson.loads(lines[0])["reference_markup"] == "{ ok / okay } (uh) there"
