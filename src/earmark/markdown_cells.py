@@ -28,9 +28,10 @@ _ALWAYS = {
     "|": "\\|",
 }
 #: Block syntax that only counts at the start of a line: an ATX heading, a bullet, an
-#: ordered-list number, a thematic break of dashes.
+#: ordered-list number, a thematic break of dashes. Two dashes are escaped too: after a
+#: list item's `- ` they make three (`- --` is a thematic break, not an item).
 _BLOCK_START = re.compile(
-    r"^()(?:(#)(?=#{0,5}(?:\s|$))|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|(-)(?=(?:\s*-){2,}\s*$))"
+    r"^()(?:(#)(?=#{0,5}(?:\s|$))|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|(-)(?=(?:\s*-){1,}\s*$))"
 )
 #: A heading's optional closing sequence: ` ##` at the end would be eaten.
 _CLOSING_HASHES = re.compile(r"(\s)(#+\s*)$")
