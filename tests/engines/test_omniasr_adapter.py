@@ -168,7 +168,9 @@ def test_set_lang_overrides_the_table(tmp_path: Path, fake: Path) -> None:
 
 
 def test_a_dtype_sweep_runs_one_arm_per_weight_type(tmp_path: Path, fake: Path) -> None:
-    pytest.importorskip("torch")
+    pytest.importorskip(
+        "torch", reason="the adapter's --dtype path imports torch (installed by .ci/run)"
+    )
     arm = (
         f"stdio:{sys.executable} {ADAPTER} --model-card m --device cpu --dtype {{compute_type}}"
         "?weight_types=float32,bfloat16&name=omni"
