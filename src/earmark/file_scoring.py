@@ -44,7 +44,7 @@ from earmark.scoring.policy import AUTO_BY_LANGUAGE, CHARACTER_LANGUAGES, Normal
 from earmark.scoring.probes import ProbeResult, failed, run_scorer_probes
 from earmark.scoring.protocols import ScoringChoice, resolve
 from earmark.scoring.scorer import CorpusScorer, ScoreResult
-from earmark.stats.settings import DEFAULT_GENERATOR, BootstrapSettings
+from earmark.stats.settings import BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.results import Results
@@ -239,7 +239,7 @@ def _score(
         bootstrap=BootstrapSettings(
             resamples=choice.resamples,
             seed=choice.seed,
-            generator=figures.generator or DEFAULT_GENERATOR,
+            generator=figures.generator or choice.generator,
         ),
         protocol=choice.protocol,
         cluster=figures.cluster,  # type: ignore[arg-type]  # checked by ScoringOptions

@@ -197,6 +197,9 @@ def _verify_arm(
     recorded_cov.pop("excluded", None)  # hypotheses without a reference never reach the rows
     recorded_scored["coverage"] = recorded_cov
     recomputed = {k: summary.get(k) for k in recorded_scored}
+    recomputed["bootstrap"] = _unnamed_generator(
+        recorded.get("bootstrap"), summary.get("bootstrap")
+    )
     diffs = differences(recorded_scored, recomputed)
     checks = [
         Check(
@@ -226,6 +229,15 @@ def _verify_arm(
     )
     checks.extend(_run_figures(name, recorded, rows))
     return checks
+
+
+def _unnamed_generator(recorded: object, recomputed: Any) -> Any:
+    """The recomputed `bootstrap` record as results wrote it before they named their
+    generator: without `generator` when the recorded one has none (it was then
+    `UNNAMED_GENERATOR`, which `_recorded_options` redrew with)."""
+    if isinstance(recorded, dict) and "generator" not in recorded and isinstance(recomputed, dict):
+        return {k: v for k, v in recomputed.items() if k != "generator"}
+    return recomputed
 
 
 def _recorded_glm(name: str, recorded: dict[str, Any], folder: Path | None) -> Glm | Check | None:
@@ -260,18 +272,20 @@ def _recorded_options(
     from earmark.scoring.policy import NormalizerPolicy
     from earmark.scoring.protocols import get_protocol
     from earmark.stats.settings import (
-        DEFAULT_GENERATOR,
         DEFAULT_LEVEL,
         GENERATORS,
+        UNNAMED_GENERATOR,
         BootstrapSettings,
     )
 
     policy_d = recorded.get("normalizer_policy") or {}
     boot = recorded.get("bootstrap") or {}
-    # A protocol's own generator (e.g. "python-random") comes with its protocol below.
+    # Results that name no generator (every one written before issue 25) were drawn with
+    # UNNAMED_GENERATOR, and so is every figure of a protocol (whose own generator, e.g.
+    # "python-random", comes with the protocol below), whatever the default is today.
     generator = boot.get("generator")
-    if generator not in GENERATORS:
-        generator = DEFAULT_GENERATOR
+    if generator not in GENERATORS or recorded.get("protocol"):
+        generator = UNNAMED_GENERATOR
     try:
         return ScoringOptions(
             policy=NormalizerPolicy(

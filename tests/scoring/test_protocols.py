@@ -104,7 +104,8 @@ def _options(name: str) -> ScoringOptions:
     return ScoringOptions(
         policy=NormalizerPolicy.parse(p.normalizer),
         aggregate=p.aggregate,
-        bootstrap=BootstrapSettings(resamples=p.resamples, seed=p.seed),
+        # A protocol draws with numpy-pcg64, as published (`ScoringChoice.generator`).
+        bootstrap=BootstrapSettings(resamples=p.resamples, seed=p.seed, generator="numpy-pcg64"),
         protocol=p,
     )
 

@@ -90,7 +90,7 @@ def test_intervals_agree_with_the_delta_method_and_the_other_generator() -> None
     errors, ref = _cer_like(20_000, 8)
     se = delta_method_se(errors, ref)
     ours = bootstrap_ci(errors, ref, resamples=4_000, seed=2, generator=GENERATOR)
-    theirs = bootstrap_ci(errors, ref, resamples=4_000, seed=2)
+    theirs = bootstrap_ci(errors, ref, resamples=4_000, seed=2, generator="numpy-pcg64")
     assert ours.estimate == theirs.estimate
     assert ours.standard_error == pytest.approx(se, rel=0.05)
     assert ours.low is not None and ours.high is not None
@@ -194,15 +194,19 @@ def test_unknown_generator_is_refused() -> None:
 
 
 def test_settings_and_metric_carry_the_generator() -> None:
-    assert "generator" not in BootstrapSettings().to_dict()  # default results keep bytes
+    assert BootstrapSettings().to_dict()["generator"] == GENERATOR  # the default, named
     assert BootstrapSettings(generator=GENERATOR).to_dict()["generator"] == GENERATOR
     counts = np.array([[1, 0, 0, 5], [0, 1, 1, 3], [2, 0, 0, 7]] * 20)
     clusters = np.arange(len(counts))
     default = metric_result(counts, clusters, MetricSettings("micro", 400, 1, 0.95))
+    old = metric_result(
+        counts, clusters, MetricSettings("micro", 400, 1, 0.95, False, "numpy-pcg64")
+    )
     poisson = metric_result(
         counts, clusters, MetricSettings("micro", 400, 1, 0.95, False, GENERATOR)
     )
-    assert default.value == poisson.value and default.ci != poisson.ci
+    assert default == poisson  # the default
+    assert old.value == poisson.value and old.ci != poisson.ci
     direct = bootstrap_ci(
         counts[:, :3].sum(1),
         counts[:, [0, 1, 3]].sum(1),
@@ -287,7 +291,7 @@ def test_hostile_values_huge_and_fractional() -> None:
 
 def test_a_scored_corpus_names_the_generator_it_drew_with() -> None:
     """Scoring with the generator records it in the `bootstrap` record and draws every
-    interval with it; the default writes no `generator` key (its results keep their bytes)."""
+    interval with it; numpy-pcg64 is named too (a record naming none means it)."""
     from earmark.formats.rows import ScoringRow
     from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 
@@ -304,7 +308,7 @@ def test_a_scored_corpus_names_the_generator_it_drew_with() -> None:
         return score_rows(rows, options).to_dict()
 
     default, poisson = score("numpy-pcg64"), score(GENERATOR)
-    assert "generator" not in default["bootstrap"]
+    assert default["bootstrap"]["generator"] == "numpy-pcg64"
     assert poisson["bootstrap"]["generator"] == GENERATOR
     metric = poisson["overall"]["views"]["raw"]["wer"]
     assert metric["ci95"] != default["overall"]["views"]["raw"]["wer"]["ci95"]

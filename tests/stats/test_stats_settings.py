@@ -27,6 +27,7 @@ def test_defaults_and_record_order() -> None:
         ("resamples", 7),
         ("seed", 1),
         ("level", 0.9),
+        ("generator", "numpy-pcg64-poisson"),
     ]
     with pytest.raises(AttributeError):
         BootstrapSettings().seed = 1  # type: ignore[misc]

@@ -66,8 +66,9 @@ def score_file(
     the arm's `normalizer_choice` says why (`earmark.file_scoring.default_reason`).
     `metrics` names optional figures beside MER and WIL ("wip", as `--metrics wip`);
     `alignment` ("earmark", "sclite", "kaldi") splits every word figure's errors;
-    `bootstrap_generator` draws the intervals with another recorded generator
-    (`earmark.stats.settings.GENERATORS`; docs/statistics.md);
+    `bootstrap_generator` names the intervals' generator, recorded in results (None: the
+    default, or a protocol's; "numpy-pcg64" redraws results that name none;
+    `earmark.stats.settings.GENERATORS`, docs/statistics.md);
     `id_format` reads the sclite reports' speakers by earmark's rule (the default) or
     sclite's `-i` rule of that name (`--id-format`).
     """

@@ -41,9 +41,9 @@ def register(sub: Subcommands) -> None:
         "--bootstrap-generator",
         choices=GENERATORS,
         default=None,
-        help="the bootstrap's generator, recorded in results (default numpy-pcg64; "
-        "numpy-pcg64-poisson: the same law, other numbers for a seed, faster on "
-        "character rates; docs/statistics.md)",
+        help="the bootstrap's generator, recorded in results (default "
+        "numpy-pcg64-poisson; numpy-pcg64: the same law, other numbers for a seed, the "
+        "generator of every result that names none; docs/statistics.md)",
     )
     p.add_argument(
         "--format",

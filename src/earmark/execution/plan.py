@@ -52,7 +52,12 @@ from earmark.engines.spec import ArmSpec
 from earmark.errors import EarmarkError
 from earmark.outputs import atomic_write_text
 from earmark.rundir.plan_file import file_sha256, read_plan_toml
-from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
+from earmark.stats.settings import (
+    DEFAULT_GENERATOR,
+    DEFAULT_SEED,
+    UNNAMED_GENERATOR,
+    BootstrapSettings,
+)
 
 if TYPE_CHECKING:
     from earmark.corpus.model import Utterance
@@ -200,7 +205,12 @@ class RunPlan:
         return ScoringOptions(
             policy=NormalizerPolicy.parse(self.normalizer),
             aggregate=protocol.aggregate if protocol is not None else "micro",
-            bootstrap=BootstrapSettings(resamples=self.bootstrap, seed=self.seed),
+            bootstrap=BootstrapSettings(
+                resamples=self.bootstrap,
+                seed=self.seed,
+                # A protocol's figures are drawn as published (`ScoringChoice.generator`).
+                generator=DEFAULT_GENERATOR if protocol is None else UNNAMED_GENERATOR,
+            ),
             protocol=protocol,
             cluster=self.cluster,  # type: ignore[arg-type]  # checked by ScoringOptions
             min_per_slice=self.min_per_slice,

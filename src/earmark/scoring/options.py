@@ -17,7 +17,7 @@ from earmark.results.codec import JSONObject, JSONValue
 from earmark.scoring.metric import EXTRA_METRICS, MetricSettings
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.protocols import Protocol
-from earmark.stats.settings import DEFAULT_GENERATOR, BootstrapSettings
+from earmark.stats.settings import UNNAMED_GENERATOR, BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.scoring.glm import Glm
@@ -117,6 +117,15 @@ class ScoringOptions:
                 field="protocol",
                 hint="build the options from earmark.scoring.protocols.resolve()",
             )
+        if b.generator != UNNAMED_GENERATOR:
+            # A protocol's figures are frozen: every interval its own generator does not
+            # draw is drawn as when it was published (`ScoringChoice.generator`).
+            raise EarmarkError(
+                f"protocol {p.name} draws its intervals with {UNNAMED_GENERATOR}, "
+                f"not {b.generator}",
+                field="generator",
+                hint="build the options from earmark.scoring.protocols.resolve()",
+            )
 
     @property
     def word_counter(self) -> WordCounter:
@@ -151,11 +160,9 @@ class ScoringOptions:
             else "speaker (rows of one speaker are resampled together; a speaker's own "
             "block resamples its clips)",
             cluster=None if self.cluster == "clip" else self.cluster,
-            # Named when a protocol or a generator other than the default draws the
-            # intervals, so default results keep their bytes.
-            generator=b.generator
-            if b.generator != DEFAULT_GENERATOR
-            else (None if p is None else p.generator),
+            # Always named (issue 25): a record without one means `UNNAMED_GENERATOR`.
+            # A protocol's is its own (python-random, or numpy-pcg64 for every interval).
+            generator=b.generator if p is None else p.generator,
             quantile_rule=None if p is None else p.quantile_rule,
         )
 

@@ -23,6 +23,7 @@ from earmark.errors import EarmarkError
 from earmark.results.codec import JSONValue
 from earmark.stats.protocol_bootstrap import GENERATOR as PYTHON_RANDOM
 from earmark.stats.protocol_bootstrap import QUANTILE_RULE as PYTHON_RANDOM_QUANTILES
+from earmark.stats.settings import DEFAULT_GENERATOR, UNNAMED_GENERATOR
 from earmark.stats.settings import DEFAULT_SEED as DEFAULT_SEED
 
 Aggregate = Literal["micro", "macro"]
@@ -210,6 +211,13 @@ class ScoringChoice:
     protocol: Protocol | None = None
     #: The punctuation mark rule (`earmark.metrics.punctuation.MARK_RULES`).
     punctuation_marks: str = "word-internal"
+
+    @property
+    def generator(self) -> str:
+        """The bootstrap generator of every interval (`BootstrapSettings.generator`): a
+        protocol's figures stay as published, drawn with `numpy-pcg64` wherever its own
+        generator does not draw them; without one, the default."""
+        return DEFAULT_GENERATOR if self.protocol is None else UNNAMED_GENERATOR
 
 
 def resolve(

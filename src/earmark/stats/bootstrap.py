@@ -6,8 +6,10 @@ sum(ref_units). Averaging per-utterance rates happens only when `aggregate="macr
 asked for, and the result says so.
 
 Resampling unit: the *cluster* (`clusters=`, e.g. the clip id), so repeats of one clip
-stay together; without clusters every row is its own cluster. See `earmark.stats.resampling`
-for the exact sampling algorithm and RNG (numpy PCG64 streams from `SeedSequence(seed)`).
+stay together; without clusters every row is its own cluster. `generator` names the draws
+(`earmark.stats.settings.GENERATORS`): by default `earmark.stats.poisson_resampling`, or
+the exact index stream of `earmark.stats.resampling` (`"numpy-pcg64"`, every result that
+names no generator); both are numpy PCG64 streams from `SeedSequence(seed)`.
 
 Several statistics of the same rows (`bootstrap_statistics`, `bootstrap_cis`) are computed
 from one set of resamples: the intervals of one scope are jointly consistent (replicate
@@ -37,6 +39,7 @@ from earmark.stats.settings import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     GENERATORS,
+    UNNAMED_GENERATOR,
     StatRecord,
 )
 
@@ -186,7 +189,7 @@ def _resampled(
         raise EarmarkError("no rows to bootstrap", field=names[0], hint="score some utterances")
     index, n_clusters = cluster_index(clusters, n_rows)
     per_cluster = cluster_totals(rows, index, n_clusters)
-    draw = resample_totals if generator == DEFAULT_GENERATOR else poisson_resample_totals
+    draw = resample_totals if generator == UNNAMED_GENERATOR else poisson_resample_totals
     replicates = draw(per_cluster, int(resamples), int(seed), workers=workers)
     return rows.sum(axis=0), replicates, n_clusters, n_rows
 
