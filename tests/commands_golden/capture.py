@@ -17,7 +17,10 @@ results.md showing its figures once, as `overall` (`overall (en)` for a named la
 again under the language (issue 26: `run` stdout, `score-trn` stdout and results.md); the
 HTML report fitting 1280 px (issue 26: the model hashes in a table of their own, a revision
 abbreviated with its title, figure cells that break between figure and CI, the paired
-tests' p-values in one cell). Every other byte is still c80343e's.
+tests' p-values in one cell); the default bootstrap generator becoming `numpy-pcg64-poisson`
+(issue 25: every CI, paired interval and `share_*` figure, results.md's CI line, and the
+`generator` every bootstrap record, gap.json and decision record now names; no point
+value, verdict or rule outcome changed). Every other byte is still c80343e's.
 """
 
 from __future__ import annotations

@@ -129,3 +129,99 @@ def test_verify_of_a_tampered_generator_is_a_mismatch(tmp_path: Path, name: obje
     results["arms"]["rows"]["bootstrap"]["generator"] = name
     path.write_text(json.dumps(results), "utf-8")
     assert main(["verify", str(folder)]) == 1
+
+
+def _gap_corpus(folder: Path, shift: int) -> Path:
+    refs = ["the cat sat on the mat", "hello there world", "a b c d e", "one two three four"]
+    rows = []
+    for i in range(40):
+        words = refs[i % 4].split()
+        hyp = " ".join(words[: len(words) - ((i + shift) % 3)])
+        rows.append(json.dumps({"id": f"u{i}", "reference": refs[i % 4], "hypothesis": hyp}))
+    path = folder / f"corpus{shift}.jsonl"
+    path.write_text("\n".join(rows) + "\n", "utf-8")
+    return path
+
+
+def test_a_gap_draws_every_interval_with_one_named_generator(tmp_path: Path) -> None:
+    """The gap's own interval follows the generator, and gap.json names it; numpy-pcg64
+    gives the numbers earmark gave before issue 25 (pinned from then). (Each corpus's own
+    figures follow it once `scoring.row_counts.scope_metrics` passes it on.)"""
+    from earmark.comparison.gap import corpus_gap
+    from earmark.rundir.arm_inputs import load_arms
+
+    (a,) = load_arms(str(_gap_corpus(tmp_path, 0)))
+    (b,) = load_arms(str(_gap_corpus(tmp_path, 1)))
+    old = corpus_gap(a, b, normalizer="none", resamples=400, seed=3, generator=UNNAMED_GENERATOR)
+    new = corpus_gap(a, b, normalizer="none", resamples=400, seed=3)
+    pinned = {
+        ("gap", "wer"): [-0.08339932379937062, 0.09140982199331345],
+        ("gap", "cer"): [-0.09846605740696804, 0.11479313208229239],
+    }
+    for (part, metric), ci in pinned.items():
+        assert old[part][metric]["ci95"] == ci  # type: ignore[index,call-overload]
+        assert new[part][metric]["ci95"] != ci  # type: ignore[index,call-overload]
+    assert old["bootstrap"]["generator"] == UNNAMED_GENERATOR  # type: ignore[index,call-overload]
+    assert new["bootstrap"]["generator"] == POISSON  # type: ignore[index,call-overload]
+    assert new["gap"]["wer"]["value"] == old["gap"]["wer"]["value"]  # type: ignore[index,call-overload]
+
+
+@pytest.mark.parametrize("bad", ['"python-random"', '"<b>"', "7", '"a\\u0000b"'])
+def test_decision_rules_name_their_generator(tmp_path: Path, bad: str) -> None:
+    """The paired bootstrap of `decide` draws with the rules' generator (default: the
+    default), and its record names it; an unknown one is refused with the field."""
+    from earmark.decisions.thresholds import DecisionRules
+
+    rules = tmp_path / "rules.toml"
+    assert DecisionRules().applied().generator == POISSON
+    rules.write_text('[decision]\ngenerator = "numpy-pcg64"\n', "utf-8")
+    assert DecisionRules.from_toml(rules).applied().generator == UNNAMED_GENERATOR
+    rules.write_text(f"[decision]\ngenerator = {bad}\n", "utf-8")
+    with pytest.raises(EarmarkError, match="generator"):
+        DecisionRules.from_toml(rules)
+
+
+@pytest.mark.parametrize("generator", [UNNAMED_GENERATOR, POISSON])
+def test_multispeaker_draws_with_the_named_generator(generator: str) -> None:
+    """multispeaker's interval over recordings is the stats function's with that generator,
+    and its record names it."""
+    pytest.importorskip("meeteval", reason="needs meeteval (.[multispeaker])")
+    from earmark.scoring.multispeaker import Segment, score_segments
+    from earmark.stats.bootstrap import bootstrap_cis
+
+    ref, hyp = [], []
+    for r in range(8):
+        ref.append(Segment(f"r{r}", "A", 0.0, 2.0, "the cat sat on the mat"))
+        ref.append(Segment(f"r{r}", "B", 2.0, 3.0, "hello world"))
+        hyp.append(Segment(f"r{r}", "x", 0.0, 2.0, "the cat sat on a mat" if r % 2 else "the cat"))
+        hyp.append(Segment(f"r{r}", "y", 2.0, 3.0, "hello world" if r % 3 else "hello"))
+    result = score_segments(ref, hyp, ["cpwer"], resamples=300, seed=4, generator=generator)
+    rows = result.metrics["cpwer"].recordings
+    expected = bootstrap_cis(
+        {"cpwer": ([s.counts.errors for s in rows], [s.counts.length for s in rows])},
+        resamples=300,
+        seed=4,
+        generator=generator,
+    )["cpwer"]
+    assert result.metrics["cpwer"].ci == expected
+    assert result.bootstrap.generator == generator
+
+
+@pytest.mark.parametrize("generator", [None, UNNAMED_GENERATOR])
+def test_postprocess_names_the_generator_it_drew_with(
+    tmp_path: Path, generator: str | None
+) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [
+        {"id": f"c{i}", "reference": "今天很好，我们走吧。", "hypothesis": "今天很好我们走吧"}
+        for i in range(6)
+    ]
+    lines = [json.dumps({"status": "ok", "language": "zh", **r}, ensure_ascii=False) for r in rows]
+    (run / "predictions.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    argv = ["postprocess", "--run", str(run), "--processor", "opencc:t2s", "--repeats", "1"]
+    argv += ["--bootstrap", "50", "--out", str(tmp_path / "out"), "--quiet"]
+    argv += [] if generator is None else ["--bootstrap-generator", generator]
+    assert main(argv) == 0
+    document = json.loads((tmp_path / "out" / "postprocess.json").read_text("utf-8"))
+    assert document["summary"]["bootstrap"]["generator"] == (generator or POISSON)

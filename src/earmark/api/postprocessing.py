@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from earmark.api.values import PathArg, check_count, check_out
+from earmark.api.values import PathArg, check_choice, check_count, check_out
 
 if TYPE_CHECKING:
     from earmark.postprocess.report import PostprocessReport
@@ -25,17 +25,21 @@ def postprocess(
     guard_marks: str = "",
     bootstrap: int | None = None,
     seed: int | None = None,
+    bootstrap_generator: str | None = None,
 ) -> PostprocessReport:
     """`earmark postprocess --run RUN --processor SPEC --out OUT`: every transcript sent
     through the processor `repeats` times, guarded, and measured (acceptance, punctuation
-    F1 raw vs delivered, CER equality, determinism). Returns the typed report; with
+    F1 raw vs delivered, CER equality, determinism; `bootstrap_generator` draws the
+    intervals, None: the default). Returns the typed report; with
     `out`, postprocess.json, postprocess.md and the delivered predictions.jsonl are
     written there."""
     from earmark.postprocess.api import PostprocessOptions, postprocess_transcripts
+    from earmark.stats.settings import DEFAULT_GENERATOR, GENERATORS
 
     check_out(out)
     check_count("repeats", repeats, 1)
     check_count("bootstrap", bootstrap, 0)
+    check_choice("bootstrap_generator", bootstrap_generator, GENERATORS)
     options = PostprocessOptions(
         run,
         processor,
@@ -46,6 +50,7 @@ def postprocess(
         guard_marks=guard_marks,
         resamples=bootstrap,
         seed=seed,
+        generator=bootstrap_generator or DEFAULT_GENERATOR,
         plan=plan,
         expect_sha256=expect_sha256,
     )

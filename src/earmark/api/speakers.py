@@ -27,16 +27,19 @@ def multispeaker(
     bootstrap: int = 10_000,
     seed: int | None = None,
     exclude_unmatched: bool = False,
+    bootstrap_generator: str | None = None,
 ) -> MultiSpeakerResult:
     """`earmark multispeaker REFERENCES HYPOTHESES --normalizer NAME`: multi-speaker WER
     through meeteval (cpWER unless `metric` names others), with a bootstrap CI over
-    recordings. Returns the typed result; with `out`, multispeaker.json and
-    multispeaker.md are written there."""
+    recordings (drawn by `bootstrap_generator`, None: the default; recorded). Returns the
+    typed result; with `out`, multispeaker.json and multispeaker.md are written there."""
     from earmark.scoring.multispeaker import MultiSpeakerOptions, score_multispeaker
+    from earmark.stats.settings import DEFAULT_GENERATOR, GENERATORS
 
     check_out(out)
     check_count("bootstrap", bootstrap, 0)
     check_choice("format", format, ("json", "stm"))
+    check_choice("bootstrap_generator", bootstrap_generator, GENERATORS)
     for name in metric:
         check_choice("metric", name, METRICS)
     options = MultiSpeakerOptions(
@@ -50,5 +53,6 @@ def multispeaker(
         seed=seed,
         allow_extra=exclude_unmatched,
         out=out,
+        generator=bootstrap_generator or DEFAULT_GENERATOR,
     )
     return score_multispeaker(options)

@@ -14,6 +14,7 @@ from earmark.cli.arguments import non_negative_float
 from earmark.cli.options import (
     Subcommands,
     add_bootstrap,
+    add_bootstrap_generator,
     add_exclude_unmatched,
     add_out,
     add_quiet,
@@ -61,6 +62,7 @@ def register(sub: Subcommands) -> None:
         help="a word normaliser applied to both sides (e.g. en-v1, crude-v1), or none",
     )
     add_bootstrap(p, default=10_000, of="recordings")
+    add_bootstrap_generator(p)
     add_seed(p)
     add_exclude_unmatched(p, "hypothesis recordings without a reference")
     add_out(p, "output directory")
@@ -83,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         seed=args.seed,
         exclude_unmatched=args.exclude_unmatched,
+        bootstrap_generator=args.bootstrap_generator,
     )
     if not args.quiet:
         n = len(result.recordings)

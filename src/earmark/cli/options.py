@@ -12,7 +12,7 @@ import argparse
 from typing import TypeAlias
 
 from earmark.cli.arguments import non_negative_int, output_path, positive_int
-from earmark.stats.settings import DEFAULT_SEED
+from earmark.stats.settings import DEFAULT_GENERATOR, DEFAULT_SEED, GENERATORS, UNNAMED_GENERATOR
 
 #: The published protocols `--protocol` names (`earmark.scoring.protocols`; a test pins
 #: the list against the registry, which is not imported while parsing).
@@ -93,6 +93,19 @@ def add_bootstrap(
         default=default,
         metavar="B",
         help=f"resamples{unit} (default 10000{source}; 0: no confidence intervals)",
+    )
+
+
+def add_bootstrap_generator(p: Parser, *, protocol: bool = False) -> None:
+    """`--bootstrap-generator`: which recorded generator draws every interval."""
+    fixed = "; a protocol fixes its own" if protocol else ""
+    p.add_argument(
+        "--bootstrap-generator",
+        choices=GENERATORS,
+        default=None,
+        help=f"the bootstrap's generator, recorded in results (default {DEFAULT_GENERATOR}"
+        f"{fixed}; {UNNAMED_GENERATOR}: the same law, other numbers for a seed, the "
+        "generator of every result that names none; docs/statistics.md)",
     )
 
 

@@ -9,6 +9,7 @@ from earmark.cli.arguments import positive_int
 from earmark.cli.options import (
     Subcommands,
     add_bootstrap,
+    add_bootstrap_generator,
     add_expect_sha256,
     add_out,
     add_quiet,
@@ -57,6 +58,7 @@ def register(sub: Subcommands) -> None:
         "default: none)",
     )
     add_bootstrap(p, plan=True)
+    add_bootstrap_generator(p)
     add_seed(p, plan=True)
     add_out(p, "output directory")
     add_quiet(p, "print warnings only")
@@ -79,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         guard_marks=args.guard_marks,
         bootstrap=args.bootstrap,
         seed=args.seed,
+        bootstrap_generator=args.bootstrap_generator,
     ).summary
     for warning in summary.warnings:
         print(f"earmark: WARNING: {warning}", file=sys.stderr)

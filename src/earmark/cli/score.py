@@ -8,6 +8,7 @@ from earmark.api.scoring import EXTRA_METRICS, FORMATS
 from earmark.cli.arguments import non_negative_int
 from earmark.cli.options import (
     Subcommands,
+    add_bootstrap_generator,
     add_csv,
     add_exclude_unmatched,
     add_json,
@@ -16,7 +17,6 @@ from earmark.cli.options import (
     add_speaker_options,
     add_statistics,
 )
-from earmark.stats.settings import GENERATORS
 
 
 def register(sub: Subcommands) -> None:
@@ -37,14 +37,7 @@ def register(sub: Subcommands) -> None:
         when="default: auto, each language its own, rows naming no language crude-v1; "
         "`none` compares raw text, as jiwer does",
     )
-    p.add_argument(
-        "--bootstrap-generator",
-        choices=GENERATORS,
-        default=None,
-        help="the bootstrap's generator, recorded in results (default "
-        "numpy-pcg64-poisson; numpy-pcg64: the same law, other numbers for a seed, the "
-        "generator of every result that names none; docs/statistics.md)",
-    )
+    add_bootstrap_generator(p, protocol=True)
     p.add_argument(
         "--format",
         choices=FORMATS,

@@ -32,9 +32,9 @@ from earmark.scoring.row_counts import (
     count_rows,
     scope_metrics,
 )
-from earmark.stats.bootstrap import utterance_rates
-from earmark.stats.resampling import cluster_index, cluster_totals, resample_totals
-from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
+from earmark.stats.bootstrap import replicate_totals, utterance_rates
+from earmark.stats.resampling import cluster_index, cluster_totals
+from earmark.stats.settings import DEFAULT_GENERATOR, DEFAULT_SEED, BootstrapSettings
 
 SCHEMA_ID = "earmark.comparison.gap/1"
 
@@ -45,6 +45,7 @@ def _replicate_rates(
     aggregate: str,
     resamples: int,
     seed: int,
+    generator: str,
 ) -> NDArray[np.float64]:
     errors = (counts[:, 0] + counts[:, 1] + counts[:, 2]).astype(np.float64)
     ref = (counts[:, 0] + counts[:, 1] + counts[:, 3]).astype(np.float64)
@@ -53,7 +54,8 @@ def _replicate_rates(
     else:
         columns = np.stack([errors, ref], axis=1)
     index, n_clusters = cluster_index(clusters, len(columns))
-    totals = resample_totals(cluster_totals(columns, index, n_clusters), resamples, seed)
+    per_cluster = cluster_totals(columns, index, n_clusters)
+    totals = replicate_totals(per_cluster, resamples, seed, generator=generator)
     with np.errstate(divide="ignore", invalid="ignore"):
         rates: NDArray[np.float64] = np.where(totals[:, 1] > 0, totals[:, 0] / totals[:, 1], np.nan)
     return rates
@@ -77,6 +79,7 @@ def _gap_interval(
                 aggregate,
                 bootstrap.resamples,
                 bootstrap.seed + offset,
+                bootstrap.generator,
             )
         )
     diff = reps[1] - reps[0]
@@ -98,10 +101,12 @@ def corpus_gap(
     resamples: int = 10_000,
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
+    generator: str = DEFAULT_GENERATOR,
 ) -> dict[str, JSONValue]:
-    """gap.json's content: each corpus's figures and the B - A difference with its CI."""
+    """gap.json's content: each corpus's figures and the B - A difference with its CI,
+    every interval drawn by `generator` (recorded; `earmark.stats.settings.GENERATORS`)."""
     policy = NormalizerPolicy.parse(normalizer)
-    bootstrap = BootstrapSettings(resamples, seed, level)
+    bootstrap = BootstrapSettings(resamples, seed, level, generator)
     table = PairTable(policy)
     sides: dict[str, dict[str, JSONValue]] = {}
     counted = {}
@@ -158,6 +163,7 @@ def corpus_gap(
             "seed": seed,
             "seed_b": seed + 1,
             "level": level,
+            "generator": generator,
             "method": "percentile of independent replicate differences",
             "unit": "clip, each corpus resampled separately (nothing is paired)",
         },

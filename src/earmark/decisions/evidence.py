@@ -168,6 +168,7 @@ def language_evidence(
             resamples=rules.bootstrap.resamples,
             seed=rules.bootstrap.seed,
             level=rules.bootstrap.level,
+            generator=rules.bootstrap.generator,
         )
     b_rate, c_rate = (paired.rate_a, paired.rate_b) if paired else (None, None)
     return LanguageEvidence(

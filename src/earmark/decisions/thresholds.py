@@ -105,7 +105,7 @@ class DecisionRules:
 
     def applied(self) -> RulesApplied:
         """The rules as the decision record and decision.md list them: flat, with the
-        bootstrap's three keys where they always stood (after the significance switch)."""
+        bootstrap's keys where they always stood (after the significance switch)."""
         b = self.bootstrap
         return RulesApplied(
             min_relative_error_reduction=self.min_relative_error_reduction,
@@ -118,6 +118,7 @@ class DecisionRules:
             resamples=b.resamples,
             seed=b.seed,
             level=b.level,
+            generator=b.generator,
             max_peak_rss_bytes=self.max_peak_rss_bytes,
             max_real_time_factor=self.max_real_time_factor,
             max_latency_seconds=self.max_latency_seconds,
@@ -127,4 +128,4 @@ class DecisionRules:
 
 
 #: How the rules file spells the bootstrap's settings (one key each, at the top level).
-_BOOTSTRAP_KEYS = ("resamples", "seed", "level")
+_BOOTSTRAP_KEYS = ("resamples", "seed", "level", "generator")

@@ -62,6 +62,7 @@ def long_form(
         resamples=plan.bootstrap,
         seed=plan.seed,
         level=scoring.bootstrap.level,
+        generator=scoring.bootstrap.generator,
     )
 
 

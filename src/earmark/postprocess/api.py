@@ -27,7 +27,13 @@ from earmark.postprocess.report import PostprocessReport
 from earmark.results.codec import JSONObject, JSONValue
 from earmark.rundir.layout import POSTPROCESS, POSTPROCESS_MARKDOWN, PREDICTIONS
 from earmark.scoring.probes import refuse_failed_punctuation_probes
-from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, BootstrapSettings
+from earmark.stats.settings import (
+    DEFAULT_GENERATOR,
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    BootstrapSettings,
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,9 @@ class PostprocessOptions:
     resamples: int | None = None
     seed: int | None = None
     level: float = DEFAULT_LEVEL
+    #: The bootstrap's generator (`earmark.stats.settings.GENERATORS`), recorded; a plan
+    #: does not fix it.
+    generator: str = DEFAULT_GENERATOR
     plan: str | os.PathLike[str] | None = None
     expect_sha256: str | None = None
 
@@ -185,6 +194,7 @@ def _settings(options: PostprocessOptions) -> _Settings:
             resamples=DEFAULT_RESAMPLES if options.resamples is None else options.resamples,
             seed=DEFAULT_SEED if options.seed is None else options.seed,
             level=options.level,
+            generator=options.generator,
         ),
     )
 
@@ -237,7 +247,9 @@ def _plan_settings(options: PostprocessOptions) -> _Settings:
         repeats=frozen.repeats,
         allow_substitutions=tuple(frozen.allow_substitutions),
         guard_marks=frozen.guard_marks,
-        bootstrap=BootstrapSettings(resamples=resamples, seed=seed, level=options.level),
+        bootstrap=BootstrapSettings(
+            resamples=resamples, seed=seed, level=options.level, generator=options.generator
+        ),
         prompt_file=frozen.prompt_path,
         plan=record,
     )

@@ -85,6 +85,9 @@ class RulesApplied(Record):
     resamples: int = field(metadata=json_key(INT))
     seed: int = field(metadata=json_key(INT))
     level: float = field(metadata=json_key(NUMBER))
+    #: The paired bootstrap's generator; absent in records written before issue 25, whose
+    #: intervals were drawn with `numpy-pcg64`.
+    generator: str | None = field(default=None, metadata=json_key(STR))
     max_peak_rss_bytes: int | None = field(metadata=json_key(Nullable(INT)))
     max_real_time_factor: float | None = field(metadata=json_key(_NULLABLE_NUMBER))
     max_latency_seconds: float | None = field(metadata=json_key(_NULLABLE_NUMBER))

@@ -33,7 +33,12 @@ from earmark.metrics.long_form import (
 from earmark.results.codec import JSONValue
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.stats.bootstrap import bootstrap_ci
-from earmark.stats.settings import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+from earmark.stats.settings import (
+    DEFAULT_GENERATOR,
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+)
 
 LONG_FORM_DEFINITION = (
     "seed 000 long recordings: each hypothesis segment is attributed to the reference "
@@ -100,6 +105,7 @@ def _language_block(
     resamples: int,
     seed: int,
     level: float,
+    generator: str,
 ) -> dict[str, JSONValue]:
     total = sum((r.total for r in results), ErrorCounts.zero())
     whole_known = [r.whole for r in results if r.whole is not None]
@@ -127,6 +133,7 @@ def _language_block(
             resamples=resamples,
             seed=seed,
             level=level,
+            generator=generator,
         )
         rate["ci95"] = [ci.low, ci.high]
         rate["n_clusters"] = ci.n_clusters
@@ -176,6 +183,7 @@ def long_form_section(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    generator: str = DEFAULT_GENERATOR,
     bin_seconds: float = 600.0,
     rule: Rule = "midpoint",
     gaps: GapPolicy = "nearest",
@@ -183,7 +191,8 @@ def long_form_section(
     """The long-form section, or None when no recording has both kinds of segments.
 
     Recordings missing either side are listed under `excluded` with a reason code, never
-    silently dropped. `resamples=0` skips the bootstrap (`ci95` is then None).
+    silently dropped. `resamples=0` skips the bootstrap (`ci95` is then None); `generator`
+    draws it (`earmark.stats.settings.GENERATORS`) and is recorded.
     """
     recordings = [
         r if isinstance(r, SegmentedRecording) else SegmentedRecording.from_mapping(r)
@@ -223,13 +232,19 @@ def long_form_section(
             resamples=resamples,
             seed=seed,
             level=level,
+            generator=generator,
         )
     return {
         "metric": "long-form",
         "definition": LONG_FORM_DEFINITION,
         "rule": rule,
         "gaps": gaps,
-        "bootstrap": {"resamples": resamples, "seed": seed, "level": level},
+        "bootstrap": {
+            "resamples": resamples,
+            "seed": seed,
+            "level": level,
+            "generator": generator,
+        },
         "n_recordings": len(recordings),
         "n_scored": len(recordings) - len(excluded),
         "excluded": excluded,

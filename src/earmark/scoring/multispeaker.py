@@ -56,7 +56,7 @@ from earmark.scoring.multispeaker_records import (
     RecordingScore,
     SegmentFile,
 )
-from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
+from earmark.stats.settings import DEFAULT_GENERATOR, DEFAULT_SEED, BootstrapSettings
 
 METRICS = ("cpwer", "orcwer", "tcpwer", "dicpwer", "mimower", "tcorcwer")
 #: Metrics that compare times, and so need `collar` and segments that carry times.
@@ -256,6 +256,7 @@ def score_segments(
     level: float = 0.95,
     allow_extra: bool = False,
     inputs: Mapping[str, SegmentFile] | None = None,
+    generator: str = DEFAULT_GENERATOR,
 ) -> MultiSpeakerResult:
     """Score segments of whole recordings with meeteval, per recording and in total.
 
@@ -265,7 +266,9 @@ def score_segments(
     from earmark.stats.bootstrap import bootstrap_cis
 
     chosen = check_metrics(metrics, collar)
-    bootstrap = BootstrapSettings(resamples, DEFAULT_SEED if seed is None else seed, level)
+    bootstrap = BootstrapSettings(
+        resamples, DEFAULT_SEED if seed is None else seed, level, generator
+    )
     version = meeteval_version()
     check_times("reference", reference, chosen)
     check_times("hypothesis", hypothesis, chosen)
@@ -307,6 +310,7 @@ def score_segments(
             resamples=bootstrap.resamples,
             seed=bootstrap.seed,
             level=bootstrap.level,
+            generator=bootstrap.generator,
         )
         results = {m: dataclasses.replace(r, ci=cis[m]) for m, r in results.items()}
     return MultiSpeakerResult(
@@ -484,6 +488,8 @@ class MultiSpeakerOptions:
     seed: int | None = None
     allow_extra: bool = False
     out: str | os.PathLike[str] | None = None
+    #: The bootstrap's generator (`earmark.stats.settings.GENERATORS`), recorded.
+    generator: str = DEFAULT_GENERATOR
 
     def __post_init__(self) -> None:
         # A list given from Python is kept as a tuple: the options stay frozen.
@@ -512,6 +518,7 @@ def score_multispeaker(options: MultiSpeakerOptions) -> MultiSpeakerResult:
             resamples=options.resamples,
             seed=options.seed,
             allow_extra=options.allow_extra,
+            generator=options.generator,
             inputs={
                 "references": _file_record(ref_path, ref_fmt),
                 "hypotheses": _file_record(hyp_path, hyp_fmt),

@@ -133,13 +133,17 @@ def utterance_rates(errors: ArrayLike, ref_units: ArrayLike) -> FloatArray:
     return rates
 
 
-def _check_options(resamples: int, seed: int, level: float, generator: str) -> None:
+def _check_generator(generator: str) -> None:
     if generator not in GENERATORS:
         raise EarmarkError(
             f"unknown generator {generator!r}",
             field="generator",
             hint="use one of " + ", ".join(GENERATORS),
         )
+
+
+def _check_options(resamples: int, seed: int, level: float, generator: str) -> None:
+    _check_generator(generator)
     if isinstance(resamples, bool) or not isinstance(resamples, int | np.integer):
         raise EarmarkError(f"must be an integer, got {resamples!r}", field="resamples")
     if resamples < 1:
@@ -189,9 +193,31 @@ def _resampled(
         raise EarmarkError("no rows to bootstrap", field=names[0], hint="score some utterances")
     index, n_clusters = cluster_index(clusters, n_rows)
     per_cluster = cluster_totals(rows, index, n_clusters)
-    draw = resample_totals if generator == UNNAMED_GENERATOR else poisson_resample_totals
-    replicates = draw(per_cluster, int(resamples), int(seed), workers=workers)
+    replicates = replicate_totals(
+        per_cluster, int(resamples), int(seed), generator=generator, workers=workers
+    )
     return rows.sum(axis=0), replicates, n_clusters, n_rows
+
+
+def replicate_totals(
+    per_cluster: NDArray[np.float64],
+    resamples: int,
+    seed: int,
+    *,
+    generator: str = DEFAULT_GENERATOR,
+    workers: int | None = None,
+) -> NDArray[np.float64]:
+    """The column totals of `resamples` cluster resamples of `per_cluster` (one row per
+    cluster), drawn by the named generator: the one place a generator name picks its draws.
+
+    >>> replicate_totals(np.array([[1.0, 2.0]]), 3, 1)
+    array([[1., 2.],
+           [1., 2.],
+           [1., 2.]])
+    """
+    _check_generator(generator)
+    draw = resample_totals if generator == UNNAMED_GENERATOR else poisson_resample_totals
+    return draw(per_cluster, resamples, seed, workers=workers)
 
 
 def bootstrap_statistic(
