@@ -189,6 +189,7 @@ def test_both_sections_record_the_settings_they_drew_with() -> None:
             "resamples": 30,
             "seed": 5,
             "level": 0.9,
+            "generator": "numpy-pcg64-poisson",
             "method": "percentile",
             "unit": "clip (rows sharing a cluster key are resampled together)",
         }

@@ -16,7 +16,7 @@ from earmark.formats.rows import ScoringRow
 from earmark.results import BootstrapRecord
 from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring.protocols import get_protocol
-from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
+from earmark.stats.settings import DEFAULT_SEED, UNNAMED_GENERATOR, BootstrapSettings
 
 SRC = Path(earmark.__file__).parent
 EXAMPLE_RUNS = [
@@ -49,7 +49,8 @@ def test_the_written_block_starts_with_the_settings_and_reads_back_as_the_record
         rows, ScoringOptions(NormalizerPolicy.parse("none"), bootstrap=settings)
     ).to_dict()["bootstrap"]
     assert list(block)[:3] == ["resamples", "seed", "level"]
-    assert {k: block[k] for k in ("resamples", "seed", "level")} == settings.to_dict()
+    keys = ("resamples", "seed", "level", "generator")  # the generator after the unit
+    assert {k: block[k] for k in keys} == settings.to_dict()
     record = BootstrapRecord.from_dict(block, "bootstrap")
     assert (record.resamples, record.seed, record.level, record.method) == (
         40,
@@ -62,25 +63,38 @@ def test_the_written_block_starts_with_the_settings_and_reads_back_as_the_record
 
 @pytest.mark.parametrize("path", EXAMPLE_RUNS, ids=["report", "compare"])
 def test_every_checked_in_block_rebuilds_from_the_settings(path: Path) -> None:
-    """The checked-in runs were written before the settings object: the options built from
-    their recorded numbers write the same block, key for key and in order."""
+    """The checked-in runs were written before the settings object, and before results
+    named their generator (numpy-pcg64 then): the options built from their recorded numbers
+    write the same block, key for key and in order, and name that generator after `level`."""
     for name, arm in json.loads(path.read_text("utf-8"))["arms"].items():
         recorded = arm["bootstrap"]
-        settings = BootstrapSettings(recorded["resamples"], recorded["seed"], recorded["level"])
+        assert "generator" not in recorded
+        settings = BootstrapSettings(
+            recorded["resamples"], recorded["seed"], recorded["level"], UNNAMED_GENERATOR
+        )
         options = ScoringOptions(
             NormalizerPolicy.parse("none"),
             bootstrap=settings,
             cluster=recorded.get("cluster", "clip"),
         )
-        assert options.to_dict()["bootstrap"] == recorded, name
-        assert list(options.to_dict()["bootstrap"]) == list(recorded), name
+        written = dict(options.to_dict()["bootstrap"])  # type: ignore[arg-type]
+        assert written.pop("generator") == UNNAMED_GENERATOR
+        assert written == recorded, name
+        assert list(written) == list(recorded), name
 
 
 def test_a_protocol_still_fixes_seed_and_level_and_allows_zero_resamples() -> None:
     p = get_protocol("blasbench-v1")
     policy = NormalizerPolicy.parse(p.normalizer)
-    ok = BootstrapSettings(p.resamples, p.seed, p.level)
+    ok = BootstrapSettings(p.resamples, p.seed, p.level, UNNAMED_GENERATOR)
     ScoringOptions(policy, aggregate=p.aggregate, bootstrap=ok, protocol=p)
+    with pytest.raises(EarmarkError, match="draws its intervals with numpy-pcg64"):
+        ScoringOptions(
+            policy,
+            aggregate=p.aggregate,
+            bootstrap=dataclasses.replace(ok, generator="numpy-pcg64-poisson"),
+            protocol=p,
+        )
     ScoringOptions(
         policy, aggregate=p.aggregate, bootstrap=dataclasses.replace(ok, resamples=0), protocol=p
     )
