@@ -231,7 +231,7 @@ def _verify_arm(
     return checks
 
 
-def _unnamed_generator(recorded: object, recomputed: Any) -> Any:
+def _unnamed_generator(recorded: object, recomputed: JSONValue) -> JSONValue:
     """The recomputed `bootstrap` record as results wrote it before they named their
     generator: without `generator` when the recorded one has none (it was then
     `UNNAMED_GENERATOR`, which `_recorded_options` redrew with)."""
