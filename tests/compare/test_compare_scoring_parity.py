@@ -8,6 +8,7 @@ key for key (`mixed_er` included).
 
 from __future__ import annotations
 
+import inspect
 import json
 from importlib.util import find_spec
 from pathlib import Path
@@ -153,11 +154,20 @@ def test_single_normaliser_overall_equals_score_rows(tmp_path: Path) -> None:
 @pytest.mark.parametrize("run", BUNDLED_RUNS, ids=lambda p: p.parent.name)
 def test_bundled_runs_every_key_equals_results_json(run: Path) -> None:
     """The run's own results.json (written by `earmark run` with B = 10,000) is the oracle:
-    compare on its predictions reproduces every primary-view figure, CIs included."""
+    compare on its predictions reproduces every primary-view figure, CIs included. The run
+    names no generator, so it was drawn with numpy-pcg64, and compare must draw with it."""
     results = json.loads((run / "results.json").read_text("utf-8"))
+    assert "generator" not in results["arms"][next(iter(results["arms"]))]["bootstrap"]
     plan = results["plan"]
+    # TODO(lead, issue 25): drop this fallback once compare's --bootstrap-generator lands.
+    if "generator" not in inspect.signature(compare).parameters:
+        pytest.xfail("compare cannot draw with numpy-pcg64 until it takes a generator")
     result = compare(
-        [str(run)], normalizer=plan["normalizer"], resamples=plan["bootstrap"], seed=plan["seed"]
+        [str(run)],
+        normalizer=plan["normalizer"],
+        resamples=plan["bootstrap"],
+        seed=plan["seed"],
+        generator="numpy-pcg64",  # type: ignore[call-arg,unused-ignore]
     ).to_dict()
     for name, recorded in results["arms"].items():
         for lang, block in recorded["by_language"].items():

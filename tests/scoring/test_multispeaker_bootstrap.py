@@ -1,6 +1,7 @@
 """multispeaker carries one `BootstrapSettings`; multispeaker.json and .md spell it as before.
 
-The JSON's `bootstrap` block keeps its four keys in order (`unit` after the three settings)
+The JSON's `bootstrap` block keeps its keys in order (`unit` after the settings, which name
+their generator since issue 25)
 and the Markdown names resamples, seed and level as it did when they were three fields.
 """
 
@@ -35,6 +36,7 @@ def test_settings_travel_as_one_value_and_print_as_three_keys() -> None:
         ("resamples", 300),
         ("seed", 7),
         ("level", 0.9),
+        ("generator", "numpy-pcg64-poisson"),
         ("unit", "recording"),
     ]
     md = render_markdown(result)
