@@ -31,6 +31,7 @@ from earmark.results.codec import (
     copy_json,
     field_spec,
     json_path,
+    json_text,
     malformed,
 )
 from earmark.results.io import read_text, write_text
@@ -266,7 +267,7 @@ class Record:
 
     def to_json(self) -> str:
         """The text earmark writes: two-space indent, UTF-8 as is, a final newline."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        return json_text(self.to_dict()) + "\n"
 
     @classmethod
     def from_json(cls: type[R], text: str, *, file: str | None = None) -> R:
