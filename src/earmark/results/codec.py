@@ -15,8 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, Union
 
-import orjson
-
 from earmark.errors import EarmarkError, json_type_name
 
 #: A JSON value as `json.loads` returns it. (`Union`: a runtime `|` cannot take the
@@ -32,30 +30,6 @@ T = TypeVar("T")
 _SPEC = "earmark.results.json"
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HINT = "the file does not match its schema; rewrite it with the earmark command that made it"
-
-
-def json_text(value: object) -> str:
-    """`json.dumps(value, indent=2, ensure_ascii=False)`, the same text, ~20x faster.
-
-    The stdlib writes an indented document in pure Python (~4 s for a 24 MB results.json
-    of 10,000 speakers). orjson lays out the same tokens the same way (two-space indent,
-    `": "`, empty containers as `[]`/`{}`, UTF-8 as is), but spells some floats otherwise
-    (`1e-5`, `1e16`; NaN as null) and refuses what the stdlib takes (non-string keys,
-    huge ints, lone surrogates, deep nesting). So both write the value compactly first
-    (the stdlib's compact writer is C); when the two agree byte for byte, orjson's
-    indented text is the stdlib's, and otherwise the stdlib writes it, as before.
-    """
-    try:
-        compact = orjson.dumps(value)
-        same = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() == compact
-    except (TypeError, ValueError, OverflowError, RecursionError):
-        # orjson's refusals are TypeErrors; UnicodeEncodeError (a lone surrogate) is a
-        # ValueError. The stdlib then says what it always said.
-        same = False
-    compact = b""
-    if same:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def json_path(parent: str, key: str | int) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from earmark.errors import EarmarkError, json_type_name
+from earmark.outputs import json_text
 from earmark.results.codec import (
     Codec,
     Fast,
@@ -31,7 +32,6 @@ from earmark.results.codec import (
     copy_json,
     field_spec,
     json_path,
-    json_text,
     malformed,
 )
 from earmark.results.io import read_text, write_text

@@ -1,4 +1,4 @@
-"""`codec.json_text` writes exactly what `json.dumps(indent=2, ensure_ascii=False)` writes.
+"""`outputs.json_text` writes exactly what `json.dumps(indent=2, ensure_ascii=False)` writes.
 
 results.json is hashed into artefacts.sha256 and compared byte for byte by goldens, so the
 fast writer must never change a byte: orjson's float spelling (`1e-5`, `1e16`, NaN as
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from earmark.results.codec import json_text
+from earmark.outputs import json_text
 
 
 def _stdlib(value: object) -> str:
