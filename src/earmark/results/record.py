@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -144,6 +145,12 @@ def _shared_order(order: tuple[str, ...]) -> tuple[str, ...]:
     return order
 
 
+@lru_cache(maxsize=4096)
+def _distinct_keys(order: tuple[str, ...]) -> frozenset[str]:
+    """The keys of a key order (a handful of orders repeat across a file's records)."""
+    return frozenset(order)
+
+
 #: A key absent from the JSON object (None is a value: `null`).
 _MISSING = object()
 
@@ -259,8 +266,16 @@ class Record:
                 out[key] = None if value is None else codec.encode(value)
         for key, value in self.extra.items():
             out[key] = copy_json(value)
-        if self.key_order:
-            rank = {k: i for i, k in enumerate(self.key_order)}
+        order = self.key_order
+        if order and len(_distinct_keys(order)) == len(order):
+            # The keys of `key_order` first, in its order, then the others as they came:
+            # the stable sort by rank below, without sorting.
+            ordered = {k: out[k] for k in order if k in out}
+            if len(ordered) < len(out):
+                ordered.update((k, v) for k, v in out.items() if k not in ordered)
+            out = ordered
+        elif order:  # a key named twice ranks by its last place
+            rank = {k: i for i, k in enumerate(order)}
             last = len(rank)
             out = dict(sorted(out.items(), key=lambda item: rank.get(item[0], last)))
         return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import replace
+from functools import lru_cache
 from typing import cast
 
 import numpy as np
@@ -29,7 +30,7 @@ from earmark.scoring.columns import (
     where_available,
 )
 from earmark.scoring.groups import Group
-from earmark.scoring.metric import METRIC_FOR_UNIT, MIXED_METRIC, metric_result
+from earmark.scoring.metric import METRIC_FOR_UNIT, MIXED_METRIC, SMALL, metric_result
 from earmark.scoring.options import ClusterUnit, ScoringOptions
 from earmark.scoring.policy import headline_unit
 from earmark.scoring.row_facts import RowFacts
@@ -119,7 +120,7 @@ def _compute_block(
     rows = positions if whole else group.indices[positions]
     cluster_codes = facts.bootstrap_codes(rows, cluster_unit, whole=whole)
     speaker_codes = rows_at(facts.speaker_code, rows, whole)
-    n_speakers = len(present_codes(speaker_codes[speaker_codes >= 0]))
+    n_speakers = len(_distinct(speaker_codes[speaker_codes >= 0]))
     views: dict[str, ViewResult] = {}
     for view in norm.views:
         avail = rows_at(group.available[view], positions, every)
@@ -142,14 +143,14 @@ def _compute_block(
         for code, count in enumerate(status_counts.tolist())
         if count
     }
-    languages = {
+    languages = frozenset(
         base_language(facts.language_names[code])
-        for code in present_codes(rows_at(facts.language_code, rows, whole))
-    }
+        for code in _distinct(rows_at(facts.language_code, rows, whole))
+    )
     return ScopeResult(
         normalizer=_normalizer_info(norm, languages, group.mixed_view),
         n_utterances=int(len(positions)),
-        n_clusters=len(present_codes(cluster_codes)),
+        n_clusters=len(_distinct(cluster_codes)),
         # Only where rows carry speakers, so speakerless results keep their shape.
         n_speakers=n_speakers if n_speakers or options.min_speakers is not None else None,
         primary_view=norm.primary_view,
@@ -159,10 +160,39 @@ def _compute_block(
     )
 
 
+def _distinct(codes: np.ndarray) -> list[int]:
+    """`present_codes`, for a few rows by a set: a count per code is as long as the
+    largest code, so one per speaker block of 10,000 speakers would be quadratic."""
+    if codes.size < 64:
+        return sorted(set(codes.tolist()))
+    return present_codes(codes)
+
+
+#: The `normalizer` records made so far, by (normaliser's id, languages, mixed view):
+#: every speaker block of a language has the same one. Each entry holds its normaliser,
+#: so an id is never reused while its entry lives; bounded.
+_NORMALIZER_INFO: dict[
+    tuple[int, frozenset[str], str | None], tuple[Normalizer, NormalizerInfo]
+] = {}
+
+
 def _normalizer_info(
-    norm: Normalizer, languages: set[str], mixed_view: str | None
+    norm: Normalizer, languages: frozenset[str], mixed_view: str | None
 ) -> NormalizerInfo:
     """The block's `normalizer` record: name, units, headline unit, and what it leans on."""
+    key = (id(norm), languages, mixed_view)
+    found = _NORMALIZER_INFO.get(key)
+    if found is not None and found[0] is norm:
+        return found[1]
+    info = _make_normalizer_info(norm, languages, mixed_view)
+    if len(_NORMALIZER_INFO) < 256:
+        _NORMALIZER_INFO[key] = (norm, info)
+    return info
+
+
+def _make_normalizer_info(
+    norm: Normalizer, languages: frozenset[str], mixed_view: str | None
+) -> NormalizerInfo:
     headline = headline_unit(norm, languages)
     engines: JSONValue = None
     engine_versions = getattr(norm, "engine_versions", None)
@@ -194,7 +224,9 @@ def _metric(
     settings = options.metric_settings
     # Numbered by first appearance among exactly these rows, as the key strings were.
     clusters = cluster_codes
-    if settings.resamples > 0 and not _increasing(cluster_codes):
+    if len(cluster_codes) <= 1:
+        pass  # one row resamples to itself, whatever its cluster is called
+    elif settings.resamples > 0 and not _increasing(cluster_codes):
         clusters = first_appearance(cluster_codes)
     elif settings.resamples > 0:
         # Distinct and in order (each row its own clip): numbered 0, 1, ... as they come.
@@ -238,13 +270,25 @@ def _hallucination(group: Group, positions: np.ndarray, every: bool) -> Hallucin
     norm = group.normalizer
     avail = rows_at(group.available[norm.primary_view], positions, every)
     arr = subset(group.counts[(norm.primary_view, norm.units[0])], positions, avail, every)
+    loops = subset(group.repetition, positions, avail, every)
+    if len(arr) < SMALL:
+        # The flags add row by row, and a row's depend on three small numbers only.
+        total = HallucinationCounts()
+        for (s, d, i, h), loop in zip(arr.tolist(), loops.tolist(), strict=True):
+            total = total + _row_hallucination(s + d + h, s + i + h, bool(loop))
+        return total
     return hallucination_counts(
-        arr[:, 0] + arr[:, 1] + arr[:, 3],
-        arr[:, 0] + arr[:, 2] + arr[:, 3],
-        subset(group.repetition, positions, avail, every),
+        arr[:, 0] + arr[:, 1] + arr[:, 3], arr[:, 0] + arr[:, 2] + arr[:, 3], loops
     )
 
 
+@lru_cache(maxsize=4096)
+def _row_hallucination(ref_units: int, hyp_units: int, loop: bool) -> HallucinationCounts:
+    """One row's flags (`hallucination_counts` of that row), made once per distinct row."""
+    return hallucination_counts([ref_units], [hyp_units], [loop])
+
+
+@lru_cache(maxsize=1024)
 def _hallucination_record(h: HallucinationCounts) -> Hallucination:
     """The counters as results.json's record (the rates as the counters give them)."""
     rates = h.as_dict()
