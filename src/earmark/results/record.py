@@ -130,6 +130,45 @@ def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
     return decode
 
 
+def _fast_encoder(cls: type[Record]) -> Callable[[Any], dict[str, JSONValue]]:
+    """`cls`'s fields as a JSON object in declared order, then its extras (before
+    `key_order` is applied), written out as code once per class like `_fast_decoder`.
+
+    A field is written when it is required, holds a value, or its key was read (`null`
+    stays `null`); a plain codec's value is written as it is (`Codec.plain` codecs keep
+    values as they are both ways), any other through its codec."""
+    cached: Callable[[Any], dict[str, JSONValue]] | None = cls.__dict__.get("_earmark_encode")
+    if cached is not None:
+        return cached
+    env: dict[str, Any] = {"COPY": copy_json}
+    lines = ["def encode(self):", "    order = self.key_order", "    out = {}"]
+    for n, (f, key, codec, required) in enumerate(_specs(cls)):
+        v = f"v{n}"
+        write = v
+        if codec.plain is None:
+            env[f"E{n}"] = codec.encode
+            write = f"E{n}({v})"
+        lines.append(f"    {v} = self.{f.name}")
+        if required:
+            lines += [f"    out[{key!r}] = None if {v} is None else {write}"]
+        else:
+            lines += [
+                f"    if {v} is not None:",
+                f"        out[{key!r}] = {write}",
+                f"    elif {key!r} in order:",
+                f"        out[{key!r}] = None",
+            ]
+    lines += [
+        "    for key, value in self.extra.items():",
+        "        out[key] = COPY(value)",
+        "    return out",
+    ]
+    exec("\n".join(lines), env)  # noqa: S102 - code built above from the field specs only
+    encode: Callable[[Any], dict[str, JSONValue]] = env["encode"]
+    cls._earmark_encode = encode  # type: ignore[attr-defined]
+    return encode
+
+
 _ORDERS: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
@@ -259,13 +298,7 @@ class Record:
 
     def to_dict(self) -> dict[str, JSONValue]:
         """The JSON object, keys in the order read (or declared), absent keys absent."""
-        out: dict[str, JSONValue] = {}
-        for f, key, codec, required in _specs(type(self)):
-            value = getattr(self, f.name)
-            if required or value is not None or key in self.key_order:
-                out[key] = None if value is None else codec.encode(value)
-        for key, value in self.extra.items():
-            out[key] = copy_json(value)
+        out = _fast_encoder(type(self))(self)
         order = self.key_order
         if order and len(_distinct_keys(order)) == len(order):
             # The keys of `key_order` first, in its order, then the others as they came:

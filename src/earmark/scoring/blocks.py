@@ -30,7 +30,13 @@ from earmark.scoring.columns import (
     where_available,
 )
 from earmark.scoring.groups import Group
-from earmark.scoring.metric import METRIC_FOR_UNIT, MIXED_METRIC, SMALL, metric_result
+from earmark.scoring.metric import (
+    METRIC_FOR_UNIT,
+    MIXED_METRIC,
+    SMALL,
+    MetricSettings,
+    metric_result,
+)
 from earmark.scoring.options import ClusterUnit, ScoringOptions
 from earmark.scoring.policy import headline_unit
 from earmark.scoring.row_facts import RowFacts
@@ -121,32 +127,31 @@ def _compute_block(
     cluster_codes = facts.bootstrap_codes(rows, cluster_unit, whole=whole)
     speaker_codes = rows_at(facts.speaker_code, rows, whole)
     n_speakers = len(_distinct(speaker_codes[speaker_codes >= 0]))
+    settings = options.metric_settings
     views: dict[str, ViewResult] = {}
+    available: dict[str, _Available] = {}
     for view in norm.views:
-        avail = rows_at(group.available[view], positions, every)
-        view_reasons = group.reasons[view]
-        reasons = Counter(view_reasons[p] for p in positions[~avail].tolist())
+        avail = available[view] = _Available(rows_at(group.available[view], positions, every))
+        reasons = _NO_REASONS
+        if not avail.every:
+            view_reasons = group.reasons[view]
+            reasons = Counter(view_reasons[p] for p in positions[~avail.mask].tolist())
         metrics = {}
         for unit in norm.units:
-            arr = subset(group.counts[(view, unit)], positions, avail, every)
+            arr = avail.pick(rows_at(group.counts[(view, unit)], positions, every))
             metrics[METRIC_FOR_UNIT[unit]] = _metric(
-                arr, where_available(cluster_codes, avail), options, reasons, len(positions)
+                arr, avail.pick(cluster_codes), options, settings, reasons, len(positions)
             )
         if view == group.mixed_view:
-            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_codes, options, every)
+            metrics[MIXED_METRIC] = _mixed_metric(
+                group, positions, cluster_codes, options, settings, every
+            )
         views[view] = ViewResult(metrics)
-    status_counts = np.bincount(
-        rows_at(facts.status_code, rows, whole), minlength=len(facts.status_names)
-    )
-    statuses = {
-        facts.status_names[code]: int(count)
-        for code, count in enumerate(status_counts.tolist())
-        if count
-    }
     languages = frozenset(
         base_language(facts.language_names[code])
         for code in _distinct(rows_at(facts.language_code, rows, whole))
     )
+    primary = available[norm.primary_view]
     return ScopeResult(
         normalizer=_normalizer_info(norm, languages, group.mixed_view),
         n_utterances=int(len(positions)),
@@ -155,9 +160,38 @@ def _compute_block(
         n_speakers=n_speakers if n_speakers or options.min_speakers is not None else None,
         primary_view=norm.primary_view,
         views=views,
-        statuses=dict(sorted(statuses.items())),
-        hallucination=_hallucination_record(_hallucination(group, positions, every)),
+        statuses=_statuses(rows_at(facts.status_code, rows, whole), facts.status_names),
+        hallucination=_hallucination_record(_hallucination(group, positions, primary, every)),
     )
+
+
+#: No row left out (shared, never changed).
+_NO_REASONS: Counter[str] = Counter()
+
+
+class _Available:
+    """Which of a block's rows have a view, and those rows of a per-row column: the
+    column itself when all do, read without a numpy reduction for a few rows."""
+
+    __slots__ = ("every", "mask")
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.mask = mask
+        self.every = all(mask.tolist()) if len(mask) < SMALL else bool(mask.all())
+
+    def pick(self, values: np.ndarray) -> np.ndarray:
+        out: np.ndarray = values if self.every else values[self.mask]
+        return out
+
+
+def _statuses(codes: np.ndarray, names: list[str]) -> dict[str, int]:
+    """Rows per status, by name (a count per code for many rows, a Counter for a few)."""
+    if len(codes) < SMALL:
+        counted = {names[code]: count for code, count in Counter(codes.tolist()).items()}
+    else:
+        counts = np.bincount(codes, minlength=len(names)).tolist()
+        counted = {names[code]: int(count) for code, count in enumerate(counts) if count}
+    return dict(sorted(counted.items()))
 
 
 def _distinct(codes: np.ndarray) -> list[int]:
@@ -216,12 +250,13 @@ def _metric(
     arr: np.ndarray,
     cluster_codes: np.ndarray,
     options: ScoringOptions,
+    settings: MetricSettings,
     null_reasons: Counter[str],
     n_rows: int,
 ) -> MetricResult:
-    """One metric of a block; a protocol drawing with Python's `random` draws its CI."""
+    """One metric of a block (`settings`: the options' `metric_settings`); a protocol
+    drawing with Python's `random` draws its CI."""
     python_random = options.protocol is not None and options.protocol.generator == "python-random"
-    settings = options.metric_settings
     # Numbered by first appearance among exactly these rows, as the key strings were.
     clusters = cluster_codes
     if len(cluster_codes) <= 1:
@@ -257,20 +292,24 @@ def _mixed_metric(
     positions: np.ndarray,
     cluster_codes: np.ndarray,
     options: ScoringOptions,
+    settings: MetricSettings,
     every: bool,
 ) -> MetricResult:
     avail = rows_at(group.mixed_available, positions, every)
     reasons = Counter(group.mixed_reasons[p] for p in positions[~avail].tolist())
     arr = subset(group.mixed_counts, positions, avail, every)
-    return _metric(arr, where_available(cluster_codes, avail), options, reasons, len(positions))
+    return _metric(
+        arr, where_available(cluster_codes, avail), options, settings, reasons, len(positions)
+    )
 
 
-def _hallucination(group: Group, positions: np.ndarray, every: bool) -> HallucinationCounts:
+def _hallucination(
+    group: Group, positions: np.ndarray, avail: _Available, every: bool
+) -> HallucinationCounts:
     """Hallucination flags from the primary view's counts (rows where it is available)."""
     norm = group.normalizer
-    avail = rows_at(group.available[norm.primary_view], positions, every)
-    arr = subset(group.counts[(norm.primary_view, norm.units[0])], positions, avail, every)
-    loops = subset(group.repetition, positions, avail, every)
+    arr = avail.pick(rows_at(group.counts[(norm.primary_view, norm.units[0])], positions, every))
+    loops = avail.pick(rows_at(group.repetition, positions, every))
     if len(arr) < SMALL:
         # The flags add row by row, and a row's depend on three small numbers only.
         total = HallucinationCounts()

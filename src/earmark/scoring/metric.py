@@ -86,7 +86,7 @@ def metric_result(
     be computed is None with a `null_reason`. `key_order` names the keys written, null
     ones included (a median that cannot be taken is `null`, not absent).
     """
-    null_reasons = null_reasons or Counter()
+    null_reasons = null_reasons or _NO_REASONS
     n_scored = len(counts)
     n_rows = n_scored if n_rows is None else n_rows
     if n_scored < SMALL:
@@ -194,6 +194,8 @@ def _row_figures(
     than 8 floats left to right (the mean of the per-row rates); a share of rows is
     `count / n`. Counts are exact integers far below 2**53.
     """
+    if len(rows) == 1:
+        return _one_row_figures(rows[0], aggregate)
     s = d = i = h = 0
     errors: list[int] = []
     refs: list[int] = []
@@ -227,6 +229,22 @@ def _row_figures(
     ser = float(sum(1 for e in errors if e > 0)) / float(n) if n else None
     alike = n == 1 or (aggregate == "micro" and len(set(zip(errors, refs, strict=True))) == 1)
     return _Figures(totals, median, value, why, ser, alike)
+
+
+def _one_row_figures(row: list[int], aggregate: str) -> _Figures:
+    """`_row_figures` of one row (each speaker of a corpus of one-utterance speakers):
+    the median is the row's rate, a mean of one rate is that rate (`0.0 + x` and `x / 1`
+    are `x`), the share of rows with an error is 1.0 or 0.0."""
+    s, d, i, h = row
+    totals = ErrorCounts(int(s), int(d), int(i), int(h))
+    errors, ref = s + d + i, s + d + h
+    rate = float(errors) / float(ref) if ref > 0 else None
+    median = (rate, 1, None) if rate is not None else (None, None, "no row has reference units")
+    if aggregate == "micro":
+        value, why = _micro(totals)
+    else:
+        value, why = (rate if rate is not None else 1.0 if s + i + h else 0.0), None
+    return _Figures(totals, median, value, why, 1.0 if errors > 0 else 0.0, True)
 
 
 def _array_figures(
@@ -329,6 +347,8 @@ _COUNT_KEYS = (
     "n_scored",
     "n_unavailable",
 )
+#: No row left out (shared, never changed).
+_NO_REASONS: Counter[str] = Counter()
 #: The median's second key: its row count when it was taken, else why not.
 _MEDIAN_SECOND = {True: "median_per_utterance_n", False: "median_per_utterance_null_reason"}
 
