@@ -8,14 +8,16 @@ and its string escapes are all held here against the stdlib, the oracle.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from earmark.outputs import json_text
+from earmark.outputs import atomic_write_json, json_text
 
 
 def _stdlib(value: object) -> str:
@@ -109,3 +111,26 @@ def test_plain_records_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(json, "dumps", no_indent)
     record = {"value": 0.171, "ci95": [0.16, 0.18], "text": "é\x00", "n": 3, "x": None}
     assert json_text(record) == real(record, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"value": 0.171, "ci95": [0.16, 0.18], "speaker": "spk-ü", "n": None},
+        {"rate": 1e-05, "nan": math.nan},  # the stdlib's spelling, written by the stdlib
+        [],
+    ],
+)
+def test_atomic_write_json_writes_the_stdlib_bytes(value: object, tmp_path: Path) -> None:
+    target = tmp_path / "results.json"
+    digest = atomic_write_json(target, value)
+    expected = (_stdlib(value) + "\n").encode("utf-8")
+    assert target.read_bytes() == expected
+    assert digest == hashlib.sha256(expected).hexdigest()
+
+
+def test_atomic_write_json_refuses_a_lone_surrogate_as_before(tmp_path: Path) -> None:
+    """The stdlib's text of a lone surrogate cannot be UTF-8: refused, nothing written."""
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write_json(tmp_path / "x.json", {"id": "\ud800"})
+    assert not list(tmp_path.iterdir())
