@@ -1,0 +1,49 @@
+"""Per-speaker blocks, built by one grouping of the rows (linear in speakers), are the
+blocks of each speaker's rows scored on their own.
+
+The oracle is the scorer itself on a subset: speaker `s`'s block in a corpus where the
+speakers' rows are interleaved must equal the overall block of a corpus holding only
+`s`'s rows (same rows, same order, so the same clusters and the same draws), under both
+bootstrap generators, with one-row speakers (whose intervals are [value, value] without
+a draw) beside speakers of several rows.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from earmark.formats.rows import ScoringRow
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
+from earmark.stats.settings import GENERATORS, BootstrapSettings
+
+_WORDS = "one two three four five six seven eight".split()
+
+
+def _rows() -> list[ScoringRow]:
+    rows = []
+    for k in range(40):
+        speaker = f"s{k % 7}" if k < 28 else f"solo{k}"  # 7 speakers of 4 rows, 12 of 1
+        ref = " ".join(_WORDS[: 2 + k % 6])
+        hyp = " ".join(w for i, w in enumerate(ref.split()) if (i + k) % 4) or ""
+        rows.append(ScoringRow(f"u{k:02d}", ref, hyp, "en", (), extra={"speaker": speaker}))
+    return rows
+
+
+@pytest.mark.parametrize("generator", GENERATORS)
+def test_each_speaker_block_is_its_rows_scored_alone(generator: str) -> None:
+    options = ScoringOptions(
+        policy=NormalizerPolicy.parse("none"),
+        bootstrap=BootstrapSettings(resamples=300, seed=11, generator=generator),
+    )
+    rows = _rows()
+    blocks = score_rows(rows, options).to_dict()["by_language"]["en"]["by_speaker"]
+    assert len(blocks) == 19
+    for speaker, block in blocks.items():
+        alone = score_rows([r for r in rows if r.extra["speaker"] == speaker], options)
+        whole = alone.to_dict()["by_language"]["en"]
+        for key in ("n_utterances", "n_clusters", "views", "statuses", "hallucination"):
+            assert block[key] == whole[key], (speaker, key)
+    solo = blocks["solo30"]["views"]["raw"]["wer"]
+    assert solo["ci95"] == [solo["value"], solo["value"]]
