@@ -38,12 +38,13 @@ def test_each_speaker_block_is_its_rows_scored_alone(generator: str) -> None:
         bootstrap=BootstrapSettings(resamples=300, seed=11, generator=generator),
     )
     rows = _rows()
-    blocks = score_rows(rows, options).to_dict()["by_language"]["en"]["by_speaker"]
-    assert len(blocks) == 19
-    for speaker, block in blocks.items():
+    by_speaker = score_rows(rows, options).arm.by_language["en"].by_speaker or {}
+    assert len(by_speaker) == 19
+    for speaker, typed in by_speaker.items():
+        block = typed.to_dict()
         alone = score_rows([r for r in rows if r.extra["speaker"] == speaker], options)
-        whole = alone.to_dict()["by_language"]["en"]
+        whole = alone.arm.by_language["en"].to_dict()
         for key in ("n_utterances", "n_clusters", "views", "statuses", "hallucination"):
             assert block[key] == whole[key], (speaker, key)
-    solo = blocks["solo30"]["views"]["raw"]["wer"]
-    assert solo["ci95"] == [solo["value"], solo["value"]]
+    solo = by_speaker["solo30"].views["raw"].metrics["wer"]
+    assert solo.value is not None and solo.ci == (solo.value, solo.value)
