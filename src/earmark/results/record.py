@@ -184,6 +184,14 @@ def _shared_order(order: tuple[str, ...]) -> tuple[str, ...]:
     return order
 
 
+def _field_names(cls: type[Record]) -> frozenset[str]:
+    cached: frozenset[str] | None = cls.__dict__.get("_earmark_field_names")
+    if cached is None:
+        cached = frozenset(f.name for f in fields(cls))
+        cls._earmark_field_names = cached  # type: ignore[attr-defined]
+    return cached
+
+
 @lru_cache(maxsize=4096)
 def _distinct_keys(order: tuple[str, ...]) -> frozenset[str]:
     """The keys of a key order (a handful of orders repeat across a file's records)."""
@@ -291,6 +299,21 @@ class Record:
         extra = {k: copy_json(v) for k, v in data.items() if k not in known}
         record = cls(**values, extra=extra, key_order=tuple(data))
         record._check(path)
+        return record
+
+    @classmethod
+    def built(cls: type[R], values: dict[str, Any]) -> R:
+        """The record holding `values` (every field, `extra` and `key_order` included),
+        made without the frozen dataclass's `__init__` (~4 us of ~6 for a record of 20
+        fields): for a producer that builds one per speaker. `values` becomes the
+        record's own state, so the caller hands it over; names other than exactly the
+        fields are refused."""
+        names = _field_names(cls)
+        if values.keys() != names:
+            wrong = sorted(names.symmetric_difference(values))
+            raise TypeError(f"{cls.__name__}.built: not its fields: {', '.join(wrong)}")
+        record = object.__new__(cls)
+        object.__setattr__(record, "__dict__", values)
         return record
 
     def _check(self, path: str) -> None:

@@ -110,28 +110,31 @@ def metric_result(
         if settings.resamples > 0:
             fixed = figures.alike or _fixed(counts, clusters, settings.aggregate)
             ci = _interval(counts, clusters, settings, (value, value) if fixed else None)
-    return MetricResult(
-        value=value,
-        ci=ci,
-        substitutions=totals.substitutions,
-        deletions=totals.deletions,
-        insertions=totals.insertions,
-        hits=totals.hits,
-        ref_units=totals.ref_units,
-        hyp_units=totals.hyp_units,
-        aggregate=settings.aggregate,
-        n_scored=n_scored,
-        n_unavailable=n_rows - n_scored,
-        unavailable_reasons=dict(sorted(null_reasons.items())) if null_reasons else None,
-        median_per_utterance=median,
-        median_per_utterance_n=median_n,
-        median_per_utterance_null_reason=median_null,
-        null_reason=figures.null_reason,
-        mer=mer,
-        wil=wil,
-        wip=wip,
-        ser=figures.ser if value is not None else None,
-        key_order=tuple(keys),
+    return MetricResult.built(
+        {
+            "extra": {},
+            "key_order": tuple(keys),
+            "value": value,
+            "ci": ci,
+            "substitutions": totals.substitutions,
+            "deletions": totals.deletions,
+            "insertions": totals.insertions,
+            "hits": totals.hits,
+            "ref_units": totals.ref_units,
+            "hyp_units": totals.hyp_units,
+            "aggregate": settings.aggregate,
+            "n_scored": n_scored,
+            "n_unavailable": n_rows - n_scored,
+            "unavailable_reasons": dict(sorted(null_reasons.items())) if null_reasons else None,
+            "median_per_utterance": median,
+            "median_per_utterance_n": median_n,
+            "median_per_utterance_null_reason": median_null,
+            "null_reason": figures.null_reason,
+            "mer": mer,
+            "wil": wil,
+            "wip": wip,
+            "ser": figures.ser if value is not None else None,
+        }
     )
 
 
