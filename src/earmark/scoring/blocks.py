@@ -186,6 +186,8 @@ class _Available:
 
 def _statuses(codes: np.ndarray, names: list[str]) -> dict[str, int]:
     """Rows per status, by name (a count per code for many rows, a Counter for a few)."""
+    if len(codes) == 1:
+        return {names[int(codes[0])]: 1}
     if len(codes) < SMALL:
         counted = {names[code]: count for code, count in Counter(codes.tolist()).items()}
     else:
