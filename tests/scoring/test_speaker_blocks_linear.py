@@ -10,9 +10,12 @@ a draw) beside speakers of several rows.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from earmark.formats.rows import ScoringRow
+from earmark.scoring.blocks import _distinct
+from earmark.scoring.columns import present_codes
 from earmark.scoring.options import ScoringOptions
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.scorer import score_rows
@@ -48,3 +51,11 @@ def test_each_speaker_block_is_its_rows_scored_alone(generator: str) -> None:
             assert block[key] == whole[key], (speaker, key)
     solo = by_speaker["solo30"].views["raw"].metrics["wer"]
     assert solo.value is not None and solo.ci == (solo.value, solo.value)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 63, 64, 65, 1000])
+@pytest.mark.parametrize("largest", [1, 10, 1000, 100_000])
+def test_distinct_codes_are_present_codes(n: int, largest: int) -> None:
+    """A block's distinct codes by a set, a sort or a count: the same ascending list."""
+    codes = np.random.default_rng(n * largest).integers(0, largest, n)
+    assert _distinct(codes) == present_codes(codes)
