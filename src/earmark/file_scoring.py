@@ -25,7 +25,6 @@ from earmark.formats.memory import MEMORY_FORMAT, MemoryRows
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
 from earmark.formats.stream import PairStream
-from earmark.formats.trn import checked_id_format
 from earmark.language_tags import NO_SINGLE_LANGUAGE, base_language
 from earmark.outputs import (
     atomic_write_bytes,
@@ -201,7 +200,11 @@ def score_predictions(
 
 def _check_figures(figures: ScoreFigures) -> Glm | None:
     """Refuse settings that cannot go together before anything is read; the GLM rules."""
-    checked_id_format(figures.id_format)
+    if figures.id_format is not None:
+        # sclite's rules are read only when one is named (None is earmark's).
+        from earmark.formats.trn import checked_id_format
+
+        checked_id_format(figures.id_format)
     if figures.id_format is not None and not figures.sclite_reports:
         raise EarmarkError(
             "--id-format chooses how the sclite reports read speakers from ids",
@@ -403,6 +406,7 @@ def _arm(
                 arm, critical_tokens=critical_tokens_section(rows, bootstrap=options.bootstrap)
             )
     if figures.sclite_reports:
+        from earmark.formats.trn import checked_id_format
         from earmark.scoring.sclite_reports import sclite_reports_section
 
         arm = replace(
