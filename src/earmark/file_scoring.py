@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
@@ -46,7 +46,8 @@ from earmark.scoring.scorer import CorpusScorer, ScoreResult
 from earmark.stats.settings import DEFAULT_GENERATOR, BootstrapSettings
 
 if TYPE_CHECKING:
-    from earmark.results import Results
+    from earmark.results.codec import JSONValue
+    from earmark.results.results_file import Results
     from earmark.scoring.glm import Glm
 
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
@@ -232,7 +233,7 @@ def _check_figures(figures: ScoreFigures) -> Glm | None:
 
 def _score(
     inputs: ScoreInputs, figures: ScoreFigures, rules: Glm | None, out: Path | None
-) -> dict[str, Any]:
+) -> dict[str, JSONValue]:
     """Read, score and (with `out`) write, under the caller's lock: results.json's content."""
     choice = figures.choice()
     stream = _stream(inputs)
@@ -425,7 +426,7 @@ def _arm(
 
 def _write_folder(
     out: Path,
-    results: dict[str, Any],
+    results: dict[str, JSONValue],
     probes: list[ProbeResult],
     spool: Path,
     written: PredictionsEntry,
@@ -438,7 +439,12 @@ def _write_folder(
         # (a kill between the two leaves old results that can tell).
         os.replace(spool, out / PREDICTIONS)
         fsync_folder(out)
-        results["predictions"] = written
+        results["predictions"] = {
+            "file": written["file"],
+            "sha256": written["sha256"],
+            "bytes": written["bytes"],
+            "rows": written["rows"],
+        }
     # Refuses (writing nothing) when a probe failed.
     write_results(out, results, probes=probes, markdown=markdown)
     # last, over every file the score wrote; predictions.jsonl was hashed as written
