@@ -86,8 +86,10 @@ def test_rendering_loads_no_scoring_code() -> None:
 
 def test_scoring_package_imports_nothing() -> None:
     """`earmark.scoring` re-exports nothing, so its light modules (the normaliser policy,
-    the self-probes) load without the scorer and numpy."""
-    mods = _imported_after("import earmark.scoring.policy, earmark.scoring.probes")
+    the self-probes, the options every result records) load without the scorer and numpy."""
+    mods = _imported_after(
+        "import earmark.scoring.policy, earmark.scoring.probes, earmark.scoring.options"
+    )
     assert "numpy" not in mods
     assert "earmark.scoring.scorer" not in mods
 
