@@ -180,8 +180,6 @@ def score_predictions(
     only by each row's counts and an 8-byte digest of its id. The outputs do not depend on
     the chunk size.
     """
-    from earmark.results import Results
-
     rules = _check_figures(figures)
     if out_dir is not None:
         written = (PREDICTIONS, RESULTS, RESULTS_MARKDOWN, ARTEFACTS, GLM_COPY, "predictions.csv")
@@ -195,8 +193,7 @@ def score_predictions(
     # 100,000 live rows while those records were built cost ~0.4 s of a ~2.9 s
     # `--bootstrap 0` run. It resumes (and collects anything left) on exit.
     with folder, collector_paused():
-        results = _score(inputs, figures, rules, None if out_dir is None else Path(out_dir))
-        return Results.from_dict(results, copy=False)
+        return _score(inputs, figures, rules, None if out_dir is None else Path(out_dir))
 
 
 def _check_figures(figures: ScoreFigures) -> Glm | None:
@@ -233,8 +230,11 @@ def _check_figures(figures: ScoreFigures) -> Glm | None:
 
 def _score(
     inputs: ScoreInputs, figures: ScoreFigures, rules: Glm | None, out: Path | None
-) -> dict[str, JSONValue]:
-    """Read, score and (with `out`) write, under the caller's lock: results.json's content."""
+) -> Results:
+    """Read, score and (with `out`) write, under the caller's lock: results.json's content,
+    typed once (results.md is rendered from the same typed results)."""
+    from earmark.results.results_file import Results
+
     choice = figures.choice()
     stream = _stream(inputs)
     options = ScoringOptions(
@@ -299,7 +299,9 @@ def _score(
             },
         )
         if out is not None and spool is not None and written is not None:
-            _write_folder(out, results, probes, spool, written)
+            typed = _write_folder(out, results, probes, spool, written)
+        else:
+            typed = Results.from_dict(results, copy=False)
     finally:
         if spool is not None:
             spool.unlink(missing_ok=True)
@@ -307,8 +309,8 @@ def _score(
     # walks every object allocated during the pause that is still alive, and the
     # rows and their scores would be walked once just before they die. `results`
     # holds none of them.
-    del scored, scorer, stream
-    return results
+    del scored, scorer, stream, results
+    return typed
 
 
 def _file(predictions: str | os.PathLike[str] | MemoryRows) -> str | os.PathLike[str] | None:
@@ -430,25 +432,33 @@ def _write_folder(
     probes: list[ProbeResult],
     spool: Path,
     written: PredictionsEntry,
-) -> None:
+) -> Results:
     """The folder's files, predictions.jsonl moved into place just before the results
-    that name its hash; the artefact list last."""
-    markdown = render_results_markdown(results)
-    if not failed(probes):
-        # In place only now, just before the results that name its hash
-        # (a kill between the two leaves old results that can tell).
-        os.replace(spool, out / PREDICTIONS)
-        fsync_folder(out)
+    that name its hash; the artefact list last. Returns the results typed, read from
+    `results` once (a 10,000-speaker file's read costs ~0.4 s), which results.md is
+    rendered from too; `results` is then the caller's to drop."""
+    from earmark.results.results_file import Results
+
+    published = not failed(probes)
+    if published:
         results["predictions"] = {
             "file": written["file"],
             "sha256": written["sha256"],
             "bytes": written["bytes"],
             "rows": written["rows"],
         }
+    typed = Results.from_dict(results, copy=False)
+    markdown = render_results_markdown(typed)
+    if published:
+        # In place only now, just before the results that name its hash
+        # (a kill between the two leaves old results that can tell).
+        os.replace(spool, out / PREDICTIONS)
+        fsync_folder(out)
     # Refuses (writing nothing) when a probe failed.
     write_results(out, results, probes=probes, markdown=markdown)
     # last, over every file the score wrote; predictions.jsonl was hashed as written
     write_artefacts(out, known={written["file"]: written["sha256"]})
+    return typed
 
 
 def _with_language(rows: list[ScoringRow], language: str) -> list[ScoringRow]:
