@@ -2,7 +2,9 @@
 
 Each subcommand lives in `earmark.cli.<name>` and exposes `register(subparsers)`,
 which adds its parser and sets `func(args) -> int`. Command modules keep their top-level
-imports light; the library is imported inside `func`.
+imports light; the library is imported inside `func`. A command line naming a command
+imports and builds that command's module alone (`build_parser(command)`); `earmark`,
+`earmark --help` and an unknown command build them all.
 """
 
 from __future__ import annotations
