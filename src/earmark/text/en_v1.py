@@ -286,6 +286,12 @@ def _normalize(text: str) -> str:
             return " ".join(words)
         if _MARKUP_WORDS.isdisjoint(words):  # straight to the numbers
             return _finish(standardise_numbers(plain))
+    return _every_step(s)
+
+
+def _every_step(s: str) -> str:
+    """`_normalize` of a lower-cased text by OpenAI's steps in order, each skipped only
+    where its trigger character is absent (the reference the short paths are tested on)."""
     if "[" in s or "<" in s:
         s = _BRACKETED.sub("", s)
     if "(" in s:
