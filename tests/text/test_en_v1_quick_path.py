@@ -186,9 +186,9 @@ CASES = [
     ("\x00a", "\x00a", False),
     ("\ud800 hi", "\ud800 hi", False),
     ("ａｂｃ", "abc", False),
-    ("", "", False),
-    (" ", "", False),
-    ("-", "", False),
+    ("", "", True),
+    (" ", "", True),
+    ("-", "", True),
 ]
 
 
