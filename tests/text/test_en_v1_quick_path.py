@@ -24,6 +24,7 @@ from whisper_oracle import load_oracle
 
 import earmark.text.en_v1 as en_v1
 import earmark.text.en_v1_numbers as en_v1_numbers
+from earmark.errors import EarmarkError
 from earmark.text.base import ViewPair
 from earmark.text.en_v1 import EnV1, english_view, uncached_view, whisper_english
 from earmark.text.en_v1_numbers import ACTIVE_WORDS
@@ -223,13 +224,16 @@ def test_identical_sides_and_already_normalised_pairs() -> None:
 
 
 def test_the_word_tables_load_only_when_en_v1_normalises() -> None:
-    """`import earmark` does not import en-v1, and importing it builds no word table:
-    the spelling map and the quick path's word set load on the first text."""
+    """`import earmark` does not import en-v1, and importing it (every `earmark score`
+    does, for its self-probes) builds no word table and imports no `fractions`: the
+    spelling map and the quick path's word set load on the first text."""
     probe = (
         "import sys\n"
         "import earmark\n"
         "assert 'earmark.text.en_v1' not in sys.modules\n"
+        "had_fractions = 'fractions' in sys.modules\n"
         "import earmark.text.en_v1 as m\n"
+        "assert had_fractions or 'fractions' not in sys.modules\n"
         "assert m._spellings.cache_info().currsize == m._changers.cache_info().currsize == 0\n"
         "assert m.english_view('the colour') == 'the color'\n"
         "assert m._changers.cache_info().currsize == 1\n"
@@ -238,3 +242,11 @@ def test_the_word_tables_load_only_when_en_v1_normalises() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "ok"
+
+
+def test_a_decimal_beyond_int_limit_is_a_user_error() -> None:
+    """The decimal branch of the number reader (`Fraction`, imported late) still fails
+    as OpenAI's code does, as an `EarmarkError`."""
+    with pytest.raises(EarmarkError, match="en-v1 cannot normalise"):
+        english_view("call " + "7" * 5000 + ".5")
+    assert english_view("one point five and 2.50 dollars") == "one.5 and $2.50"

@@ -10,7 +10,10 @@ number words that start a number is returned split, untouched.
 from __future__ import annotations
 
 import re
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 
 def _space_after(match: re.Match[str]) -> str:
@@ -165,6 +168,10 @@ def _split_at_digits(words: list[str]) -> list[str]:
 
 
 def _fraction(text: str | int) -> Fraction | None:
+    # imported here: `fractions` (with `decimal`) costs ~2 ms at start-up, and every
+    # `earmark score` imports en-v1 for its self-probes; few texts reach this line
+    from fractions import Fraction
+
     try:
         return Fraction(text)
     except ValueError:
@@ -215,7 +222,9 @@ def _read_numbers(words: list[str]) -> list[str]:
                 if signed:
                     prefix = first
                 if "." in bare:
-                    exact = Fraction(bare)
+                    from fractions import Fraction  # see `_fraction`
+
+                    exact = Fraction(bare)  # a ValueError (too many digits) goes up
                     value = exact.numerator if exact.denominator == 1 else bare
                 else:
                     value = int(bare)
