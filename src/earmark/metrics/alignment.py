@@ -196,7 +196,7 @@ def count_errors_array(
     *,
     units: Units = "given",
     tallies: Sequence[EditTally | None] | None = None,
-    hypotheses: list[Sequence[Hashable]] | None = None,
+    distinct: list[int] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Counts of many pairs as an n x 4 int64 array of columns S, D, I, hits.
 
@@ -209,19 +209,19 @@ def count_errors_array(
     of a language), records each pair's substituted, inserted and deleted units from the
     same alignment; `None` entries are not recorded. A pair over `MAX_ALIGNMENT_CELLS`
     raises `AlignmentTooLarge` (with its position) before any pair after it is counted.
-    `hypotheses`, a list, receives each pair's hypothesis units as aligned (split once,
-    for a caller that needs them too).
+    `distinct`, a list, receives the number of distinct units of each pair's hypothesis
+    (from the split the count made: what a caller screening for repeated units needs).
     """
     import numpy as np
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
-    if tallies is not None or hypotheses is not None:
+    if tallies is not None or distinct is not None:
         if not isinstance(pairs, Sequence):
             pairs = list(pairs)
         if tallies is None:
             tallies = [None] * len(pairs)
-        return _count_and_tally(pairs, units, tallies, hypotheses)
+        return _count_and_tally(pairs, units, tallies, distinct)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
@@ -271,7 +271,7 @@ def _count_and_tally(
     pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
     units: Units,
     tallies: Sequence[EditTally | None],
-    hypotheses: list[Sequence[Hashable]] | None = None,
+    distinct: list[int] | None = None,
 ) -> npt.NDArray[np.int64]:
     """`count_errors_array` that also records each pair's edits in its tally.
 
@@ -285,7 +285,7 @@ def _count_and_tally(
 
     flat: list[int] = []
     if tallies and all(tally is tallies[0] for tally in tallies):
-        _tally_one(pairs, units, tallies[0], flat, hypotheses)
+        _tally_one(pairs, units, tallies[0], flat, distinct)
         return np.array(flat, dtype=np.int64).reshape(-1, 4)
     editops = Levenshtein.editops
     push = flat.extend
@@ -295,7 +295,7 @@ def _count_and_tally(
         int,
         tuple[EditTally, list[tuple[Hashable, Hashable]], list[Hashable], list[Hashable]],
     ] = {}
-    keep = None if hypotheses is None else hypotheses.append
+    keep = None if distinct is None else distinct.append
     limit = MAX_ALIGNMENT_CELLS
     for k, ((reference, hypothesis), tally) in enumerate(zip(pairs, tallies, strict=True)):
         if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
@@ -304,7 +304,7 @@ def _count_and_tally(
             reference = reference.split()  # type: ignore[attr-defined]
             hypothesis = hypothesis.split()  # type: ignore[attr-defined]
         if keep is not None:
-            keep(hypothesis)
+            keep(len(set(hypothesis)))
         n_ref = len(reference)
         if reference == hypothesis:
             push((0, 0, 0, n_ref))
@@ -344,7 +344,7 @@ def _tally_one(
     units: Units,
     tally: EditTally | None,
     flat: list[int],
-    hypotheses: list[Sequence[Hashable]] | None,
+    distinct: list[int] | None,
 ) -> None:
     """`_count_and_tally` where every pair shares `tally` (None: none is kept): S, D, I
     and hits of each pair onto `flat`."""
@@ -355,7 +355,7 @@ def _tally_one(
     inserted: list[Hashable] = []
     deleted: list[Hashable] = []
     add_sub, add_ins, add_del = substituted.append, inserted.append, deleted.append
-    keep = None if hypotheses is None else hypotheses.append
+    keep = None if distinct is None else distinct.append
     limit = MAX_ALIGNMENT_CELLS
     for k, (reference, hypothesis) in enumerate(pairs):
         if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
@@ -364,7 +364,7 @@ def _tally_one(
             reference = reference.split()  # type: ignore[attr-defined]
             hypothesis = hypothesis.split()  # type: ignore[attr-defined]
         if keep is not None:
-            keep(hypothesis)
+            keep(len(set(hypothesis)))
         n_ref = len(reference)
         if reference == hypothesis:
             push((0, 0, 0, n_ref))
