@@ -53,7 +53,8 @@ def _as_given(part: Part) -> tuple[Pending, PendingPositions]:
     pairs = [(row.reference, row.hypothesis or "") for row in rows]
     part.available[view] = np.ones(n, dtype=bool)
     part.reasons[view] = [""] * n
-    part.texts[view] = pairs
+    texts: list[tuple[str, str] | None] = list(pairs)  # a copy of pointers: a few µs
+    part.texts[view] = texts
     part.repetition = np.zeros(n, dtype=bool)
     return {view: pairs}, {view: list(range(n))}
 
