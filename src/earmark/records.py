@@ -163,7 +163,7 @@ def json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
         yield from enumerate(objects, start=start)
 
 
-def json_blocks(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+def json_blocks(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[dict[str, object]]]]:
     """`json_lines`' objects a block of lines at a time: (first line number, objects of
     that line and the ones after it, one per line).
 
@@ -210,7 +210,7 @@ def json_blocks(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[dict[s
 
 def _plain_objects(
     lines: list[bytes], limit: int, loads: Any, plain: frozenset[type]
-) -> list[dict[str, Any]] | None:
+) -> list[dict[str, object]] | None:
     """Every line's object, or None unless each line is one object of plain values that
     orjson reads within the bound (`json_blocks`)."""
     if not lines or max(map(len, lines)) > limit:
@@ -228,7 +228,7 @@ def _plain_objects(
 
 def _careful_lines(
     lines: list[bytes], name: str, start: int, limit: int, plain: frozenset[type]
-) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+) -> Iterator[tuple[int, list[dict[str, object]]]]:
     """(line, [object]) per record of `lines` (line `start` first), each line through
     orjson where it reads it plainly, else decoded as `read_records` would and handed to
     `json_objects`, which skips it or gives its object or its error."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from earmark.errors import EarmarkError
 from earmark.formats.fields import Record
@@ -87,7 +87,8 @@ def structured_blocks(path: Path, fmt: str) -> Iterator[tuple[int, Sequence[Reco
     lines). JSON lines come in blocks (`records.json_blocks`), CSV and TSV rows one a
     block (a quoted field may span lines)."""
     if fmt == "jsonl":
-        blocks: Iterator[tuple[int, Sequence[Record]]] = json_blocks(path)
+        # orjson's (or json's) objects: JSON values throughout
+        blocks = cast("Iterator[tuple[int, Sequence[Record]]]", json_blocks(path))
         return _nonempty(blocks, path, _NO_JSON_LINES)
     return _nonempty(
         ((line, [record]) for line, record in _delimited(path, fmt)),
