@@ -225,3 +225,25 @@ def test_chunk_codes_equal_the_per_row_codes(monkeypatch: pytest.MonkeyPatch) ->
     assert fast.not_ok == slow.not_ok
     assert fast.speaker_names == slow.speaker_names
     assert fast.slice_names == slow.slice_names
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ranked_lists_are_the_full_sorts_first_k(seed: int) -> None:
+    from collections import Counter
+
+    from earmark.metrics.analysis import ranked_deletions, ranked_substitutions
+
+    rng = random.Random(seed)
+    units = ["a", "b", "é", "e\u0301", "\x00", "中", "😀", "", " "]
+    tally = EditTally()
+    for _ in range(rng.choice([0, 1, 5, 200, 2000])):
+        tally.substitutions[(rng.choice(units), rng.choice(units))] += rng.choice([1, 1, 1, 2, 7])
+        tally.deletions[rng.choice(units) * rng.randint(1, 3)] += rng.choice([1, 1, 3])
+    for k in (0, 1, 3, 10, 10_000):
+        subs = sorted(tally.substitutions.items(), key=lambda item: (-item[1], item[0]))[:k]
+        assert ranked_substitutions(tally, k) == [(r, h, n) for (r, h), n in subs]
+        dels = sorted(tally.deletions.items(), key=lambda item: (-item[1], item[0]))[:k]
+        assert ranked_deletions(tally, k) == dels
+    # units that are not strings are ranked by their text, as before
+    odd = EditTally(deletions=Counter({1: 2, "1": 1, 2: 2}))
+    assert ranked_deletions(odd, 2) == [("1", 3), ("2", 2)]
