@@ -7,6 +7,7 @@ once per distinct pair) and every view's pairs go to the batch counter together.
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from earmark.text.base import ViewPair
 
 TOKENIZER = {"word": words, "char": chars}
+_REFERENCE, _HYPOTHESIS = attrgetter("reference"), attrgetter("hypothesis")
 
 
 def score_part(part: Part, edits: dict[str, EditTally], counter: WordCounter | None = None) -> None:
@@ -50,7 +52,10 @@ def _as_given(part: Part) -> tuple[Pending, PendingPositions]:
     rows = part.rows
     n = len(rows)
     (view,) = part.normalizer.views
-    pairs = [(row.reference, row.hypothesis or "") for row in rows]
+    hypotheses = list(map(_HYPOTHESIS, rows))
+    if None in hypotheses:  # a missing hypothesis is scored as an empty one
+        hypotheses = [hypothesis or "" for hypothesis in hypotheses]
+    pairs = list(zip(map(_REFERENCE, rows), hypotheses, strict=True))
     part.available[view] = np.ones(n, dtype=bool)
     part.reasons[view] = [""] * n
     texts: list[tuple[str, str] | None] = list(pairs)  # a copy of pointers: a few µs
