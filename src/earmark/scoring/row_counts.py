@@ -12,7 +12,7 @@ counts each of the normaliser's units on a view (words split on whitespace, char
 as code points), and the mixed unit (CJK characters + other words) is rendered by
 `policy.mixed_unit` from the raw texts and tokenised by `metrics.tokens.mixed`. A test
 pins every per-row count to `score_rows`' records, and `scope_metrics` builds the
-results-schema metric objects with `scoring.metric.metric_object`, so a compare figure
+results-schema metric objects with `scoring.metric.metric_result`, so a compare figure
 and a results.json figure over the same rows are the same numbers, key for key.
 
 Only the view kinds asked for are counted: `primary` (each normaliser's primary view, the
@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from earmark.metrics.alignment import count_errors_array
 from earmark.metrics.tokens import mixed
 from earmark.results.codec import JSONValue
-from earmark.scoring.metric import metric_object
+from earmark.scoring.metric import MetricSettings, metric_result
 from earmark.scoring.policy import MixedPair, NormalizerPolicy, mixed_unit
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
@@ -294,6 +294,8 @@ def scope_metrics(
         return {"wer": null_metric(reason, aggregate), "cer": null_metric(reason, aggregate)}
     (name,) = names
     units = rows.table.units(name)
+    b = bootstrap
+    settings = MetricSettings(aggregate, b.resamples, b.seed, b.level, generator=b.generator)
     out: dict[str, JSONValue] = {}
     for unit in ("word", "char", MIXED):
         metric = METRIC_FOR_UNIT[unit]
@@ -306,16 +308,13 @@ def scope_metrics(
         available = rows.available(unit=unit)[positions]
         reasons = Counter(rows.reason(p, unit=unit) for p in positions[~available].tolist())
         kept = positions[available]
-        out[metric] = metric_object(
+        out[metric] = metric_result(
             rows.counts(unit)[kept],
             None if clusters is None else clusters[kept],
-            aggregate=aggregate,
-            resamples=bootstrap.resamples,
-            seed=bootstrap.seed,
-            level=bootstrap.level,
+            settings,
             null_reasons=reasons,
             n_rows=len(positions),
-        )
+        ).to_dict()
     return out
 
 
