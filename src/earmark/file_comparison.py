@@ -101,7 +101,7 @@ def _compare(
     jobs: int,
     sclite_mapsswe: bool = False,
 ) -> Comparison:
-    arms = load_arm_specs(list(specs))
+    arms = load_arm_specs(list(specs), jobs=jobs)
     if reference is not None and reference not in arms and reference in specs:
         # The reference may be given as one of the ARM specs (`RUN_DIR#ARM`, a file):
         # it names the arm that spec loaded, when it loaded exactly one.

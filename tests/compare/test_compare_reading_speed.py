@@ -243,3 +243,61 @@ def test_a_record_over_the_bound_is_refused_at_its_line(tmp_path: Path) -> None:
     with pytest.raises(EarmarkError, match="record longer than") as info:
         load_arms(str(path))
     assert info.value.line == 2
+
+
+def _hostile_arm_rows(i: int) -> list[dict[str, object]]:
+    """Rows of arm `i`: shared and own texts, repeats, clips, durations 0.0 and -0.0,
+    slices, missing hypotheses, a language flag and an arm field of a multi-arm file."""
+    rows: list[dict[str, object]] = []
+    for u in range(6):
+        rows.append(
+            {
+                "id": f"u{u}",
+                "repeat": u % 2,
+                "reference": f"ref {u} \u00e9",
+                "hypothesis": None if u == i else f"hyp {u}" + ("" if u % 3 else f" {i}"),
+                "language": ["en", "", None][u % 3],
+                "slices": [["s"], [], "a;b"][u % 3],
+                "audio_seconds": [1.5, 0.0, -0.0, None, 2, 1.5][u],
+                "clip": f"c{u // 2}" if u < 4 else None,
+                "status": "ok" if u % 2 else None,
+                "language_mismatch": u == 5,
+            }
+        )
+    return rows
+
+
+def test_arms_read_in_workers_are_the_arms_read_here(tmp_path: Path) -> None:
+    specs = [write_rows(tmp_path / f"arm{i}.jsonl", _hostile_arm_rows(i)) for i in range(4)]
+    multi = tmp_path / "multi.jsonl"
+    write_rows(multi, [{**r, "arm": name} for name in ("m1", "m2") for r in _hostile_arm_rows(9)])
+    specs += [str(multi), f"other={specs[0]}"]
+    serial, forked = load_arm_specs(specs), load_arm_specs(specs, jobs=3)
+    assert list(serial) == list(forked) == ["arm0", "arm1", "arm2", "arm3", "m1", "m2", "other"]
+    for name, arm in serial.items():
+        other = forked[name]
+        for column in _COLUMNS:
+            assert repr(getattr(other, column)) == repr(getattr(arm, column)), (name, column)
+        assert dict(other.index()) == dict(arm.index())
+        assert other.source == arm.source
+    # One copy of each equal value across the arms, as when read in one process.
+    first, second = forked["arm0"], forked["arm1"]
+    assert all(x is y for x, y in zip(first.references, second.references, strict=True))
+    assert all(x is y for x, y in zip(first.keys, second.keys, strict=True))
+    assert first.hypotheses[2] is second.hypotheses[2] == "hyp 2"
+    assert first.slices[2] is second.slices[2]
+    assert first.clusters[4] is first.keys[4][0]
+
+
+def test_workers_raise_the_error_reading_in_order_raises(tmp_path: Path) -> None:
+    good = write_rows(tmp_path / "good.jsonl", _hostile_arm_rows(0))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "u0", "reference": "x", "hypothesis": "x"}\n{"id": \n', "utf-8")
+    missing = str(tmp_path / "missing.jsonl")
+    for specs in ([good, str(bad), missing], [good, good, str(bad)], [good, missing, str(bad)]):
+        with pytest.raises(EarmarkError) as serial:
+            load_arm_specs(specs)
+        with pytest.raises(EarmarkError) as forked:
+            load_arm_specs(specs, jobs=2)
+        assert str(forked.value) == str(serial.value)
+        assert forked.value.line == serial.value.line
