@@ -38,7 +38,7 @@ def pair_figures(inputs: CompareInputs, challenger: str) -> list[PairedDifferenc
     found: dict[str, SegmentColumns] = {}
     out: list[PairedDifference] = []
     for language, positions in scopes:
-        names = sorted({ref_rows.normalizers[p] for p in positions.tolist()})
+        names = ref_rows.rows.within(positions)
         if len(names) != 1:
             reason = (
                 f"rows are scored with different normalisers ({', '.join(names)}); "
@@ -82,9 +82,9 @@ def _unit_rows(inputs: CompareInputs, name: str, unit: str) -> BoolArray:
     """Rows whose normaliser counts `unit` and whose view both `name`'s counts and the
     reference arm's have: the rows any scope's MAPSSWE of that unit can hold."""
     table = inputs.table
-    has_unit = {n: unit in table.units(n) for n in set(table.normalizer_of)}
     rows = inputs.vs_human[inputs.reference]
-    mask = np.fromiter((has_unit[n] for n in rows.normalizers), dtype=bool, count=len(rows.entries))
+    counted = [n for n in rows.rows.distinct if unit in table.units(n)]
+    mask = np.isin(rows.rows.codes, [rows.rows.distinct.index(n) for n in counted])
     return mask & rows.available() & inputs.vs_human[name].available()
 
 

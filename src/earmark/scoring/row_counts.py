@@ -124,14 +124,14 @@ class PairTable:
         self,
         references: Sequence[str],
         hypotheses: Sequence[str],
-        languages: Sequence[str | None],
+        names: Sequence[str],
         kinds: tuple[str, ...] = VIEW_KINDS,
     ) -> IntArray:
-        """Table entry of each row's pair, counting pairs not seen yet (normalise and align
-        once). Entries counted for other `kinds` are kept apart."""
+        """Table entry of each row's pair (`names`: each row's normaliser), counting pairs
+        not seen yet (normalise and align once). Entries counted for other `kinds` are
+        kept apart."""
         out = np.empty(len(references), dtype=np.int64)
         index = self._index
-        names = [self.normalizer_name(lang) for lang in languages]
         for pos, (ref, hyp, name) in enumerate(zip(references, hypotheses, names, strict=True)):
             key = (name, ref, hyp, kinds)
             found = index.get(key)
@@ -223,15 +223,67 @@ class PairTable:
         return self._reasons[(kind, MIXED if unit == MIXED else "view")]
 
 
+class RowNormalizers:
+    """Each row's normaliser, as names and as codes: one object for every arm of a
+    comparison (their rows share languages), so the scopes' normaliser sets and masks
+    are found once, not per arm and figure (issue 25)."""
+
+    def __init__(self, table: PairTable, languages: Sequence[str | None]) -> None:
+        # Asked in order of first appearance: a policy that refuses a language refuses
+        # the first one, as a row-by-row pass would.
+        by_language = {lang: table.normalizer_name(lang) for lang in dict.fromkeys(languages)}
+        #: Per row: the normaliser's name.
+        self.names: list[str] = [by_language[lang] for lang in languages]
+        #: The distinct names, sorted; `codes` index them.
+        self.distinct: list[str] = sorted(set(by_language.values()))
+        code_of = {name: code for code, name in enumerate(self.distinct)}
+        self.codes: IntArray = np.fromiter(
+            (code_of[name] for name in self.names), dtype=np.int64, count=len(self.names)
+        )
+        self._scopes: dict[int, tuple[IntArray, list[str]]] = {}
+        self._masks: dict[str, BoolArray] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def within(self, positions: IntArray) -> list[str]:
+        """The sorted names of the normalisers of the rows at `positions` (remembered per
+        positions array: every arm asks for the same scopes)."""
+        cached = self._scopes.get(id(positions))
+        if cached is not None and cached[0] is positions:
+            return cached[1]
+        found = [self.distinct[c] for c in np.unique(self.codes[positions]).tolist()]
+        self._scopes[id(positions)] = (positions, found)
+        return found
+
+    def mask(self, name: str) -> BoolArray:
+        """Per row: is it scored with `name`?"""
+        found = self._masks.get(name)
+        if found is None:
+            code = self.distinct.index(name) if name in self.distinct else -1
+            found = self._masks[name] = self.codes == code
+        return found
+
+    def subset(self, positions: IntArray) -> list[str]:
+        """The names of the rows at `positions`, in order."""
+        names = self.names
+        return [names[p] for p in positions.tolist()]
+
+
 @dataclass
 class RowCounts:
     """One row set's counts (an arm against one reference): an entry per row."""
 
     table: PairTable
     entries: IntArray
-    #: Per row: the normaliser's name.
-    normalizers: list[str]
+    #: Per row: the normaliser (shared by every row set of the same rows).
+    rows: RowNormalizers
     _available: dict[tuple[str, bool], BoolArray] = field(default_factory=dict)
+
+    @property
+    def normalizers(self) -> list[str]:
+        """Per row: the normaliser's name."""
+        return self.rows.names
 
     def counts(self, unit: str, kind: str = PRIMARY) -> IntArray:
         """Per row S, D, I, hits on one unit (`word`, `char`, `mixed`) of a view kind."""
@@ -259,13 +311,13 @@ def count_rows(
     languages: Sequence[str | None],
     *,
     kinds: tuple[str, ...] = VIEW_KINDS,
+    rows: RowNormalizers | None = None,
 ) -> RowCounts:
     """Counts of each row; a missing hypothesis is scored as empty (all deletions), as
-    `score` scores it."""
+    `score` scores it. `rows`, the rows' normalisers, when already found."""
+    rows = RowNormalizers(table, languages) if rows is None else rows
     hyps = [h if h is not None else "" for h in hypotheses]
-    entries = table.index_rows(references, hyps, languages, kinds)
-    normalizers = [table.normalizer_name(lang) for lang in languages]
-    return RowCounts(table, entries, normalizers)
+    return RowCounts(table, table.index_rows(references, hyps, rows.names, kinds), rows)
 
 
 def null_metric(reason: str, aggregate: str) -> dict[str, JSONValue]:
@@ -286,7 +338,7 @@ def scope_metrics(
     Null with a reason when the scope mixes normalisers (their figures are never summed)
     or the normaliser has no such unit (zh-eval-v1 scores characters only).
     """
-    names = sorted({rows.normalizers[p] for p in positions.tolist()})
+    names = rows.rows.within(positions)
     if len(positions) == 0:
         return {"wer": null_metric("no rows", aggregate), "cer": null_metric("no rows", aggregate)}
     if len(names) > 1:
@@ -326,6 +378,7 @@ __all__ = [
     "UNIT_FOR_METRIC",
     "PairTable",
     "RowCounts",
+    "RowNormalizers",
     "count_rows",
     "null_metric",
     "scope_metrics",
