@@ -301,3 +301,21 @@ def test_workers_raise_the_error_reading_in_order_raises(tmp_path: Path) -> None
             load_arm_specs(specs, jobs=2)
         assert str(forked.value) == str(serial.value)
         assert forked.value.line == serial.value.line
+
+
+@pytest.mark.parametrize(
+    "slices",
+    ['[["a"]]', '[{"a": 1}]', '["a", ["b"]]', "[1]", '{"a": 1}', '["a", null]'],
+)
+def test_slices_holding_lists_or_objects_are_a_one_line_error(tmp_path: Path, slices: str) -> None:
+    """A list of lists once crashed the column-wise reader (unhashable); it is the
+    row's own error, on the careful path (NaN) and the fast one alike."""
+    for extra in (', "conf": NaN', ""):
+        path = tmp_path / "x.jsonl"
+        good = '{"id": "a", "reference": "x", "hypothesis": "x", "slices": ["s"]}\n'
+        bad = f'{{"id": "b", "reference": "x", "hypothesis": "x", "slices": {slices}{extra}}}\n'
+        path.write_text(good + bad, "utf-8")
+        with pytest.raises(EarmarkError) as info:
+            load_arms(str(path))
+        assert (info.value.line, info.value.field) == (2, "slices")
+        assert "expected a list of strings" in str(info.value)

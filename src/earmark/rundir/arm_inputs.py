@@ -160,21 +160,33 @@ _BLOCK_ROWS = 4096
 
 
 def _add_block(
-    pending: list[tuple[int, JSONObject, ArmData]], source: str, shared: SharedValues
+    pending: dict[str, tuple[list[int], list[JSONObject]]],
+    arms: dict[str, ArmData],
+    source: str,
+    shared: SharedValues,
 ) -> None:
-    """Add a block of rows to their arms, column-wise when every row is valid; otherwise
-    row by row in file order, so the first bad row raises its own error."""
-    by_arm: dict[int, tuple[ArmData, list[tuple[int, JSONObject]]]] = {}
-    for line, record, arm in pending:
-        by_arm.setdefault(id(arm), (arm, []))[1].append((line, record))
-    prepared = [(arm, arm.prepare(rows, source, shared)) for arm, rows in by_arm.values()]
+    """Add a block of rows (per arm: their lines and records) to their arms, column-wise
+    when every row is valid; otherwise row by row in file order, so the first bad row
+    raises its own error."""
+    prepared = [
+        (arms[name], arms[name].prepare(lines, records, source, shared))
+        for name, (lines, records) in pending.items()
+    ]
     if all(rows is not None for _, rows in prepared):
         for arm, rows in prepared:
             assert rows is not None
             arm.commit(rows)
         return
-    for line, record, arm in pending:
-        arm.add(record, source, line, shared)
+    in_order = sorted(
+        (
+            (line, record, name)
+            for name, (lines, records) in pending.items()
+            for line, record in zip(lines, records, strict=True)
+        ),
+        key=lambda row: row[0],
+    )
+    for line, record, name in in_order:
+        arms[name].add(record, source, line, shared)
 
 
 def _arms_in_file(
@@ -194,21 +206,27 @@ def _arms_in_file(
     arms: dict[str, ArmData] = {}
     seen: dict[str, None] = {}
     source = str(file)
-    pending: list[tuple[int, JSONObject, ArmData]] = []
+    # Per arm, the lines and records not added yet (two lists: no tuple per row).
+    pending: dict[str, tuple[list[int], list[JSONObject]]] = {}
+    count = 0
     for line, record in records:
         arm_field = record.get("arm")
         name = arm_field if isinstance(arm_field, str) and arm_field else default_name
         if wanted is not None and name != wanted:
             seen[str(arm_field or default_name)] = None
             continue
-        arm = arms.get(name)
-        if arm is None:
-            arm = arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
-        pending.append((line, record, arm))
-        if len(pending) == _BLOCK_ROWS:
-            _add_block(pending, source, shared)
-            pending = []
-    _add_block(pending, source, shared)
+        block = pending.get(name)
+        if block is None:
+            if name not in arms:
+                arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
+            block = pending[name] = ([], [])
+        block[0].append(line)
+        block[1].append(record)
+        count += 1
+        if count == _BLOCK_ROWS:
+            _add_block(pending, arms, source, shared)
+            pending, count = {}, 0
+    _add_block(pending, arms, source, shared)
     if wanted is not None and wanted not in arms:
         names = sorted(seen)
         raise EarmarkError(

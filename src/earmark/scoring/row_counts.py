@@ -79,8 +79,11 @@ class PairTable:
     _index: dict[tuple[str, str, str, tuple[str, ...]], int] = field(default_factory=dict)
     #: Per (kind, "view" or "mixed"), per entry: "" when countable, else why not.
     _reasons: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    _tables: dict[tuple[str, str], list[IntArray]] = field(default_factory=dict)
+    #: Per (kind, unit): (first entry, S/D/I/hits of the entries from there) per flush.
+    _blocks: dict[tuple[str, str], list[tuple[int, IntArray]]] = field(default_factory=dict)
     _flat: dict[tuple[str, str], IntArray] = field(default_factory=dict)
+    _counted: dict[tuple[str, str], BoolArray] = field(default_factory=dict)
+    _no_mixed: dict[str, str] = field(default_factory=dict)
     _pending: dict[tuple[str, str, str], list[tuple[Any, Any]]] = field(default_factory=dict)
     _pending_at: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
     _by_language: dict[str | None, str] = field(default_factory=dict)
@@ -143,8 +146,12 @@ class PairTable:
 
     def _queue(self, kind: str, unit: str, name: str, entry: int, pair: tuple[Any, Any]) -> None:
         key = (kind, unit, name)
-        self._pending.setdefault(key, []).append(pair)
-        self._pending_at.setdefault(key, []).append(entry)
+        pending = self._pending.get(key)
+        if pending is None:
+            pending = self._pending[key] = []
+            self._pending_at[key] = []
+        pending.append(pair)
+        self._pending_at[key].append(entry)
 
     def _add(self, name: str, ref: str, hyp: str, kinds: tuple[str, ...]) -> int:
         norm = self.normalizer(name)
@@ -155,8 +162,9 @@ class PairTable:
             view_reasons = self._reasons[(kind, "view")]
             mixed_reasons = self._reasons[(kind, MIXED)]
             if kind not in kinds:
-                view_reasons.append(f"{kind} view not counted here")
-                mixed_reasons.append(f"{kind} view not counted here")
+                # One string object for every such entry (100,000s of them in a compare).
+                view_reasons.append(_NOT_COUNTED[kind])
+                mixed_reasons.append(_NOT_COUNTED[kind])
                 if kind == PRIMARY:
                     self.primary_reference.append("")
                     self.primary_hypothesis.append("")
@@ -181,7 +189,10 @@ class PairTable:
         """Queue the mixed unit's tokens (as `score` renders them: from the raw texts)."""
         spec = self._mixed[name]
         if spec is None or not self.has_mixed(name, kind):
-            return f"normaliser {name} has no mixed unit on this view"
+            found = self._no_mixed.get(name)
+            if found is None:
+                found = self._no_mixed[name] = f"normaliser {name} has no mixed unit on this view"
+            return found
         rendered = _texts(spec[1](ref, hyp))
         if isinstance(rendered, str):
             return rendered
@@ -189,38 +200,56 @@ class PairTable:
         return ""
 
     def _flush(self) -> None:
+        """Count the queued pairs into a block of the entries added since the last flush
+        (a (kind, unit) with nothing queued gets no block: its rows read as zeros)."""
         total = len(self.normalizer_of)
-        for kind in VIEW_KINDS:
-            for unit in _UNITS:
-                key = (kind, unit)
-                have = sum(len(block) for block in self._tables.get(key, []))
-                block = np.zeros((total - have, 4), dtype=np.int64)
-                for (pk, pu, name), pairs in self._pending.items():
-                    if pk != kind or pu != unit or not pairs:
-                        continue
-                    counted = count_errors_array(
-                        pairs, units="words" if unit == "word" else "given"
-                    )
-                    at = np.asarray(self._pending_at[(pk, pu, name)], dtype=np.int64) - have
-                    block[at] = counted
-                if len(block):
-                    self._tables.setdefault(key, []).append(block)
-                    self._flat.pop(key, None)
+        for key in {(kind, unit) for kind, unit, _ in self._pending}:
+            blocks = self._blocks.setdefault(key, [])
+            start = blocks[-1][0] + len(blocks[-1][1]) if blocks else 0
+            block = np.zeros((total - start, 4), dtype=np.int64)
+            for (pk, pu, name), pairs in self._pending.items():
+                if (pk, pu) != key or not pairs:
+                    continue
+                counted = count_errors_array(pairs, units="words" if pu == "word" else "given")
+                at = np.asarray(self._pending_at[(pk, pu, name)], dtype=np.int64) - start
+                block[at] = counted
+            blocks.append((start, block))
+            self._flat.pop(key, None)
         self._pending.clear()
         self._pending_at.clear()
 
     def table(self, kind: str, unit: str) -> IntArray:
-        """S, D, I, hits of every entry on one (view kind, unit)."""
+        """S, D, I, hits of every entry on one (view kind, unit) (zeros where not counted)."""
         key = (kind, unit)
+        total = len(self.normalizer_of)
         flat = self._flat.get(key)
-        if flat is None:
-            blocks = self._tables.get(key) or [np.zeros((0, 4), dtype=np.int64)]
-            flat = self._flat[key] = np.concatenate(blocks)
+        if flat is None or len(flat) != total:
+            blocks = self._blocks.get(key, [])
+            flat = np.zeros((total, 4), dtype=np.int64)
+            for start, block in blocks:
+                flat[start : start + len(block)] = block
+            self._flat[key] = flat
         return flat
 
     def reasons(self, kind: str, unit: str | None = None) -> list[str]:
         """Per entry: "" when the (kind, unit) is counted, else why not."""
         return self._reasons[(kind, MIXED if unit == MIXED else "view")]
+
+    def counted(self, kind: str, unit: str | None = None) -> BoolArray:
+        """Per entry: is the (kind, unit) counted (`reasons` is "")? Found once per size of
+        the table, for every row set that reads it."""
+        key = (kind, MIXED if unit == MIXED else "view")
+        reasons = self._reasons[key]
+        found = self._counted.get(key)
+        if found is None or len(found) != len(reasons):
+            found = self._counted[key] = np.fromiter(
+                (r == "" for r in reasons), dtype=bool, count=len(reasons)
+            )
+        return found
+
+
+#: Why an entry's view kind has no counts, when the kind was not asked for.
+_NOT_COUNTED = {kind: f"{kind} view not counted here" for kind in VIEW_KINDS}
 
 
 class RowNormalizers:
@@ -295,8 +324,7 @@ class RowCounts:
         key = (kind, unit == MIXED)
         cached = self._available.get(key)
         if cached is None:
-            reasons = self.table.reasons(kind, unit)
-            ok = np.asarray([r == "" for r in reasons], dtype=bool)
+            ok = self.table.counted(kind, unit)
             cached = self._available[key] = ok[self.entries] if len(ok) else ok
         return cached
 
