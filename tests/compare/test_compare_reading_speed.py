@@ -319,3 +319,87 @@ def test_slices_holding_lists_or_objects_are_a_one_line_error(tmp_path: Path, sl
             load_arms(str(path))
         assert (info.value.line, info.value.field) == (2, "slices")
         assert "expected a list of strings" in str(info.value)
+
+
+def _row(i: int, **extra: object) -> str:
+    return json.dumps({"id": f"u{i}", "reference": "a b", "hypothesis": "a", **extra})
+
+
+_GOOD = [_row(i, audio_seconds=1.5, slices=["s"]) for i in range(5)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xef\xbb\xbf" + "\n".join(_GOOD).encode() + b"\n",  # a byte-order mark
+        "\r\n".join(_GOOD).encode() + b"\r\n",  # CRLF
+        "\n".join(_GOOD).encode(),  # no final newline
+        ("\n".join(_GOOD[:2]) + "\n\n  \n" + "\n".join(_GOOD[2:]) + "\n").encode(),  # blanks
+        ("\n".join(_GOOD) + "\n" + _row(9, x=1e400) + "\n").encode(),  # json's inf
+        ("\n".join(_GOOD) + "\n" + _row(9, x=[[1]] * 3) + "\n").encode(),
+        ("\n".join(_GOOD) + "\n" + _row(9, x={"deep": [1]}) + "\n").encode(),
+        (
+            "\n".join(_GOOD) + "\n" + '{"id": "z", "reference": "\\ud800", "hypothesis": ""}\n'
+        ).encode(),
+        ("\n".join(_GOOD) + "\n").encode()
+        + b'{"id": "z\xff", "reference": "", "hypothesis": ""}\n',
+        ("\n".join(_GOOD) + "\n").encode()
+        + b'{"id": "z\x00", "reference": "", "hypothesis": ""}\n',
+        ("\n".join(_GOOD) + '\n[1, 2]\n"text"\n').encode(),
+        ("\n".join(_GOOD) + "\n" + _row(9, repeat=10**30) + "\n").encode(),
+        ("\n".join(_GOOD) + "\n" + _row(9, repeat=1.0) + "\n").encode(),
+        ("\n".join(_GOOD) + "\n" + _row(2) + "\n").encode(),  # a duplicate id
+        ("\n".join(_GOOD) + "\n" + "x" * 300 + "\n").encode(),  # over the record limit
+        ("\n".join(_GOOD) + "\n" + _row(9, n=[1] * 100) + "\n").encode(),  # over it too
+        ("[" * 3000 + "]" * 3000 + "\n").encode(),  # deep nesting
+    ],
+)
+def test_hostile_files_read_as_json_reads_them_line_by_line(
+    tmp_path: Path, content: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EARMARK_MAX_RECORD_BYTES", "260")
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(content)
+    try:
+        slow = _careful(path)
+    except EarmarkError as exc:
+        with pytest.raises(EarmarkError) as fast_error:
+            load_arms(str(path))
+        assert (str(fast_error.value), fast_error.value.line) == (str(exc), exc.line)
+        return
+    (fast,) = load_arms(str(path))
+    for column in _COLUMNS:
+        assert repr(getattr(fast, column)) == repr(getattr(slow, column)), column
+
+
+def test_the_first_error_past_a_block_of_lines_is_the_one_reading_in_order_gives(
+    tmp_path: Path,
+) -> None:
+    """Rows are added a block at a time: a bad row in the first 4096 and bad JSON after
+    them raise what reading line by line raises (the block of rows is checked first),
+    blank lines shifting rows against lines included."""
+    rows = [_row(i) for i in range(5000)]
+    rows[3] = _row(1)  # a duplicate id among the first 4096 rows
+    for blanks, bad_line in ((0, 4200), (20, 4100), (20, 4110)):
+        lines = [""] * blanks + rows
+        lines[bad_line - 1] = "{not json"
+        path = tmp_path / f"x{blanks}-{bad_line}.jsonl"
+        path.write_text("\n".join(lines) + "\n", "utf-8")
+        with pytest.raises(EarmarkError) as slow:
+            _careful_blocks(path)
+        with pytest.raises(EarmarkError) as fast:
+            load_arms(str(path))
+        assert (str(fast.value), fast.value.line) == (str(slow.value), slow.value.line)
+
+
+def _careful_blocks(path: Path) -> None:
+    """How the reader before the block reader raised: rows added 4096 at a time."""
+    arm, pending = ArmData(name=path.stem, source=str(path)), []
+    for line, record in json_objects(read_records(path), str(path)):
+        pending.append((line, record))
+        if len(pending) == 4096:
+            for at, row in pending:
+                arm.add(row, str(path), at)
+            pending = []
+    for at, row in pending:
+        arm.add(row, str(path), at)
