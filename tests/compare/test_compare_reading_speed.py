@@ -12,7 +12,9 @@ import pytest
 from compare_fixtures import write_rows
 
 from earmark.comparison.api import _groups
+from earmark.comparison.inputs import take
 from earmark.comparison.loading import ArmData
+from earmark.comparison.pairing import align_arms
 from earmark.errors import EarmarkError
 from earmark.file_comparison import compare
 from earmark.records import json_objects, read_records
@@ -403,3 +405,23 @@ def _careful_blocks(path: Path) -> None:
             pending = []
     for at, row in pending:
         arm.add(row, str(path), at)
+
+
+def test_arms_holding_the_same_rows_pair_every_row_in_place(tmp_path: Path) -> None:
+    rows = [{"id": f"u{i}", "reference": f"r{i}", "hypothesis": "h"} for i in range(4)]
+    same = [write_rows(tmp_path / f"{n}.jsonl", rows) for n in ("a", "b")]
+    shuffled = write_rows(tmp_path / "c.jsonl", [rows[2], rows[0], rows[3], rows[1]])
+    other_ref = write_rows(tmp_path / "d.jsonl", [*rows[:3], {**rows[3], "reference": "x"}])
+    fast = align_arms(load_arm_specs(same), "a")
+    assert (fast.keys, fast.positions, fast.unpaired) == (
+        [(f"u{i}", 0) for i in range(4)],
+        {"a": [0, 1, 2, 3], "b": [0, 1, 2, 3]},
+        [],
+    )
+    moved = align_arms(load_arm_specs([*same, shuffled]), "a")
+    assert moved.keys == fast.keys and moved.unpaired == []
+    assert moved.positions["c"] == [1, 3, 0, 2]
+    differ = align_arms(load_arm_specs([*same, other_ref]), "a")
+    assert differ.keys == fast.keys[:3]
+    assert [u["arm"] for u in differ.unpaired] == ["a", "b", "d"]
+    assert take(["x", "y"], [0, 1]) == ["x", "y"] and take(["x", "y"], [1, 0]) == ["y", "x"]
