@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +39,8 @@ from earmark.text.base import Normalizer, ViewPair
 
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
+#: A pair to align: two texts (words or characters), or two token lists (the mixed unit).
+TokenPair = tuple[Sequence[str], Sequence[str]]
 
 #: The view kinds a table can count: each normaliser's primary view, and its raw view.
 PRIMARY = "primary"
@@ -84,7 +85,7 @@ class PairTable:
     _flat: dict[tuple[str, str], IntArray] = field(default_factory=dict)
     _counted: dict[tuple[str, str], BoolArray] = field(default_factory=dict)
     _no_mixed: dict[str, str] = field(default_factory=dict)
-    _pending: dict[tuple[str, str, str], list[tuple[Any, Any]]] = field(default_factory=dict)
+    _pending: dict[tuple[str, str, str], list[TokenPair]] = field(default_factory=dict)
     _pending_at: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
     _by_language: dict[str | None, str] = field(default_factory=dict)
     _normalizers: dict[str, Normalizer] = field(default_factory=dict)
@@ -144,7 +145,7 @@ class PairTable:
         self._flush()
         return out
 
-    def _queue(self, kind: str, unit: str, name: str, entry: int, pair: tuple[Any, Any]) -> None:
+    def _queue(self, kind: str, unit: str, name: str, entry: int, pair: TokenPair) -> None:
         key = (kind, unit, name)
         pending = self._pending.get(key)
         if pending is None:
