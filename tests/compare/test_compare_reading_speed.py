@@ -282,7 +282,7 @@ def test_arms_read_in_workers_are_the_arms_read_here(tmp_path: Path) -> None:
             assert repr(getattr(other, column)) == repr(getattr(arm, column)), (name, column)
         assert dict(other.index()) == dict(arm.index())
         assert other.source == arm.source
-    # One copy of each equal value across the arms one worker read (arm0 and arm1 here).
+    # One copy of each equal value across the arms, as when read in one process.
     first, second = forked["arm0"], forked["arm1"]
     assert all(x is y for x, y in zip(first.references, second.references, strict=True))
     assert all(x is y for x, y in zip(first.keys, second.keys, strict=True))

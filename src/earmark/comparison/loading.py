@@ -79,13 +79,29 @@ class ArmData:
         self._lines = array("q")
 
     def for_transfer(self) -> ArmData:
-        """This arm without its key index, to send from a worker that read it (`arrived`
+        """This arm without its key index, to send from a worker that read it (`share`
         rebuilds the index where it arrives)."""
         self._positions = {}
         return self
 
-    def arrived(self) -> None:
-        """Rebuild the key index of an arm `for_transfer` sent."""
+    def share(self, shared: SharedValues) -> None:
+        """Point every column at `shared`'s copy of each equal value and rebuild the key
+        index: an arm read in another process arrives with copies of its own (a dozen
+        arms of the same utterances would hold a dozen). Equal values only: nothing
+        changes."""
+        key, text = shared.keys.setdefault, shared.texts.setdefault
+        self.keys = [key(k, k) for k in self.keys]
+        # A row's default clip is its id, the shared key's own string (as `add` keeps it).
+        self.clusters = [
+            k[0] if c == k[0] else text(c, c) for c, k in zip(self.clusters, self.keys, strict=True)
+        ]
+        self.references = [text(t, t) for t in self.references]
+        self.hypotheses = [h and text(h, h) for h in self.hypotheses]
+        self.languages = [v if v is None else text(v, v) for v in self.languages]
+        self.statuses = [text(v, v) for v in self.statuses]
+        self.slices = [shared.slices.setdefault(v, v) for v in self.slices]
+        seconds = shared.seconds.setdefault
+        self.audio_seconds = [v and seconds(v, v) for v in self.audio_seconds]
         self._positions = dict(zip(self.keys, range(len(self.keys)), strict=True))
 
     def add(

@@ -324,28 +324,28 @@ def _arms_in_file(
 def load_arm_specs(specs: list[str], jobs: int = 1) -> dict[str, ArmData]:
     """Arms by name from several specs; a name given twice is refused, not overwritten.
 
-    With `jobs` > 1 the specs are read in forked workers, each a run of consecutive specs
-    whose arms share one copy of each equal text, id and duration (`SharedValues`) and
-    come back in one message (pickled once, so a shared text is sent once): a row costs
-    ~5x more to read than to send back. Each worker's arms keep their own copies (at
-    most `jobs` of each text, not one per arm). Errors are raised in spec order, as
-    reading the specs one after another raises them."""
-    read: list[list[ArmData] | Exception] = []
+    With `jobs` > 1 the specs are read in forked workers, a spec each at a time (a row
+    costs ~5x more to read than to send back); what arrives shares one copy of each
+    equal text with the other arms (`ArmData.share`), as when read here. Errors are
+    raised in spec order, as reading them one after another raises them."""
+    shared = SharedValues()
     if jobs > 1 and len(specs) > 1:
         from earmark.comparison.parallel import fork_map
 
-        n = min(jobs, len(specs))
-        runs = [specs[len(specs) * g // n : len(specs) * (g + 1) // n] for g in range(n)]
-        read = [found for run in fork_map(_read_specs, runs, jobs) for found in run]
-    shared = SharedValues()
+        def arrived(found: list[ArmData] | Exception) -> list[ArmData] | Exception:
+            for arm in [] if isinstance(found, Exception) else found:
+                arm.share(shared)
+            return found
+
+        read: list[list[ArmData] | Exception] = fork_map(_read_spec, specs, jobs, arrived)
+    else:
+        read = []
     out: dict[str, ArmData] = {}
     for at, spec in enumerate(specs):
         found = read[at] if read else load_arms(spec, shared)
         if isinstance(found, Exception):
             raise found
         for arm in found:
-            if read:
-                arm.arrived()
             if arm.name in out:
                 raise EarmarkError(
                     f"two arms are named {arm.name!r} ({out[arm.name].source} and {arm.source})",
@@ -355,14 +355,9 @@ def load_arm_specs(specs: list[str], jobs: int = 1) -> dict[str, ArmData]:
     return out
 
 
-def _read_specs(specs: list[str]) -> list[list[ArmData] | Exception]:
-    """A worker's arms of each of its specs (sharing equal values), or the error reading
-    a spec gave (the parent raises the first, in spec order)."""
-    shared = SharedValues()
-    out: list[list[ArmData] | Exception] = []
-    for spec in specs:
-        try:
-            out.append([arm.for_transfer() for arm in load_arms(spec, shared)])
-        except Exception as exc:  # re-raised by the parent, in spec order
-            out.append(exc)
-    return out
+def _read_spec(spec: str) -> list[ArmData] | Exception:
+    """A worker's arms of one spec, or the error reading it gave (raised in spec order)."""
+    try:
+        return [arm.for_transfer() for arm in load_arms(spec)]
+    except Exception as exc:  # re-raised by the parent, in spec order
+        return exc
