@@ -36,8 +36,7 @@ def align_arms(arms: Mapping[str, ArmData], reference: str) -> SharedRows:
     """Keys in every arm with the reference arm's human text; the rest listed with reasons."""
     ref_arm = arms[reference]
     if all(
-        arm.keys == ref_arm.keys and arm.references == ref_arm.references
-        for arm in arms.values()
+        arm.keys == ref_arm.keys and arm.references == ref_arm.references for arm in arms.values()
     ):
         # Every arm holds the reference arm's rows in its order (files written by one
         # run, or one writer): every key is shared, at the same position everywhere.
