@@ -138,6 +138,63 @@ def read_records(
         handle.close()
 
 
+#: The most bytes `record_blocks` reads at once.
+_BLOCK_BYTES = 1 << 20
+
+
+def record_blocks(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[str]]]:
+    """`read_records`' lines a block at a time: (first line's number, lines), the same
+    lines and errors, for a reader that takes whole lines (trn) and would otherwise pay a
+    generator step and a decode per line (~0.6 us of each of 200,000 lines).
+
+    Each block is up to 1 MiB (or the record bound, if lower) cut after its last `\\n`
+    and decoded at once; only a block that might break a rule -- bad UTF-8, a first line
+    as long as the bound -- is handed to `decode_records`, line by line, for its error.
+    """
+    name = os.fspath(path)
+    limit = max_record_bytes()
+    size = min(limit, _BLOCK_BYTES)
+    handle = _open_binary(name)
+    number = 1
+    pending = b""
+    try:
+        while chunk := handle.read(size):
+            data = pending + chunk if pending else chunk
+            cut = data.rfind(b"\n") + 1
+            if not cut:
+                pending = data
+                if len(pending) > limit + 1:  # over the bound even without a "\r"
+                    next(decode_records([pending], name, max_bytes=limit, start=number))
+                continue
+            whole, pending = data[:cut], data[cut:]
+            # Only the first line can reach back into earlier reads: every other one
+            # lies inside this chunk, shorter than `size`.
+            try:
+                if whole.find(b"\n") > limit:
+                    raise ValueError
+                text = whole.decode("utf-8")
+            except ValueError:  # UnicodeDecodeError too: the careful path names the line
+                lines = [line for _, line in decode_records(_split_kept(whole), name, start=number)]
+            else:
+                lines = text.split("\n")
+                lines.pop()  # after the block's last "\n"
+                if "\r" in text:
+                    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+                if number == 1 and lines[0].startswith(_BOM):
+                    lines[0] = lines[0][1:]
+            yield number, lines
+            number += len(lines)
+        if pending:
+            yield number, [line for _, line in decode_records([pending], name, start=number)]
+    finally:
+        handle.close()
+
+
+def _split_kept(data: bytes) -> list[bytes]:
+    """`data`'s lines, each with its `\\n` (`data` ends with one)."""
+    return [line + b"\n" for line in data.split(b"\n")[:-1]]
+
+
 def _open_binary(name: str) -> Any:
     """`name` opened for reading bytes, or the `EarmarkError` saying why not."""
     require_regular_file(name)
