@@ -133,11 +133,45 @@ def trn_lines(path: Path, *, reference: bool = False) -> Iterator[TrnLine]:
 
     The plain text is the line's words joined by single spaces (with `reference`, sclite
     markup read as `read_trn` says); `markup` is the marked-up text, None without any."""
-    for first, lines in record_blocks(path):
+    for first, block in record_blocks(path):
+        lines = block.split("\n")
+        if not _plain_block(block):
+            for number, text in enumerate(lines, first):
+                parsed = _parse(text, path, number, reference)
+                if parsed is not None:
+                    yield parsed
+            continue
+        # Printable ASCII, single spaces, no `{`, `}` or `/`: a line whose only `(`
+        # opens its id is words and an id (`_parse`'s answer, found without a call);
+        # any other line takes `_parse`.
         for number, text in enumerate(lines, first):
+            words, found, ident = text.rpartition("(")
+            ident = ident[:-1]
+            if (
+                found
+                and text.endswith(")")
+                and ident
+                and " " not in ident
+                and not (reference and "(" in words)
+            ):
+                yield number, ident, words.strip(), None
+                continue
             parsed = _parse(text, path, number, reference)
             if parsed is not None:
                 yield parsed
+
+
+#: Control characters (but `\n`, which ends the lines of a block) and markup's `{`, `}`, `/`.
+_NOT_PLAIN = bytes((*range(0, 10), *range(11, 32), 127)) + b"{}/"
+
+
+def _plain_block(block: str) -> bool:
+    """Whether every line of `block` is printable ASCII with no whitespace but single
+    spaces and none of `{`, `}`, `/`: one scan of the block in C, not a few per line."""
+    if not block.isascii():
+        return False
+    data = block.encode("ascii")
+    return len(data.translate(None, _NOT_PLAIN)) == len(data) and "  " not in block
 
 
 def _parse(text: str, path: Path, number: int, reference: bool) -> TrnLine | None:
