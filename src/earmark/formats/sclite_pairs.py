@@ -1,8 +1,8 @@
 """Which sclite pair a PREDICTIONS file and its --refs make, and its rows as a stream.
 
 trn hypotheses pair with trn references (`formats.trn_join`, read row by row); ctm
-hypotheses with stm references (`formats.ctm`). `formats.pairs.stream_pairs` hands
-every sclite format here.
+hypotheses with stm references (`formats.ctm`, rows built as they are asked for).
+`formats.pairs.stream_pairs` hands every sclite format here.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from earmark.errors import EarmarkError
 from earmark.formats.sclite import sclite_format
-from earmark.formats.stream import PairStream, whole
+from earmark.formats.stream import PairStream
 
 
 def stream_sclite_pair(
@@ -47,9 +47,9 @@ def stream_sclite_pair(
 
         return stream_trn(predictions, ref_path, allow_extra=allow_extra, check_ids=check_ids)
     if fmt in ("stm", "ctm") or (fmt is None and (hyp_fmt, ref_fmt) == ("ctm", "stm")):
-        from earmark.formats.ctm import pair_stm_ctm
+        from earmark.formats.ctm import stream_stm_ctm
 
-        return whole(lambda: pair_stm_ctm(predictions, ref_path, allow_extra=allow_extra))
+        return stream_stm_ctm(predictions, ref_path, allow_extra=allow_extra)
     raise EarmarkError(
         f"cannot pair {predictions.name} ({hyp_fmt or 'unknown'}) with {ref_path.name} "
         f"({ref_fmt or 'unknown'}) as sclite files",
