@@ -1,10 +1,13 @@
-"""trn pairs read row by row (`formats.trn_join`) and lines read a block at a time
-(`records.record_blocks`) give exactly what the whole-file readers give: the same rows in
-the same order, the same exclusions, the same first error with its file and line.
+"""sclite pairs read as streams give exactly what the whole-file readers gave.
 
-`pair_trn` (both files read whole, then joined) is the oracle; hostile inputs (repeated,
-missing and out-of-order ids on either side, markup, blank and bad lines, NUL, lone
-surrogates' bytes, CRLF, a BOM, over-long lines, a FIFO) are generated or written here.
+trn pairs read row by row (`formats.trn_join`) and lines read a block at a time
+(`records.record_blocks`): the same rows in the same order, the same exclusions, the
+same first error with its file and line, `pair_trn` (both files read whole, then joined)
+the oracle. stm/ctm pairs (`formats.ctm`): a segment kept for a channel's next words
+answers as a fresh search does, and words sort within their segment whatever the file
+order. Hostile inputs (repeated, missing and out-of-order ids on either side, markup,
+blank and bad lines, NUL, lone surrogates' bytes, CRLF, a BOM, over-long lines, a FIFO)
+are generated or written here.
 """
 
 from __future__ import annotations
@@ -265,3 +268,80 @@ def test_hostile_trn_files_are_one_line_errors(tmp_path: Path) -> None:
     surrogate = tmp_path / "sur.trn"
     surrogate.write_bytes(b"a b (s-1)\nc \xed\xa0\x80 (s-2)\n")
     assert f"{surrogate}:2: not valid UTF-8 (byte 0xed)" in score(surrogate, good)
+
+
+# ------------------------------------------------------------------ stm / ctm
+
+
+@EXAMPLES
+@given(
+    spans=st.lists(
+        st.tuples(st.integers(0, 12), st.integers(0, 4)).map(
+            lambda t: (t[0] / 2, (t[0] + t[1]) / 2)
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    mids=st.lists(st.integers(-1, 16).map(lambda m: m / 2), max_size=30),
+)
+def test_a_channels_kept_answer_is_the_search_answer(
+    spans: list[tuple[float, float]], mids: list[float]
+) -> None:
+    """A segment found inside is kept for the next words; every answer equals a fresh
+    search's (overlaps, gaps, zero-length segments, the last segment's end)."""
+    from earmark.formats.ctm import _Channel
+
+    starts, ends = [s for s, _ in spans], [e for _, e in spans]
+    kept = _Channel.build(starts, ends, list(range(len(spans))))
+    for mid in mids:
+        fresh = _Channel.build(starts, ends, list(range(len(spans))))
+        assert kept.segment_for(mid) == fresh.segment_for(mid), mid
+
+
+def test_ctm_words_out_of_order_by_hand(tmp_path: Path) -> None:
+    """Words sort by start (then line) within their segment, whatever the file's order;
+    a word in a gap goes to the nearer segment and is counted outside it."""
+    from earmark.formats.ctm import pair_stm_ctm
+
+    (tmp_path / "r.stm").write_text("f A s1 0 2 a b c\nf A s2 3 4 d\n", "utf-8")
+    (tmp_path / "h.ctm").write_text(
+        "f A 3.1 0.2 d\nf A 1.0 0.2 c\nf A 0.1 0.2 a\nf A 0.5 0 b\nf A 2.2 0.1 x\nf A 0.5 0 bb\n",
+        "utf-8",
+    )
+    read = pair_stm_ctm(tmp_path / "h.ctm", tmp_path / "r.stm")
+    assert [
+        (r.id, r.reference, r.hypothesis, r.extra.get("ctm_words_outside")) for r in read.rows
+    ] == [
+        ("s1-f-A-0.00-2.00", "a b c", "a b bb c x", 1),
+        ("s2-f-A-3.00-4.00", "d", "d", None),
+    ]
+
+
+def test_hostile_stm_and_ctm_files_are_one_line_errors(tmp_path: Path) -> None:
+    def score(ctm: Path, stm: Path) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "earmark", "score", str(ctm), "--refs", str(stm)]
+            + ["--normalizer", "none", "--bootstrap", "0", "--quiet"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, MAX_RECORD_BYTES_ENV: "64"},
+            check=False,
+        )
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        return done.stderr
+
+    stm, ctm = tmp_path / "r.stm", tmp_path / "h.ctm"
+    stm.write_text("f A s1 0 2 a b\n", "utf-8")
+    ctm.write_text("f A 0.1 0.2 a\n", "utf-8")
+    fifo_stm, fifo_ctm = tmp_path / "p.stm", tmp_path / "p.ctm"
+    os.mkfifo(fifo_stm)
+    os.mkfifo(fifo_ctm)
+    assert "is a FIFO" in score(ctm, fifo_stm) and "is a FIFO" in score(fifo_ctm, stm)
+    long = tmp_path / "long.ctm"
+    long.write_text("f A 0.1 0.2 a\nf A 0.3 0.1 " + "x" * 80 + "\n", "utf-8")
+    assert f"{long}:2: record longer than 64 bytes" in score(long, stm)
+    bad = tmp_path / "bad.stm"
+    bad.write_bytes(b"f A s1 0 2 a b\nf A s2 2 3 \xed\xa0\x80\n")
+    assert f"{bad}:2: not valid UTF-8 (byte 0xed)" in score(ctm, bad)
