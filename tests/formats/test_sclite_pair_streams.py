@@ -49,8 +49,8 @@ def _outcome(read: object) -> object:
 
 def _block_lines(path: Path) -> list[tuple[int, str]]:
     out = []
-    for first, block in record_blocks(path):
-        out.extend(enumerate(block.split("\n"), first))
+    for first, lines in record_blocks(path):
+        out.extend(enumerate(lines, first))
     return out
 
 
@@ -171,6 +171,16 @@ def test_edge_files_join_as_whole_files(
     expected = _outcome(lambda: _whole(*args))
     assert _outcome(lambda: _stream(*args)) == expected
     assert _outcome(lambda: _scorer_stream(*args)) == expected
+
+
+def test_the_plain_block_check_knows_every_split_character() -> None:
+    """`_NOT_PLAIN` names every character `str.split` splits at, but the space and the
+    `\\n` that ends a block's lines: a block free of them (and of markup and double
+    spaces) needs no per-line split."""
+    from earmark.formats.trn import _NOT_PLAIN
+
+    splitting = {chr(i) for i in range(0x110000) if chr(i).isspace()} - {" ", "\n"}
+    assert set(_NOT_PLAIN) == splitting | set("{}/")
 
 
 def _write(tmp_path: Path, refs: list[str], hyps: list[str]) -> tuple[Path, Path]:

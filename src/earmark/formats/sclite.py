@@ -43,8 +43,8 @@ def read_time(value: str, path: Path, line: int, name: str) -> float:
 def content_lines(path: Path) -> Iterator[tuple[int, list[str]]]:
     """(line, whitespace-split fields) per line that is neither blank nor a `;;` comment,
     as the file is read (a block of lines at a time: `records.record_blocks`)."""
-    for first, block in record_blocks(path):
-        for number, text in enumerate(block.split("\n"), first):
+    for first, lines in record_blocks(path):
+        for number, text in enumerate(lines, first):
             parts = text.split()
             if parts and not parts[0].startswith(";;"):
                 yield number, parts

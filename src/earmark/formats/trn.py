@@ -133,45 +133,51 @@ def trn_lines(path: Path, *, reference: bool = False) -> Iterator[TrnLine]:
 
     The plain text is the line's words joined by single spaces (with `reference`, sclite
     markup read as `read_trn` says); `markup` is the marked-up text, None without any."""
-    for first, block in record_blocks(path):
-        lines = block.split("\n")
-        if not _plain_block(block):
+    for first, lines in record_blocks(path):
+        if not _plain_block("\n".join(lines)):
             for number, text in enumerate(lines, first):
                 parsed = _parse(text, path, number, reference)
                 if parsed is not None:
                     yield parsed
             continue
-        # Printable ASCII, single spaces, no `{`, `}` or `/`: a line whose only `(`
-        # opens its id is words and an id (`_parse`'s answer, found without a call);
-        # any other line takes `_parse`.
+        # No whitespace but single spaces, no `{`, `}` or `/`: `words (id)`, its only `(`
+        # opening a printable id after a space and its words not starting with one, is
+        # those words and that id (`_parse`'s answer, found without a call); any other
+        # line takes `_parse`.
         for number, text in enumerate(lines, first):
-            words, found, ident = text.rpartition("(")
+            words, found, ident = text.rpartition(" (")
             ident = ident[:-1]
             if (
                 found
                 and text.endswith(")")
+                and ident.isprintable()
                 and ident
                 and " " not in ident
+                and "(" not in ident
+                and not words.startswith(" ")
                 and not (reference and "(" in words)
             ):
-                yield number, ident, words.strip(), None
+                yield number, ident, words, None
                 continue
             parsed = _parse(text, path, number, reference)
             if parsed is not None:
                 yield parsed
 
 
-#: Control characters (but `\n`, which ends the lines of a block) and markup's `{`, `}`, `/`.
-_NOT_PLAIN = bytes((*range(0, 10), *range(11, 32), 127)) + b"{}/"
+#: What sends a block's lines to `_parse`: markup's `{`, `}`, `/`, and every character
+#: `str.split` splits at but the space and `\n` (which ends the lines of a block; a test
+#: checks the list against all of Unicode).
+_NOT_PLAIN = (
+    "{}/\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def _plain_block(block: str) -> bool:
-    """Whether every line of `block` is printable ASCII with no whitespace but single
-    spaces and none of `{`, `}`, `/`: one scan of the block in C, not a few per line."""
-    if not block.isascii():
-        return False
-    data = block.encode("ascii")
-    return len(data.translate(None, _NOT_PLAIN)) == len(data) and "  " not in block
+    """Whether no line of `block` holds markup characters, whitespace other than single
+    spaces, or a double space: a search per character in C (a `memchr` for ASCII
+    text), not a few calls per line."""
+    return "  " not in block and not any(c in block for c in _NOT_PLAIN)
 
 
 def _parse(text: str, path: Path, number: int, reference: bool) -> TrnLine | None:

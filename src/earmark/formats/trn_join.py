@@ -94,6 +94,12 @@ def _rows(
             first_line[ident] = number
         if index is None:
             hyp = next(hyps, None)
+            if hyp is not None and hyp[1] == ident and markup is None:
+                # The common row, built here without a call (`_row` builds the same).
+                matched += 1
+                head, dash, _ = ident.partition("-")
+                yield _plain(ident, text, hyp[2], OK, {"speaker": head if dash and head else ident})
+                continue
             if hyp is not None and hyp[1] == ident:
                 matched += 1
                 yield _row(ident, text, markup, hyp[2])
