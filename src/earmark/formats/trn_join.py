@@ -97,8 +97,7 @@ def _rows(
             if hyp is not None and hyp[1] == ident and markup is None:
                 # The common row, built here without a call (`_row` builds the same).
                 matched += 1
-                head, dash, _ = ident.partition("-")
-                yield _plain(ident, text, hyp[2], OK, {"speaker": head if dash and head else ident})
+                yield _plain(ident, text, hyp[2], OK, {"speaker": trn_speaker(ident)})
                 continue
             if hyp is not None and hyp[1] == ident:
                 matched += 1
