@@ -24,7 +24,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
-from typing import Any
+from typing import Any, BinaryIO
 
 from earmark.errors import EarmarkError
 
@@ -139,7 +139,65 @@ def read_records(
         handle.close()
 
 
-def _open_binary(name: str) -> Any:
+#: The most bytes `record_blocks` reads at once (a block and its lines stay small beside
+#: what a scorer holds: 64 KiB read as ~1,000 lines).
+_LINE_BLOCK_BYTES = 1 << 16
+
+
+def record_blocks(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[str]]]:
+    """`read_records`' lines a block at a time: (first line's number, lines), the same
+    lines and errors, for a reader that takes whole blocks (trn, stm, ctm) instead of
+    paying a generator step and a decode per line (~0.6 us of each of 200,000 lines).
+
+    Each block is up to 64 KiB (or the record bound, if lower) cut after its last `\n`
+    and decoded at once; only a block that might break a rule -- bad UTF-8, a first line
+    as long as the bound -- is handed to `decode_records`, line by line, for its error.
+    """
+    name = os.fspath(path)
+    limit = max_record_bytes()
+    size = min(limit, _LINE_BLOCK_BYTES)
+    handle = _open_binary(name)
+    number = 1
+    pending = b""
+    try:
+        while chunk := handle.read(size):
+            data = pending + chunk if pending else chunk
+            cut = data.rfind(b"\n") + 1
+            if not cut:
+                pending = data
+                if len(pending) > limit + 1:  # over the bound even without a "\r"
+                    next(decode_records([pending], name, max_bytes=limit, start=number))
+                continue
+            whole, pending = data[: cut - 1], data[cut:]
+            # Only the first line can reach back into earlier reads: every other one
+            # lies inside this chunk, shorter than `size`.
+            try:
+                end = whole.find(b"\n")
+                if (len(whole) if end < 0 else end) > limit:
+                    raise ValueError
+                text = whole.decode("utf-8")
+            except ValueError:  # UnicodeDecodeError too: the careful path names the line
+                lines = [line for _, line in decode_records(_split_kept(whole), name, start=number)]
+            else:
+                if "\r" in text:
+                    text = text.replace("\r\n", "\n").removesuffix("\r")
+                if number == 1 and text.startswith(_BOM):
+                    text = text[1:]
+                lines = text.split("\n")
+            yield number, lines
+            number += len(lines)
+        if pending:
+            yield number, [line for _, line in decode_records([pending], name, start=number)]
+    finally:
+        handle.close()
+
+
+def _split_kept(data: bytes) -> list[bytes]:
+    """`data`'s lines (`data` ends before its last `\n`), each with its `\n`."""
+    return [line + b"\n" for line in data.split(b"\n")]
+
+
+def _open_binary(name: str) -> BinaryIO:
     """`name` opened for reading bytes, or the `EarmarkError` saying why not."""
     require_regular_file(name)
     try:
