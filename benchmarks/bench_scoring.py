@@ -35,7 +35,9 @@ base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
 if which == "earmark":
     from earmark.formats.rows import ScoringRow
-    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+    from earmark.scoring.options import ScoringOptions
+    from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.scorer import score_rows
     from earmark.stats.settings import BootstrapSettings
     rows = [ScoringRow(id=str(i), reference=r, hypothesis=h) for i, (r, h) in enumerate(zip(refs, hyps))]
     res = score_rows(rows, ScoringOptions(policy=NormalizerPolicy("crude-v1"),

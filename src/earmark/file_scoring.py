@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from earmark.artefacts import write_artefacts
 from earmark.collector import collector_paused
@@ -25,7 +25,6 @@ from earmark.formats.memory import MEMORY_FORMAT, MemoryRows
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
 from earmark.formats.stream import PairStream
-from earmark.formats.trn import checked_id_format
 from earmark.language_tags import NO_SINGLE_LANGUAGE, base_language
 from earmark.outputs import (
     atomic_write_bytes,
@@ -47,7 +46,8 @@ from earmark.scoring.scorer import CorpusScorer, ScoreResult
 from earmark.stats.settings import BootstrapSettings
 
 if TYPE_CHECKING:
-    from earmark.results import Results
+    from earmark.results.codec import JSONValue
+    from earmark.results.results_file import Results
     from earmark.scoring.glm import Glm
 
 #: Rows scored at a time: what is held besides the per-row counts (their texts and
@@ -180,8 +180,6 @@ def score_predictions(
     only by each row's counts and an 8-byte digest of its id. The outputs do not depend on
     the chunk size.
     """
-    from earmark.results import Results
-
     rules = _check_figures(figures)
     if out_dir is not None:
         written = (PREDICTIONS, RESULTS, RESULTS_MARKDOWN, ARTEFACTS, GLM_COPY, "predictions.csv")
@@ -195,13 +193,16 @@ def score_predictions(
     # 100,000 live rows while those records were built cost ~0.4 s of a ~2.9 s
     # `--bootstrap 0` run. It resumes (and collects anything left) on exit.
     with folder, collector_paused():
-        results = _score(inputs, figures, rules, None if out_dir is None else Path(out_dir))
-        return Results.from_dict(results, copy=False)
+        return _score(inputs, figures, rules, None if out_dir is None else Path(out_dir))
 
 
 def _check_figures(figures: ScoreFigures) -> Glm | None:
     """Refuse settings that cannot go together before anything is read; the GLM rules."""
-    checked_id_format(figures.id_format)
+    if figures.id_format is not None:
+        # sclite's rules are read only when one is named (None is earmark's).
+        from earmark.formats.trn import checked_id_format
+
+        checked_id_format(figures.id_format)
     if figures.id_format is not None and not figures.sclite_reports:
         raise EarmarkError(
             "--id-format chooses how the sclite reports read speakers from ids",
@@ -229,8 +230,11 @@ def _check_figures(figures: ScoreFigures) -> Glm | None:
 
 def _score(
     inputs: ScoreInputs, figures: ScoreFigures, rules: Glm | None, out: Path | None
-) -> dict[str, Any]:
-    """Read, score and (with `out`) write, under the caller's lock: results.json's content."""
+) -> Results:
+    """Read, score and (with `out`) write, under the caller's lock: results.json's content,
+    typed once (results.md is rendered from the same typed results)."""
+    from earmark.results.results_file import Results
+
     choice = figures.choice()
     stream = _stream(inputs)
     options = ScoringOptions(
@@ -295,7 +299,9 @@ def _score(
             },
         )
         if out is not None and spool is not None and written is not None:
-            _write_folder(out, results, probes, spool, written)
+            typed = _write_folder(out, results, probes, spool, written)
+        else:
+            typed = Results.from_dict(results, copy=False)
     finally:
         if spool is not None:
             spool.unlink(missing_ok=True)
@@ -303,8 +309,8 @@ def _score(
     # walks every object allocated during the pause that is still alive, and the
     # rows and their scores would be walked once just before they die. `results`
     # holds none of them.
-    del scored, scorer, stream
-    return results
+    del scored, scorer, stream, results
+    return typed
 
 
 def _file(predictions: str | os.PathLike[str] | MemoryRows) -> str | os.PathLike[str] | None:
@@ -403,6 +409,7 @@ def _arm(
                 arm, critical_tokens=critical_tokens_section(rows, bootstrap=options.bootstrap)
             )
     if figures.sclite_reports:
+        from earmark.formats.trn import checked_id_format
         from earmark.scoring.sclite_reports import sclite_reports_section
 
         arm = replace(
@@ -421,24 +428,37 @@ def _arm(
 
 def _write_folder(
     out: Path,
-    results: dict[str, Any],
+    results: dict[str, JSONValue],
     probes: list[ProbeResult],
     spool: Path,
     written: PredictionsEntry,
-) -> None:
+) -> Results:
     """The folder's files, predictions.jsonl moved into place just before the results
-    that name its hash; the artefact list last."""
-    markdown = render_results_markdown(results)
-    if not failed(probes):
+    that name its hash; the artefact list last. Returns the results typed, read from
+    `results` once (a 10,000-speaker file's read costs ~0.4 s), which results.md is
+    rendered from too; `results` is then the caller's to drop."""
+    from earmark.results.results_file import Results
+
+    published = not failed(probes)
+    if published:
+        results["predictions"] = {
+            "file": written["file"],
+            "sha256": written["sha256"],
+            "bytes": written["bytes"],
+            "rows": written["rows"],
+        }
+    typed = Results.from_dict(results, copy=False)
+    markdown = render_results_markdown(typed)
+    if published:
         # In place only now, just before the results that name its hash
         # (a kill between the two leaves old results that can tell).
         os.replace(spool, out / PREDICTIONS)
         fsync_folder(out)
-        results["predictions"] = written
     # Refuses (writing nothing) when a probe failed.
     write_results(out, results, probes=probes, markdown=markdown)
     # last, over every file the score wrote; predictions.jsonl was hashed as written
     write_artefacts(out, known={written["file"]: written["sha256"]})
+    return typed
 
 
 def _with_language(rows: list[ScoringRow], language: str) -> list[ScoringRow]:

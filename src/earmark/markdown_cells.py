@@ -35,6 +35,11 @@ _BLOCK_START = re.compile(
 )
 #: A heading's optional closing sequence: ` ##` at the end would be eaten.
 _CLOSING_HASHES = re.compile(r"(\s)(#+\s*)$")
+#: Every character `md_text` may rewrite wherever it stands (`_`, `#`, `-`, `+` by
+#: context; `]` only before `(`, `[` or `:`): a text without any, not starting with a
+#: numbered-list marker and not padded with whitespace, is its own Markdown.
+_SPECIAL = frozenset([*_ALWAYS, "_", "#", "-", "+", *"\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"])
+_DIGITS = "0123456789"
 
 
 def md_text(value: object) -> str:
@@ -46,7 +51,34 @@ def md_text(value: object) -> str:
     so no link, image or reference definition can form. `_` between two letters or digits
     stays (it cannot start emphasis there), so ids like `utt_001` read as written.
     """
-    text = _LINE_BREAK.sub(" ", str(value)).strip()
+    text = value if type(value) is str else str(value)
+    if _is_plain(text):
+        return text  # a number, a rate, an id: 10,000 speaker rows of them
+    return _escaped(text)
+
+
+def _is_plain(text: str) -> bool:
+    """Whether `_escaped(text)` is `text`, decided without a regex: no special character,
+    no `]` that could close a link, no whitespace at either end, no `1.` / `1)` list
+    marker at the start (`\\d` is any decimal digit: a text opening with a non-ASCII one
+    is left to the regex)."""
+    if not text:
+        return True
+    if text[0].isspace() or text[-1].isspace() or not _SPECIAL.isdisjoint(text):
+        return False
+    if "]" in text and ("](" in text or "][" in text or "]:" in text):
+        return False
+    if not text[0].isdecimal():
+        return True
+    rest = text.lstrip(_DIGITS)
+    if text[0] not in _DIGITS or (rest and rest[0].isdecimal()):
+        return False
+    marker = rest[:1] in (".", ")") and (len(rest) == 1 or rest[1].isspace())
+    return not marker or len(text) - len(rest) > 9
+
+
+def _escaped(text: str) -> str:
+    text = _LINE_BREAK.sub(" ", text).strip()
     out: list[str] = []
     last = len(text) - 1
     for i, ch in enumerate(text):

@@ -108,7 +108,45 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> str:
 
 def atomic_write_json(path: str | os.PathLike[str], data: object) -> str:
     """The JSON record form every earmark output uses: indented, UTF-8 as is, final newline."""
-    return atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return atomic_write_bytes(path, (_json_bytes(data), b"\n"))[0]
+
+
+def json_text(value: object) -> str:
+    """`json.dumps(value, indent=2, ensure_ascii=False)`, the same text, ~5x faster.
+
+    The stdlib writes an indented document in pure Python (~0.9 s for the 24 MB
+    results.json of 10,000 speakers). orjson lays out the same tokens the same way
+    (two-space indent, `": "`, empty containers as `[]`/`{}`, UTF-8 as is), but spells
+    some floats otherwise (`0.00001`, `1e16`; NaN as null) and refuses what the stdlib
+    takes (non-string keys, huge ints, lone surrogates, deep nesting). So both write the
+    value compactly first (the stdlib's compact writer is C); when the two agree byte for
+    byte, orjson's indented text is the stdlib's, and otherwise the stdlib writes it.
+    """
+    fast = _orjson_indented(value)
+    return json.dumps(value, indent=2, ensure_ascii=False) if fast is None else fast.decode()
+
+
+def _json_bytes(value: object) -> bytes:
+    """`json_text(value)` as UTF-8, without a decoded copy of a large document."""
+    fast = _orjson_indented(value)
+    if fast is None:
+        return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
+    return fast
+
+
+def _orjson_indented(value: object) -> bytes | None:
+    """orjson's indented UTF-8 of `value` when it is the stdlib's, else None."""
+    import orjson
+
+    try:
+        compact = orjson.dumps(value)
+        same = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() == compact
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        # orjson's refusals are TypeErrors; UnicodeEncodeError (a lone surrogate) is a
+        # ValueError. The stdlib then says what it always said.
+        return None
+    del compact  # freed before the indented copy is made
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2) if same else None
 
 
 def _remove_stale_temp_files(folder: Path) -> None:

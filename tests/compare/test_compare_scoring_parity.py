@@ -20,7 +20,9 @@ from compare_fixtures import write_rows
 from earmark.file_comparison import compare
 from earmark.formats.rows import ScoringRow
 from earmark.rundir.arm_inputs import load_arms
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 ROWS = [

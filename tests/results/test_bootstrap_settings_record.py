@@ -14,8 +14,10 @@ import earmark.results
 from earmark.errors import EarmarkError
 from earmark.formats.rows import ScoringRow
 from earmark.results import BootstrapRecord
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.protocols import get_protocol
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import DEFAULT_SEED, UNNAMED_GENERATOR, BootstrapSettings
 
 SRC = Path(earmark.__file__).parent

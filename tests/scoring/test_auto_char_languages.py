@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from earmark.cli import main
 from earmark.formats.rows import ScoringRow
 from earmark.render.run_directory import primary_metric_name
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
 from earmark.text.crude_char_v1 import unspaced_view

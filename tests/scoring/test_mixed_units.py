@@ -19,9 +19,11 @@ from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
 from earmark.metrics.tokens import is_cjk_unit, mixed, words
 from earmark.render.markdown import render_results_markdown
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring import counting as counting_module
 from earmark.scoring import policy as policy_module
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
 from earmark.text.zh_eval_v1 import normalized_view

@@ -22,8 +22,9 @@ from fast_paths_corpus import corpus_records, corpus_rows
 from earmark import file_scoring as api
 from earmark.errors import EarmarkError
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
-from earmark.scoring.scorer import CorpusScorer
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import CorpusScorer, score_rows
 from earmark.stats.settings import BootstrapSettings
 
 EXAMPLE_RUN = Path(__file__).parents[1] / "report" / "data" / "example-run" / "predictions.jsonl"

@@ -28,8 +28,9 @@ from fast_paths_corpus import corpus_records, corpus_rows
 from earmark.errors import EarmarkError
 from earmark.formats.pairs import stream_pairs
 from earmark.formats.rows import ScoringRow
-from earmark.scoring import NormalizerPolicy, ScoringOptions
 from earmark.scoring import row_keys as row_keys_module
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.row_facts import RowFacts
 from earmark.scoring.row_keys import SortedRuns
 from earmark.scoring.scorer import CorpusScorer

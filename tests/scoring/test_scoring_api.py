@@ -14,7 +14,9 @@ from earmark.cli import main
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
 from earmark.formats.rows import ScoringRow
 from earmark.render.results import results_schema
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 ROWS = [

@@ -120,7 +120,9 @@ def test_pinned_intervals_of_the_fixed_corpus(generator: str) -> None:
     clustered repeats included; a change is deliberate (docs/statistics.md)."""
     from fast_paths_corpus import corpus_rows
 
-    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+    from earmark.scoring.options import ScoringOptions
+    from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.scorer import score_rows
 
     options = ScoringOptions(
         policy=NormalizerPolicy.parse("none"),
@@ -138,7 +140,9 @@ def test_one_language_overall_is_its_language_block() -> None:
     """Bootstrapped once and shared (a copy: adding by_slice to one leaves the other)."""
     from fast_paths_corpus import corpus_rows
 
-    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+    from earmark.scoring.options import ScoringOptions
+    from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.scorer import score_rows
 
     rows = [r for r in corpus_rows() if r.language == "fr"]
     options = ScoringOptions(
@@ -156,7 +160,9 @@ def test_streamed_records_equal_the_list_and_the_collector_resumes() -> None:
 
     from fast_paths_corpus import corpus_rows
 
-    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+    from earmark.scoring.options import ScoringOptions
+    from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.scorer import score_rows
 
     options = ScoringOptions(
         policy=NormalizerPolicy.parse("auto"), bootstrap=BootstrapSettings(resamples=0)

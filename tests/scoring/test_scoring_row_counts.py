@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from earmark.formats.rows import ScoringRow
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
 from earmark.scoring import metric as metric_module
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.row_counts import (
     METRIC_FOR_UNIT,
     MIXED,
@@ -25,6 +26,7 @@ from earmark.scoring.row_counts import (
     PairTable,
     count_rows,
 )
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 CORPUS = [

@@ -24,7 +24,9 @@ from earmark.formats.rows import ScoringRow
 from earmark.metrics.counts import ErrorCounts
 from earmark.render.results import results_schema
 from earmark.results import Results
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 HAND = [

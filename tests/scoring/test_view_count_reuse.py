@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from earmark.formats.rows import MISSING_HYPOTHESIS, ScoringRow
 from earmark.metrics.alignment import count_errors
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 
 ROWS = [

@@ -293,7 +293,9 @@ def test_a_scored_corpus_names_the_generator_it_drew_with() -> None:
     """Scoring with the generator records it in the `bootstrap` record and draws every
     interval with it; numpy-pcg64 is named too (a record naming none means it)."""
     from earmark.formats.rows import ScoringRow
-    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+    from earmark.scoring.options import ScoringOptions
+    from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.scorer import score_rows
 
     rows = [
         ScoringRow(f"u{i}", "a b c d e f", "a b x d e f" if i % 3 else "a b c", "en")

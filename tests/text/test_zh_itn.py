@@ -17,7 +17,9 @@ import pytest
 
 from earmark.cli import main
 from earmark.formats.rows import ScoringRow
-from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+from earmark.scoring.options import ScoringOptions
+from earmark.scoring.policy import NormalizerPolicy
+from earmark.scoring.scorer import score_rows
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import available_normalizers, get_normalizer, zh_itn_v1
 

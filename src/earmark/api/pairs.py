@@ -130,7 +130,9 @@ def score(
     0.75
     """
     from earmark.formats.memory import MemoryRows
-    from earmark.scoring import NormalizerPolicy, ScoringOptions, score_rows
+    from earmark.scoring.options import ScoringOptions
+    from earmark.scoring.policy import NormalizerPolicy
+    from earmark.scoring.scorer import score_rows
 
     refs, hyps = _pairs(references, hypotheses)
     if language is not None and languages is not None:

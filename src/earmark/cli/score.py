@@ -187,9 +187,6 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from earmark.api.scoring import score_file
-    from earmark.render.summary_rows import normalizer_choice_lines
-    from earmark.render.terminal import print_summary, print_worst_alignments
-    from earmark.rundir.layout import PREDICTIONS
 
     _refuse_folder_flags(args)
     results = score_file(
@@ -227,17 +224,21 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         # stdout holds the results alone (`earmark score ... --json | jq`); notes go to stderr.
         sys.stdout.write(results.to_json())
-        notes = sys.stderr
-        if not args.quiet:
-            for arm in results.arms.values():
-                for line in normalizer_choice_lines(arm):
-                    print(line, file=notes)
-    else:
-        notes = sys.stdout
-        if not args.quiet:
-            print_summary(results)
     if args.quiet:
         return 0
+    # What prints is imported only when something is printed (`--quiet` is the bench's).
+    from earmark.render.summary_rows import normalizer_choice_lines
+    from earmark.render.terminal import print_summary, print_worst_alignments
+    from earmark.rundir.layout import PREDICTIONS
+
+    if args.json:
+        notes = sys.stderr
+        for arm in results.arms.values():
+            for line in normalizer_choice_lines(arm):
+                print(line, file=notes)
+    else:
+        notes = sys.stdout
+        print_summary(results)
     if args.sclite_reports:
         from earmark.formats.trn import checked_id_format, speaker_rule_line
 

@@ -29,7 +29,6 @@ from earmark.results.display import (
     fmt_sdi,
     fmt_stat,
 )
-from earmark.scoring.streaming_section import STREAMING_HEADER, streaming_rows
 
 
 def typed_results(results: Results | Mapping[str, Any]) -> Results:
@@ -242,6 +241,10 @@ def timestamp_rows(section: Mapping[str, Any] | None) -> list[list[str]]:
 
 def _streaming_markdown(section: Mapping[str, Any] | None) -> list[str]:
     """The arm's streaming figures (docs/streaming.md); nothing when it did not stream."""
+    if not (section or {}).get("by_language"):
+        return []  # not streamed: the streaming code (and its dataclasses) stays unloaded
+    from earmark.scoring.streaming_section import STREAMING_HEADER, streaming_rows
+
     rows = streaming_rows(section)
     if not rows:
         return []

@@ -7,15 +7,22 @@ a number is never split across lines, and narrow terminals get stacked or fewer 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from earmark.render.markdown import typed_results
 from earmark.render.summary_rows import block_rows, normalizer_choice_lines, summary_scopes
-from earmark.results import ArmResult, PredictionRow, Results
 from earmark.results.display import fmt_stat
 from earmark.terminal_table import Column, print_fitted
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from earmark.metrics.alignment import AlignedOp, Alignment
+    from earmark.results.arm import ArmResult
+    from earmark.results.results_file import Results
 
 SUMMARY_COLUMNS = (
     Column("scope"),
@@ -27,7 +34,7 @@ SUMMARY_COLUMNS = (
 )
 
 
-def _console(console: Any) -> Any:
+def _console(console: Console | None) -> Console:
     if console is not None:
         return console
     from rich.console import Console
@@ -36,7 +43,7 @@ def _console(console: Any) -> Any:
 
 
 def print_summary(
-    results: Results | Mapping[str, Any], title: str = "earmark", console: Any = None
+    results: Results | Mapping[str, Any], title: str = "earmark", console: Console | None = None
 ) -> None:
     """Per arm: a row per scope × view (rates with CIs; a single language's once), the
     normaliser chosen when none was named, coverage, punctuation and critical-token
@@ -105,9 +112,9 @@ def extra_metric_lines(arm: ArmResult) -> list[str]:
 
 def print_worst_alignments(
     results: Results | Mapping[str, Any],
-    predictions: Any,
+    predictions: str | os.PathLike[str],
     per_language: int = 3,
-    console: Any = None,
+    console: Console | None = None,
     max_units: int = 60,
 ) -> None:
     """The worst utterances of each language, aligned and coloured (rich) in the terminal.
@@ -122,6 +129,7 @@ def print_worst_alignments(
     from earmark.metrics.alignment import align
     from earmark.metrics.analysis import render_alignment
     from earmark.metrics.tokens import chars, words
+    from earmark.results.predictions import PredictionRow
 
     wanted: dict[str, tuple[str, str]] = {}
     for arm in typed_results(results).arms.values():
@@ -136,7 +144,7 @@ def print_worst_alignments(
         for number, line in enumerate(handle, start=1):
             if json.loads(line)["id"] not in wanted:
                 continue
-            row = PredictionRow.from_line(line, file=str(predictions), number=number)
+            row = PredictionRow.from_line(line, file=os.fspath(predictions), number=number)
             view, unit = wanted[row.id]
             texts = row.view(view)
             tok = words if unit == "word" else chars
@@ -154,13 +162,13 @@ def print_worst_alignments(
                 console.print(Text(f"… {len(ops) - max_units} more aligned units not shown"))
 
 
-def _alignment_chunks(alignment: Any, width: int) -> list[Any]:
+def _alignment_chunks(alignment: Alignment, width: int) -> list[Alignment]:
     """Consecutive runs of aligned columns whose REF/HYP lines fit `width`, so the
     terminal never wraps one of the three lines on its own and misaligns the columns."""
     from earmark.metrics.analysis import display_width, render_alignment
 
-    chunks: list[Any] = []
-    current: tuple[Any, ...] = ()
+    chunks: list[Alignment] = []
+    current: tuple[AlignedOp, ...] = ()
     for op in alignment.ops:
         trial = replace(alignment, ops=(*current, op))
         widest = max(display_width(line) for line in render_alignment(trial).splitlines())

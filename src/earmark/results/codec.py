@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Generic, TypeVar, Union
 
 from earmark.errors import EarmarkError, json_type_name
@@ -297,7 +298,18 @@ class MapOf(Codec[Mapping[str, T]]):
     def __init__(self, inner: Codec[T]) -> None:
         self.inner = inner
 
+    @cached_property
+    def _fast_copy(self) -> Fast:
+        return self.fast(True)
+
     def decode(self, value: object, path: str) -> Mapping[str, T]:
+        # The fast decoder first (a view's metrics, read 10,000 times for as many
+        # speakers); the checked one only to say what is wrong and where.
+        try:
+            fast: Mapping[str, T] = self._fast_copy(value)
+            return fast
+        except (Invalid, EarmarkError):
+            pass
         if not isinstance(value, dict):
             raise self._wrong(value, path)
         return {k: self.inner.decode(v, json_path(path, k)) for k, v in value.items()}

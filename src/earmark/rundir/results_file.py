@@ -39,8 +39,8 @@ SCHEMA_ID = "earmark.results/1"
 
 
 def build_results(
-    arms: Mapping[str, ArmResult], probes: list[ProbeResult], **sections: object
-) -> dict[str, Any]:
+    arms: Mapping[str, ArmResult], probes: list[ProbeResult], **sections: JSONValue
+) -> dict[str, JSONValue]:
     """Wrap the arms' typed results with schema id, version, time and the probe record,
     encoded as results.json writes them (the one place an arm becomes JSON). `sections`
     are the file's other JSON sections (inputs, corpus, plan, ...); None leaves one out.

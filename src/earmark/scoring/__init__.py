@@ -1,11 +1,6 @@
 """Scoring saved hypotheses: rows in, counts and rates with uncertainty out.
 
-This is the high-level API the CLI mirrors (`earmark score` calls `score_rows` and
-nothing else), so the CLI and the library give identical numbers.
+`earmark.scoring.scorer.score_rows` is the high-level API the CLI mirrors (`earmark score`
+calls it and nothing else), so the CLI and the library give identical numbers. The package
+imports nothing itself: `import earmark.scoring.policy` must not load numpy and the scorer.
 """
-
-from earmark.scoring.options import ScoringOptions
-from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.scorer import ScoreResult, score_rows
-
-__all__ = ["NormalizerPolicy", "ScoreResult", "ScoringOptions", "score_rows"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import replace
+from functools import lru_cache
 from typing import cast
 
 import numpy as np
@@ -29,7 +30,13 @@ from earmark.scoring.columns import (
     where_available,
 )
 from earmark.scoring.groups import Group
-from earmark.scoring.metric import METRIC_FOR_UNIT, MIXED_METRIC, metric_result
+from earmark.scoring.metric import (
+    METRIC_FOR_UNIT,
+    MIXED_METRIC,
+    SMALL,
+    MetricSettings,
+    metric_result,
+)
 from earmark.scoring.options import ClusterUnit, ScoringOptions
 from earmark.scoring.policy import headline_unit
 from earmark.scoring.row_facts import RowFacts
@@ -119,50 +126,118 @@ def _compute_block(
     rows = positions if whole else group.indices[positions]
     cluster_codes = facts.bootstrap_codes(rows, cluster_unit, whole=whole)
     speaker_codes = rows_at(facts.speaker_code, rows, whole)
-    n_speakers = len(present_codes(speaker_codes[speaker_codes >= 0]))
+    n_speakers = len(_distinct(speaker_codes[speaker_codes >= 0]))
+    settings = options.metric_settings
     views: dict[str, ViewResult] = {}
+    available: dict[str, _Available] = {}
     for view in norm.views:
-        avail = rows_at(group.available[view], positions, every)
-        view_reasons = group.reasons[view]
-        reasons = Counter(view_reasons[p] for p in positions[~avail].tolist())
+        avail = available[view] = _Available(rows_at(group.available[view], positions, every))
+        reasons = _NO_REASONS
+        if not avail.every:
+            view_reasons = group.reasons[view]
+            reasons = Counter(view_reasons[p] for p in positions[~avail.mask].tolist())
         metrics = {}
         for unit in norm.units:
-            arr = subset(group.counts[(view, unit)], positions, avail, every)
+            arr = avail.pick(rows_at(group.counts[(view, unit)], positions, every))
             metrics[METRIC_FOR_UNIT[unit]] = _metric(
-                arr, where_available(cluster_codes, avail), options, reasons, len(positions)
+                arr, avail.pick(cluster_codes), options, settings, reasons, len(positions)
             )
         if view == group.mixed_view:
-            metrics[MIXED_METRIC] = _mixed_metric(group, positions, cluster_codes, options, every)
+            metrics[MIXED_METRIC] = _mixed_metric(
+                group, positions, cluster_codes, options, settings, every
+            )
         views[view] = ViewResult(metrics)
-    status_counts = np.bincount(
-        rows_at(facts.status_code, rows, whole), minlength=len(facts.status_names)
-    )
-    statuses = {
-        facts.status_names[code]: int(count)
-        for code, count in enumerate(status_counts.tolist())
-        if count
-    }
-    languages = {
+    languages = frozenset(
         base_language(facts.language_names[code])
-        for code in present_codes(rows_at(facts.language_code, rows, whole))
-    }
+        for code in _distinct(rows_at(facts.language_code, rows, whole))
+    )
+    primary = available[norm.primary_view]
     return ScopeResult(
         normalizer=_normalizer_info(norm, languages, group.mixed_view),
         n_utterances=int(len(positions)),
-        n_clusters=len(present_codes(cluster_codes)),
+        n_clusters=len(_distinct(cluster_codes)),
         # Only where rows carry speakers, so speakerless results keep their shape.
         n_speakers=n_speakers if n_speakers or options.min_speakers is not None else None,
         primary_view=norm.primary_view,
         views=views,
-        statuses=dict(sorted(statuses.items())),
-        hallucination=_hallucination_record(_hallucination(group, positions, every)),
+        statuses=_statuses(rows_at(facts.status_code, rows, whole), facts.status_names),
+        hallucination=_hallucination_record(_hallucination(group, positions, primary, every)),
     )
 
 
+#: No row left out (shared, never changed).
+_NO_REASONS: Counter[str] = Counter()
+
+
+class _Available:
+    """Which of a block's rows have a view, and those rows of a per-row column: the
+    column itself when all do, read without a numpy reduction for a few rows."""
+
+    __slots__ = ("every", "mask")
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.mask = mask
+        self.every = all(mask.tolist()) if len(mask) < SMALL else bool(mask.all())
+
+    def pick(self, values: np.ndarray) -> np.ndarray:
+        out: np.ndarray = values if self.every else values[self.mask]
+        return out
+
+
+def _statuses(codes: np.ndarray, names: list[str]) -> dict[str, int]:
+    """Rows per status, by name (a count per code for many rows, a Counter for a few)."""
+    if len(codes) == 1:
+        return {names[int(codes[0])]: 1}
+    if len(codes) < SMALL:
+        counted = {names[code]: count for code, count in Counter(codes.tolist()).items()}
+    else:
+        counts = np.bincount(codes, minlength=len(names)).tolist()
+        counted = {names[code]: int(count) for code, count in enumerate(counts) if count}
+    return dict(sorted(counted.items()))
+
+
+def _distinct(codes: np.ndarray) -> list[int]:
+    """`present_codes`, in time linear in the block's rows: a count per code is as long as
+    the largest code, so one per speaker block of 10,000 speakers would be quadratic; a
+    few rows go through a set, a block far smaller than its largest code through a sort."""
+    if codes.size < 64:
+        return sorted(set(codes.tolist()))
+    if int(codes.max()) > 4 * codes.size:
+        distinct: list[int] = np.unique(codes).tolist()
+        return distinct
+    return present_codes(codes)
+
+
+#: The `normalizer` records made so far, by (normaliser's id, languages, mixed view, its
+#: engines' versions):
+#: every speaker block of a language has the same one. Each entry holds its normaliser,
+#: so an id is never reused while its entry lives; bounded.
+_NORMALIZER_INFO: dict[
+    tuple[int, frozenset[str], str | None, str], tuple[Normalizer, NormalizerInfo]
+] = {}
+
+
 def _normalizer_info(
-    norm: Normalizer, languages: set[str], mixed_view: str | None
+    norm: Normalizer, languages: frozenset[str], mixed_view: str | None
 ) -> NormalizerInfo:
     """The block's `normalizer` record: name, units, headline unit, and what it leans on."""
+    # The libraries a normaliser leans on are asked every time (their availability can
+    # change in a long-lived process): only what depends on the normaliser alone is kept.
+    engine_versions = getattr(norm, "engine_versions", None)
+    engines = repr(engine_versions()) if callable(engine_versions) else ""
+    key = (id(norm), languages, mixed_view, engines)
+    found = _NORMALIZER_INFO.get(key)
+    if found is not None and found[0] is norm:
+        return found[1]
+    info = _make_normalizer_info(norm, languages, mixed_view)
+    if len(_NORMALIZER_INFO) < 256:
+        _NORMALIZER_INFO[key] = (norm, info)
+    return info
+
+
+def _make_normalizer_info(
+    norm: Normalizer, languages: frozenset[str], mixed_view: str | None
+) -> NormalizerInfo:
     headline = headline_unit(norm, languages)
     engines: JSONValue = None
     engine_versions = getattr(norm, "engine_versions", None)
@@ -186,15 +261,18 @@ def _metric(
     arr: np.ndarray,
     cluster_codes: np.ndarray,
     options: ScoringOptions,
+    settings: MetricSettings,
     null_reasons: Counter[str],
     n_rows: int,
 ) -> MetricResult:
-    """One metric of a block; a protocol drawing with Python's `random` draws its CI."""
+    """One metric of a block (`settings`: the options' `metric_settings`); a protocol
+    drawing with Python's `random` draws its CI."""
     python_random = options.protocol is not None and options.protocol.generator == "python-random"
-    settings = options.metric_settings
     # Numbered by first appearance among exactly these rows, as the key strings were.
     clusters = cluster_codes
-    if settings.resamples > 0 and not _increasing(cluster_codes):
+    if len(cluster_codes) <= 1:
+        pass  # one row resamples to itself, whatever its cluster is called
+    elif settings.resamples > 0 and not _increasing(cluster_codes):
         clusters = first_appearance(cluster_codes)
     elif settings.resamples > 0:
         # Distinct and in order (each row its own clip): numbered 0, 1, ... as they come.
@@ -225,26 +303,42 @@ def _mixed_metric(
     positions: np.ndarray,
     cluster_codes: np.ndarray,
     options: ScoringOptions,
+    settings: MetricSettings,
     every: bool,
 ) -> MetricResult:
     avail = rows_at(group.mixed_available, positions, every)
     reasons = Counter(group.mixed_reasons[p] for p in positions[~avail].tolist())
     arr = subset(group.mixed_counts, positions, avail, every)
-    return _metric(arr, where_available(cluster_codes, avail), options, reasons, len(positions))
-
-
-def _hallucination(group: Group, positions: np.ndarray, every: bool) -> HallucinationCounts:
-    """Hallucination flags from the primary view's counts (rows where it is available)."""
-    norm = group.normalizer
-    avail = rows_at(group.available[norm.primary_view], positions, every)
-    arr = subset(group.counts[(norm.primary_view, norm.units[0])], positions, avail, every)
-    return hallucination_counts(
-        arr[:, 0] + arr[:, 1] + arr[:, 3],
-        arr[:, 0] + arr[:, 2] + arr[:, 3],
-        subset(group.repetition, positions, avail, every),
+    return _metric(
+        arr, where_available(cluster_codes, avail), options, settings, reasons, len(positions)
     )
 
 
+def _hallucination(
+    group: Group, positions: np.ndarray, avail: _Available, every: bool
+) -> HallucinationCounts:
+    """Hallucination flags from the primary view's counts (rows where it is available)."""
+    norm = group.normalizer
+    arr = avail.pick(rows_at(group.counts[(norm.primary_view, norm.units[0])], positions, every))
+    loops = avail.pick(rows_at(group.repetition, positions, every))
+    if len(arr) < SMALL:
+        # The flags add row by row, and a row's depend on three small numbers only.
+        total = HallucinationCounts()
+        for (s, d, i, h), loop in zip(arr.tolist(), loops.tolist(), strict=True):
+            total = total + _row_hallucination(s + d + h, s + i + h, bool(loop))
+        return total
+    return hallucination_counts(
+        arr[:, 0] + arr[:, 1] + arr[:, 3], arr[:, 0] + arr[:, 2] + arr[:, 3], loops
+    )
+
+
+@lru_cache(maxsize=4096)
+def _row_hallucination(ref_units: int, hyp_units: int, loop: bool) -> HallucinationCounts:
+    """One row's flags (`hallucination_counts` of that row), made once per distinct row."""
+    return hallucination_counts([ref_units], [hyp_units], [loop])
+
+
+@lru_cache(maxsize=1024)
 def _hallucination_record(h: HallucinationCounts) -> Hallucination:
     """The counters as results.json's record (the rates as the counters give them)."""
     rates = h.as_dict()

@@ -14,13 +14,13 @@ from earmark.errors import EarmarkError
 from earmark.results.arm import BootstrapRecord
 from earmark.results.arm import NormalizerPolicy as PolicyRecord
 from earmark.results.codec import JSONObject, JSONValue
-from earmark.scoring.metric import EXTRA_METRICS, MetricSettings
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.protocols import Protocol
 from earmark.stats.settings import UNNAMED_GENERATOR, BootstrapSettings
 
 if TYPE_CHECKING:
     from earmark.scoring.glm import Glm
+    from earmark.scoring.metric import MetricSettings
     from earmark.scoring.word_counter import WordCounter
 
 Aggregate = Literal["micro", "macro"]
@@ -90,13 +90,8 @@ class ScoringOptions:
                 field="cluster",
                 hint="one of " + ", ".join(CLUSTER_UNITS),
             )
-        unknown = sorted(set(self.extra_metrics) - set(EXTRA_METRICS))
-        if unknown:
-            raise EarmarkError(
-                f"unknown extra metric {', '.join(unknown)}",
-                field="metrics",
-                hint="one of " + ", ".join(EXTRA_METRICS),
-            )
+        if self.extra_metrics:
+            self._check_extra_metrics()
         for name in ("min_per_slice", "min_speakers"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or value < 1):
@@ -127,6 +122,18 @@ class ScoringOptions:
                 hint="build the options from earmark.scoring.protocols.resolve()",
             )
 
+    def _check_extra_metrics(self) -> None:
+        """Only options asking for extra figures read the metric module (and numpy)."""
+        from earmark.scoring.metric import EXTRA_METRICS
+
+        unknown = sorted(set(self.extra_metrics) - set(EXTRA_METRICS))
+        if unknown:
+            raise EarmarkError(
+                f"unknown extra metric {', '.join(unknown)}",
+                field="metrics",
+                hint="one of " + ", ".join(EXTRA_METRICS),
+            )
+
     @property
     def word_counter(self) -> WordCounter:
         """How word units are counted: the alignment, the GLM and each row's markup."""
@@ -137,6 +144,8 @@ class ScoringOptions:
     @property
     def metric_settings(self) -> MetricSettings:
         """How each metric is drawn: the aggregate, the bootstrap and the extra figures."""
+        from earmark.scoring.metric import MetricSettings
+
         b = self.bootstrap
         return MetricSettings(
             self.aggregate,

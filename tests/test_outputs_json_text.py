@@ -1,0 +1,136 @@
+"""`outputs.json_text` writes exactly what `json.dumps(indent=2, ensure_ascii=False)` writes.
+
+results.json is hashed into artefacts.sha256 and compared byte for byte by goldens, so the
+fast writer must never change a byte: orjson's float spelling (`1e-5`, `1e16`, NaN as
+null), its refusals (non-string keys, ints past 64 bits, lone surrogates, deep nesting)
+and its string escapes are all held here against the stdlib, the oracle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from earmark.outputs import atomic_write_json, json_text
+
+
+def _stdlib(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+_FLOATS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(
+        [1e-05, 1e16, 1e15, -0.0, 0.0, 5e-324, 1.7976931348623157e308, 1e22, 0.0001, 1.5e-07]
+    ),
+)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    _FLOATS,
+    st.text(),  # includes lone surrogates, NUL and every control character
+    st.text(alphabet=st.characters(codec="utf-8")),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES)
+def test_random_values_give_the_stdlib_text(value: object) -> None:
+    assert json_text(value) == _stdlib(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"rate": 1e-05, "ci95": [1e-05, 2e-05]},  # orjson: 0.00001
+        {"big": 1e16, "exp": 1.5e-07},  # orjson: 1e16, 1.5e-7
+        {"nan": math.nan, "inf": math.inf, "-inf": -math.inf},  # orjson: null
+        {"zero": -0.0, "tiny": 5e-324},
+        {1: "int key", None: "null key", 2.5: "float key", False: "bool key"},
+        {"huge": 2**64, "neg": -(2**63) - 1},
+        {"lone": "\ud800", "pair": "\U0001f600", "nul": "\x00", "ctl": "\x1f\x7f\u2028"},
+        {"é": "ünïcödé", "quote": '"\\/', "tab": "\t\n\r\b\f"},
+        {"empty": [], "obj": {}, "nested": [[], {}, [{}], {"a": []}]},
+        [[[[[[[[[["deep"]]]]]]]]]],
+        ("tuple", 1),
+        "top-level string",
+        12,
+        None,
+    ],
+)
+def test_hostile_values_give_the_stdlib_text(value: object) -> None:
+    assert json_text(value) == _stdlib(value)
+
+
+def test_nesting_past_orjson_limit_gives_the_stdlib_text() -> None:
+    deep: object = "x"
+    for _ in range(300):  # orjson refuses more than 254 levels
+        deep = {"k": [deep]}
+    assert json_text(deep) == _stdlib(deep)
+
+
+def test_huge_record_gives_the_stdlib_text() -> None:
+    record = {f"spk{i:05d}": {"value": i / 7, "ci95": [i / 9, i / 3], "n": i} for i in range(5000)}
+    assert json_text(record) == _stdlib(record)
+
+
+def test_what_the_stdlib_refuses_is_refused_the_same() -> None:
+    circular: list[object] = []
+    circular.append(circular)
+    for value in (circular, {"set": {1, 2}}, {"bytes": b"x"}):
+        with pytest.raises((TypeError, ValueError, RecursionError)) as stdlib_error:
+            _stdlib(value)
+        with pytest.raises(type(stdlib_error.value)) as fast_error:
+            json_text(value)
+        assert str(fast_error.value) == str(stdlib_error.value)
+
+
+def test_plain_records_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record of plain rates never reaches the stdlib's pure-Python indented writer."""
+    real = json.dumps
+
+    def no_indent(value: object, **kw: object) -> str:
+        assert kw.get("indent") is None, "fell back to the slow writer"
+        return real(value, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(json, "dumps", no_indent)
+    record = {"value": 0.171, "ci95": [0.16, 0.18], "text": "é\x00", "n": 3, "x": None}
+    assert json_text(record) == real(record, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"value": 0.171, "ci95": [0.16, 0.18], "speaker": "spk-ü", "n": None},
+        {"rate": 1e-05, "nan": math.nan},  # the stdlib's spelling, written by the stdlib
+        [],
+    ],
+)
+def test_atomic_write_json_writes_the_stdlib_bytes(value: object, tmp_path: Path) -> None:
+    target = tmp_path / "results.json"
+    digest = atomic_write_json(target, value)
+    expected = (_stdlib(value) + "\n").encode("utf-8")
+    assert target.read_bytes() == expected
+    assert digest == hashlib.sha256(expected).hexdigest()
+
+
+def test_atomic_write_json_refuses_a_lone_surrogate_as_before(tmp_path: Path) -> None:
+    """The stdlib's text of a lone surrogate cannot be UTF-8: refused, nothing written."""
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write_json(tmp_path / "x.json", {"id": "\ud800"})
+    assert not list(tmp_path.iterdir())
