@@ -25,7 +25,7 @@ from earmark.results.comparison import Comparison
 from earmark.rundir.arm_inputs import load_arm_specs, load_arms
 from earmark.rundir.layout import COMPARE
 from earmark.scoring.protocols import ScoringChoice, resolve
-from earmark.stats.settings import DEFAULT_GENERATOR, DEFAULT_SEED, BootstrapSettings
+from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
 
 
 def write_compare(out_dir: str | os.PathLike[str], result: Comparison) -> Path:
@@ -82,8 +82,10 @@ def compare(
             field="bootstrap_generator",
             hint="drop --bootstrap-generator, or drop --protocol",
         )
+    # A protocol's intervals are drawn as published (numpy-pcg64 wherever its own
+    # generator does not draw them: `ScoringChoice.generator`).
     bootstrap = BootstrapSettings(
-        resamples=choice.resamples, seed=choice.seed, generator=generator or DEFAULT_GENERATOR
+        resamples=choice.resamples, seed=choice.seed, generator=generator or choice.generator
     )
     jobs = default_jobs() if jobs is None else jobs
     # Rows are read, counted and compared as many small objects in no reference cycle:

@@ -8,7 +8,6 @@ key for key (`mixed_er` included).
 
 from __future__ import annotations
 
-import inspect
 import json
 from importlib.util import find_spec
 from pathlib import Path
@@ -161,15 +160,12 @@ def test_bundled_runs_every_key_equals_results_json(run: Path) -> None:
     results = json.loads((run / "results.json").read_text("utf-8"))
     assert "generator" not in results["arms"][next(iter(results["arms"]))]["bootstrap"]
     plan = results["plan"]
-    # TODO(lead, issue 25): drop this fallback once compare's --bootstrap-generator lands.
-    if "generator" not in inspect.signature(compare).parameters:
-        pytest.xfail("compare cannot draw with numpy-pcg64 until it takes a generator")
     result = compare(
         [str(run)],
         normalizer=plan["normalizer"],
         resamples=plan["bootstrap"],
         seed=plan["seed"],
-        generator="numpy-pcg64",  # type: ignore[call-arg,unused-ignore]
+        generator="numpy-pcg64",
     ).to_dict()
     for name, recorded in results["arms"].items():
         for lang, block in recorded["by_language"].items():
