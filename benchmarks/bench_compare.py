@@ -5,6 +5,8 @@
     python benchmarks/bench_compare.py --in-process    # time the compare() call instead
     python benchmarks/bench_compare.py --n 20000 --in-process --jobs 1 --profile p.out
                                                        # cProfile of one serial compare()
+    python benchmarks/bench_compare.py --corpus /tmp/c100k --bootstrap-generator numpy-pcg64
+                                                       # reuse the arm files written there
 
 The synthetic corpus imitates seed 002's weight-type sweep: a reference arm at ~10% word
 errors against the human reference (~15 words from a 3,000-word vocabulary, three
@@ -93,6 +95,8 @@ def _whole_process(specs: list[str], args: argparse.Namespace, out: Path) -> dic
     command = [sys.executable, "-m", "earmark", "compare", *specs]
     command += ["--normalizer", args.normalizer, "--bootstrap", str(args.bootstrap)]
     command += ["--seed", "1", "--out", str(out), "--quiet"]
+    if args.bootstrap_generator:
+        command += ["--bootstrap-generator", args.bootstrap_generator]
     subprocess.run(command, check=True)
     return json.loads((out / "compare.json").read_text("utf-8"))
 
@@ -108,12 +112,25 @@ def _in_process(specs: list[str], args: argparse.Namespace, out: Path) -> dict:
         seed=1,
         out_dir=out,
         jobs=args.jobs,
+        generator=args.bootstrap_generator,
     ).to_dict()
     if profile is not None:
         profile.disable()
         profile.dump_stats(args.profile)
         pstats.Stats(profile).sort_stats("tottime").print_stats(15)
     return result
+
+
+def _corpus(folder: Path, args: argparse.Namespace) -> list[str]:
+    """The arm files of this size in `folder`: reused when a previous run wrote them."""
+    stamp = folder / "corpus.json"
+    wanted = {"n": args.n, "arms": args.arms}
+    if stamp.is_file() and json.loads(stamp.read_text("utf-8")).get("size") == wanted:
+        return [str(folder / f"arm{a:02d}.jsonl") for a in range(args.arms)]
+    folder.mkdir(parents=True, exist_ok=True)
+    specs = write_corpus(folder, args.n, args.arms)
+    stamp.write_text(json.dumps({"size": wanted}), "utf-8")
+    return specs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,12 +148,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile", metavar="FILE", help="with --in-process: write cProfile stats to FILE"
     )
+    parser.add_argument(
+        "--bootstrap-generator",
+        help="draw every interval with this generator (default: the default)",
+    )
+    parser.add_argument(
+        "--corpus",
+        metavar="DIR",
+        help="write the arm files in DIR, or reuse them when DIR holds this size's files",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         started = time.perf_counter()
-        specs = write_corpus(folder, args.n, args.arms)
-        print(f"wrote {args.arms} x {args.n:,} rows in {time.perf_counter() - started:.1f} s")
+        specs = _corpus(Path(args.corpus) if args.corpus else folder, args)
+        print(f"{args.arms} x {args.n:,} rows ready in {time.perf_counter() - started:.1f} s")
         started = time.perf_counter()
         if args.in_process:
             result = _in_process(specs, args, folder / "out")

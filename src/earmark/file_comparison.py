@@ -25,7 +25,7 @@ from earmark.results.comparison import Comparison
 from earmark.rundir.arm_inputs import load_arm_specs, load_arms
 from earmark.rundir.layout import COMPARE
 from earmark.scoring.protocols import ScoringChoice, resolve
-from earmark.stats.settings import DEFAULT_SEED, BootstrapSettings
+from earmark.stats.settings import DEFAULT_GENERATOR, DEFAULT_SEED, BootstrapSettings
 
 
 def write_compare(out_dir: str | os.PathLike[str], result: Comparison) -> Path:
@@ -54,6 +54,7 @@ def compare(
     jobs: int | None = None,
     protocol: str | None = None,
     mapsswe: str = "earmark",
+    generator: str | None = None,
 ) -> Comparison:
     """Load arms from specs (see `earmark.rundir.arm_inputs`), compare, optionally write.
 
@@ -61,7 +62,8 @@ def compare(
     must agree); without one: micro, 10,000 resamples, seed `DEFAULT_SEED`, `normalizer`
     required. `jobs` (default: the cores available) only changes the speed, never a
     number. `mapsswe` ("earmark" or "sclite") chooses the alignment MAPSSWE segments
-    (`earmark.comparison.options.CompareOptions.mapsswe`)."""
+    (`earmark.comparison.options.CompareOptions.mapsswe`). `generator` draws every
+    interval (default `DEFAULT_GENERATOR`); a protocol fixes its own."""
     if mapsswe not in MAPSSWE_ALIGNMENTS:
         raise EarmarkError(
             f"unknown MAPSSWE alignment {mapsswe!r}", field="mapsswe", hint="earmark or sclite"
@@ -74,22 +76,32 @@ def compare(
         seed=seed,
         flags={"normalizer": "normalizer", "resamples": "resamples"},
     )
+    if generator is not None and protocol is not None:
+        raise EarmarkError(
+            f"protocol {protocol} fixes its own bootstrap generator",
+            field="bootstrap_generator",
+            hint="drop --bootstrap-generator, or drop --protocol",
+        )
+    bootstrap = BootstrapSettings(
+        resamples=choice.resamples, seed=choice.seed, generator=generator or DEFAULT_GENERATOR
+    )
     jobs = default_jobs() if jobs is None else jobs
     # Rows are read, counted and compared as many small objects in no reference cycle:
     # the cyclic collector's passes over them cost a tenth of the run (as in `score`).
     with collector_paused():
-        return _compare(specs, choice, reference, out_dir, jobs, mapsswe == "sclite")
+        return _compare(specs, choice, bootstrap, reference, out_dir, jobs, mapsswe == "sclite")
 
 
 def _compare(
     specs: Sequence[str],
     choice: ScoringChoice,
+    bootstrap: BootstrapSettings,
     reference: str | None,
     out_dir: str | os.PathLike[str] | None,
     jobs: int,
     sclite_mapsswe: bool = False,
 ) -> Comparison:
-    arms = load_arm_specs(list(specs))
+    arms = load_arm_specs(list(specs), jobs=jobs)
     if reference is not None and reference not in arms and reference in specs:
         # The reference may be given as one of the ARM specs (`RUN_DIR#ARM`, a file):
         # it names the arm that spec loaded, when it loaded exactly one.
@@ -100,7 +112,7 @@ def _compare(
         normalizer=choice.normalizer,
         reference=reference,
         aggregate=choice.aggregate,
-        bootstrap=BootstrapSettings(resamples=choice.resamples, seed=choice.seed),
+        bootstrap=bootstrap,
         protocol=choice.protocol,
         mapsswe="sclite" if sclite_mapsswe else "earmark",
     )

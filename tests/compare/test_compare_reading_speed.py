@@ -12,7 +12,9 @@ import pytest
 from compare_fixtures import write_rows
 
 from earmark.comparison.api import _groups
+from earmark.comparison.inputs import take
 from earmark.comparison.loading import ArmData
+from earmark.comparison.pairing import align_arms
 from earmark.errors import EarmarkError
 from earmark.file_comparison import compare
 from earmark.records import json_objects, read_records
@@ -243,3 +245,183 @@ def test_a_record_over_the_bound_is_refused_at_its_line(tmp_path: Path) -> None:
     with pytest.raises(EarmarkError, match="record longer than") as info:
         load_arms(str(path))
     assert info.value.line == 2
+
+
+def _hostile_arm_rows(i: int) -> list[dict[str, object]]:
+    """Rows of arm `i`: shared and own texts, repeats, clips, durations 0.0 and -0.0,
+    slices, missing hypotheses, a language flag and an arm field of a multi-arm file."""
+    rows: list[dict[str, object]] = []
+    for u in range(6):
+        rows.append(
+            {
+                "id": f"u{u}",
+                "repeat": u % 2,
+                "reference": f"ref {u} \u00e9",
+                "hypothesis": None if u == i else f"hyp {u}" + ("" if u % 3 else f" {i}"),
+                "language": ["en", "", None][u % 3],
+                "slices": [["s"], [], "a;b"][u % 3],
+                "audio_seconds": [1.5, 0.0, -0.0, None, 2, 1.5][u],
+                "clip": f"c{u // 2}" if u < 4 else None,
+                "status": "ok" if u % 2 else None,
+                "language_mismatch": u == 5,
+            }
+        )
+    return rows
+
+
+def test_arms_read_in_workers_are_the_arms_read_here(tmp_path: Path) -> None:
+    specs = [write_rows(tmp_path / f"arm{i}.jsonl", _hostile_arm_rows(i)) for i in range(4)]
+    multi = tmp_path / "multi.jsonl"
+    write_rows(multi, [{**r, "arm": name} for name in ("m1", "m2") for r in _hostile_arm_rows(9)])
+    specs += [str(multi), f"other={specs[0]}"]
+    serial, forked = load_arm_specs(specs), load_arm_specs(specs, jobs=3)
+    assert list(serial) == list(forked) == ["arm0", "arm1", "arm2", "arm3", "m1", "m2", "other"]
+    for name, arm in serial.items():
+        other = forked[name]
+        for column in _COLUMNS:
+            assert repr(getattr(other, column)) == repr(getattr(arm, column)), (name, column)
+        assert dict(other.index()) == dict(arm.index())
+        assert other.source == arm.source
+    # One copy of each equal value across the arms, as when read in one process.
+    first, second = forked["arm0"], forked["arm1"]
+    assert all(x is y for x, y in zip(first.references, second.references, strict=True))
+    assert all(x is y for x, y in zip(first.keys, second.keys, strict=True))
+    assert first.hypotheses[2] is second.hypotheses[2] == "hyp 2"
+    assert first.slices[2] is second.slices[2]
+    assert first.clusters[4] is first.keys[4][0]
+
+
+def test_workers_raise_the_error_reading_in_order_raises(tmp_path: Path) -> None:
+    good = write_rows(tmp_path / "good.jsonl", _hostile_arm_rows(0))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "u0", "reference": "x", "hypothesis": "x"}\n{"id": \n', "utf-8")
+    missing = str(tmp_path / "missing.jsonl")
+    for specs in ([good, str(bad), missing], [good, good, str(bad)], [good, missing, str(bad)]):
+        with pytest.raises(EarmarkError) as serial:
+            load_arm_specs(specs)
+        with pytest.raises(EarmarkError) as forked:
+            load_arm_specs(specs, jobs=2)
+        assert str(forked.value) == str(serial.value)
+        assert forked.value.line == serial.value.line
+
+
+@pytest.mark.parametrize(
+    "slices",
+    ['[["a"]]', '[{"a": 1}]', '["a", ["b"]]', "[1]", '{"a": 1}', '["a", null]'],
+)
+def test_slices_holding_lists_or_objects_are_a_one_line_error(tmp_path: Path, slices: str) -> None:
+    """A list of lists once crashed the column-wise reader (unhashable); it is the
+    row's own error, on the careful path (NaN) and the fast one alike."""
+    for extra in (', "conf": NaN', ""):
+        path = tmp_path / "x.jsonl"
+        good = '{"id": "a", "reference": "x", "hypothesis": "x", "slices": ["s"]}\n'
+        bad = f'{{"id": "b", "reference": "x", "hypothesis": "x", "slices": {slices}{extra}}}\n'
+        path.write_text(good + bad, "utf-8")
+        with pytest.raises(EarmarkError) as info:
+            load_arms(str(path))
+        assert (info.value.line, info.value.field) == (2, "slices")
+        assert "expected a list of strings" in str(info.value)
+
+
+def _row(i: int, **extra: object) -> str:
+    return json.dumps({"id": f"u{i}", "reference": "a b", "hypothesis": "a", **extra})
+
+
+_GOOD = [_row(i, audio_seconds=1.5, slices=["s"]) for i in range(5)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xef\xbb\xbf" + "\n".join(_GOOD).encode() + b"\n",  # a byte-order mark
+        "\r\n".join(_GOOD).encode() + b"\r\n",  # CRLF
+        "\n".join(_GOOD).encode(),  # no final newline
+        ("\n".join(_GOOD[:2]) + "\n\n  \n" + "\n".join(_GOOD[2:]) + "\n").encode(),  # blanks
+        ("\n".join(_GOOD) + "\n" + _row(9, x=1e400) + "\n").encode(),  # json's inf
+        ("\n".join(_GOOD) + "\n" + _row(9, x=[[1]] * 3) + "\n").encode(),
+        ("\n".join(_GOOD) + "\n" + _row(9, x={"deep": [1]}) + "\n").encode(),
+        (
+            "\n".join(_GOOD) + "\n" + '{"id": "z", "reference": "\\ud800", "hypothesis": ""}\n'
+        ).encode(),
+        ("\n".join(_GOOD) + "\n").encode()
+        + b'{"id": "z\xff", "reference": "", "hypothesis": ""}\n',
+        ("\n".join(_GOOD) + "\n").encode()
+        + b'{"id": "z\x00", "reference": "", "hypothesis": ""}\n',
+        ("\n".join(_GOOD) + '\n[1, 2]\n"text"\n').encode(),
+        ("\n".join(_GOOD) + "\n" + _row(9, repeat=10**30) + "\n").encode(),
+        ("\n".join(_GOOD) + "\n" + _row(9, repeat=1.0) + "\n").encode(),
+        ("\n".join(_GOOD) + "\n" + _row(2) + "\n").encode(),  # a duplicate id
+        ("\n".join(_GOOD) + "\n" + "x" * 300 + "\n").encode(),  # over the record limit
+        ("\n".join(_GOOD) + "\n" + _row(9, n=[1] * 100) + "\n").encode(),  # over it too
+        ("[" * 3000 + "]" * 3000 + "\n").encode(),  # deep nesting
+    ],
+)
+def test_hostile_files_read_as_json_reads_them_line_by_line(
+    tmp_path: Path, content: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EARMARK_MAX_RECORD_BYTES", "260")
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(content)
+    try:
+        slow = _careful(path)
+    except EarmarkError as exc:
+        with pytest.raises(EarmarkError) as fast_error:
+            load_arms(str(path))
+        assert (str(fast_error.value), fast_error.value.line) == (str(exc), exc.line)
+        return
+    (fast,) = load_arms(str(path))
+    for column in _COLUMNS:
+        assert repr(getattr(fast, column)) == repr(getattr(slow, column)), column
+
+
+def test_the_first_error_past_a_block_of_lines_is_the_one_reading_in_order_gives(
+    tmp_path: Path,
+) -> None:
+    """Rows are added a block at a time: a bad row in the first 4096 and bad JSON after
+    them raise what reading line by line raises (the block of rows is checked first),
+    blank lines shifting rows against lines included."""
+    rows = [_row(i) for i in range(5000)]
+    rows[3] = _row(1)  # a duplicate id among the first 4096 rows
+    for blanks, bad_line in ((0, 4200), (20, 4100), (20, 4110)):
+        lines = [""] * blanks + rows
+        lines[bad_line - 1] = "{not json"
+        path = tmp_path / f"x{blanks}-{bad_line}.jsonl"
+        path.write_text("\n".join(lines) + "\n", "utf-8")
+        with pytest.raises(EarmarkError) as slow:
+            _careful_blocks(path)
+        with pytest.raises(EarmarkError) as fast:
+            load_arms(str(path))
+        assert (str(fast.value), fast.value.line) == (str(slow.value), slow.value.line)
+
+
+def _careful_blocks(path: Path) -> None:
+    """How the reader before the block reader raised: rows added 4096 at a time."""
+    arm, pending = ArmData(name=path.stem, source=str(path)), []
+    for line, record in json_objects(read_records(path), str(path)):
+        pending.append((line, record))
+        if len(pending) == 4096:
+            for at, row in pending:
+                arm.add(row, str(path), at)
+            pending = []
+    for at, row in pending:
+        arm.add(row, str(path), at)
+
+
+def test_arms_holding_the_same_rows_pair_every_row_in_place(tmp_path: Path) -> None:
+    rows = [{"id": f"u{i}", "reference": f"r{i}", "hypothesis": "h"} for i in range(4)]
+    same = [write_rows(tmp_path / f"{n}.jsonl", rows) for n in ("a", "b")]
+    shuffled = write_rows(tmp_path / "c.jsonl", [rows[2], rows[0], rows[3], rows[1]])
+    other_ref = write_rows(tmp_path / "d.jsonl", [*rows[:3], {**rows[3], "reference": "x"}])
+    fast = align_arms(load_arm_specs(same), "a")
+    assert (fast.keys, fast.positions, fast.unpaired) == (
+        [(f"u{i}", 0) for i in range(4)],
+        {"a": [0, 1, 2, 3], "b": [0, 1, 2, 3]},
+        [],
+    )
+    moved = align_arms(load_arm_specs([*same, shuffled]), "a")
+    assert moved.keys == fast.keys and moved.unpaired == []
+    assert moved.positions["c"] == [1, 3, 0, 2]
+    differ = align_arms(load_arm_specs([*same, other_ref]), "a")
+    assert differ.keys == fast.keys[:3]
+    assert [u["arm"] for u in differ.unpaired] == ["a", "b", "d"]
+    assert take(["x", "y"], [0, 1]) == ["x", "y"] and take(["x", "y"], [1, 0]) == ["y", "x"]

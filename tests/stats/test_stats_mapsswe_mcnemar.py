@@ -19,13 +19,13 @@ from scipy import stats as scipy_stats
 from earmark.errors import EarmarkError
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.stats.paired_tests import (
-    _same_alignment_segments,
     _state_machine_segments,
     mapsswe_from_columns,
     mapsswe_from_segments,
     mapsswe_segments,
     mapsswe_test,
     mcnemar_test,
+    same_alignment_segments,
     sign_test,
 )
 
@@ -143,7 +143,7 @@ def test_same_alignment_path_equals_the_state_machine() -> None:
         strings.append("".join(letters))
     for min_good in (1, 2, 3, 4):
         for x in strings:
-            assert _same_alignment_segments(x, min_good) == _state_machine_segments(
+            assert same_alignment_segments(x, min_good) == _state_machine_segments(
                 x, x, min_good
             ), (x, min_good)
     assert mapsswe_segments("CCSCCIC", "CCSCCIC") == [(5, 1, 1), (3, 1, 1)]

@@ -25,20 +25,24 @@ def compare(
     bootstrap: int | None = None,
     seed: int | None = None,
     mapsswe: str = "earmark",
+    bootstrap_generator: str | None = None,
 ) -> Comparison:
     """`earmark compare ARM ...`: churn, WER against a reference arm and the humans,
     paired differences and tests, per language and slice. `mapsswe="sclite"` segments
-    sclite's alignment for MAPSSWE, as `sctk sc_stats` does.
+    sclite's alignment for MAPSSWE, as `sctk sc_stats` does. `bootstrap_generator` draws
+    every interval with another recorded generator (`earmark.stats.settings.GENERATORS`).
 
     Returns the typed `Comparison`, built in memory; with `out`, compare.json (byte for
     byte its `to_json()`) and compare.md are written there.
     """
     from earmark.file_comparison import compare as compare_arms
+    from earmark.stats.settings import GENERATORS
 
     check_out(out)
     check_count("bootstrap", bootstrap, 0)
     check_choice("aggregate", aggregate, ("micro", "macro"))
     check_choice("mapsswe", mapsswe, ("earmark", "sclite"))
+    check_choice("bootstrap_generator", bootstrap_generator, GENERATORS)
     if not arms:
         raise EarmarkError("give at least one ARM (or --gap RUN_A RUN_B)")
     return compare_arms(
@@ -51,6 +55,7 @@ def compare(
         out_dir=out,
         protocol=protocol,
         mapsswe=mapsswe,
+        generator=bootstrap_generator,
     )
 
 

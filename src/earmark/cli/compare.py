@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from earmark.cli.options import Subcommands, add_out, add_quiet, add_statistics
+from earmark.stats.settings import GENERATORS
 
 
 def register(sub: Subcommands) -> None:
@@ -39,6 +40,13 @@ def register(sub: Subcommands) -> None:
         help="the alignment MAPSSWE segments: earmark's (the default) or sclite's weighted "
         "one, whose segments and Z equal `sctk sc_stats -t mapsswe`'s",
     )
+    p.add_argument(
+        "--bootstrap-generator",
+        choices=GENERATORS,
+        default=None,
+        help="the generator every interval is drawn with, recorded in compare.json "
+        "(default: earmark's default generator; docs/statistics.md)",
+    )
     p.add_argument("--arm", help="with --gap: the arm to take from each run")
     add_out(p, "output directory")
     add_quiet(p)
@@ -54,6 +62,12 @@ def run(args: argparse.Namespace) -> int:
 
         if args.arms:
             raise EarmarkError("--gap takes its two runs itself; drop the ARM arguments")
+        if args.bootstrap_generator is not None:
+            raise EarmarkError(
+                "--bootstrap-generator is not supported with --gap yet",
+                field="bootstrap_generator",
+                hint="drop --bootstrap-generator (the gap draws with numpy-pcg64)",
+            )
         if args.protocol is not None:
             raise EarmarkError(
                 "--protocol is not supported with --gap yet",
@@ -88,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         seed=args.seed,
         mapsswe=args.mapsswe,
+        bootstrap_generator=args.bootstrap_generator,
     )
     if not args.quiet:
         print_compare(comparison)

@@ -35,6 +35,7 @@ from earmark.results.arm import BootstrapRecord
 from earmark.results.codec import JSONObject, JSONValue
 from earmark.results.comparison import COMPARE_SCHEMA, Comparison, ComparisonArm, PairedDifference
 from earmark.scoring.policy import NormalizerPolicy
+from earmark.stats.settings import BootstrapSettings
 
 
 def compare_arms(
@@ -189,7 +190,7 @@ def _bootstrap_record(options: CompareOptions) -> BootstrapRecord:
         method="percentile",
         unit="clip (rows sharing an utterance id are resampled together)",
         seeding="every interval re-seeds numpy PCG64 with this seed",
-        generator=None if protocol is None else protocol.generator,
+        generator=_generator(b) if protocol is None else protocol.generator,
         quantile_rule=None if protocol is None else protocol.quantile_rule,
         paired_and_exact_match=(
             "numpy PCG64 percentile (the protocol publishes no paired procedure)"
@@ -199,3 +200,10 @@ def _bootstrap_record(options: CompareOptions) -> BootstrapRecord:
     )
     written = tuple(k for k in _BOOTSTRAP_KEYS if getattr(record, k) is not None)
     return replace(record, key_order=written)
+
+
+def _generator(settings: BootstrapSettings) -> str | None:
+    """The generator as results record it (`BootstrapSettings.to_dict`: where score names
+    it, compare does)."""
+    named = settings.to_dict().get("generator")
+    return named if isinstance(named, str) else None

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from earmark.results.comparison import ExactMatch
-from earmark.stats.bootstrap import bootstrap_ratio
+from earmark.stats.bootstrap import bootstrap_statistic, ratio_of_sums
 from earmark.stats.settings import BootstrapSettings
 
 
@@ -45,13 +45,14 @@ def exact_match(
         return ExactMatch(value=None, ci=None, matches=0, n=0, null_reason="no rows")
     ci: tuple[float, float] | None = None
     if bootstrap.resamples > 0:
-        drawn = bootstrap_ratio(
-            matches.astype(np.int64),
-            np.ones(n, dtype=np.int64),
+        drawn = bootstrap_statistic(
+            (matches.astype(np.int64), np.ones(n, dtype=np.int64)),
+            ratio_of_sums,
             clusters=clusters,
             resamples=bootstrap.resamples,
             seed=bootstrap.seed,
             level=bootstrap.level,
+            generator=bootstrap.generator,
         )
         if drawn.low is not None and drawn.high is not None:
             ci = (float(drawn.low), float(drawn.high))

@@ -377,9 +377,9 @@ def _script(
 
 def _empty(rows: ArmRows) -> dict[str, JSONValue]:
     counts = np.zeros((len(rows.ids), 4), dtype=np.int64)
-    for name in sorted(set(rows.vs_human.normalizers)):
+    for name in rows.vs_human.rows.distinct:
         unit = rows.vs_human.table.units(name)[0]
-        mask = np.asarray([n == name for n in rows.vs_human.normalizers], dtype=bool)
+        mask = rows.vs_human.rows.mask(name)
         counts[mask] = rows.vs_human.counts(unit)[mask]
     ref = counts[:, 0] + counts[:, 1] + counts[:, 3]
     hyp = counts[:, 0] + counts[:, 2] + counts[:, 3]
@@ -416,13 +416,10 @@ def diagnose_arm(
     `memo` shares the scripts and loop flags found with the other arms it is given to."""
     memo = DiagnosticsMemo() if memo is None else memo
     loops = memo.loop_cache(rows.vs_human.table)
-    groups: dict[str, list[int]] = {}
-    for pos, name in enumerate(rows.vs_human.normalizers):
-        groups.setdefault(name, []).append(pos)
     insertion: dict[str, JSONValue] = {}
     truncation: dict[str, JSONValue] = {}
-    for name, members in sorted(groups.items()):
-        scope = np.asarray(members, dtype=np.int64)
+    for name in rows.vs_human.rows.distinct:
+        scope = np.flatnonzero(rows.vs_human.rows.mask(name))
         insertion[name] = _insertion(rows, name, scope, loops)
         truncation[name] = _truncation(rows, name, scope)
     blocks = {
@@ -437,8 +434,7 @@ def diagnose_arm(
 
 def _group_rate(rows: RowCounts, name: str, kind: str, aggregate: str) -> float | None:
     unit = rows.table.units(name)[0]
-    mask = np.asarray([n == name for n in rows.normalizers], dtype=bool)
-    mask &= rows.available(kind)
+    mask = rows.rows.mask(name) & rows.available(kind)
     counts = rows.counts(unit, kind)[mask]
     if not len(counts):
         return None
@@ -482,7 +478,7 @@ def normalizer_rates(rows: RowCounts, aggregate: str = "micro") -> dict[str, Nor
             _group_rate(rows, name, "raw", aggregate),
             _group_rate(rows, name, "primary", aggregate),
         )
-        for name in sorted(set(rows.normalizers))
+        for name in rows.rows.distinct
     }
 
 
@@ -491,7 +487,7 @@ def normalizer_views(rows: RowCounts) -> dict[str, tuple[str, str]]:
     table = rows.table
     return {
         name: (METRIC_FOR_UNIT[table.units(name)[0]], table.normalizer(name).primary_view)
-        for name in sorted(set(rows.normalizers))
+        for name in rows.rows.distinct
     }
 
 

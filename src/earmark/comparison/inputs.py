@@ -23,14 +23,18 @@ from earmark.comparison.options import CompareOptions
 from earmark.comparison.paired import SegmentColumns, Segments
 from earmark.comparison.pairing import SharedRows, cluster_codes, row_scopes
 from earmark.scoring.policy import NormalizerPolicy
-from earmark.scoring.row_counts import PRIMARY, VIEW_KINDS, PairTable, RowCounts, count_rows
+from earmark.scoring.row_counts import PRIMARY, VIEW_KINDS, PairTable, RowCounts, RowNormalizers
 
 IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
 T = TypeVar("T")
 
 
 def take(values: Sequence[T], positions: list[int]) -> list[T]:
     """`values` at `positions`, in that order."""
+    if len(positions) == len(values) and (not positions or positions[-1] == len(values) - 1):
+        if positions == list(range(len(values))):  # every row, in order: a copy
+            return list(values)
     return [values[p] for p in positions]
 
 
@@ -154,27 +158,48 @@ COUNT_CHUNK = 8192
 
 def _count(
     table: PairTable,
-    references: list[str],
-    hypotheses: list[str | None],
-    languages: list[str | None],
+    references: Sequence[str],
+    hypotheses: Sequence[str | None],
+    names: Sequence[str],
     kinds: tuple[str, ...],
-) -> RowCounts:
-    """`count_rows` of every row, `COUNT_CHUNK` rows at a time (the same entries: a table
-    numbers pairs in the order first seen, whatever the chunks)."""
+) -> IntArray:
+    """The table entries of every row's pair, `COUNT_CHUNK` rows at a time (the same
+    entries: a table numbers pairs in the order first seen, whatever the chunks)."""
+    hyps = [h if h is not None else "" for h in hypotheses]
     parts = [
-        count_rows(
-            table,
+        table.index_rows(
             references[at : at + COUNT_CHUNK],
-            hypotheses[at : at + COUNT_CHUNK],
-            languages[at : at + COUNT_CHUNK],
-            kinds=kinds,
+            hyps[at : at + COUNT_CHUNK],
+            names[at : at + COUNT_CHUNK],
+            kinds,
         )
         for at in range(0, max(len(references), 1), COUNT_CHUNK)
     ]
-    if len(parts) == 1:
-        return parts[0]
-    entries = np.concatenate([part.entries for part in parts])
-    return RowCounts(table, entries, [name for part in parts for name in part.normalizers])
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _count_against(
+    table: PairTable,
+    references: list[str],
+    hypotheses: list[str | None],
+    rows: RowNormalizers,
+    kinds: tuple[str, ...],
+    like: tuple[IntArray, BoolArray] | None,
+) -> RowCounts:
+    """`RowCounts` of the rows; with `like` (the reference arm's entries, and which rows
+    hold the reference arm's own hypothesis) those rows take the reference arm's entry
+    (the same pair) and only the others are looked up."""
+    if like is None:
+        return RowCounts(table, _count(table, references, hypotheses, rows.names, kinds), rows)
+    entries, same = like
+    entries = entries.copy()
+    differ = np.flatnonzero(~same)
+    if differ.size:
+        picked = differ.tolist()
+        entries[differ] = _count(
+            table, take(references, picked), take(hypotheses, picked), rows.subset(differ), kinds
+        )
+    return RowCounts(table, entries, rows)
 
 
 def count_inputs(
@@ -187,11 +212,28 @@ def count_inputs(
     table = PairTable(columns.policy) if base is None else base.table
     vs_human = {} if base is None else dict(base.vs_human)
     vs_ref = {} if base is None else dict(base.vs_ref)
-    ref_hyp_texts = [h if h is not None else "" for h in columns.ref_hyps]
+    ref_hyps = columns.ref_hyps
+    ref_hyp_texts = [h if h is not None else "" for h in ref_hyps]
+    rows = (
+        RowNormalizers(table, columns.languages)
+        if base is None
+        else base.vs_human[base.reference].rows
+    )
     for name in dict.fromkeys([columns.reference, *names]):
         if name in vs_human:
             continue
         hyps = columns.arms[name].hypotheses
-        vs_human[name] = _count(table, columns.human, hyps, columns.languages, VIEW_KINDS)
-        vs_ref[name] = _count(table, ref_hyp_texts, hyps, columns.languages, (PRIMARY,))
+        human = ref = None
+        if name != columns.reference:
+            # A row holding the reference arm's hypothesis (one shared object when read
+            # together, else equal) is the reference arm's pair on both tables.
+            same = np.fromiter(
+                (h is r or h == r for h, r in zip(hyps, ref_hyps, strict=True)),
+                dtype=bool,
+                count=len(hyps),
+            )
+            human = (vs_human[columns.reference].entries, same)
+            ref = (vs_ref[columns.reference].entries, same)
+        vs_human[name] = _count_against(table, columns.human, hyps, rows, VIEW_KINDS, human)
+        vs_ref[name] = _count_against(table, ref_hyp_texts, hyps, rows, (PRIMARY,), ref)
     return CompareInputs(columns=columns, table=table, vs_human=vs_human, vs_ref=vs_ref)

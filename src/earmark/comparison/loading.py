@@ -78,6 +78,32 @@ class ArmData:
         self._positions = {}
         self._lines = array("q")
 
+    def for_transfer(self) -> ArmData:
+        """This arm without its key index, to send from a worker that read it (`share`
+        rebuilds the index where it arrives)."""
+        self._positions = {}
+        return self
+
+    def share(self, shared: SharedValues) -> None:
+        """Point every column at `shared`'s copy of each equal value and rebuild the key
+        index: an arm read in another process arrives with copies of its own (a dozen
+        arms of the same utterances would hold a dozen). Equal values only: nothing
+        changes."""
+        key, text = shared.keys.setdefault, shared.texts.setdefault
+        self.keys = [key(k, k) for k in self.keys]
+        # A row's default clip is its id, the shared key's own string (as `add` keeps it).
+        self.clusters = [
+            k[0] if c == k[0] else text(c, c) for c, k in zip(self.clusters, self.keys, strict=True)
+        ]
+        self.references = [text(t, t) for t in self.references]
+        self.hypotheses = [h and text(h, h) for h in self.hypotheses]
+        self.languages = [v if v is None else text(v, v) for v in self.languages]
+        self.statuses = [text(v, v) for v in self.statuses]
+        self.slices = [shared.slices.setdefault(v, v) for v in self.slices]
+        seconds = shared.seconds.setdefault
+        self.audio_seconds = [v and seconds(v, v) for v in self.audio_seconds]
+        self._positions = dict(zip(self.keys, range(len(self.keys)), strict=True))
+
     def add(
         self,
         record: Mapping[str, JSONValue],
@@ -150,15 +176,15 @@ class ArmData:
 
     def prepare(
         self,
-        rows: Sequence[tuple[int, Mapping[str, JSONValue]]],
+        lines: list[int],
+        records: Sequence[Mapping[str, JSONValue]],
         file: str,
         shared: SharedValues,
     ) -> PreparedRows | None:
-        """`add` of many rows, a column at a time: the columns they would append, or None
-        when any row would raise (the caller then adds them one by one, which raises the
-        first error in row order). Nothing is appended until `commit`."""
-        records = [record for _, record in rows]
-        lines = [line for line, _ in rows]
+        """`add` of many rows (`records`, read at `lines`), a column at a time: the columns
+        they would append, or None when any row would raise (the caller then adds them
+        one by one, which raises the first error in row order). Nothing is appended
+        until `commit`."""
         ids = [r.get("id") for r in records]
         repeats = [r.get("repeat", 0) for r in records]
         references = [r.get("reference") for r in records]
@@ -180,35 +206,38 @@ class ArmData:
         positions = dict(zip(keys, range(start, start + len(keys)), strict=True))
         if len(positions) != len(keys) or not self._positions.keys().isdisjoint(positions):
             return None
-        try:
-            slices = [
-                _shared_slices(r.get("slices"), shared, file, line)
-                for r, line in zip(records, lines, strict=True)
-            ]
-        except EarmarkError:
+        slices = _block_slices([r.get("slices") for r in records], lines, file, shared)
+        if slices is None:
             return None
         text = shared.texts.setdefault
-        languages = [r.get("language") or None for r in records]
-        statuses = [r.get("status") for r in records]
-        clusters = [r.get("clip") or r.get("cluster") for r in records]
-        seconds = [r.get("audio_seconds", r.get("duration")) for r in records]
+        seconds = shared.seconds.setdefault
         return PreparedRows(
             lines=lines,
             keys=keys,
             positions=positions,
             references=[text(t, t) for t in cast("list[str]", references)],
             hypotheses=[h and text(h, h) for h in cast("list[str | None]", hypotheses)],
-            languages=[text(v, v) if type(v) is str else None for v in languages],
+            # `r.get("language") or None`, shared when a string.
+            languages=[
+                text(v, v) if type(v) is str and v else None
+                for v in [r.get("language") for r in records]
+            ],
             slices=slices,
             statuses=[
                 text(v, v) if type(v) is str else "ok" if h is not None else "missing_hypothesis"
-                for v, h in zip(statuses, hypotheses, strict=True)
+                for v, h in zip([r.get("status") for r in records], hypotheses, strict=True)
             ],
             clusters=[
                 text(v, v) if type(v) is str and v else key[0]
-                for v, key in zip(clusters, keys, strict=True)
+                for v, key in zip(
+                    [r.get("clip") or r.get("cluster") for r in records], keys, strict=True
+                )
             ],
-            audio_seconds=[_shared_seconds(v, shared) for v in seconds],
+            # A non-zero float is shared as is; anything else as `_shared_seconds` says.
+            audio_seconds=[
+                seconds(v, v) if type(v) is float and v else _shared_seconds(v, shared)
+                for v in [r.get("audio_seconds", r.get("duration")) for r in records]
+            ],
             language_mismatch=[bool(r.get("language_mismatch")) for r in records],
         )
 
@@ -265,14 +294,31 @@ _INT = frozenset((int,))
 _STR_OR_NONE = frozenset((str, type(None)))
 
 
+def _block_slices(
+    values: list[JSONValue], lines: list[int], file: str, shared: SharedValues
+) -> list[tuple[str, ...]] | None:
+    """`add`'s slices of many rows, shared (a list already seen is not checked again);
+    None when a row's would raise."""
+    known = shared.slices.get
+    try:
+        found = [known(tuple(v)) if type(v) is list else None for v in values]  # type: ignore[arg-type]
+    except TypeError:  # a list holding a list or an object: `add` says what is wrong
+        return None
+    if None not in found:
+        return cast("list[tuple[str, ...]]", found)
+    try:
+        return [
+            f if f is not None else _shared_slices(v, shared, file, line)
+            for f, v, line in zip(found, values, lines, strict=True)
+        ]
+    except EarmarkError:
+        return None
+
+
 def _shared_slices(value: JSONValue, shared: SharedValues, file: str, line: int) -> tuple[str, ...]:
-    """`add`'s slices of one row, shared (a list already seen is not checked again)."""
+    """`add`'s slices of one row (not a list already seen), shared."""
     if not value:
         return ()
-    if type(value) is list:
-        found = shared.slices.get(tuple(value))  # type: ignore[arg-type]
-        if found is not None:
-            return found
     checked = _slices(value, file, line)
     return shared.slices.setdefault(checked, checked)
 

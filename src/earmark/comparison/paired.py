@@ -263,6 +263,7 @@ def paired_comparison(
             seed=bootstrap.seed,
             level=bootstrap.level,
             aggregate="macro" if aggregate == "macro" else "micro",
+            generator=bootstrap.generator,
         )
         if boot.low is not None and boot.high is not None:
             ci = (float(boot.low), float(boot.high))

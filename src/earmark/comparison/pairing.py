@@ -34,8 +34,15 @@ def _unpaired(arm: str, key: RowKey, reason: str) -> dict[str, JSONValue]:
 
 def align_arms(arms: Mapping[str, ArmData], reference: str) -> SharedRows:
     """Keys in every arm with the reference arm's human text; the rest listed with reasons."""
-    indexes = {name: arm.index() for name, arm in arms.items()}
     ref_arm = arms[reference]
+    if all(
+        arm.keys == ref_arm.keys and arm.references == ref_arm.references for arm in arms.values()
+    ):
+        # Every arm holds the reference arm's rows in its order (files written by one
+        # run, or one writer): every key is shared, at the same position everywhere.
+        every = list(range(len(ref_arm.keys)))
+        return SharedRows(list(ref_arm.keys), {name: every for name in arms}, [])
+    indexes = {name: arm.index() for name, arm in arms.items()}
     ref_index = indexes[reference]
     all_keys: dict[RowKey, None] = dict.fromkeys(ref_arm.keys)
     for arm in arms.values():

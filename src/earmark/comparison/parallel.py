@@ -54,13 +54,20 @@ def _serve(
         results.close()
 
 
-def fork_map(func: Callable[[Item], Result], items: Sequence[Item], jobs: int) -> list[Result]:
+def fork_map(
+    func: Callable[[Item], Result],
+    items: Sequence[Item],
+    jobs: int,
+    arrived: Callable[[Result], Result] | None = None,
+) -> list[Result]:
     """`[func(x) for x in items]`, spread over up to `jobs` forked processes, in order.
 
     A task that raises re-raises here (the first one in item order); a worker that dies
-    without answering is an error too, never a missing result."""
+    without answering is an error too, never a missing result. `arrived` is applied in
+    this process to each result as it comes in (in any order), before the next is read:
+    what it lets go (an arm's own copies of shared texts) is not held for the rest."""
     if jobs <= 1 or len(items) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [func(item) for item in items]
+        return [func(item) if arrived is None else arrived(func(item)) for item in items]
     ctx = multiprocessing.get_context("fork")
     # The workers inherit the parent's heap (every row already read and counted): frozen,
     # their garbage collector never walks it (Python's advice before forking), which was a
@@ -70,14 +77,18 @@ def fork_map(func: Callable[[Item], Result], items: Sequence[Item], jobs: int) -
     caller_froze = gc.get_freeze_count() > 0
     gc.freeze()
     try:
-        return _fork_map(ctx, func, items, jobs)
+        return _fork_map(ctx, func, items, jobs, arrived)
     finally:
         if not caller_froze:
             gc.unfreeze()
 
 
 def _fork_map(
-    ctx: ForkContext, func: Callable[[Item], Result], items: Sequence[Item], jobs: int
+    ctx: ForkContext,
+    func: Callable[[Item], Result],
+    items: Sequence[Item],
+    jobs: int,
+    arrived: Callable[[Result], Result] | None,
 ) -> list[Result]:
     n_workers = min(jobs, len(items))
     todo: SimpleQueue[int | None] = ctx.SimpleQueue()
@@ -103,6 +114,8 @@ def _fork_map(
                     readers.pop(conn).join()
                     conn.close()
                     continue
+                if ok and arrived is not None:
+                    value = arrived(value)
                 answers[index] = (ok, value)
     finally:
         for conn, process in readers.items():

@@ -87,7 +87,9 @@ def stream_pairs(
     if fmt is not None and fmt not in FORMATS:
         raise EarmarkError(f"unknown format {fmt!r}", hint=", ".join(FORMATS))
     if fmt in SCLITE_FORMATS or (fmt is None and sclite_format(pred_path) is not None):
-        return whole(lambda: read_sclite_pair(pred_path, refs, fmt, allow_extra_hypotheses))
+        from earmark.formats.sclite_pairs import stream_sclite_pair
+
+        return stream_sclite_pair(pred_path, refs, fmt, allow_extra_hypotheses, check_ids=check_ids)
     pred_fmt = fmt or suffix_format(pred_path)
     if refs is None:
         if pred_fmt in (None, "kaldi", "lines"):
@@ -139,44 +141,4 @@ def _stream_combined(
         formats=[fmt],
         _recheck=None if check_ids else recheck,
         _reread=reread,
-    )
-
-
-def read_sclite_pair(
-    predictions: Path,
-    refs: str | os.PathLike[str] | None,
-    fmt: str | None,
-    allow_extra: bool = False,
-) -> ReadResult:
-    """Rows from an sclite pair: trn/trn, or ctm hypotheses against stm references.
-
-    `fmt` "trn": both files trn. "stm" or "ctm": references stm, hypotheses ctm. Without
-    `fmt` the suffixes decide.
-    """
-    if refs is None:
-        raise EarmarkError(
-            "sclite hypotheses (trn, ctm) need --refs, the trn or stm references file",
-            file=str(predictions),
-        )
-    ref_path = Path(refs)
-    hyp_fmt = sclite_format(predictions)
-    ref_fmt = sclite_format(ref_path)
-    if fmt != "trn" and (hyp_fmt == "stm" or ref_fmt == "ctm"):
-        raise EarmarkError(
-            "with stm/ctm, --refs is the stm file and PREDICTIONS the ctm file",
-            file=str(predictions),
-            hint="swap the two files",
-        )
-    if fmt == "trn" or (fmt is None and hyp_fmt == ref_fmt == "trn"):
-        from earmark.formats.trn import pair_trn
-
-        return pair_trn(predictions, ref_path, allow_extra=allow_extra)
-    if fmt in ("stm", "ctm") or (fmt is None and (hyp_fmt, ref_fmt) == ("ctm", "stm")):
-        from earmark.formats.ctm import pair_stm_ctm
-
-        return pair_stm_ctm(predictions, ref_path, allow_extra=allow_extra)
-    raise EarmarkError(
-        f"cannot pair {predictions.name} ({hyp_fmt or 'unknown'}) with {ref_path.name} "
-        f"({ref_fmt or 'unknown'}) as sclite files",
-        hint="trn hypotheses pair with trn references; ctm hypotheses with stm references",
     )

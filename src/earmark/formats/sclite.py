@@ -9,10 +9,11 @@ stm segments).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 from earmark.errors import EarmarkError
-from earmark.records import read_records
+from earmark.records import record_blocks
 
 #: The formats sclite reads, and the suffixes that name them.
 SCLITE_FORMATS = ("trn", "stm", "ctm")
@@ -39,12 +40,11 @@ def read_time(value: str, path: Path, line: int, name: str) -> float:
     return t
 
 
-def content_lines(path: Path) -> list[tuple[int, list[str]]]:
-    """(line, whitespace-split fields) per line that is neither blank nor a `;;` comment."""
-    out = []
-    for number, text in read_records(path):
-        parts = text.split()
-        if not parts or parts[0].startswith(";;"):
-            continue
-        out.append((number, parts))
-    return out
+def content_lines(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(line, whitespace-split fields) per line that is neither blank nor a `;;` comment,
+    as the file is read (a block of lines at a time: `records.record_blocks`)."""
+    for first, lines in record_blocks(path):
+        for number, text in enumerate(lines, first):
+            parts = text.split()
+            if parts and not parts[0].startswith(";;"):
+                yield number, parts

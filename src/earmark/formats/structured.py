@@ -7,12 +7,15 @@ and a file with no records is an error: an empty file is never a result.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar, cast
 
 from earmark.errors import EarmarkError
 from earmark.formats.fields import Record
-from earmark.records import json_lines, read_records
+from earmark.records import json_blocks, json_lines, read_records
+
+_T = TypeVar("_T")
 
 #: Formats named by a file's suffix; any other suffix is plain text (Kaldi or lines).
 SUFFIX_FORMATS = {
@@ -62,9 +65,7 @@ def delimited_records(path: Path, delimiter: str) -> Iterator[tuple[int, dict[st
         raise EarmarkError(f"malformed CSV: {exc}", file=str(path), line=reader.line_num) from None
 
 
-def _nonempty(
-    records: Iterator[tuple[int, Record]], path: Path, what: str
-) -> Iterator[tuple[int, Record]]:
+def _nonempty(records: Iterator[_T], path: Path, what: str) -> Iterator[_T]:
     """Pass records through; none at all is an error: an empty file is never a result.
     (The rest are handed on by `yield from`, without a Python step per record.)"""
     first = next(records, None)
@@ -77,11 +78,34 @@ def _nonempty(
 def structured_records(path: Path, fmt: str) -> Iterator[tuple[int, Record]]:
     """(line, record) per record of a `jsonl`, `csv` or `tsv` file, as it is read."""
     if fmt == "jsonl":
-        return _nonempty(json_lines(path), path, "the file has no JSON lines")
+        return _nonempty(json_lines(path), path, _NO_JSON_LINES)
+    return _nonempty(_delimited(path, fmt), path, "nothing after the header row")
+
+
+def structured_blocks(path: Path, fmt: str) -> Iterator[tuple[int, Sequence[Record]]]:
+    """`structured_records` a block at a time: (first line, records of consecutive
+    lines). JSON lines come in blocks (`records.json_blocks`), CSV and TSV rows one a
+    block (a quoted field may span lines)."""
+    if fmt == "jsonl":
+        # orjson's (or json's) objects: JSON values throughout
+        blocks = cast("Iterator[tuple[int, Sequence[Record]]]", json_blocks(path))
+        return _nonempty(blocks, path, _NO_JSON_LINES)
+    return _nonempty(
+        ((line, [record]) for line, record in _delimited(path, fmt)),
+        path,
+        "nothing after the header row",
+    )
+
+
+_NO_JSON_LINES = "the file has no JSON lines"
+
+
+def _delimited(path: Path, fmt: str) -> Iterator[tuple[int, dict[str, str]]]:
+    """The CSV or TSV records of `path`; any other format is a one-line error."""
     if fmt == "csv":
-        return _nonempty(delimited_records(path, ","), path, "nothing after the header row")
+        return delimited_records(path, ",")
     if fmt == "tsv":
-        return _nonempty(delimited_records(path, "\t"), path, "nothing after the header row")
+        return delimited_records(path, "\t")
     raise EarmarkError(
         f"unknown format {fmt!r}", file=str(path), hint="jsonl, csv, tsv, kaldi or lines"
     )

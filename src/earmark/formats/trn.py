@@ -17,6 +17,7 @@ optional words without parentheses, and the markup rides along in
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from sys import intern
@@ -25,7 +26,7 @@ from typing import Literal
 from earmark.errors import EarmarkError
 from earmark.formats.rows import MISSING_HYPOTHESIS, OK, ReadResult, ScoringRow
 from earmark.formats.sclite_markup import has_markup, markup_slots, plain_text, refuse_markup
-from earmark.records import read_records
+from earmark.records import record_blocks
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,106 @@ def sclite_speaker(utterance_id: str, id_format: IdFormat) -> str | None:
     return None
 
 
+#: One trn line read: (line number, utterance id, plain text, markup or None).
+TrnLine = tuple[int, str, str, str | None]
+
+
+def trn_lines(path: Path, *, reference: bool = False) -> Iterator[TrnLine]:
+    """Every `words (id)` line of a trn file as it is read, blank lines skipped; ids are
+    not checked for repeats (`read_trn` does, and `formats.trn_join`).
+
+    The plain text is the line's words joined by single spaces (with `reference`, sclite
+    markup read as `read_trn` says); `markup` is the marked-up text, None without any."""
+    for first, lines in record_blocks(path):
+        if not _plain_block("\n".join(lines)):
+            for number, text in enumerate(lines, first):
+                parsed = _parse(text, path, number, reference)
+                if parsed is not None:
+                    yield parsed
+            continue
+        # No whitespace but single spaces, no `{`, `}` or `/`: `words (id)`, its only `(`
+        # opening a printable id after a space and its words not starting with one, is
+        # those words and that id (`_parse`'s answer, found without a call); any other
+        # line takes `_parse`.
+        for number, text in enumerate(lines, first):
+            words, found, ident = text.rpartition(" (")
+            ident = ident[:-1]
+            if (
+                found
+                and text.endswith(")")
+                and ident.isprintable()
+                and ident
+                and " " not in ident
+                and "(" not in ident
+                and not words.startswith(" ")
+                and not (reference and "(" in words)
+            ):
+                yield number, ident, words, None
+                continue
+            parsed = _parse(text, path, number, reference)
+            if parsed is not None:
+                yield parsed
+
+
+#: What sends a block's lines to `_parse`: markup's `{`, `}`, `/`, and every character
+#: `str.split` splits at but the space and `\n` (which ends the lines of a block; a test
+#: checks the list against all of Unicode).
+_NOT_PLAIN = (
+    "{}/\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def _plain_block(block: str) -> bool:
+    """Whether no line of `block` holds markup characters, whitespace other than single
+    spaces, or a double space: a search per character in C (a `memchr` for ASCII
+    text), not a few calls per line."""
+    return "  " not in block and not any(c in block for c in _NOT_PLAIN)
+
+
+def _parse(text: str, path: Path, number: int, reference: bool) -> TrnLine | None:
+    """One line: (number, id, plain text, markup), None when blank; a bad line raises."""
+    line = text.strip()
+    if not line:
+        return None
+    words, found, ident = line.rpartition("(")
+    if not found or not line.endswith(")"):
+        raise EarmarkError(
+            "a trn line ends with its utterance id in parentheses",
+            file=str(path),
+            line=number,
+            field="id",
+            hint="expected `word word ... (speaker-utterance)`",
+        )
+    ident = ident[:-1].strip()
+    # Control characters (NUL, escapes) in an id would reach the speaker tables and the
+    # terminal verbatim: refused, like whitespace. A printable ASCII id without a
+    # space has neither (the common id, checked in C, not a character at a time).
+    if not ident or (
+        not (ident.isascii() and ident.isprintable() and " " not in ident)
+        and any(c.isspace() or unicodedata.category(c) == "Cc" for c in ident)
+    ):
+        raise EarmarkError(
+            f"invalid utterance id ({ident!r})", file=str(path), line=number, field="id"
+        )
+    # Markup needs `{`, `}` or `(` (references) and `{`, `}` or `/` (refused
+    # elsewhere): a line without them skips the per-word checks.
+    if reference and ("{" in words or "}" in words or "(" in words):
+        split = words.split()
+        if has_markup(split):
+            markup = " ".join(split)
+            plain = plain_text(markup_slots(markup, source=str(path), line=number))
+            return number, ident, " ".join(plain.split()), markup
+    if "{" in words or "}" in words or "/" in words:
+        return number, ident, " ".join(refuse_markup(words.split(), path, number)), None
+    # Printable text holds no whitespace but the ASCII space (`str.isprintable` is False
+    # for every other character `str.split` splits at): without a double space, its
+    # words joined by single spaces are the text stripped, found without a list.
+    if words.isprintable() and "  " not in words:
+        return number, ident, words.strip(), None
+    return number, ident, " ".join(words.split()), None
+
+
 def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
     """Every `words (id)` line of a trn file, in order; duplicate ids are an error.
 
@@ -129,56 +230,32 @@ def read_trn(path: Path, *, reference: bool = False) -> list[TrnUtterance]:
     are the plain text (`formats.sclite_markup.plain_text`) and `markup` keeps the original."""
     out: list[TrnUtterance] = []
     first: dict[str, int] = {}
-    for number, text in read_records(path):
-        line = text.strip()
-        if not line:
-            continue
-        open_at = line.rfind("(")
-        if not line.endswith(")") or open_at < 0:
-            raise EarmarkError(
-                "a trn line ends with its utterance id in parentheses",
-                file=str(path),
-                line=number,
-                field="id",
-                hint="expected `word word ... (speaker-utterance)`",
-            )
-        ident = line[open_at + 1 : -1].strip()
-        # Control characters (NUL, escapes) in an id would reach the speaker tables and the
-        # terminal verbatim: refused, like whitespace. A printable ASCII id without a
-        # space has neither (the common id, checked in C, not a character at a time).
-        if not ident or (
-            not (ident.isascii() and ident.isprintable() and " " not in ident)
-            and any(c.isspace() or unicodedata.category(c) == "Cc" for c in ident)
-        ):
-            raise EarmarkError(
-                f"invalid utterance id ({ident!r})", file=str(path), line=number, field="id"
-            )
+    for number, ident, text, markup in trn_lines(path, reference=reference):
         if ident in first:
-            raise EarmarkError(
-                f"duplicate utterance id {ident!r} (first on line {first[ident]})",
-                file=str(path),
-                line=number,
-                field="id",
-            )
+            raise duplicate_id(ident, first[ident], path, number)
         first[ident] = number
-        text = line[:open_at]
-        split = text.split()
-        markup = None
-        # Markup needs `{`, `}` or `(` (references) and `{`, `}` or `/` (refused
-        # elsewhere): a line without them skips the per-word checks. Words are interned:
-        # a corpus repeats its vocabulary, so each distinct word is held once (the rows of
-        # a trn pair are all in memory at once).
-        if reference and ("{" in text or "}" in text or "(" in text) and has_markup(split):
-            markup = " ".join(split)
-            words = tuple(plain_text(markup_slots(markup, source=str(path), line=number)).split())
-        elif "{" in text or "}" in text or "/" in text:
-            words = refuse_markup(split, path, number)
-        else:
-            words = tuple(map(intern, split))
+        # Words are interned: a corpus repeats its vocabulary, so each distinct word is
+        # held once (every utterance of the file is in memory at once).
+        words = tuple(map(intern, text.split()))
         out.append(TrnUtterance(number, ident, trn_speaker(ident), words, markup))
     if not out:
-        raise EarmarkError("no records (the file has no `words (id)` lines)", file=str(path))
+        raise no_records(path)
     return out
+
+
+def duplicate_id(ident: str, first: int, path: Path, line: int) -> EarmarkError:
+    """An id a trn file repeats, naming both its lines."""
+    return EarmarkError(
+        f"duplicate utterance id {ident!r} (first on line {first})",
+        file=str(path),
+        line=line,
+        field="id",
+    )
+
+
+def no_records(path: Path) -> EarmarkError:
+    """A trn file without a single `words (id)` line."""
+    return EarmarkError("no records (the file has no `words (id)` lines)", file=str(path))
 
 
 def _trn_row(ref: TrnUtterance, hyp: TrnUtterance | None) -> ScoringRow:

@@ -196,6 +196,7 @@ def count_errors_array(
     *,
     units: Units = "given",
     tallies: Sequence[EditTally | None] | None = None,
+    distinct: list[int] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Counts of many pairs as an n x 4 int64 array of columns S, D, I, hits.
 
@@ -208,13 +209,19 @@ def count_errors_array(
     of a language), records each pair's substituted, inserted and deleted units from the
     same alignment; `None` entries are not recorded. A pair over `MAX_ALIGNMENT_CELLS`
     raises `AlignmentTooLarge` (with its position) before any pair after it is counted.
+    `distinct`, a list, receives the number of distinct units of each pair's hypothesis
+    (from the split the count made: what a caller screening for repeated units needs).
     """
     import numpy as np
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
-    if tallies is not None:
-        return _count_and_tally(pairs, units, tallies)
+    if tallies is not None or distinct is not None:
+        if not isinstance(pairs, Sequence):
+            pairs = list(pairs)
+        if tallies is None:
+            tallies = [None] * len(pairs)
+        return _count_and_tally(pairs, units, tallies, distinct)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
@@ -264,18 +271,23 @@ def _count_and_tally(
     pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
     units: Units,
     tallies: Sequence[EditTally | None],
+    distinct: list[int] | None = None,
 ) -> npt.NDArray[np.int64]:
     """`count_errors_array` that also records each pair's edits in its tally.
 
     The edits are gathered in plain lists per tally while the pairs are counted, in the
     same pass over each pair's edit operations, and counted into the tally's `Counter`s
     in bulk at the end (`Counter.update`, C speed): the same counts, inserted in the same
-    order, as adding them one by one.
+    order, as adding them one by one. Pairs that share one tally (a part of one
+    language, the common case) go through `_tally_one`, without a look-up per pair.
     """
     import numpy as np
 
-    editops = Levenshtein.editops
     flat: list[int] = []
+    if tallies and all(tally is tallies[0] for tally in tallies):
+        _tally_one(pairs, units, tallies[0], flat, distinct)
+        return np.array(flat, dtype=np.int64).reshape(-1, 4)
+    editops = Levenshtein.editops
     push = flat.extend
     split = units == "words"
     # Per tally (by identity): its substituted pairs, inserted and deleted units.
@@ -283,6 +295,7 @@ def _count_and_tally(
         int,
         tuple[EditTally, list[tuple[Hashable, Hashable]], list[Hashable], list[Hashable]],
     ] = {}
+    keep = None if distinct is None else distinct.append
     limit = MAX_ALIGNMENT_CELLS
     for k, ((reference, hypothesis), tally) in enumerate(zip(pairs, tallies, strict=True)):
         if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
@@ -290,6 +303,8 @@ def _count_and_tally(
         if split:
             reference = reference.split()  # type: ignore[attr-defined]
             hypothesis = hypothesis.split()  # type: ignore[attr-defined]
+        if keep is not None:
+            keep(len(set(hypothesis)))
         n_ref = len(reference)
         if reference == hypothesis:
             push((0, 0, 0, n_ref))
@@ -322,6 +337,55 @@ def _count_and_tally(
         tally.insertions.update(inserted)
         tally.deletions.update(deleted)
     return np.array(flat, dtype=np.int64).reshape(-1, 4)
+
+
+def _tally_one(
+    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
+    units: Units,
+    tally: EditTally | None,
+    flat: list[int],
+    distinct: list[int] | None,
+) -> None:
+    """`_count_and_tally` where every pair shares `tally` (None: none is kept): S, D, I
+    and hits of each pair onto `flat`."""
+    editops = Levenshtein.editops
+    push = flat.extend
+    split = units == "words"
+    substituted: list[tuple[Hashable, Hashable]] = []
+    inserted: list[Hashable] = []
+    deleted: list[Hashable] = []
+    add_sub, add_ins, add_del = substituted.append, inserted.append, deleted.append
+    keep = None if distinct is None else distinct.append
+    limit = MAX_ALIGNMENT_CELLS
+    for k, (reference, hypothesis) in enumerate(pairs):
+        if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
+            next(_bounded([(reference, hypothesis)], units, start=k))
+        if split:
+            reference = reference.split()  # type: ignore[attr-defined]
+            hypothesis = hypothesis.split()  # type: ignore[attr-defined]
+        if keep is not None:
+            keep(len(set(hypothesis)))
+        n_ref = len(reference)
+        if reference == hypothesis:
+            push((0, 0, 0, n_ref))
+            continue
+        ops: list[Any] = editops(reference, hypothesis).as_list()
+        subs = 0
+        for tag, i, j in ops:
+            if tag == "replace":
+                subs += 1
+                add_sub((reference[i], hypothesis[j]))
+            elif tag == "insert":
+                add_ins(hypothesis[j])
+            else:
+                add_del(reference[i])
+        indels = len(ops) - subs
+        deletions = (indels + n_ref - len(hypothesis)) // 2
+        push((subs, deletions, indels - deletions, n_ref - subs - deletions))
+    if tally is not None:
+        tally.substitutions.update(substituted)
+        tally.insertions.update(inserted)
+        tally.deletions.update(deleted)
 
 
 def count_errors_many(

@@ -8,6 +8,7 @@ import heapq
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any, Literal
 
 from earmark.metrics.alignment import AlignedOp, Alignment, EditTally
@@ -26,6 +27,7 @@ __all__ = [
 ]
 
 GAP = "*"
+_STR_ONLY = frozenset((str,))
 _MARK = {"equal": "", "substitute": "S", "delete": "D", "insert": "I"}
 _COLOUR = {"equal": "green", "substitute": "yellow", "delete": "red", "insert": "blue"}
 
@@ -38,15 +40,24 @@ def _tally(alignments: Iterable[Alignment]) -> EditTally:
 
 
 def _ranked(counter: Counter[Any], k: int) -> list[tuple[Any, int]]:
-    # The first k of sorted(...) without sorting every entry (keys are distinct, so the
-    # order is total and equal to the full sort's).
-    return heapq.nsmallest(max(k, 0), counter.items(), key=lambda item: (-item[1], item[0]))
+    """The first k of `sorted(counter.items(), key=(-count, key))` without sorting every
+    entry, nor a key function per entry: the k-th largest count from the counts alone,
+    every entry above it ranked, and the smallest keys among those tied at it (keys are
+    distinct, so the order is total and equal to the full sort's)."""
+    if k <= 0 or not counter:
+        return []
+    kth = heapq.nlargest(k, counter.values())[-1]
+    above = sorted(
+        ((key, n) for key, n in counter.items() if n > kth), key=lambda item: (-item[1], item[0])
+    )
+    tied = heapq.nsmallest(k - len(above), [key for key, n in counter.items() if n == kth])
+    return [*above, *((key, kth) for key in tied)]
 
 
 def ranked_substitutions(tally: EditTally, k: int) -> list[tuple[str, str, int]]:
     """The k most frequent (ref, hyp, count) substitutions of a tally; ties by ref, then hyp."""
     counter: Counter[tuple[str, str]]
-    if all(type(ref) is str and type(hyp) is str for ref, hyp in tally.substitutions):
+    if _STR_ONLY.issuperset(map(type, chain.from_iterable(tally.substitutions))):
         counter = tally.substitutions  # type: ignore[assignment]
     else:
         counter = Counter()
@@ -66,7 +77,7 @@ def ranked_deletions(tally: EditTally, k: int) -> list[tuple[str, int]]:
 
 
 def _ranked_units(units: Counter[Any], k: int) -> list[tuple[str, int]]:
-    if all(type(unit) is str for unit in units):
+    if _STR_ONLY.issuperset(map(type, units)):
         return _ranked(units, k)
     counter: Counter[str] = Counter()
     for unit, n in units.items():

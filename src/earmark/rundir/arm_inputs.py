@@ -20,12 +20,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from itertools import chain, islice
 from pathlib import Path
+from typing import cast
 
 from earmark.collector import collector_paused
 from earmark.comparison.loading import ArmData, SharedValues
 from earmark.errors import EarmarkError
-from earmark.records import json_objects, read_records
+from earmark.records import (
+    decode_records,
+    json_objects,
+    max_record_bytes,
+    read_records,
+    require_regular_file,
+)
 from earmark.results.codec import JSONObject, JSONValue
 from earmark.rundir.layout import PREDICTIONS, RESULTS
 
@@ -64,6 +72,13 @@ def _rows_from_delimited(path: Path) -> list[tuple[int, dict[str, JSONValue]]]:
         )
         for number, r in enumerate(read.rows, start=2)
     ]
+
+
+def _columns(
+    rows: list[tuple[int, dict[str, JSONValue]]],
+) -> tuple[list[int], list[JSONObject]]:
+    """Rows as the (line numbers, objects) block the JSONL reader gives."""
+    return [line for line, _ in rows], [record for _, record in rows]
 
 
 def _recorded_arms(folder: Path) -> dict[str, JSONObject]:
@@ -114,44 +129,101 @@ _SAME_OR_LIST = _SAME_TYPES | {list}
 _STR = frozenset((str,))
 
 
-def _jsonl_rows(file: Path) -> Iterator[tuple[int, JSONObject]]:
-    """`json_objects(read_records(file))`, the same rows and errors, fewer steps per row.
+def _jsonl_rows(file: Path) -> Iterator[tuple[list[int], list[JSONObject]]]:
+    """`json_objects(read_records(file))` as blocks of (line numbers, objects): the same
+    rows and errors, fewer steps per row.
 
-    orjson's object is taken when every value is a string, integer, boolean, null, float
-    or list of strings and `repeat` is not a float: where it and `json` differ (an integer
-    beyond 64 bits becomes a float in orjson) compare reads the value as a float or not
-    at all, except `repeat`. Everything else, blank lines, and every line orjson refuses
-    (NaN, surrogates, bad JSON), goes through `json_objects`, which gives its object or
-    its error. Unlike `json_objects` alone, a row's floats do not send it the slow way:
+    A block of lines all of which orjson parses into objects whose values are strings,
+    integers, booleans, nulls, floats or lists of strings (`repeat` no float) is taken as
+    orjson read it, in one pass: where orjson and `json` differ (an integer beyond 64
+    bits becomes a float in orjson) compare reads the value as a float or not at all,
+    except `repeat`. Any other block goes line by line as `_careful_rows` reads a line
+    (blank lines, a BOM, over-long lines, bad UTF-8, NaN, surrogates, bad JSON), one row
+    at a time, so its rows and its first error come in the order reading line by line
+    gives them. Unlike `json_objects` alone, a row's floats do not send it the slow way:
     `audio_seconds` is a float in every earmark predictions file.
     """
     import orjson
 
     loads, refused = orjson.loads, orjson.JSONDecodeError
-    name = str(file)
-    for number, text in read_records(file):
+    name, limit = str(file), max_record_bytes()
+    require_regular_file(name)
+    try:
+        handle = open(name, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        for _ in read_records(name):  # the reader's own error for this file
+            pass
+        raise
+    try:
+        read = iter(lambda: handle.readline(limit + 2), b"")
+        number = 1
+        while lines := list(islice(read, _READ_LINES)):
+            objects = None
+            if max(map(len, lines)) <= limit and not (number == 1 and lines[0][:3] == _BOM):
+                try:
+                    objects = list(map(loads, lines))
+                except refused:
+                    objects = None
+            if objects is not None and _plain_block(objects):
+                yield list(range(number, number + len(lines))), objects
+            else:
+                for at, raw in enumerate(lines, start=number):
+                    for row in _careful_rows(raw, at, name, limit):
+                        yield [row[0]], [row[1]]
+            number += len(lines)
+    finally:
+        handle.close()
+
+
+#: Lines read and parsed at a time; a UTF-8 byte-order mark, which only a first line has.
+_READ_LINES = 4096
+_BOM = "\ufeff".encode()
+_DICT = frozenset((dict,))
+
+
+def _plain_block(objects: list[JSONValue]) -> bool:
+    """`_same_in_both` of every object of a block, a pass over all of their values."""
+    if not _DICT.issuperset(map(type, objects)):
+        return False
+    rows = cast("list[dict[str, JSONValue]]", objects)
+    values = list(chain.from_iterable(map(dict.values, rows)))
+    kinds = set(map(type, values))
+    if not kinds <= _SAME_TYPES:
+        if not kinds <= _SAME_OR_LIST:
+            return False
+        lists = [v for v in values if type(v) is list]
+        if not _STR.issuperset(map(type, chain.from_iterable(lists))):
+            return False
+    return float not in kinds or float not in set(map(type, [r.get("repeat") for r in rows]))
+
+
+def _careful_rows(
+    raw: bytes, number: int, name: str, limit: int
+) -> Iterator[tuple[int, JSONObject]]:
+    """One line, as `json_objects(read_records(file))` reads it (orjson's object where
+    `json`'s is the same): its object, nothing (a blank line) or its error."""
+    import orjson
+
+    for at, text in decode_records([raw], name, max_bytes=limit, start=number):
         try:
-            obj = loads(text)
-        except refused:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError:
             obj = None
         if type(obj) is dict and _same_in_both(obj):
-            yield number, obj
+            yield at, obj
         else:
-            yield from json_objects([(number, text)], name)
+            yield from json_objects([(at, text)], name)
 
 
 def _same_in_both(obj: dict[str, JSONValue]) -> bool:
     """Every value one of `_SAME_TYPES` or a list of strings (slices), `repeat` no float."""
-    kinds = list(map(type, obj.values()))
-    if not _SAME_TYPES.issuperset(kinds):
-        if not _SAME_OR_LIST.issuperset(kinds):
+    kinds = set(map(type, obj.values()))
+    if not kinds <= _SAME_TYPES:
+        if not kinds <= _SAME_OR_LIST:
             return False
-        if kinds.count(list) == 1 and type(obj.get("slices")) is list:
-            lists: list[JSONValue] = [obj["slices"]]
-        else:
-            lists = [v for v in obj.values() if type(v) is list]
-        if not all(_STR.issuperset(map(type, v)) for v in lists):  # type: ignore[arg-type]
-            return False
+        for value in obj.values():
+            if type(value) is list and not _STR.issuperset(map(type, value)):
+                return False
     return float not in kinds or type(obj.get("repeat")) is not float
 
 
@@ -160,21 +232,33 @@ _BLOCK_ROWS = 4096
 
 
 def _add_block(
-    pending: list[tuple[int, JSONObject, ArmData]], source: str, shared: SharedValues
+    pending: dict[str, tuple[list[int], list[JSONObject]]],
+    arms: dict[str, ArmData],
+    source: str,
+    shared: SharedValues,
 ) -> None:
-    """Add a block of rows to their arms, column-wise when every row is valid; otherwise
-    row by row in file order, so the first bad row raises its own error."""
-    by_arm: dict[int, tuple[ArmData, list[tuple[int, JSONObject]]]] = {}
-    for line, record, arm in pending:
-        by_arm.setdefault(id(arm), (arm, []))[1].append((line, record))
-    prepared = [(arm, arm.prepare(rows, source, shared)) for arm, rows in by_arm.values()]
+    """Add a block of rows (per arm: their lines and records) to their arms, column-wise
+    when every row is valid; otherwise row by row in file order, so the first bad row
+    raises its own error."""
+    prepared = [
+        (arms[name], arms[name].prepare(lines, records, source, shared))
+        for name, (lines, records) in pending.items()
+    ]
     if all(rows is not None for _, rows in prepared):
         for arm, rows in prepared:
             assert rows is not None
             arm.commit(rows)
         return
-    for line, record, arm in pending:
-        arm.add(record, source, line, shared)
+    in_order = sorted(
+        (
+            (line, record, name)
+            for name, (lines, records) in pending.items()
+            for line, record in zip(lines, records, strict=True)
+        ),
+        key=lambda row: row[0],
+    )
+    for line, record, name in in_order:
+        arms[name].add(record, source, line, shared)
 
 
 def _arms_in_file(
@@ -186,29 +270,35 @@ def _arms_in_file(
     shared: SharedValues,
 ) -> list[ArmData]:
     default_name, recorded = defaults
-    records = (
+    blocks = (
         _jsonl_rows(file)
         if file.suffix.lower() in _JSONL_SUFFIXES or file.name == PREDICTIONS
-        else iter(_rows_from_delimited(file))
+        else iter([_columns(_rows_from_delimited(file))])
     )
     arms: dict[str, ArmData] = {}
     seen: dict[str, None] = {}
     source = str(file)
-    pending: list[tuple[int, JSONObject, ArmData]] = []
-    for line, record in records:
+    # Per arm, the lines and records not added yet (two lists: no tuple per row).
+    pending: dict[str, tuple[list[int], list[JSONObject]]] = {}
+    count = 0
+    for line, record in (row for lines, found in blocks for row in zip(lines, found, strict=True)):
         arm_field = record.get("arm")
         name = arm_field if isinstance(arm_field, str) and arm_field else default_name
         if wanted is not None and name != wanted:
             seen[str(arm_field or default_name)] = None
             continue
-        arm = arms.get(name)
-        if arm is None:
-            arm = arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
-        pending.append((line, record, arm))
-        if len(pending) == _BLOCK_ROWS:
-            _add_block(pending, source, shared)
-            pending = []
-    _add_block(pending, source, shared)
+        block = pending.get(name)
+        if block is None:
+            if name not in arms:
+                arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
+            block = pending[name] = ([], [])
+        block[0].append(line)
+        block[1].append(record)
+        count += 1
+        if count == _BLOCK_ROWS:
+            _add_block(pending, arms, source, shared)
+            pending, count = {}, 0
+    _add_block(pending, arms, source, shared)
     if wanted is not None and wanted not in arms:
         names = sorted(seen)
         raise EarmarkError(
@@ -231,16 +321,31 @@ def _arms_in_file(
     return list(arms.values())
 
 
-def load_arm_specs(specs: list[str]) -> dict[str, ArmData]:
+def load_arm_specs(specs: list[str], jobs: int = 1) -> dict[str, ArmData]:
     """Arms by name from several specs; a name given twice is refused, not overwritten.
 
-    The files are read one after another in this process, not in workers: a row costs
-    little more to read than to send back from one, and read here the arms share one copy
-    of each equal text (`SharedValues`)."""
-    out: dict[str, ArmData] = {}
+    With `jobs` > 1 the specs are read in forked workers, a spec each at a time (a row
+    costs ~5x more to read than to send back); what arrives shares one copy of each
+    equal text with the other arms (`ArmData.share`), as when read here. Errors are
+    raised in spec order, as reading them one after another raises them."""
     shared = SharedValues()
-    for spec in specs:
-        for arm in load_arms(spec, shared):
+    if jobs > 1 and len(specs) > 1:
+        from earmark.comparison.parallel import fork_map
+
+        def arrived(found: list[ArmData] | Exception) -> list[ArmData] | Exception:
+            for arm in [] if isinstance(found, Exception) else found:
+                arm.share(shared)
+            return found
+
+        read: list[list[ArmData] | Exception] = fork_map(_read_spec, specs, jobs, arrived)
+    else:
+        read = []
+    out: dict[str, ArmData] = {}
+    for at, spec in enumerate(specs):
+        found = read[at] if read else load_arms(spec, shared)
+        if isinstance(found, Exception):
+            raise found
+        for arm in found:
             if arm.name in out:
                 raise EarmarkError(
                     f"two arms are named {arm.name!r} ({out[arm.name].source} and {arm.source})",
@@ -248,3 +353,11 @@ def load_arm_specs(specs: list[str]) -> dict[str, ArmData]:
                 )
             out[arm.name] = arm
     return out
+
+
+def _read_spec(spec: str) -> list[ArmData] | Exception:
+    """A worker's arms of one spec, or the error reading it gave (raised in spec order)."""
+    try:
+        return [arm.for_transfer() for arm in load_arms(spec)]
+    except Exception as exc:  # re-raised by the parent, in spec order
+        return exc

@@ -222,11 +222,12 @@ def _distinct(codes: np.ndarray) -> list[int]:
     return present_codes(codes)
 
 
-#: The `normalizer` records made so far, by (normaliser's id, languages, mixed view):
+#: The `normalizer` records made so far, by (normaliser's id, languages, mixed view, its
+#: engines' versions):
 #: every speaker block of a language has the same one. Each entry holds its normaliser,
 #: so an id is never reused while its entry lives; bounded.
 _NORMALIZER_INFO: dict[
-    tuple[int, frozenset[str], str | None], tuple[Normalizer, NormalizerInfo]
+    tuple[int, frozenset[str], str | None, str], tuple[Normalizer, NormalizerInfo]
 ] = {}
 
 
@@ -234,7 +235,11 @@ def _normalizer_info(
     norm: Normalizer, languages: frozenset[str], mixed_view: str | None
 ) -> NormalizerInfo:
     """The block's `normalizer` record: name, units, headline unit, and what it leans on."""
-    key = (id(norm), languages, mixed_view)
+    # The libraries a normaliser leans on are asked every time (their availability can
+    # change in a long-lived process): only what depends on the normaliser alone is kept.
+    engine_versions = getattr(norm, "engine_versions", None)
+    engines = repr(engine_versions()) if callable(engine_versions) else ""
+    key = (id(norm), languages, mixed_view, engines)
     found = _NORMALIZER_INFO.get(key)
     if found is not None and found[0] is norm:
         return found[1]

@@ -7,6 +7,7 @@ once per distinct pair) and every view's pairs go to the batch counter together.
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -17,6 +18,7 @@ from earmark.metrics.tokens import chars, mixed, words
 from earmark.scoring.parts import Part
 from earmark.scoring.policy import mixed_unit
 from earmark.scoring.row_facts import language_key
+from earmark.text.none import NoNormalizer
 
 if TYPE_CHECKING:
     from earmark.formats.rows import ScoringRow
@@ -24,12 +26,16 @@ if TYPE_CHECKING:
     from earmark.text.base import ViewPair
 
 TOKENIZER = {"word": words, "char": chars}
+_REFERENCE, _HYPOTHESIS = attrgetter("reference"), attrgetter("hypothesis")
 
 
 def score_part(part: Part, edits: dict[str, EditTally], counter: WordCounter | None = None) -> None:
     """Normalise and count one part's rows; the primary view's edits go to `edits`.
     `counter` counts them where an alignment, GLM or reference markup applies."""
-    pending, pending_pos = _normalise(part)
+    if isinstance(part.normalizer, NoNormalizer):
+        pending, pending_pos = _as_given(part)
+    else:
+        pending, pending_pos = _normalise(part)
     _count(part, pending, pending_pos, edits, counter and counter.for_rows(part.rows))
     _score_mixed(part)
 
@@ -37,6 +43,25 @@ def score_part(part: Part, edits: dict[str, EditTally], counter: WordCounter | N
 #: Per view: the normalised (reference, hypothesis) pairs to count, and their positions.
 Pending = dict[str, list[tuple[str, str]]]
 PendingPositions = dict[str, list[int]]
+
+
+def _as_given(part: Part) -> tuple[Pending, PendingPositions]:
+    """`_normalise` for `none`, whose one view is the texts as given: every row's pair
+    is its raw (reference, hypothesis), built in one pass, with no call per row. (Its
+    loop flags come from the word count's split, `_count`.)"""
+    rows = part.rows
+    n = len(rows)
+    (view,) = part.normalizer.views
+    hypotheses = list(map(_HYPOTHESIS, rows))
+    if None in hypotheses:  # a missing hypothesis is scored as an empty one
+        hypotheses = [hypothesis or "" for hypothesis in hypotheses]
+    pairs = list(zip(map(_REFERENCE, rows), hypotheses, strict=True))
+    part.available[view] = np.ones(n, dtype=bool)
+    part.reasons[view] = [""] * n
+    texts: list[tuple[str, str] | None] = list(pairs)  # a copy of pointers: a few µs
+    part.texts[view] = texts
+    part.repetition = np.zeros(n, dtype=bool)
+    return {view: pairs}, {view: list(range(n))}
 
 
 def _normalise(part: Part) -> tuple[Pending, PendingPositions]:
@@ -53,6 +78,8 @@ def _normalise(part: Part) -> tuple[Pending, PendingPositions]:
         part.texts[view] = [None] * n
     part.repetition = np.zeros(n, dtype=bool)
     primary_tokens = TOKENIZER[norm.units[0]]
+    # Word units: the loop flags come from the word count's split (`_count`).
+    loops_here = norm.units[0] != "word"
     # Repeats of a clip (rows sharing a cluster) repeat pairs: normalise each such pair
     # once. Other rows are normalised directly (remembering 100k distinct pairs would
     # cost ~35 MB for nothing).
@@ -96,12 +123,9 @@ def _normalise(part: Part) -> tuple[Pending, PendingPositions]:
             # points for chars (the `metrics.tokens` convention), without token lists.
             view_pending.append(texts)
             view_pos.append(pos)
-            if primary:
+            if primary and loops_here:
                 tokens = primary_tokens(pair.hypothesis)
-                # A loop needs some unit LOOP_MIN_REPEATS times, so at least
-                # LOOP_MIN_REPEATS - 1 repeated units: without them `repetition_loop` is
-                # False. This set check (C speed) skips its per-token count for nearly
-                # every row (~0.3 s per 100,000 rows); the answer is the same.
+                # `_flag_loops`' check, inline (this loop runs once per row)
                 if len(tokens) - len(set(tokens)) >= loop_needs and repetition_loop(tokens):
                     repetition[pos] = True
     return pending, pending_pos
@@ -135,8 +159,12 @@ def _count(
             if texts_list:
                 units: Literal["given", "words"] = "words" if unit == "word" else "given"
                 tallies = None
-                if view == primary and unit == norm.units[0]:
+                first = view == primary and unit == norm.units[0]
+                if first:
                     tallies = _tallies(rows, view_pos, edits)
+                # The primary view's distinct hypothesis words, from the count's own
+                # split, screen the rows for loops (`_flag_loops`).
+                distinct: list[int] | None = [] if first and unit == "word" else None
                 try:
                     if counter is not None:  # `scoring.word_counter`
                         arr[positions] = counter.count_pairs(
@@ -145,13 +173,42 @@ def _count(
                         )  # fmt: skip
                     else:
                         arr[positions] = count_errors_array(
-                            texts_list, units=units, tallies=tallies
+                            texts_list, units=units, tallies=tallies, distinct=distinct
                         )
                 except AlignmentTooLarge as exc:  # one line naming the utterance
                     raise exc.naming(rows[view_pos[exc.index or 0]].id) from None
+                if distinct is not None:
+                    if counter is None:  # S + I + hits: each hypothesis's words
+                        a = arr[positions]
+                        n_hyp = (a[:, 0] + a[:, 2] + a[:, 3]).tolist()
+                    else:
+                        split = [hyp.split() for _, hyp in texts_list]
+                        n_hyp = [len(tokens) for tokens in split]
+                        distinct = [len(set(tokens)) for tokens in split]
+                    _flag_loops(part.repetition, texts_list, distinct, n_hyp, view_pos)
             if same is not None:
                 arr[same] = part.counts[(primary, unit)][same]
             part.counts[(view, unit)] = arr
+
+
+def _flag_loops(
+    repetition: np.ndarray,
+    pairs: list[tuple[str, str]],
+    distinct: list[int],
+    n_hyp: list[int],
+    positions: list[int],
+) -> None:
+    """Set `repetition` at the positions whose hypothesis words loop.
+
+    A loop needs some unit LOOP_MIN_REPEATS times, so at least LOOP_MIN_REPEATS - 1
+    repeated units: without them `repetition_loop` is False. Screening by the number of
+    distinct words (counted where the hypothesis was split for its count; its words are
+    `n_hyp` of them) leaves `repetition_loop` for nearly no row (~0.3 s per 100,000
+    rows); the answer is the same."""
+    needs = LOOP_MIN_REPEATS - 1
+    for k in [k for k, (n, d) in enumerate(zip(n_hyp, distinct, strict=True)) if n - d >= needs]:
+        if repetition_loop(words(pairs[k][1])):
+            repetition[positions[k]] = True
 
 
 def _unlike_primary(

@@ -12,7 +12,7 @@ counts each of the normaliser's units on a view (words split on whitespace, char
 as code points), and the mixed unit (CJK characters + other words) is rendered by
 `policy.mixed_unit` from the raw texts and tokenised by `metrics.tokens.mixed`. A test
 pins every per-row count to `score_rows`' records, and `scope_metrics` builds the
-results-schema metric objects with `scoring.metric.metric_object`, so a compare figure
+results-schema metric objects with `scoring.metric.metric_result`, so a compare figure
 and a results.json figure over the same rows are the same numbers, key for key.
 
 Only the view kinds asked for are counted: `primary` (each normaliser's primary view, the
@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,7 +31,7 @@ from numpy.typing import NDArray
 from earmark.metrics.alignment import count_errors_array
 from earmark.metrics.tokens import mixed
 from earmark.results.codec import JSONValue
-from earmark.scoring.metric import metric_object
+from earmark.scoring.metric import MetricSettings, metric_result
 from earmark.scoring.policy import MixedPair, NormalizerPolicy, mixed_unit
 from earmark.stats.settings import BootstrapSettings
 from earmark.text import get_normalizer
@@ -40,6 +39,8 @@ from earmark.text.base import Normalizer, ViewPair
 
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
+#: A pair to align: two texts (words or characters), or two token lists (the mixed unit).
+TokenPair = tuple[Sequence[str], Sequence[str]]
 
 #: The view kinds a table can count: each normaliser's primary view, and its raw view.
 PRIMARY = "primary"
@@ -79,9 +80,12 @@ class PairTable:
     _index: dict[tuple[str, str, str, tuple[str, ...]], int] = field(default_factory=dict)
     #: Per (kind, "view" or "mixed"), per entry: "" when countable, else why not.
     _reasons: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    _tables: dict[tuple[str, str], list[IntArray]] = field(default_factory=dict)
+    #: Per (kind, unit): (first entry, S/D/I/hits of the entries from there) per flush.
+    _blocks: dict[tuple[str, str], list[tuple[int, IntArray]]] = field(default_factory=dict)
     _flat: dict[tuple[str, str], IntArray] = field(default_factory=dict)
-    _pending: dict[tuple[str, str, str], list[tuple[Any, Any]]] = field(default_factory=dict)
+    _counted: dict[tuple[str, str], BoolArray] = field(default_factory=dict)
+    _no_mixed: dict[str, str] = field(default_factory=dict)
+    _pending: dict[tuple[str, str, str], list[TokenPair]] = field(default_factory=dict)
     _pending_at: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
     _by_language: dict[str | None, str] = field(default_factory=dict)
     _normalizers: dict[str, Normalizer] = field(default_factory=dict)
@@ -124,14 +128,14 @@ class PairTable:
         self,
         references: Sequence[str],
         hypotheses: Sequence[str],
-        languages: Sequence[str | None],
+        names: Sequence[str],
         kinds: tuple[str, ...] = VIEW_KINDS,
     ) -> IntArray:
-        """Table entry of each row's pair, counting pairs not seen yet (normalise and align
-        once). Entries counted for other `kinds` are kept apart."""
+        """Table entry of each row's pair (`names`: each row's normaliser), counting pairs
+        not seen yet (normalise and align once). Entries counted for other `kinds` are
+        kept apart."""
         out = np.empty(len(references), dtype=np.int64)
         index = self._index
-        names = [self.normalizer_name(lang) for lang in languages]
         for pos, (ref, hyp, name) in enumerate(zip(references, hypotheses, names, strict=True)):
             key = (name, ref, hyp, kinds)
             found = index.get(key)
@@ -141,10 +145,14 @@ class PairTable:
         self._flush()
         return out
 
-    def _queue(self, kind: str, unit: str, name: str, entry: int, pair: tuple[Any, Any]) -> None:
+    def _queue(self, kind: str, unit: str, name: str, entry: int, pair: TokenPair) -> None:
         key = (kind, unit, name)
-        self._pending.setdefault(key, []).append(pair)
-        self._pending_at.setdefault(key, []).append(entry)
+        pending = self._pending.get(key)
+        if pending is None:
+            pending = self._pending[key] = []
+            self._pending_at[key] = []
+        pending.append(pair)
+        self._pending_at[key].append(entry)
 
     def _add(self, name: str, ref: str, hyp: str, kinds: tuple[str, ...]) -> int:
         norm = self.normalizer(name)
@@ -155,8 +163,9 @@ class PairTable:
             view_reasons = self._reasons[(kind, "view")]
             mixed_reasons = self._reasons[(kind, MIXED)]
             if kind not in kinds:
-                view_reasons.append(f"{kind} view not counted here")
-                mixed_reasons.append(f"{kind} view not counted here")
+                # One string object for every such entry (100,000s of them in a compare).
+                view_reasons.append(_NOT_COUNTED[kind])
+                mixed_reasons.append(_NOT_COUNTED[kind])
                 if kind == PRIMARY:
                     self.primary_reference.append("")
                     self.primary_hypothesis.append("")
@@ -181,7 +190,10 @@ class PairTable:
         """Queue the mixed unit's tokens (as `score` renders them: from the raw texts)."""
         spec = self._mixed[name]
         if spec is None or not self.has_mixed(name, kind):
-            return f"normaliser {name} has no mixed unit on this view"
+            found = self._no_mixed.get(name)
+            if found is None:
+                found = self._no_mixed[name] = f"normaliser {name} has no mixed unit on this view"
+            return found
         rendered = _texts(spec[1](ref, hyp))
         if isinstance(rendered, str):
             return rendered
@@ -189,38 +201,103 @@ class PairTable:
         return ""
 
     def _flush(self) -> None:
+        """Count the queued pairs into a block of the entries added since the last flush
+        (a (kind, unit) with nothing queued gets no block: its rows read as zeros)."""
         total = len(self.normalizer_of)
-        for kind in VIEW_KINDS:
-            for unit in _UNITS:
-                key = (kind, unit)
-                have = sum(len(block) for block in self._tables.get(key, []))
-                block = np.zeros((total - have, 4), dtype=np.int64)
-                for (pk, pu, name), pairs in self._pending.items():
-                    if pk != kind or pu != unit or not pairs:
-                        continue
-                    counted = count_errors_array(
-                        pairs, units="words" if unit == "word" else "given"
-                    )
-                    at = np.asarray(self._pending_at[(pk, pu, name)], dtype=np.int64) - have
-                    block[at] = counted
-                if len(block):
-                    self._tables.setdefault(key, []).append(block)
-                    self._flat.pop(key, None)
+        for key in {(kind, unit) for kind, unit, _ in self._pending}:
+            blocks = self._blocks.setdefault(key, [])
+            start = blocks[-1][0] + len(blocks[-1][1]) if blocks else 0
+            block = np.zeros((total - start, 4), dtype=np.int64)
+            for (pk, pu, name), pairs in self._pending.items():
+                if (pk, pu) != key or not pairs:
+                    continue
+                counted = count_errors_array(pairs, units="words" if pu == "word" else "given")
+                at = np.asarray(self._pending_at[(pk, pu, name)], dtype=np.int64) - start
+                block[at] = counted
+            blocks.append((start, block))
+            self._flat.pop(key, None)
         self._pending.clear()
         self._pending_at.clear()
 
     def table(self, kind: str, unit: str) -> IntArray:
-        """S, D, I, hits of every entry on one (view kind, unit)."""
+        """S, D, I, hits of every entry on one (view kind, unit) (zeros where not counted)."""
         key = (kind, unit)
+        total = len(self.normalizer_of)
         flat = self._flat.get(key)
-        if flat is None:
-            blocks = self._tables.get(key) or [np.zeros((0, 4), dtype=np.int64)]
-            flat = self._flat[key] = np.concatenate(blocks)
+        if flat is None or len(flat) != total:
+            blocks = self._blocks.get(key, [])
+            flat = np.zeros((total, 4), dtype=np.int64)
+            for start, block in blocks:
+                flat[start : start + len(block)] = block
+            self._flat[key] = flat
         return flat
 
     def reasons(self, kind: str, unit: str | None = None) -> list[str]:
         """Per entry: "" when the (kind, unit) is counted, else why not."""
         return self._reasons[(kind, MIXED if unit == MIXED else "view")]
+
+    def counted(self, kind: str, unit: str | None = None) -> BoolArray:
+        """Per entry: is the (kind, unit) counted (`reasons` is "")? Found once per size of
+        the table, for every row set that reads it."""
+        key = (kind, MIXED if unit == MIXED else "view")
+        reasons = self._reasons[key]
+        found = self._counted.get(key)
+        if found is None or len(found) != len(reasons):
+            found = self._counted[key] = np.fromiter(
+                (r == "" for r in reasons), dtype=bool, count=len(reasons)
+            )
+        return found
+
+
+#: Why an entry's view kind has no counts, when the kind was not asked for.
+_NOT_COUNTED = {kind: f"{kind} view not counted here" for kind in VIEW_KINDS}
+
+
+class RowNormalizers:
+    """Each row's normaliser, as names and as codes: one object for every arm of a
+    comparison (their rows share languages), so the scopes' normaliser sets and masks
+    are found once, not per arm and figure (issue 25)."""
+
+    def __init__(self, table: PairTable, languages: Sequence[str | None]) -> None:
+        # Asked in order of first appearance: a policy that refuses a language refuses
+        # the first one, as a row-by-row pass would.
+        by_language = {lang: table.normalizer_name(lang) for lang in dict.fromkeys(languages)}
+        #: Per row: the normaliser's name.
+        self.names: list[str] = [by_language[lang] for lang in languages]
+        #: The distinct names, sorted; `codes` index them.
+        self.distinct: list[str] = sorted(set(by_language.values()))
+        code_of = {name: code for code, name in enumerate(self.distinct)}
+        self.codes: IntArray = np.fromiter(
+            (code_of[name] for name in self.names), dtype=np.int64, count=len(self.names)
+        )
+        self._scopes: dict[int, tuple[IntArray, list[str]]] = {}
+        self._masks: dict[str, BoolArray] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def within(self, positions: IntArray) -> list[str]:
+        """The sorted names of the normalisers of the rows at `positions` (remembered per
+        positions array: every arm asks for the same scopes)."""
+        cached = self._scopes.get(id(positions))
+        if cached is not None and cached[0] is positions:
+            return cached[1]
+        found = [self.distinct[c] for c in np.unique(self.codes[positions]).tolist()]
+        self._scopes[id(positions)] = (positions, found)
+        return found
+
+    def mask(self, name: str) -> BoolArray:
+        """Per row: is it scored with `name`?"""
+        found = self._masks.get(name)
+        if found is None:
+            code = self.distinct.index(name) if name in self.distinct else -1
+            found = self._masks[name] = self.codes == code
+        return found
+
+    def subset(self, positions: IntArray) -> list[str]:
+        """The names of the rows at `positions`, in order."""
+        names = self.names
+        return [names[p] for p in positions.tolist()]
 
 
 @dataclass
@@ -229,9 +306,14 @@ class RowCounts:
 
     table: PairTable
     entries: IntArray
-    #: Per row: the normaliser's name.
-    normalizers: list[str]
+    #: Per row: the normaliser (shared by every row set of the same rows).
+    rows: RowNormalizers
     _available: dict[tuple[str, bool], BoolArray] = field(default_factory=dict)
+
+    @property
+    def normalizers(self) -> list[str]:
+        """Per row: the normaliser's name."""
+        return self.rows.names
 
     def counts(self, unit: str, kind: str = PRIMARY) -> IntArray:
         """Per row S, D, I, hits on one unit (`word`, `char`, `mixed`) of a view kind."""
@@ -243,8 +325,7 @@ class RowCounts:
         key = (kind, unit == MIXED)
         cached = self._available.get(key)
         if cached is None:
-            reasons = self.table.reasons(kind, unit)
-            ok = np.asarray([r == "" for r in reasons], dtype=bool)
+            ok = self.table.counted(kind, unit)
             cached = self._available[key] = ok[self.entries] if len(ok) else ok
         return cached
 
@@ -259,13 +340,13 @@ def count_rows(
     languages: Sequence[str | None],
     *,
     kinds: tuple[str, ...] = VIEW_KINDS,
+    rows: RowNormalizers | None = None,
 ) -> RowCounts:
     """Counts of each row; a missing hypothesis is scored as empty (all deletions), as
-    `score` scores it."""
+    `score` scores it. `rows`, the rows' normalisers, when already found."""
+    rows = RowNormalizers(table, languages) if rows is None else rows
     hyps = [h if h is not None else "" for h in hypotheses]
-    entries = table.index_rows(references, hyps, languages, kinds)
-    normalizers = [table.normalizer_name(lang) for lang in languages]
-    return RowCounts(table, entries, normalizers)
+    return RowCounts(table, table.index_rows(references, hyps, rows.names, kinds), rows)
 
 
 def null_metric(reason: str, aggregate: str) -> dict[str, JSONValue]:
@@ -286,7 +367,7 @@ def scope_metrics(
     Null with a reason when the scope mixes normalisers (their figures are never summed)
     or the normaliser has no such unit (zh-eval-v1 scores characters only).
     """
-    names = sorted({rows.normalizers[p] for p in positions.tolist()})
+    names = rows.rows.within(positions)
     if len(positions) == 0:
         return {"wer": null_metric("no rows", aggregate), "cer": null_metric("no rows", aggregate)}
     if len(names) > 1:
@@ -294,6 +375,8 @@ def scope_metrics(
         return {"wer": null_metric(reason, aggregate), "cer": null_metric(reason, aggregate)}
     (name,) = names
     units = rows.table.units(name)
+    b = bootstrap
+    settings = MetricSettings(aggregate, b.resamples, b.seed, b.level, generator=b.generator)
     out: dict[str, JSONValue] = {}
     for unit in ("word", "char", MIXED):
         metric = METRIC_FOR_UNIT[unit]
@@ -306,16 +389,13 @@ def scope_metrics(
         available = rows.available(unit=unit)[positions]
         reasons = Counter(rows.reason(p, unit=unit) for p in positions[~available].tolist())
         kept = positions[available]
-        out[metric] = metric_object(
+        out[metric] = metric_result(
             rows.counts(unit)[kept],
             None if clusters is None else clusters[kept],
-            aggregate=aggregate,
-            resamples=bootstrap.resamples,
-            seed=bootstrap.seed,
-            level=bootstrap.level,
+            settings,
             null_reasons=reasons,
             n_rows=len(positions),
-        )
+        ).to_dict()
     return out
 
 
@@ -327,6 +407,7 @@ __all__ = [
     "UNIT_FOR_METRIC",
     "PairTable",
     "RowCounts",
+    "RowNormalizers",
     "count_rows",
     "null_metric",
     "scope_metrics",

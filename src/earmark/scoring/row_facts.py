@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -62,6 +63,8 @@ class RowFacts:
             self.slice_sets,
         )
         m = len(rows)
+        if self._add_plain(rows):
+            return
         # Codes gathered in lists and made arrays once per chunk: a numpy element set
         # per row per column costs ~0.1 s per 100,000 rows.
         language_of: list[int] = []
@@ -105,6 +108,32 @@ class RowFacts:
             self._columns.append(name, arr)
         self.n += m
 
+    def _add_plain(self, rows: Sequence[ScoringRow]) -> bool:
+        """`add`'s codes for a chunk of one language and one status whose rows have no
+        speaker or slices (the common chunk), from a few C-level passes over the rows
+        instead of a dozen steps per row; False (nothing done) for any other chunk."""
+        languages = set(map(_LANGUAGE, rows))
+        statuses = set(map(_STATUS, rows))
+        if (
+            len(languages) != 1
+            or len(statuses) != 1
+            or any(map(_EXTRA, rows))
+            or any(map(_SLICES, rows))
+        ):
+            return False
+        ((language,), (status,)) = languages, statuses
+        language_code = self.languages.setdefault(language, len(self.languages))
+        status_code = self.statuses.setdefault(status, len(self.statuses))
+        if status != "ok":
+            self.not_ok.extend((row.id, status) for row in rows)
+        m = len(rows)
+        self._columns.append("language", np.full(m, language_code, dtype=np.int32))
+        self._columns.append("status", np.full(m, status_code, dtype=np.int32))
+        self._columns.append("speaker", np.full(m, -1, dtype=np.int32))
+        self._columns.append("slice", np.zeros(m, dtype=np.int32))
+        self.n += m
+        return True
+
     def seal(self) -> None:
         for name in ("language", "status", "speaker", "slice"):
             empty = getattr(self, f"{name}_code")
@@ -132,6 +161,10 @@ class RowFacts:
                 # with that clip (`RowKeys.seal`).
                 codes = np.where(has, self.speaker_cluster_code[np.maximum(speaker, 0)], codes)
         return codes
+
+
+_LANGUAGE, _STATUS = attrgetter("language"), attrgetter("status")
+_EXTRA, _SLICES = attrgetter("extra"), attrgetter("slices")
 
 
 def _at(m: int, fill: int, codes: list[tuple[int, int]]) -> np.ndarray:

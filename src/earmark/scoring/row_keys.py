@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
+from operator import attrgetter
 
 import numpy as np
 
@@ -144,6 +145,15 @@ class RowKeys:
         """Add the chunk's digests; False on a match the kept strings cannot confirm."""
         digest, names = _digest, self._names
         m = len(rows)
+        if not names and set(map(_CLUSTER, rows)) == {None}:
+            # No clustered row yet nor here (the common corpus): each key is the id's
+            # digest, the loop below without a step per row.
+            keys = np.fromiter(map(digest, map(_ID, rows)), dtype=np.int64, count=m)
+            if self._keys.add(keys):
+                return False
+            if self._alone is not None:
+                self._columns.append("digest", keys[max(self._alone - self.n, 0) :])
+            return True
         keys = np.empty(m, dtype=np.int64)
         clusters = keys
         fresh: list[int] = []
@@ -226,6 +236,9 @@ class RowKeys:
         self._names = {}
         speakers = np.arange(n_codes, n_codes + len(speaker_names), dtype=np.int64)
         return codes, speakers
+
+
+_ID, _CLUSTER = attrgetter("id"), attrgetter("cluster")
 
 
 def duplicate_id(ident: str) -> EarmarkError:

@@ -290,12 +290,15 @@ def mapsswe_segments(
             hint="align both systems to the same reference",
         )
     if x_evals == y_evals:
-        return _same_alignment_segments(x_evals, min_good)
+        return same_alignment_segments(x_evals, min_good)
     return _state_machine_segments(x_evals, y_evals, min_good)
 
 
-def _same_alignment_segments(evals: str, min_good: int) -> list[tuple[int, int, int]]:
-    """`mapsswe_segments(evals, evals)` from the runs of C.
+def same_alignment_segments(
+    evals: str, min_good: int = MAPSSWE_MIN_GOOD
+) -> list[tuple[int, int, int]]:
+    """`mapsswe_segments(evals, evals)` from the runs of C, without its checks: for
+    letters earmark's own alignment wrote (a comparison segments 100,000s of them).
 
     With one alignment on both sides a word is good when it is C, and any other letter
     (I included) ends a run of good words. The state machine closes a segment at the
