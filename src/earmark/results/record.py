@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, NoReturn, TypeVar, cast
 
 from earmark.errors import EarmarkError, json_type_name
 from earmark.outputs import json_text
@@ -202,19 +202,19 @@ def _distinct_keys(order: tuple[str, ...]) -> frozenset[str]:
 _MISSING = object()
 
 
-class _EmptyExtra(dict[str, Any]):
+class _EmptyExtra(dict[str, JSONValue]):
     """The `extra` of every record read without unmodelled keys: one shared empty mapping
     instead of an empty dict per record (a 100k-row file reads ~800k records, and each
     live dict costs the garbage collector). It refuses changes; copies and pickles are
     plain empty ones."""
 
-    def _refuse(self, *args: object, **kwargs: object) -> Any:
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("a record's extra is read-only")
 
     __setitem__ = __delitem__ = _refuse
     clear = pop = popitem = setdefault = update = __ior__ = _refuse
 
-    def __reduce__(self) -> tuple[type[dict[str, Any]], tuple[()]]:
+    def __reduce__(self) -> tuple[type[dict[str, JSONValue]], tuple[()]]:
         return (dict, ())
 
 
@@ -288,7 +288,7 @@ class Record:
             raise malformed(path, f"expected an object, found {json_type_name(data)}")
         if cls.SCHEMA_ID is not None:
             check_schema(path, data.get("schema"), cls.SCHEMA_ID)
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         known: set[str] = set()
         for f, key, codec, required in _specs(cls):
             known.add(key)

@@ -127,7 +127,7 @@ def _compute_block(
     cluster_codes = facts.bootstrap_codes(rows, cluster_unit, whole=whole)
     speaker_codes = rows_at(facts.speaker_code, rows, whole)
     n_speakers = len(_distinct(speaker_codes[speaker_codes >= 0]))
-    settings = options.metric_settings
+    settings = _metric_settings(options)
     views: dict[str, ViewResult] = {}
     available: dict[str, _Available] = {}
     for view in norm.views:
@@ -152,21 +152,46 @@ def _compute_block(
         for code in _distinct(rows_at(facts.language_code, rows, whole))
     )
     primary = available[norm.primary_view]
-    return ScopeResult(
-        normalizer=_normalizer_info(norm, languages, group.mixed_view),
-        n_utterances=int(len(positions)),
-        n_clusters=len(_distinct(cluster_codes)),
-        # Only where rows carry speakers, so speakerless results keep their shape.
-        n_speakers=n_speakers if n_speakers or options.min_speakers is not None else None,
-        primary_view=norm.primary_view,
-        views=views,
-        statuses=_statuses(rows_at(facts.status_code, rows, whole), facts.status_names),
-        hallucination=_hallucination_record(_hallucination(group, positions, primary, every)),
+    # Every field given, without the frozen dataclass's `__init__` (~3 us of a one-row
+    # speaker block's ~30): the breakdowns are added later, by `replace`.
+    return ScopeResult.built(
+        {
+            "extra": {},
+            "key_order": (),
+            "normalizer": _normalizer_info(norm, languages, group.mixed_view),
+            "n_utterances": int(len(positions)),
+            "n_clusters": len(_distinct(cluster_codes)),
+            # Only where rows carry speakers, so speakerless results keep their shape.
+            "n_speakers": n_speakers if n_speakers or options.min_speakers is not None else None,
+            "primary_view": norm.primary_view,
+            "views": views,
+            "statuses": _statuses(rows_at(facts.status_code, rows, whole), facts.status_names),
+            "hallucination": _hallucination_record(
+                _hallucination(group, positions, primary, every)
+            ),
+            "below_minimum": None,
+            "by_slice": None,
+            "by_speaker": None,
+        }
     )
 
 
 #: No row left out (shared, never changed).
 _NO_REASONS: Counter[str] = Counter()
+
+#: The last options' `metric_settings` (options, settings): every block of a run shares
+#: one options object, and building the settings anew cost ~4 us a block.
+_LAST_SETTINGS: list[tuple[ScoringOptions, MetricSettings]] = []
+
+
+def _metric_settings(options: ScoringOptions) -> MetricSettings:
+    """`options.metric_settings`, made once per options object (frozen, so it stays true)."""
+    if _LAST_SETTINGS and _LAST_SETTINGS[0][0] is options:
+        return _LAST_SETTINGS[0][1]
+    settings = options.metric_settings
+    # Holding the options keeps their id from being reused while the entry lives.
+    _LAST_SETTINGS[:] = [(options, settings)]
+    return settings
 
 
 class _Available:
@@ -321,6 +346,11 @@ def _hallucination(
     norm = group.normalizer
     arr = avail.pick(rows_at(group.counts[(norm.primary_view, norm.units[0])], positions, every))
     loops = avail.pick(rows_at(group.repetition, positions, every))
+    if len(arr) == 1:
+        # One row (each speaker of one utterance): its flags are the block's
+        # (`HallucinationCounts() + x` adds zeros to every counter).
+        (s, d, i, h), loop = arr.tolist()[0], bool(loops[0])
+        return _row_hallucination(s + d + h, s + i + h, loop)
     if len(arr) < SMALL:
         # The flags add row by row, and a row's depend on three small numbers only.
         total = HallucinationCounts()
