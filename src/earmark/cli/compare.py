@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from earmark.cli.options import Subcommands, add_out, add_quiet, add_statistics
-from earmark.stats.settings import GENERATORS
+from earmark.cli.options import (
+    Subcommands,
+    add_bootstrap_generator,
+    add_out,
+    add_quiet,
+    add_statistics,
+)
 
 
 def register(sub: Subcommands) -> None:
@@ -40,13 +45,7 @@ def register(sub: Subcommands) -> None:
         help="the alignment MAPSSWE segments: earmark's (the default) or sclite's weighted "
         "one, whose segments and Z equal `sctk sc_stats -t mapsswe`'s",
     )
-    p.add_argument(
-        "--bootstrap-generator",
-        choices=GENERATORS,
-        default=None,
-        help="the generator every interval is drawn with, recorded in compare.json "
-        "(default: earmark's default generator; docs/statistics.md)",
-    )
+    add_bootstrap_generator(p, protocol=True)
     p.add_argument("--arm", help="with --gap: the arm to take from each run")
     add_out(p, "output directory")
     add_quiet(p)
@@ -59,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.gap:
         from earmark.api.comparing import gap
         from earmark.comparison.gap import render_gap_markdown
+        from earmark.stats.settings import DEFAULT_GENERATOR
 
         if args.arms:
             raise EarmarkError("--gap takes its two runs itself; drop the ARM arguments")
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             raise EarmarkError(
                 "--bootstrap-generator is not supported with --gap yet",
                 field="bootstrap_generator",
-                hint="drop --bootstrap-generator (the gap draws with numpy-pcg64)",
+                hint=f"drop --bootstrap-generator (the gap draws with {DEFAULT_GENERATOR})",
             )
         if args.protocol is not None:
             raise EarmarkError(
