@@ -295,7 +295,9 @@ def test_a_hostile_reason_renders_as_text(
         "(&lt;script&gt;alert(1)&lt;/script&gt; # heading [x\\](javascript:alert(2)) ?); "
         "their connections were neither refused nor seen (see egress.json)"
     )
-    markdown_it = pytest.importorskip("markdown_it")
+    markdown_it = pytest.importorskip(
+        "markdown_it", reason="markdown-it-py comes with the test extra (pip install -e .[test])"
+    )
     html = markdown_it.MarkdownIt().render(md)
     assert "<script" not in html and "<a " not in html and "<h1>heading" not in html
     egress = _egress(out, "h")["network"]
