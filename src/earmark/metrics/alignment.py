@@ -315,7 +315,7 @@ def _count_and_tally(
     import numpy as np
 
     flat: list[int] = []
-    if tallies and all(tally is tallies[0] for tally in tallies):
+    if tallies and len(set(map(id, tallies))) == 1:  # one tally shared (by identity)
         _tally_one(pairs, units, tallies[0], flat, distinct)
         return np.array(flat, dtype=np.int64).reshape(-1, 4)
     editops = Levenshtein.editops
