@@ -263,7 +263,7 @@ def count_errors_array(
             edits = editops(reference, hypothesis)
             dist = len(edits)
             spread = n_ref - len(hypothesis)
-            subs = dist - (spread if spread >= 0 else -spread)  # as below
+            subs = dist - (spread if spread >= 0 else -spread)  # `_forced_substitutions`
             if subs > 1:
                 subs = 0
                 for op in edits.as_list():
@@ -284,8 +284,8 @@ def count_errors_array(
             dist = len(edits)
             spread = n_ref - len(hypothesis)
             # S + 2*min(D, I) = dist - |n_ref - n_hyp| (`_forced_substitutions`): at
-            # most 1 fixes S with no look at the operations (a pair in five of typical
-            # character pairs; their Python list is what costs).
+            # most 1 fixes S with no look at the operations (about one differing
+            # character pair in five; the operations' Python list is what costs).
             subs = dist - (spread if spread >= 0 else -spread)
             if subs > 1:
                 subs = 0
