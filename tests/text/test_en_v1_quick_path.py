@@ -15,6 +15,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import FrozenInstanceError, fields
 from itertools import product
 
 import pytest
@@ -115,6 +116,41 @@ def test_bench_like_texts_take_the_quick_path_and_equal_openai(text: str) -> Non
     no number word): the quick path answers, and answers what OpenAI's code does."""
     assert ORACLE is not None
     assert en_v1._quick_view(text) == ORACLE(text).strip() == text
+
+
+#: Spacing around and between words: none (words run together), one, several.
+_SPACING = st.sampled_from(["", " ", " ", " ", " ", "  ", "   "])
+#: What takes a lower-case text off the quick path: a word a step changes, a capital, a
+#: mark, a digit, other whitespace, a non-ASCII letter.
+_OFF_THE_QUICK_PATH = st.sampled_from(
+    _NUMBER_WORDS + _MARKUP + _BRITISH + list("Ab.,'1\t\n-é\x00") + ["\ud800", "KALO"]
+)
+
+
+@st.composite
+def _lower_case_texts(draw: st.DrawFn) -> str:
+    """Lower-case ASCII words with any spacing at either edge and between words, now and
+    then one thing that takes the text off the quick path: both sides of its border."""
+    words = draw(st.lists(st.one_of(_ORDINARY, _ORDINARY, _OFF_THE_QUICK_PATH), max_size=15))
+    return draw(_SPACING) + "".join(word + draw(_SPACING) for word in words)
+
+
+@settings(max_examples=2_000, derandomize=True, deadline=None)
+@given(_lower_case_texts())
+def test_lower_case_texts_by_every_step(text: str) -> None:
+    """The quick path's own branch for lower-case words (its space count stands in for
+    a single-spacing scan) gives what every step in order gives."""
+    quick = en_v1._quick_view(text)
+    assert quick is None or quick == _full(text)
+    assert english_view(text) == uncached_view(text) == _full(text)
+
+
+@pytest.mark.skipif(ORACLE is None, reason=WHERE)
+@settings(max_examples=1_000, derandomize=True, deadline=None)
+@given(_lower_case_texts())
+def test_lower_case_texts_equal_openai(text: str) -> None:
+    assert ORACLE is not None
+    assert english_view(text) == " ".join(ORACLE(text).split())
 
 
 #: Every word some step of en-v1 reacts to, from the rule's own tables (not from the
@@ -221,6 +257,19 @@ def test_identical_sides_and_already_normalised_pairs() -> None:
     assert pairs["normalized"] == ViewPair("color please", "color please")
     pairs = EnV1().normalize_pair("kalo renvo", "kalo mi")
     assert pairs["normalized"] == pairs["raw"] == ViewPair("kalo renvo", "kalo mi")
+
+
+def test_view_pairs_made_without_init_are_the_dataclass() -> None:
+    """en-v1 makes its pairs by setting the slots (`_view_pair`): the same value, hash and
+    immutability as `ViewPair(...)`, and every field set (a field added to `ViewPair`
+    must be added there too)."""
+    made, built = en_v1._view_pair("a b", "a"), ViewPair("a b", "a")
+    assert type(made) is ViewPair
+    assert (made, hash(made), repr(made)) == (built, hash(built), repr(built))
+    assert [field.name for field in fields(ViewPair)] == ["reference", "hypothesis", "null_reason"]
+    assert made.null_reason is None and made.available
+    with pytest.raises(FrozenInstanceError):
+        made.reference = "b"  # type: ignore[misc]
 
 
 def test_the_word_tables_load_only_when_en_v1_normalises() -> None:
