@@ -12,6 +12,7 @@ huge words).
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -151,6 +152,55 @@ def test_lower_case_texts_by_every_step(text: str) -> None:
 def test_lower_case_texts_equal_openai(text: str) -> None:
     assert ORACLE is not None
     assert english_view(text) == " ".join(ORACLE(text).split())
+
+
+#: Every word the number reader has a kind for, and words it has none for.
+_READER_WORDS = st.sampled_from(sorted(en_v1_numbers._KIND) + ["o", "a", "half", "cent", "th"])
+_READER_TEXTS = st.lists(st.one_of(_READER_WORDS, _ORDINARY, st.sampled_from(_HOSTILE[:6])))
+_READER_SENTENCES = st.lists(
+    st.one_of(_READER_WORDS, _ORDINARY, st.sampled_from([*_HOSTILE[:6], "and a half"]))
+).map(" ".join)
+
+
+@settings(max_examples=3_000, derandomize=True, deadline=None)
+@given(_READER_TEXTS)
+def test_reading_around_number_words_is_reading_every_word(words: list[str]) -> None:
+    """Digit-free words: the reader run only on the runs of number words (and the word
+    after each) gives what it gives run on every word."""
+    expected = en_v1_numbers._read_numbers(words) if words else []
+    assert en_v1_numbers._read_around_number_words(words) == expected
+
+
+@pytest.mark.skipif(ORACLE is None, reason=WHERE)
+@settings(max_examples=1_500, derandomize=True, deadline=None)
+@given(_READER_SENTENCES)
+def test_number_word_texts_equal_openai(text: str) -> None:
+    assert ORACLE is not None
+    assert whisper_english(text) == ORACLE(text)
+    assert english_view(text) == " ".join(ORACLE(text).split())
+
+
+@settings(max_examples=2_000, derandomize=True, deadline=None)
+@given(_READER_SENTENCES)
+def test_letter_words_read_as_their_text(text: str) -> None:
+    """The number reader given a plain text's words (`standardise_letter_words`, which
+    skips the split and the digit test) reads what it reads from the text."""
+    if en_v1._plain(text) == text:  # ASCII letters and spaces only
+        expected = en_v1_numbers.standardise_numbers(text)
+        assert en_v1_numbers.standardise_letter_words(text, text.split()) == expected
+
+
+_DIGITS_AND_WORDS = st.text(st.sampled_from("1s1s 0a_é\u0661\u00b2x.,-"), max_size=14)
+
+
+@settings(max_examples=3_000, derandomize=True, deadline=None)
+@given(_DIGITS_AND_WORDS)
+def test_digit_and_lone_one_scans_equal_their_plain_patterns(text: str) -> None:
+    """The digit test and the lone-`1` rule, written for speed, match what `\\d` and
+    OpenAI's `\\b1(s?)\\b` match, on ASCII and other digits, `_` and letters."""
+    assert en_v1_numbers._has_digit(text) is (re.search(r"\d", text) is not None)
+    lone_one = re.compile(r"\b1(s?)\b")
+    assert en_v1_numbers._LONE_ONE.sub(en_v1_numbers._one, text) == lone_one.sub(r"one\1", text)
 
 
 #: Every word some step of en-v1 reacts to, from the rule's own tables (not from the

@@ -16,11 +16,12 @@ This is our own code, written for speed (four scans instead of 42 substitutions 
 contractions and titles, a `str.translate` table for symbols, a table-driven number
 reader in `en_v1_numbers`, every step skipped when its trigger character is absent, no
 digit -> no number reading, and a quick path for texts whose words no step changes: for
-lower-case words two C scans, a split and one set test, the text its own view). Where OpenAI's behaviour is
-surprising it is kept on purpose (`the point and` -> `the and`; `$1` -> `one`;
-`archaeology` -> `archeology</span>`), because equality is the contract: a differential
-test compares this module with OpenAI's file on tens of thousands of texts. The spelling
-map is OpenAI's `english.json`, bundled verbatim (MIT; see `en_v1_spellings.NOTICE.md`).
+lower-case words two C scans, a split and one set test, the text its own view). Where
+OpenAI's behaviour is surprising it is kept on purpose (`the point and` -> `the and`;
+`$1` -> `one`; `archaeology` -> `archeology</span>`), because equality is the contract:
+a differential test compares this module with OpenAI's file on tens of thousands of
+texts. The spelling map is OpenAI's `english.json`, bundled verbatim (MIT; see
+`en_v1_spellings.NOTICE.md`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ from importlib.resources import files
 from earmark.errors import EarmarkError
 from earmark.text.base import Unit, ViewPair
 from earmark.text.codepoint_table import Entry, LazyTranslation
-from earmark.text.en_v1_numbers import ACTIVE_WORDS, standardise_numbers
+from earmark.text.en_v1_numbers import (
+    ACTIVE_WORDS,
+    standardise_letter_words,
+    standardise_numbers,
+)
 from earmark.text.registry import register
 
 #: The `openai-whisper` release whose `EnglishTextNormalizer` en-v1 reproduces.
@@ -309,7 +314,7 @@ def _normalize(text: str) -> str:
         if _changers().isdisjoint(words):
             return " ".join(words)
         if _MARKUP_WORDS.isdisjoint(words):  # straight to the numbers
-            return _finish(standardise_numbers(plain))
+            return _finish(standardise_letter_words(plain, words))
     return _every_step(text.lower())
 
 
