@@ -162,13 +162,20 @@ _READER_SENTENCES = st.lists(
 ).map(" ".join)
 
 
+#: Number words among many others, as in a transcript: the reader reads around them.
+_SPARSE_READER_TEXTS = st.lists(st.one_of(*[_ORDINARY] * 6, _READER_WORDS), max_size=40)
+
+
 @settings(max_examples=3_000, derandomize=True, deadline=None)
-@given(_READER_TEXTS)
+@given(st.one_of(_READER_TEXTS, _SPARSE_READER_TEXTS))
 def test_reading_around_number_words_is_reading_every_word(words: list[str]) -> None:
     """Digit-free words: the reader run only on the runs of number words (and the word
-    after each) gives what it gives run on every word."""
+    after each) gives what it gives run on every word, however many number words."""
     expected = en_v1_numbers._read_numbers(words) if words else []
-    assert en_v1_numbers._read_around_number_words(words) == expected
+    at = en_v1_numbers._number_word_positions(words)
+    assert at == [k for k, word in enumerate(words) if word in en_v1_numbers._KIND]
+    assert en_v1_numbers._read_windows(words, at) == expected
+    assert en_v1_numbers._read_digitless(words) == expected
 
 
 @pytest.mark.skipif(ORACLE is None, reason=WHERE)

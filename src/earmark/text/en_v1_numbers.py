@@ -357,16 +357,17 @@ def _read_numbers(words: list[str]) -> list[str]:
     return out
 
 
-def _read_around_number_words(words: list[str]) -> list[str]:
-    """`_read_numbers(words)` for words without a digit, the reader run only on each run
-    of number words and the word after it; the other words are copied.
+def _read_digitless(words: list[str]) -> list[str]:
+    """`_read_numbers(words)` for words without a digit: read only around the number
+    words where they are few (a long transcript, a sentence with one), every word where
+    they are many (a window costs more than the handful of words it would skip)."""
+    at = _number_word_positions(words)
+    return _read_numbers(words) if 8 * len(at) > len(words) else _read_windows(words, at)
 
-    Equal because, with no digit, a word of no kind (not in `_KIND`) is never a number,
-    never skipped, and leaves the reader with no number, sign or currency pending: the
-    reader starts afresh after it, a word of no kind before a run reads the same as no
-    word (`prev` is tested only against number tables), and one ending a window is not
-    looked past. The runs are found by C scans (a set intersection, `list.index`)
-    rather than a Python loop over every word of a long transcript."""
+
+def _number_word_positions(words: list[str]) -> list[int]:
+    """The positions of the words the reader has a kind for, in order, found by C scans
+    (a set intersection, `list.index`) rather than a Python loop over every word."""
     at: list[int] = []
     for word in _KIND.keys() & words:
         index = -1
@@ -374,6 +375,19 @@ def _read_around_number_words(words: list[str]) -> list[str]:
             index = words.index(word, index + 1)
             at.append(index)
     at.sort()
+    return at
+
+
+def _read_windows(words: list[str], at: list[int]) -> list[str]:
+    """`_read_numbers(words)` for words without a digit whose number words are at `at`:
+    the reader run only on each run of number words and the word after it; the other
+    words are copied.
+
+    Equal because, with no digit, a word of no kind (not in `_KIND`) is never a number,
+    never skipped, and leaves the reader with no number, sign or currency pending: the
+    reader starts afresh after it, a word of no kind before a run reads the same as no
+    word (`prev` is tested only against number tables), and one ending a window is not
+    looked past."""
     out: list[str] = []
     copied = k = 0
     while k < len(at):
@@ -413,7 +427,7 @@ def standardise_numbers(text: str) -> list[str]:
         words = text.split()
         if ACTIVE_WORDS.isdisjoint(words):
             return words  # nothing numeric to read
-        return _tidied(_read_around_number_words(words))
+        return _tidied(_read_digitless(words))
     words = _split_at_digits(text.split())
     return _tidied(_read_numbers(words)) if words else words
 
@@ -425,7 +439,7 @@ def standardise_letter_words(text: str, words: list[str]) -> list[str]:
         return standardise_numbers(text)
     if ACTIVE_WORDS.isdisjoint(words):
         return words
-    return _tidied(_read_around_number_words(words))
+    return _tidied(_read_digitless(words))
 
 
 def _tidied(read: list[str]) -> list[str]:
