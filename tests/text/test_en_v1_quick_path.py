@@ -12,9 +12,11 @@ huge words).
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import FrozenInstanceError, fields
 from itertools import product
 
 import pytest
@@ -115,6 +117,97 @@ def test_bench_like_texts_take_the_quick_path_and_equal_openai(text: str) -> Non
     no number word): the quick path answers, and answers what OpenAI's code does."""
     assert ORACLE is not None
     assert en_v1._quick_view(text) == ORACLE(text).strip() == text
+
+
+#: Spacing around and between words: none (words run together), one, several.
+_SPACING = st.sampled_from(["", " ", " ", " ", " ", "  ", "   "])
+#: What takes a lower-case text off the quick path: a word a step changes, a capital, a
+#: mark, a digit, other whitespace, a non-ASCII letter.
+_OFF_THE_QUICK_PATH = st.sampled_from(
+    _NUMBER_WORDS + _MARKUP + _BRITISH + list("Ab.,'1\t\n-é\x00") + ["\ud800", "KALO"]
+)
+
+
+@st.composite
+def _lower_case_texts(draw: st.DrawFn) -> str:
+    """Lower-case ASCII words with any spacing at either edge and between words, now and
+    then one thing that takes the text off the quick path: both sides of its border."""
+    words = draw(st.lists(st.one_of(_ORDINARY, _ORDINARY, _OFF_THE_QUICK_PATH), max_size=15))
+    return draw(_SPACING) + "".join(word + draw(_SPACING) for word in words)
+
+
+@settings(max_examples=2_000, derandomize=True, deadline=None)
+@given(_lower_case_texts())
+def test_lower_case_texts_by_every_step(text: str) -> None:
+    """The quick path's own branch for lower-case words (its space count stands in for
+    a single-spacing scan) gives what every step in order gives."""
+    quick = en_v1._quick_view(text)
+    assert quick is None or quick == _full(text)
+    assert english_view(text) == uncached_view(text) == _full(text)
+
+
+@pytest.mark.skipif(ORACLE is None, reason=WHERE)
+@settings(max_examples=1_000, derandomize=True, deadline=None)
+@given(_lower_case_texts())
+def test_lower_case_texts_equal_openai(text: str) -> None:
+    assert ORACLE is not None
+    assert english_view(text) == " ".join(ORACLE(text).split())
+
+
+#: Every word the number reader has a kind for, and words it has none for.
+_READER_WORDS = st.sampled_from(sorted(en_v1_numbers._KIND) + ["o", "a", "half", "cent", "th"])
+_READER_TEXTS = st.lists(st.one_of(_READER_WORDS, _ORDINARY, st.sampled_from(_HOSTILE[:6])))
+_READER_SENTENCES = st.lists(
+    st.one_of(_READER_WORDS, _ORDINARY, st.sampled_from([*_HOSTILE[:6], "and a half"]))
+).map(" ".join)
+
+
+#: Number words among many others, as in a transcript: the reader reads around them.
+_SPARSE_READER_TEXTS = st.lists(st.one_of(*[_ORDINARY] * 6, _READER_WORDS), max_size=40)
+
+
+@settings(max_examples=3_000, derandomize=True, deadline=None)
+@given(st.one_of(_READER_TEXTS, _SPARSE_READER_TEXTS))
+def test_reading_around_number_words_is_reading_every_word(words: list[str]) -> None:
+    """Digit-free words: the reader run only on the runs of number words (and the word
+    after each) gives what it gives run on every word, however many number words."""
+    expected = en_v1_numbers._read_numbers(words) if words else []
+    at = en_v1_numbers._number_word_positions(words)
+    assert at == [k for k, word in enumerate(words) if word in en_v1_numbers._KIND]
+    assert en_v1_numbers._read_windows(words, at) == expected
+    assert en_v1_numbers._read_digitless(words) == expected
+
+
+@pytest.mark.skipif(ORACLE is None, reason=WHERE)
+@settings(max_examples=1_500, derandomize=True, deadline=None)
+@given(_READER_SENTENCES)
+def test_number_word_texts_equal_openai(text: str) -> None:
+    assert ORACLE is not None
+    assert whisper_english(text) == ORACLE(text)
+    assert english_view(text) == " ".join(ORACLE(text).split())
+
+
+@settings(max_examples=2_000, derandomize=True, deadline=None)
+@given(_READER_SENTENCES)
+def test_letter_words_read_as_their_text(text: str) -> None:
+    """The number reader given a plain text's words (`standardise_letter_words`, which
+    skips the split and the digit test) reads what it reads from the text."""
+    if en_v1._plain(text) == text:  # ASCII letters and spaces only
+        expected = en_v1_numbers.standardise_numbers(text)
+        assert en_v1_numbers.standardise_letter_words(text, text.split()) == expected
+
+
+_DIGITS_AND_WORDS = st.text(st.sampled_from("1s1s 0a_é\u0661\u00b2x.,-"), max_size=14)
+
+
+@settings(max_examples=3_000, derandomize=True, deadline=None)
+@given(_DIGITS_AND_WORDS)
+def test_digit_and_lone_one_scans_equal_their_plain_patterns(text: str) -> None:
+    """The digit test and the lone-`1` rule, written for speed, match what `\\d` and
+    OpenAI's `\\b1(s?)\\b` match, on ASCII and other digits, `_` and letters."""
+    assert en_v1_numbers._has_digit(text) is (re.search(r"\d", text) is not None)
+    lone_one = re.compile(r"\b1(s?)\b")
+    assert en_v1_numbers._LONE_ONE.sub(en_v1_numbers._one, text) == lone_one.sub(r"one\1", text)
 
 
 #: Every word some step of en-v1 reacts to, from the rule's own tables (not from the
@@ -221,6 +314,19 @@ def test_identical_sides_and_already_normalised_pairs() -> None:
     assert pairs["normalized"] == ViewPair("color please", "color please")
     pairs = EnV1().normalize_pair("kalo renvo", "kalo mi")
     assert pairs["normalized"] == pairs["raw"] == ViewPair("kalo renvo", "kalo mi")
+
+
+def test_view_pairs_made_without_init_are_the_dataclass() -> None:
+    """en-v1 makes its pairs by setting the slots (`_view_pair`): the same value, hash and
+    immutability as `ViewPair(...)`, and every field set (a field added to `ViewPair`
+    must be added there too)."""
+    made, built = en_v1._view_pair("a b", "a"), ViewPair("a b", "a")
+    assert type(made) is ViewPair
+    assert (made, hash(made), repr(made)) == (built, hash(built), repr(built))
+    assert [field.name for field in fields(ViewPair)] == ["reference", "hypothesis", "null_reason"]
+    assert made.null_reason is None and made.available
+    with pytest.raises(FrozenInstanceError):
+        made.reference = "b"  # type: ignore[misc]
 
 
 def test_the_word_tables_load_only_when_en_v1_normalises() -> None:

@@ -15,12 +15,13 @@ Why not a package: `whisper-normalizer` on PyPI adds rules OpenAI's code lacks
 This is our own code, written for speed (four scans instead of 42 substitutions for
 contractions and titles, a `str.translate` table for symbols, a table-driven number
 reader in `en_v1_numbers`, every step skipped when its trigger character is absent, no
-digit -> no number reading, and a quick path for texts whose words no step changes: a
-case fold, two C scans, a split and one set test). Where OpenAI's behaviour is
-surprising it is kept on purpose (`the point and` -> `the and`; `$1` -> `one`;
-`archaeology` -> `archeology</span>`), because equality is the contract: a differential
-test compares this module with OpenAI's file on tens of thousands of texts. The spelling
-map is OpenAI's `english.json`, bundled verbatim (MIT; see `en_v1_spellings.NOTICE.md`).
+digit -> no number reading, and a quick path for texts whose words no step changes: for
+lower-case words two C scans, a split and one set test, the text its own view). Where
+OpenAI's behaviour is surprising it is kept on purpose (`the point and` -> `the and`;
+`$1` -> `one`; `archaeology` -> `archeology</span>`), because equality is the contract:
+a differential test compares this module with OpenAI's file on tens of thousands of
+texts. The spelling map is OpenAI's `english.json`, bundled verbatim (MIT; see
+`en_v1_spellings.NOTICE.md`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ from importlib.resources import files
 from earmark.errors import EarmarkError
 from earmark.text.base import Unit, ViewPair
 from earmark.text.codepoint_table import Entry, LazyTranslation
-from earmark.text.en_v1_numbers import ACTIVE_WORDS, standardise_numbers
+from earmark.text.en_v1_numbers import (
+    ACTIVE_WORDS,
+    standardise_letter_words,
+    standardise_numbers,
+)
 from earmark.text.registry import register
 
 #: The `openai-whisper` release whose `EnglishTextNormalizer` en-v1 reproduces.
@@ -225,6 +230,8 @@ _MARKS = '\t\n\r!"#&*+,-./:;=?@\\^`{|}~'
 _SPACED_MARKS = dict.fromkeys(map(ord, _MARKS), " ")
 _MARK_BYTES = _MARKS.encode()
 _LETTERS_AND_SPACE = b" abcdefghijklmnopqrstuvwxyz"
+_LOWER_CASE = _LETTERS_AND_SPACE[1:]
+_CAPITALS = _LOWER_CASE.upper()
 
 #: Words that change a plain text (`_plain`) before the number reader: fillers and
 #: whole-word rewrites (`\b` falls only at word edges there, so they match whole words).
@@ -241,18 +248,24 @@ def _changers() -> frozenset[str]:
     return frozenset(_MARKUP_WORDS | ACTIVE_WORDS | {"half"} | _spellings().keys())
 
 
-def _plain(s: str) -> str | None:
-    """`s` (lower-cased) with its spaced marks made spaces, when nothing but ASCII letters
-    and spaces is left; else None.
+def _plain(text: str) -> str | None:
+    """`text` lower-cased with its spaced marks made spaces, when nothing but ASCII
+    letters and spaces is left; else None. A text already of lower-case letters and
+    spaces (the commonest) is returned itself, not a copy: no case fold, and the caller's
+    `==` with the raw text is an identity test.
 
     On such a text every step before the number reader is the identity but for fillers
     and rewritten words (`_MARKUP_WORDS`): markup, apostrophes, digits and kept symbols
     are absent, a lone `.` becomes a space (`_PERIOD_NOT_BEFORE_DIGIT`) and the other
     marks become spaces (`_remove_symbols_and_diacritics`)."""
-    if not s.isascii():
+    if not text.isascii():
         return None
     # bytes.translate deletes in one C pass: three times quicker than replace + isalpha
-    others = s.encode().translate(None, _LETTERS_AND_SPACE)
+    others = text.encode().translate(None, _LETTERS_AND_SPACE)
+    if not others:
+        return text
+    s = text.lower()
+    others = others.translate(None, _CAPITALS)
     if not others:
         return s
     if others.translate(None, _MARK_BYTES) or ".." in s:  # `a..b`: the second period
@@ -262,14 +275,24 @@ def _plain(s: str) -> str | None:
 
 def _quick_view(text: str) -> str | None:
     """The view of a text whose words en-v1 leaves alone (most already-normalised
-    transcripts): a case fold, two C scans, a split and one set test. None otherwise."""
-    plain = _plain(text.lower())
-    if plain is None:
+    transcripts), or None otherwise. A text of lower-case ASCII words takes three C scans
+    (delete its letters, see that only spaces are left, split), one set test, and no
+    copy: it is its own view when its spaces number one less than its words."""
+    if not text.isascii():
         return None
-    words = plain.split()
+    spaces = text.encode().translate(None, _LOWER_CASE)
+    if spaces.lstrip(b" "):  # capitals or marks: folded and spaced first
+        plain = _plain(text)
+        if plain is None:
+            return None
+        words = plain.split()
+        if not _changers().isdisjoint(words):
+            return None
+        return plain if len(words) == plain.count(" ") + 1 else " ".join(words)
+    words = text.split()
     if not _changers().isdisjoint(words):
         return None
-    return plain if len(words) == plain.count(" ") + 1 else " ".join(words)  # single-spaced
+    return text if len(spaces) == len(words) - 1 else " ".join(words)  # single-spaced
 
 
 def _finish(words: list[str]) -> str:
@@ -285,15 +308,14 @@ def _finish(words: list[str]) -> str:
 
 def _normalize(text: str) -> str:
     """OpenAI's output before its final whitespace collapse (only spaces remain)."""
-    s = text.lower()
-    plain = _plain(s)
+    plain = _plain(text)
     if plain is not None:
         words = plain.split()
         if _changers().isdisjoint(words):
             return " ".join(words)
         if _MARKUP_WORDS.isdisjoint(words):  # straight to the numbers
-            return _finish(standardise_numbers(plain))
-    return _every_step(s)
+            return _finish(standardise_letter_words(plain, words))
+    return _every_step(text.lower())
 
 
 def _every_step(s: str) -> str:
@@ -365,6 +387,23 @@ def engine_version() -> str:
     return WHISPER_RELEASE
 
 
+_new_pair = functools.partial(object.__new__, ViewPair)
+_set_reference = vars(ViewPair)["reference"].__set__
+_set_hypothesis = vars(ViewPair)["hypothesis"].__set__
+_set_null_reason = vars(ViewPair)["null_reason"].__set__
+
+
+def _view_pair(reference: str, hypothesis: str) -> ViewPair:
+    """`ViewPair(reference, hypothesis)`, its slots set directly: the frozen dataclass's
+    `__init__` sets each through `object.__setattr__`, half of the ~1 us it takes, and
+    en-v1 makes a pair or two for every row it scores."""
+    pair: ViewPair = _new_pair()
+    _set_reference(pair, reference)
+    _set_hypothesis(pair, hypothesis)
+    _set_null_reason(pair, None)
+    return pair
+
+
 @register
 class EnV1:
     """Whisper's English normalisation `en-v1`; frozen."""
@@ -383,10 +422,11 @@ class EnV1:
     comparison_only: bool = False
 
     def normalize_pair(self, reference: str, hypothesis: str) -> dict[str, ViewPair]:
-        raw = ViewPair(reference, hypothesis)
         ref = english_view(reference)
         hyp = ref if hypothesis == reference else english_view(hypothesis)
+        raw = _view_pair(reference, hypothesis)
         # Texts already normalised (most of a normalised system's output) share the raw
         # pair: one object fewer per row, and the same values.
-        same = ref == reference and hyp == hypothesis
-        return {"raw": raw, "normalized": raw if same else ViewPair(ref, hyp)}
+        if ref == reference and hyp == hypothesis:
+            return {"raw": raw, "normalized": raw}
+        return {"raw": raw, "normalized": _view_pair(ref, hyp)}

@@ -117,13 +117,16 @@ ACTIVE_WORDS = frozenset(_KIND) - _INERT
 
 _NUMERIC = re.compile(r"^\d+(\.\d+)?$")
 _ANY_DIGIT = re.compile(r"\d")
+_ASCII_DIGIT_BYTES = b"0123456789"
 _AND_A_HALF = re.compile(r"\band\s+a\s+half\b")
 _LETTER_DIGIT_BOUNDARY = re.compile(r"[a-z](?=[0-9])|[0-9](?=[a-z])")
 _SUFFIX = re.compile(r"(?:st|nd|rd|th|s)\b")
 _ASCII_DIGITS = frozenset("0123456789")
 _DOLLARS_AND_CENTS = re.compile(r"([€£$])([0-9]+) (?:and )?¢([0-9]{1,2})\b")
 _ZERO_DOLLARS = re.compile(r"[€£$]0.([0-9]{1,2})\b")
-_LONE_ONE = re.compile(r"\b1(s?)\b")
+# `\b1` as a look-behind after the `1`: a pattern that starts with its literal lets the
+# scan jump from `1` to `1`, not test a word boundary at every position (~2.5x quicker).
+_LONE_ONE = re.compile(r"1(?<!\w1)(s?)\b")
 
 
 def _halves(text: str) -> str:
@@ -354,6 +357,52 @@ def _read_numbers(words: list[str]) -> list[str]:
     return out
 
 
+def _read_digitless(words: list[str]) -> list[str]:
+    """`_read_numbers(words)` for words without a digit: read only around the number
+    words where they are few (a long transcript, a sentence with one), every word where
+    they are many (a window costs more than the handful of words it would skip)."""
+    at = _number_word_positions(words)
+    return _read_numbers(words) if 8 * len(at) > len(words) else _read_windows(words, at)
+
+
+def _number_word_positions(words: list[str]) -> list[int]:
+    """The positions of the words the reader has a kind for, in order, found by C scans
+    (a set intersection, `list.index`) rather than a Python loop over every word."""
+    at: list[int] = []
+    for word in _KIND.keys() & words:
+        index = -1
+        for _ in range(words.count(word)):
+            index = words.index(word, index + 1)
+            at.append(index)
+    at.sort()
+    return at
+
+
+def _read_windows(words: list[str], at: list[int]) -> list[str]:
+    """`_read_numbers(words)` for words without a digit whose number words are at `at`:
+    the reader run only on each run of number words and the word after it; the other
+    words are copied.
+
+    Equal because, with no digit, a word of no kind (not in `_KIND`) is never a number,
+    never skipped, and leaves the reader with no number, sign or currency pending: the
+    reader starts afresh after it, a word of no kind before a run reads the same as no
+    word (`prev` is tested only against number tables), and one ending a window is not
+    looked past."""
+    out: list[str] = []
+    copied = k = 0
+    while k < len(at):
+        start = end = at[k]
+        k += 1
+        while k < len(at) and at[k] == end + 1:
+            end += 1
+            k += 1
+        out += words[copied:start]
+        copied = end + 2  # the run and the word after it
+        out += _read_numbers(words[start:copied])
+    out += words[copied:]
+    return out
+
+
 def _combine_cents(match: re.Match[str]) -> str:
     return f"{match.group(1)}{match.group(2)}.{int(match.group(3)):02d}"
 
@@ -362,19 +411,41 @@ def _only_cents(match: re.Match[str]) -> str:
     return f"¢{int(match.group(1))}"
 
 
+def _has_digit(text: str) -> bool:
+    r"""Whether `text` holds a decimal digit (`\d`); an ASCII text by deleting its digits
+    in one C pass, ten times quicker than `\d`'s per-character category test."""
+    if text.isascii():
+        return len(text.encode().translate(None, _ASCII_DIGIT_BYTES)) < len(text)
+    return _ANY_DIGIT.search(text) is not None
+
+
 def standardise_numbers(text: str) -> list[str]:
     """The words of `text` with numbers as digits (OpenAI's `EnglishNumberNormalizer`)."""
     if "half" in text:
         text = _halves(text)
-    if _ANY_DIGIT.search(text) is None:
+    if not _has_digit(text):
         words = text.split()
         if ACTIVE_WORDS.isdisjoint(words):
             return words  # nothing numeric to read
-    else:
-        words = _split_at_digits(text.split())
-    if not words:
+        return _tidied(_read_digitless(words))
+    words = _split_at_digits(text.split())
+    return _tidied(_read_numbers(words)) if words else words
+
+
+def standardise_letter_words(text: str, words: list[str]) -> list[str]:
+    """`standardise_numbers(text)` for a text of ASCII letters and spaces that the caller
+    has split (`words`): not split again, and no digit to look for."""
+    if "half" in text:
+        return standardise_numbers(text)
+    if ACTIVE_WORDS.isdisjoint(words):
         return words
-    text = " ".join(_read_numbers(words))
+    return _tidied(_read_digitless(words))
+
+
+def _tidied(read: list[str]) -> list[str]:
+    """The reader's words with OpenAI's last three rules applied to their text: dollars
+    and cents combined, `$0.05` as cents, a lone `1` as `one`."""
+    text = " ".join(read)
     if "¢" in text:
         text = _DOLLARS_AND_CENTS.sub(_combine_cents, text)
     if "$" in text or "€" in text or "£" in text:
