@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from earmark.errors import EarmarkError
+from earmark.results.metric import MetricResult
 from earmark.scoring import metric
 from earmark.scoring.metric import MetricSettings, metric_result
 from earmark.stats.settings import GENERATORS
@@ -38,7 +39,9 @@ def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and (a == b or (a != a and b != b))
 
 
-def _general(row: tuple[int, ...], s: MetricSettings, reasons: Counter[str], n_rows: int):  # type: ignore[no-untyped-def]
+def _general(
+    row: tuple[int, ...], s: MetricSettings, reasons: Counter[str], n_rows: int
+) -> MetricResult:
     return metric._block_result(np.array([row], dtype=np.int64), None, s, reasons, n_rows)
 
 
