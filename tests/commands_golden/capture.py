@@ -61,10 +61,12 @@ TRN_HYP = "the cat sat on mat (spk1-001)\nhello word again now (spk1-002)\nokay 
 STAMP = re.compile(r'"created": "[^"]*"')
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d+)?)?")
 HASH = re.compile(r"\b[0-9a-f]{64}\b")
-#: Keys whose values are measured, not computed (time, memory): masked in a `run`'s files.
+#: Keys whose values are measured, not computed (time, memory), or read off the host
+#: (`os_release`: the kernel of the machine the capture ran on, which CI hosts do not
+#: share): masked in a `run`'s files.
 MEASURED = re.compile(
     r"(seconds|rss|bytes|rtf|latency|cpu|wall|per_second|per_s|clips_per|throughput|"
-    r"resources|_s$|load)",
+    r"resources|_s$|load|os_release)",
     re.IGNORECASE,
 )
 #: Files whose content is a process id or hashes of files holding a clock.

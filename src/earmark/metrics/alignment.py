@@ -162,12 +162,32 @@ def _substitutions(
     reference: Sequence[Hashable], hypothesis: Sequence[Hashable]
 ) -> tuple[int, int]:
     """(distance, substitutions) from one rapidfuzz call."""
-    ops = Levenshtein.editops(reference, hypothesis).as_list()
+    edits = Levenshtein.editops(reference, hypothesis)
+    forced = _forced_substitutions(len(edits), len(reference), len(hypothesis))
+    if forced is not None:
+        return len(edits), forced
     subs = 0
-    for op in ops:
+    for op in edits.as_list():
         if op[0] == "replace":
             subs += 1
-    return len(ops), subs
+    return len(edits), subs
+
+
+def _forced_substitutions(dist: int, n_ref: int, n_hyp: int) -> int | None:
+    """S of every minimum-edit alignment of a pair, where its distance and lengths alone
+    fix it; else None (the alignment's operations decide).
+
+    S + D + I = dist and D - I = n_ref - n_hyp give S + 2 * min(D, I) = dist -
+    |n_ref - n_hyp|, so when that is 0 or 1, min(D, I) = 0 and S is it, whichever
+    alignment a tie rule picks.
+
+    >>> _forced_substitutions(1, 3, 3), _forced_substitutions(2, 5, 3)
+    (1, 0)
+    >>> _forced_substitutions(2, 2, 2) is None  # "ab"/"ba": 2 S, or 1 D + 1 I
+    True
+    """
+    forced = dist - abs(n_ref - n_hyp)
+    return forced if forced <= 1 else None
 
 
 def _split(dist: int, subs: int, n_ref: int, n_hyp: int) -> tuple[int, int, int, int]:
@@ -240,13 +260,17 @@ def count_errors_array(
                 push((0, 0, 0, n_ref))
                 continue
             hypothesis = hyp_text.split()  # type: ignore[attr-defined]
-            ops = editops(reference, hypothesis).as_list()
-            subs = 0
-            for op in ops:
-                if op[0] == "replace":
-                    subs += 1
-            indels = len(ops) - subs
-            deletions = (indels + n_ref - len(hypothesis)) // 2
+            edits = editops(reference, hypothesis)
+            dist = len(edits)
+            spread = n_ref - len(hypothesis)
+            subs = dist - (spread if spread >= 0 else -spread)  # `_forced_substitutions`
+            if subs > 1:
+                subs = 0
+                for op in edits.as_list():
+                    if op[0] == "replace":
+                        subs += 1
+            indels = dist - subs
+            deletions = (indels + spread) // 2
             push((subs, deletions, indels - deletions, n_ref - subs - deletions))
     else:
         for k, (reference, hypothesis) in enumerate(pairs):
@@ -256,13 +280,20 @@ def count_errors_array(
             if reference == hypothesis:
                 push((0, 0, 0, n_ref))
                 continue
-            ops = editops(reference, hypothesis).as_list()
-            subs = 0
-            for op in ops:
-                if op[0] == "replace":
-                    subs += 1
-            indels = len(ops) - subs
-            deletions = (indels + n_ref - len(hypothesis)) // 2
+            edits = editops(reference, hypothesis)
+            dist = len(edits)
+            spread = n_ref - len(hypothesis)
+            # S + 2*min(D, I) = dist - |n_ref - n_hyp| (`_forced_substitutions`): at
+            # most 1 fixes S with no look at the operations (about one differing
+            # character pair in five; the operations' Python list is what costs).
+            subs = dist - (spread if spread >= 0 else -spread)
+            if subs > 1:
+                subs = 0
+                for op in edits.as_list():
+                    if op[0] == "replace":
+                        subs += 1
+            indels = dist - subs
+            deletions = (indels + spread) // 2
             push((subs, deletions, indels - deletions, n_ref - subs - deletions))
     return np.array(flat, dtype=np.int64).reshape(-1, 4)
 
@@ -284,7 +315,7 @@ def _count_and_tally(
     import numpy as np
 
     flat: list[int] = []
-    if tallies and all(tally is tallies[0] for tally in tallies):
+    if tallies and len(set(map(id, tallies))) == 1:  # one tally shared (by identity)
         _tally_one(pairs, units, tallies[0], flat, distinct)
         return np.array(flat, dtype=np.int64).reshape(-1, 4)
     editops = Levenshtein.editops
@@ -360,15 +391,21 @@ def _tally_one(
     for k, (reference, hypothesis) in enumerate(pairs):
         if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
             next(_bounded([(reference, hypothesis)], units, start=k))
+        if reference == hypothesis:
+            # Equal texts split alike: one split, no alignment (a pair in five).
+            if split:
+                reference = reference.split()  # type: ignore[attr-defined]
+            if keep is not None:
+                keep(len(set(reference)))
+            push((0, 0, 0, len(reference)))
+            continue
         if split:
             reference = reference.split()  # type: ignore[attr-defined]
             hypothesis = hypothesis.split()  # type: ignore[attr-defined]
         if keep is not None:
             keep(len(set(hypothesis)))
         n_ref = len(reference)
-        if reference == hypothesis:
-            push((0, 0, 0, n_ref))
-            continue
+        # Texts that differ only in spacing split alike: no operations, all hits.
         ops: list[Any] = editops(reference, hypothesis).as_list()
         subs = 0
         for tag, i, j in ops:

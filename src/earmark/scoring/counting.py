@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 TOKENIZER = {"word": words, "char": chars}
 _REFERENCE, _HYPOTHESIS = attrgetter("reference"), attrgetter("hypothesis")
+_LANGUAGE = attrgetter("language")
 
 
 def score_part(part: Part, edits: dict[str, EditTally], counter: WordCounter | None = None) -> None:
@@ -235,7 +236,10 @@ def _tallies(
 ) -> list[EditTally]:
     """Each position's language tally, created in `edits` on first use. A part of one
     language (the common case) takes one look-up, not a call per row."""
-    languages = [rows[p].language for p in positions]
+    if len(positions) == len(rows):  # every row (positions are ascending)
+        languages = list(map(_LANGUAGE, rows))
+    else:
+        languages = [rows[p].language for p in positions]
     if languages and languages.count(languages[0]) == len(languages):
         return [edits.setdefault(language_key(languages[0]), EditTally())] * len(languages)
     tally_of: dict[str | None, EditTally] = {}

@@ -7,6 +7,7 @@ the primary view's edits and keeps each language's worst rows (with their texts)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -32,6 +33,9 @@ class Worst:
     row_id: str
     counts: ErrorCounts
     texts: tuple[str, str]
+
+
+_LANGUAGE = attrgetter("language")
 
 
 def _positions_by_language(languages: list[str | None]) -> dict[str, list[int]]:
@@ -120,7 +124,7 @@ class Group:
         counts = part.counts[(view, norm.units[0])]
         errors = counts[:, 0] + counts[:, 1] + counts[:, 2]
         candidates = part.available[view] & (errors > 0)
-        by_language = _positions_by_language([r.language for r in part.rows])
+        by_language = _positions_by_language(list(map(_LANGUAGE, part.rows)))
         for language in by_language:
             self.worst.setdefault(language, [])
         if k <= 0 or not candidates.any():

@@ -248,16 +248,8 @@ class Part:
         return line.join()
 
     def _count_blocks(self, view: str, unit: str) -> list[bytes]:
-        """Per row, the (view, unit) counts as orjson writes them (`_COUNTS_JSON`), each
-        distinct block formatted once (a few thousand per chunk at most)."""
-        a = self.counts[(view, unit)]
-        s, d, i, h = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
-        columns = [column.tolist() for column in (d, h, s + i + h, i, s + d + h, s)]
-        keys = list(zip(*columns, strict=True))
-        blocks: dict[tuple[int, ...], bytes] = dict.fromkeys(keys, b"")
-        for key in blocks:
-            blocks[key] = _COUNTS_JSON % key
-        return list(map(blocks.__getitem__, keys))
+        """Per row, the (view, unit) counts as orjson writes them (`_COUNTS_JSON`)."""
+        return count_blocks(self.counts[(view, unit)])
 
     def _line_plan(
         self,
@@ -339,6 +331,55 @@ _ID, _REFERENCE, _HYPOTHESIS = attrgetter("id"), attrgetter("reference"), attrge
 _LANGUAGE, _STATUS, _SLICES = attrgetter("language"), attrgetter("status"), attrgetter("slices")
 _CLUSTER, _EXTRA = attrgetter("cluster"), attrgetter("extra")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+#: Counts below this pack into one int key (four 15-bit fields) for `count_blocks`.
+_PACKED = 1 << 15
+#: Packed S/D/I/hits -> its `_COUNTS_JSON` bytes, kept across chunks: a corpus repeats a
+#: few thousand count blocks, so after the first chunks nearly every block is a look-up.
+#: A pure function's memo (the bytes depend on the four counts only), emptied when full.
+_BLOCKS: dict[int, bytes] = {}
+_BLOCKS_KEPT = 1 << 16
+
+
+def count_blocks(counts: np.ndarray) -> list[bytes]:
+    """Per row of an n x 4 S/D/I/hits array, its counts as orjson writes them with
+    sorted keys (`_COUNTS_JSON`), each distinct block formatted once per process.
+
+    >>> count_blocks(np.array([[1, 0, 2, 3]]))
+    [b'{"deletions":0,"hits":3,"hyp_units":6,"insertions":2,"ref_units":4,"substitutions":1}']
+    """
+    if not len(counts):
+        return []
+    if int(counts.max()) >= _PACKED or int(counts.min()) < 0:
+        return _count_blocks_unpacked(counts)
+    packed = counts @ np.array([1 << 45, 1 << 30, 1 << 15, 1], dtype=np.int64)
+    keys = packed.tolist()
+    blocks = _BLOCKS
+    try:
+        return list(map(blocks.__getitem__, keys))
+    except KeyError:  # blocks not seen before: formatted once, then looked up
+        pass
+    missing = set(keys).difference(blocks)
+    if len(blocks) + len(missing) > _BLOCKS_KEPT:
+        blocks.clear()
+        missing = set(keys)
+    mask = _PACKED - 1
+    for key in missing:
+        s, d, i, h = key >> 45, (key >> 30) & mask, (key >> 15) & mask, key & mask
+        blocks[key] = _COUNTS_JSON % (d, h, s + i + h, i, s + d + h, s)
+    return list(map(blocks.__getitem__, keys))
+
+
+def _count_blocks_unpacked(counts: np.ndarray) -> list[bytes]:
+    """`count_blocks` for counts too large to pack: each distinct block formatted once."""
+    s, d, i, h = counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3]
+    columns = [column.tolist() for column in (d, h, s + i + h, i, s + d + h, s)]
+    keys = list(zip(*columns, strict=True))
+    blocks: dict[tuple[int, ...], bytes] = dict.fromkeys(keys, b"")
+    for key in blocks:
+        blocks[key] = _COUNTS_JSON % key
+    return list(map(blocks.__getitem__, keys))
 
 
 def orjson_dumps(value: object) -> bytes:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -128,13 +129,12 @@ class CorpusScorer:
         start = self.facts.n
         self.facts.add(rows)
         by_norm: dict[str, list[int]] = defaultdict(list)
-        norm_of = self._norm_of
-        for k, row in enumerate(rows):
-            language = row.language
-            name = norm_of.get(language)
-            if name is None:
-                name = norm_of[language] = self.options.policy.for_language(language)
-            by_norm[name].append(k)
+        languages = set(map(_LANGUAGE, rows))
+        if len(languages) == 1:  # one language (the common chunk): no step per row
+            by_norm[self._normalizer_of(next(iter(languages)))] = list(range(len(rows)))
+        else:
+            for k, row in enumerate(rows):
+                by_norm[self._normalizer_of(row.language)].append(k)
         parts = []
         for name, at in sorted(by_norm.items()):
             group = self.groups.get(name)
@@ -151,6 +151,13 @@ class CorpusScorer:
         if self.keep:
             self.rows.extend(rows)
         return parts
+
+    def _normalizer_of(self, language: str | None) -> str:
+        """The policy's normaliser for `language`, asked once per language."""
+        name = self._norm_of.get(language)
+        if name is None:
+            name = self._norm_of[language] = self.options.policy.for_language(language)
+        return name
 
     def _kept_rows(self) -> list[ScoringRow]:
         return self.rows
@@ -199,6 +206,8 @@ class CorpusScorer:
         )
         return ScoreResult(options=options, rows=self.rows, arm=arm, groups=groups)
 
+
+_LANGUAGE = attrgetter("language")
 
 #: What each figure counts and how the edge cases are scored, in words.
 CONVENTIONS = {

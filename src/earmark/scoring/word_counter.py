@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -76,6 +77,7 @@ ALIGNMENT_SCOPE = (
 )
 #: The row field a trn reader keeps a reference's sclite markup in.
 MARKUP = "reference_markup"
+_EXTRA = attrgetter("extra")
 
 
 def checked_alignment(name: str) -> AlignmentName:
@@ -115,6 +117,8 @@ class WordCounter:
         one pass over the rows' extras, only to find markup."""
         if self.alignment != "earmark" or self.glm is not None:
             return self
+        if not any(map(_EXTRA, rows)):  # no row has extras (the common chunk)
+            return None
         for row in rows:
             if row.extra and MARKUP in row.extra:
                 return self
