@@ -89,22 +89,32 @@ def metric_result(
     null_reasons = null_reasons or _NO_REASONS
     n_scored = len(counts)
     n_rows = n_scored if n_rows is None else n_rows
+    if n_scored == 1:
+        row = counts.tolist()[0] if hasattr(counts, "tolist") else list(counts[0])
+        return _one_row_result(row, settings, null_reasons, n_rows)
+    return _block_result(counts, clusters, settings, null_reasons, n_rows)
+
+
+def _block_result(
+    counts: Counts,
+    clusters: ArrayLike | None,
+    settings: MetricSettings,
+    null_reasons: Counter[str],
+    n_rows: int,
+) -> MetricResult:
+    """`metric_result` of any number of rows: its figures in Python below `SMALL` rows,
+    by numpy above."""
+    n_scored = len(counts)
     if n_scored < SMALL:
         rows = counts.tolist() if hasattr(counts, "tolist") else [list(r) for r in counts]
         figures = _row_figures(rows, clusters, settings.aggregate, null_reasons)
     else:
         figures = _array_figures(counts, clusters, settings.aggregate, null_reasons)
     totals, (median, median_n, median_null) = figures.totals, figures.median
-    keys = [*_COUNT_KEYS]
-    if null_reasons:
-        keys.append("unavailable_reasons")
-    keys += ["median_per_utterance", _MEDIAN_SECOND[median_null is None]]
     value = figures.value
+    keys = _key_order(bool(null_reasons), median_null is not None, value is None, settings.wip)
     ci = mer = wil = wip = None
-    if value is None:
-        keys.append("null_reason")
-    else:
-        keys += ["mer", "wil", *(["wip"] if settings.wip else []), "ser"]
+    if value is not None:
         mer, wil = totals.match_error_rate(), totals.word_information_lost()
         wip = totals.word_information_preserved() if settings.wip else None
         if settings.resamples > 0:
@@ -113,7 +123,7 @@ def metric_result(
     return MetricResult.built(
         {
             "extra": {},
-            "key_order": tuple(keys),
+            "key_order": keys,
             "value": value,
             "ci": ci,
             "substitutions": totals.substitutions,
@@ -197,8 +207,6 @@ def _row_figures(
     than 8 floats left to right (the mean of the per-row rates); a share of rows is
     `count / n`. Counts are exact integers far below 2**53.
     """
-    if len(rows) == 1:
-        return _one_row_figures(rows[0], aggregate)
     s = d = i = h = 0
     errors: list[int] = []
     refs: list[int] = []
@@ -234,20 +242,73 @@ def _row_figures(
     return _Figures(totals, median, value, why, ser, alike)
 
 
-def _one_row_figures(row: list[int], aggregate: str) -> _Figures:
-    """`_row_figures` of one row (each speaker of a corpus of one-utterance speakers):
-    the median is the row's rate, a mean of one rate is that rate (`0.0 + x` and `x / 1`
-    are `x`), the share of rows with an error is 1.0 or 0.0."""
-    s, d, i, h = row
-    totals = ErrorCounts(int(s), int(d), int(i), int(h))
+def _one_row_result(
+    row: list[int], settings: MetricSettings, null_reasons: Counter[str], n_rows: int
+) -> MetricResult:
+    """`metric_result` of one row (each speaker of a corpus of one-utterance speakers),
+    its record built directly: ~3x cheaper than the general path, number for number (the
+    median is the row's rate, a mean of one rate is that rate (`0.0 + x` and `x / 1` are
+    `x`), the share of rows with an error is 1.0 or 0.0, and the row resamples to itself:
+    the interval is [value, value] under every generator, no draw)."""
+    s, d, i, h = int(row[0]), int(row[1]), int(row[2]), int(row[3])
+    totals = ErrorCounts(s, d, i, h)
     errors, ref = s + d + i, s + d + h
     rate = float(errors) / float(ref) if ref > 0 else None
-    median = (rate, 1, None) if rate is not None else (None, None, "no row has reference units")
-    if aggregate == "micro":
+    value: float | None
+    if settings.aggregate == "micro":
         value, why = _micro(totals)
     else:
         value, why = (rate if rate is not None else 1.0 if s + i + h else 0.0), None
-    return _Figures(totals, median, value, why, 1.0 if errors > 0 else 0.0, True)
+    keys = _ONE_ROW_KEYS[(bool(null_reasons), rate is None, value is None, settings.wip)]
+    ci = mer = wil = wip = ser = None
+    if value is not None:
+        mer, wil = totals.match_error_rate(), totals.word_information_lost()
+        wip = totals.word_information_preserved() if settings.wip else None
+        ser = 1.0 if errors > 0 else 0.0
+        if settings.resamples > 0:
+            _check_bootstrap(settings)  # bad settings are refused whether or not they draw
+            ci = (value, value)
+    return MetricResult.built(
+        {
+            "extra": {},
+            "key_order": keys,
+            "value": value,
+            "ci": ci,
+            "substitutions": s,
+            "deletions": d,
+            "insertions": i,
+            "hits": h,
+            "ref_units": ref,
+            "hyp_units": s + i + h,
+            "aggregate": settings.aggregate,
+            "n_scored": 1,
+            "n_unavailable": n_rows - 1,
+            "unavailable_reasons": dict(sorted(null_reasons.items())) if null_reasons else None,
+            "median_per_utterance": rate,
+            "median_per_utterance_n": 1 if rate is not None else None,
+            "median_per_utterance_null_reason": (
+                "no row has reference units" if rate is None else None
+            ),
+            "null_reason": why,
+            "mer": mer,
+            "wil": wil,
+            "wip": wip,
+            "ser": ser,
+        }
+    )
+
+
+def _key_order(reasons: bool, no_median: bool, no_value: bool, wip: bool) -> tuple[str, ...]:
+    """The keys `metric_result` writes, in order, for these circumstances."""
+    keys = [*_COUNT_KEYS]
+    if reasons:
+        keys.append("unavailable_reasons")
+    keys += ["median_per_utterance", _MEDIAN_SECOND[not no_median]]
+    if no_value:
+        keys.append("null_reason")
+    else:
+        keys += ["mer", "wil", *(["wip"] if wip else []), "ser"]
+    return tuple(keys)
 
 
 def _array_figures(
@@ -354,6 +415,14 @@ _COUNT_KEYS = (
 _NO_REASONS: Counter[str] = Counter()
 #: The median's second key: its row count when it was taken, else why not.
 _MEDIAN_SECOND = {True: "median_per_utterance_n", False: "median_per_utterance_null_reason"}
+#: `_key_order` of every circumstance, for the one-row path (a tuple per block otherwise).
+_ONE_ROW_KEYS = {
+    (reasons, no_median, no_value, wip): _key_order(reasons, no_median, no_value, wip)
+    for reasons in (False, True)
+    for no_median in (False, True)
+    for no_value in (False, True)
+    for wip in (False, True)
+}
 
 
 def median_utterance(counts: Counts) -> tuple[float | None, int | None, str | None]:

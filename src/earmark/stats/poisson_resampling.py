@@ -56,6 +56,7 @@ from earmark.stats.resampling import (
     FloatMatrix,
     _distinct_rows,
     _IndexDraw,
+    _PackedTotals,
     _TailTable,
     run_blocks,
 )
@@ -99,7 +100,7 @@ class _PoissonTables:
     concatenated: column j's counts are the cells of its table (`cdf`) and its guide
     (`guide`, one entry per cell plus one) starts the search."""
 
-    def __init__(self, means: NDArray[np.float64]) -> None:
+    def __init__(self, means: NDArray[np.float64], rows: int = 1) -> None:
         distinct, which = np.unique(means, return_inverse=True)
         cdfs, guides, starts, guide_starts, lengths, lows = [], [], [], [], [], []
         start = guide_start = 0
@@ -120,24 +121,54 @@ class _PoissonTables:
         self.guide_offset = np.asarray(guide_starts, dtype=np.int64)[inverse]
         self.length = np.asarray(lengths, dtype=np.float64)[inverse]
         # A cell's count is its place in its table plus the table's lowest count.
-        self.base = np.asarray(starts, dtype=np.int64)[inverse] - np.asarray(lows)[inverse]
+        table_base = np.asarray(starts, dtype=np.int64) - np.asarray(lows, dtype=np.int64)
+        self.base = table_base[inverse]
+        self.sure = _sure_counts(self.cdf, self.guide, lengths, table_base)
+        # Each column's L and guide offset repeated for `rows` replicates: numpy's
+        # broadcast along rows costs several times a flat pass.
+        self.lengths, self.offsets = self._tiled(rows)
+
+    def _tiled(self, rows: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """L and the guide offset (less `_TWO_52_BITS`, see `_floor_index`) of every count
+        of `rows` replicates, row-major."""
+        return np.tile(self.length, rows), np.tile(self.guide_offset - _TWO_52_BITS, rows)
 
     def draw(self, rows: int, rng: np.random.Generator) -> NDArray[np.int64]:
-        """(rows x columns) counts: per count one double `u`, and the first cell whose
-        cumulative probability exceeds `u`, searched from the guide's cell."""
-        u = rng.random((rows, self.length.size)).reshape(-1)
-        bucket = (u.reshape(rows, -1) * self.length).astype(np.int64)
-        bucket += self.guide_offset
-        bucket = bucket.reshape(-1)
-        cell = self.guide[bucket]
+        """(rows x columns) counts: per count one double `u` (row-major, as
+        `rng.random((rows, columns))` draws them), inverted by `counts_of`."""
+        width = self.length.size
+        counts: NDArray[np.int64] = self.counts_of(rng.random(rows * width))
+        return counts.reshape(rows, width)
+
+    def counts_of(self, u: NDArray[np.float64]) -> NDArray[np.int64]:
+        """The count of each double of `u` (whole replicates, row-major): the first cell
+        whose cumulative probability exceeds it, searched from its guide bucket's cell
+        (`search`), or read from `sure` where that cell is the answer for every double of
+        the bucket."""
+        size, width = u.size, self.length.size
+        lengths, offsets = self.lengths, self.offsets
+        if size > lengths.size:
+            lengths, offsets = self._tiled(size // width)
+        bucket = _floor_index(np.multiply(u, lengths[:size]))
+        bucket += offsets[:size]
+        counts = self.sure.take(bucket)
+        unsure = np.flatnonzero(counts < 0)
+        if unsure.size:
+            cells = self.search(bucket.take(unsure), u.take(unsure))
+            counts[unsure] = cells - self.base.take(unsure % width)
+        return counts
+
+    def search(self, bucket: NDArray[np.int64], u: NDArray[np.float64]) -> NDArray[np.int64]:
+        """The cell of each double `u` in its guide bucket: the first cell from the guide's
+        whose cumulative probability exceeds `u` (the general rule `sure` shortens)."""
+        cell = self.guide.take(bucket)
         # Most counts are the guide's cell or the next one.
-        moving = np.flatnonzero(self.cdf[cell] <= u)
+        moving = np.flatnonzero(self.cdf.take(cell) <= u)
         cell[moving] += 1
         moving = moving[self.cdf[cell[moving]] <= u[moving]]
         if moving.size:
             cell[moving] = self._bisect(cell[moving] + 1, self.guide[bucket[moving] + 1], u[moving])
-        counts: NDArray[np.int64] = cell.reshape(rows, -1) - self.base
-        return counts
+        return cell
 
     def _bisect(
         self, low: NDArray[np.int64], high: NDArray[np.int64], u: NDArray[np.float64]
@@ -182,6 +213,48 @@ def _guided_cdf(pmf: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[
     return cdf, guide
 
 
+#: 2**52: a double in [2**52, 2**53) is that number plus an integer below 2**52, which is
+#: the low 52 bits of its representation.
+_TWO_52 = 4503599627370496.0
+_TWO_52_BITS = 0x4330000000000000
+
+
+def _floor_index(x: NDArray[np.float64]) -> NDArray[np.int64]:
+    """`x.astype(np.int64) + _TWO_52_BITS` for doubles in [0, 2**52), overwriting `x`:
+    floor, add 2**52 (exact: both are integers below 2**53) and read the bits, two
+    vectorised passes where numpy's double-to-integer cast is one element at a time. The
+    caller's offsets take `_TWO_52_BITS` back off."""
+    np.floor(x, out=x)
+    x += _TWO_52
+    index: NDArray[np.int64] = x.view(np.int64)
+    return index
+
+
+def _sure_counts(
+    cdf: NDArray[np.float64],
+    guide: NDArray[np.int64],
+    lengths: list[int],
+    table_base: NDArray[np.int64],
+) -> NDArray[np.int64]:
+    """Per guide entry, the count `search` gives every double of its bucket, or -1 where
+    that depends on the double. A double `u` lands in bucket i of L when `floor(u * L) ==
+    i` (as rounded), so `u * L < i + 1` exactly and `u <= (i + 1) / L` as rounded (no
+    double lies between that quotient and its rounding): a guide cell whose cumulative
+    probability exceeds the rounded `(i + 1) / L` (or is 1) is the answer for all of them.
+    The last entry (a `u * L` that rounds up to L) names the table's last cell, whose
+    cumulative probability is 1: sure too."""
+    sure = np.full(guide.size, -1, dtype=np.int64)
+    start = 0
+    for table, length in enumerate(lengths):
+        entries = guide[start : start + length + 1]
+        first = cdf[entries[:-1]]
+        upper = np.arange(1, length + 1) / length  # the guide's own edges, one bucket on
+        fits = np.append((first > upper) | (first >= 1.0), True)
+        sure[start : start + length + 1] = np.where(fits, entries - table_base[table], -1)
+        start += length + 1
+    return sure
+
+
 class _PoissonPlan:
     """What every block shares: the categories, the tables, the cluster layout, the tail."""
 
@@ -198,11 +271,14 @@ class _PoissonPlan:
         tail_values = np.repeat(distinct[~is_category], counts[~is_category], axis=0)
         self.n_tail = tail_values.shape[0]
         self.tail = _TailTable(tail_values, self.n)
+        # A replicate draws at most n clusters from the categories (the tail weighs 0).
+        weights = np.vstack([self.category_values, np.zeros((1, distinct.shape[1]))])
+        self.packed = _PackedTotals.build(weights, self.n)
         columns = np.append(self.sizes, self.n_tail)
         lam = max(0.0, 1.0 - Z / math.sqrt(self.n))
-        self.tables = _PoissonTables(lam * columns.astype(np.float64))
         self.width = columns.size
         self.rows_per_pass = max(1, PASS_ELEMENTS // self.width)
+        self.tables = _PoissonTables(lam * columns.astype(np.float64), self.rows_per_pass)
         # The column each cluster of the layout counts in (int32: a smaller table to gather).
         self.owner = np.repeat(np.arange(self.width, dtype=np.int32), columns)
 
@@ -216,9 +292,12 @@ class _PoissonPlan:
     def _pass_totals(self, rows: int, rng: np.random.Generator) -> FloatMatrix:
         """Steps 3 to 5 for `rows` replicates: their column totals."""
         counts = self._poisson_counts(rows, rng)
-        counts += self._correction(self.n - counts.sum(axis=1), rng)
+        self._correct(counts, self.n - counts.sum(axis=1), rng)
         k = self.width - 1
-        if self.integral:
+        if self.packed is not None:
+            # The tail's column weighs 0: the whole count matrix, no slice copied.
+            totals = self.packed.totals(counts)
+        elif self.integral:
             # Integer products and sums: exact, and no BLAS (whose threads could reorder).
             totals = (counts[:, :k] @ self.category_values.astype(np.int64)).astype(np.float64)
         else:
@@ -236,15 +315,21 @@ class _PoissonPlan:
             over = over[counts[over].sum(axis=1) > self.n]
         return counts
 
-    def _correction(self, short: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.int64]:
-        """Step 4: `short[r]` uniform draws among the n clusters for replicate r, counted
-        per column."""
+    def _correct(
+        self, counts: NDArray[np.int64], short: NDArray[np.int64], rng: np.random.Generator
+    ) -> None:
+        """Step 4: `short[r]` uniform draws among the n clusters for replicate r, each
+        adding one to the count of its column (in place)."""
         total = int(short.sum())
-        replicate = np.repeat(np.arange(short.size, dtype=np.int64) * self.width, short)
-        if total:
-            draw = _IndexDraw(rng, self.n)
-            for a in range(0, total, CHUNK):
-                b = min(a + CHUNK, total)
-                replicate[a:b] += self.owner[draw.indices(b - a)]
-        added: NDArray[np.int64] = np.bincount(replicate, minlength=short.size * self.width)
-        return added.reshape(short.size, self.width)
+        if not total:
+            return
+        cell = np.repeat(np.arange(short.size, dtype=np.int64) * self.width, short)
+        draw = _IndexDraw(rng, self.n)
+        for a in range(0, total, CHUNK):
+            b = min(a + CHUNK, total)
+            cell[a:b] += self.owner.take(draw.indices(b - a))
+        # One unbuffered add per draw: a count per cell of the pass would cost a pass over
+        # the whole count matrix to add it.
+        flat = counts.view()
+        flat.shape = (-1,)  # a view or an error, never a copy the adds would be lost in
+        np.add.at(flat, cell, 1)

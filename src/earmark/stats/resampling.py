@@ -280,6 +280,52 @@ def _distinct_rows(values: FloatMatrix) -> tuple[FloatMatrix, NDArray[np.int64]]
     return distinct, counts.astype(np.int64)
 
 
+class _PackedTotals:
+    """`counts @ values` for non-negative integer `values` (categories x C), several
+    columns per int64 word: one integer matrix-vector product per word instead of a
+    product per column (numpy's integer products do not use BLAS: one pass over `counts`
+    for each output column). A column's field holds its largest possible total (`draws`
+    times its largest value), so the sums are exact and no field carries into the next.
+    `None` from `build` where a value is negative, fractional or too large to pack.
+    """
+
+    def __init__(self, words: list[NDArray[np.int64]], fields: list[list[tuple[int, int, int]]]):
+        self.words = words
+        self.fields = fields  # (column, shift, bits) per word
+        self.width = sum(len(f) for f in fields)
+
+    @classmethod
+    def build(cls, values: FloatMatrix, draws: int) -> _PackedTotals | None:
+        if not values.size or np.any(values < 0) or np.any(values != np.floor(values)):
+            return None
+        words: list[NDArray[np.int64]] = []
+        fields: list[list[tuple[int, int, int]]] = []
+        bits_used = 64  # forces a new word for the first column
+        for j in range(values.shape[1]):
+            bits = (int(values[:, j].max()) * draws).bit_length() or 1
+            if bits > 62:
+                return None
+            if bits_used + bits > 63:
+                words.append(np.zeros(values.shape[0], dtype=np.int64))
+                fields.append([])
+                bits_used = 0
+            words[-1] |= values[:, j].astype(np.int64) << bits_used
+            fields[-1].append((j, bits_used, bits))
+            bits_used += bits
+        return cls(words, fields)
+
+    def totals(self, counts: NDArray[np.int64]) -> FloatMatrix:
+        """(rows x C) totals of `counts` (rows x categories, non-negative, each row
+        summing to at most `draws`)."""
+        out = np.empty((counts.shape[0], self.width), dtype=np.float64)
+        for word, fields in zip(self.words, self.fields, strict=True):
+            # einsum's integer sum of products: exact, as `counts @ word`, half the work.
+            packed = np.einsum("rk,k->r", counts, word)
+            for column, shift, bits in fields:
+                out[:, column] = (packed >> shift) & ((1 << bits) - 1)
+        return out
+
+
 class _TailTable:
     """The tail clusters' columns, packed for gathering.
 
@@ -331,7 +377,8 @@ class _TailTable:
                 empty = np.minimum(ends[first:stop], b) - a == seg_starts
                 for word, acc in zip(self.words, word_sums, strict=True):
                     values = gathered[: b - a].view(word.dtype)
-                    np.take(word, picks, out=values)
+                    # Indices in range: "clip" writes `out` directly ("raise" buffers).
+                    np.take(word, picks, out=values, mode="clip")
                     part = np.add.reduceat(values, seg_starts)
                     part[empty] = 0
                     acc[first:stop] += part
