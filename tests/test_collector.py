@@ -88,3 +88,16 @@ def test_only_the_process_entry_freezes_at_exit(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "True"]
     assert (tmp_path / "b" / "results.json").read_bytes().count(b"\n") > 10
+
+
+def test_what_a_caller_froze_stays_frozen() -> None:
+    """A forked compare worker's inherited heap is frozen: a pause inside it must not
+    release it (the collector would walk, and copy, every inherited page)."""
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            _ = [[i] for i in range(100)]
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
