@@ -100,7 +100,8 @@ def test_quiet_one_pair_score_loads_only_what_it_uses(tmp_path: Path) -> None:
     a JSONL file, no streaming code for an arm that did not stream.
 
     Nor a normaliser the run and its self-probes do not name (a lookup imports its own
-    module), nor csv for a JSONL file, nor html (a notebook's table). numpy is still
+    module), nor the sclite or Kaldi alignments, GLM rules or trn markup for an earmark
+    alignment, nor csv for a JSONL file, nor html (a notebook's table). numpy is still
     loaded: the scorer's columns (`earmark.scoring.counting`, `parts`, `groups`,
     `row_facts`, `columns`, `scorer`, `breakdowns`, `blocks`, `metric`) are numpy arrays
     for one row as for a million; see the issue 25 notes."""
@@ -131,6 +132,11 @@ def test_quiet_one_pair_score_loads_only_what_it_uses(tmp_path: Path) -> None:
         "earmark.text.crude_delete_v1",
         "earmark.text.crude_char_v1",
         "earmark.text.zh_itn_v1",
+        "earmark.scoring.glm",
+        "earmark.formats.sclite_markup",
+        "earmark.metrics.slot_alignment",
+        "earmark.metrics.kaldi_alignment",
+        "earmark.metrics.sclite_alignment",
         "csv",
         "html",
     }
