@@ -129,3 +129,55 @@ def test_engines_are_imported_only_when_used() -> None:
     before, after = json.loads(out.stdout)
     assert before == []
     assert after == ["opencc"]  # en-v1 is earmark's own code: no engine at all
+
+
+_ONE_LOOKUP = """
+import json, sys
+from earmark.text import get_normalizer
+get_normalizer("en-v1")
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("earmark.text."))))
+"""
+
+_EARLY_IMPOSTOR = """
+from earmark.errors import EarmarkError
+from earmark.text import ViewPair, get_normalizer, register
+class Impostor:
+    __slots__ = ()
+    name = "en-v1"
+    description = "not the real one"
+    views = ("raw",)
+    primary_view = "raw"
+    units = ("word",)
+    comparison_only = False
+    def normalize_pair(self, reference, hypothesis):
+        return {"raw": ViewPair(reference, hypothesis)}
+try:
+    register(Impostor)
+except EarmarkError as exc:
+    assert "already taken" in str(exc), exc
+else:
+    raise SystemExit("registered")
+assert get_normalizer("en-v1").description != "not the real one"
+"""
+
+
+def test_a_lookup_imports_only_its_own_module() -> None:
+    """`get_normalizer("en-v1")` imports `earmark.text.en_v1` (and what it imports), not the
+    other nine: each built-in's module is named after it."""
+    out = subprocess.run(
+        [sys.executable, "-c", _ONE_LOOKUP], capture_output=True, text=True, check=True
+    )
+    loaded = set(json.loads(out.stdout))
+    assert "earmark.text.en_v1" in loaded
+    others = {f"earmark.text.{name.replace('-', '_')}" for name in BUILT_IN} - {
+        "earmark.text.en_v1",
+        "earmark.text.none",
+    }
+    assert not loaded & others
+    for name in BUILT_IN:  # the name -> module rule the lazy lookup relies on
+        module = type(get_normalizer(name)).__module__
+        assert module == f"earmark.text.{name.replace('-', '_')}"
+
+
+def test_a_built_in_name_is_taken_before_its_module_is_loaded() -> None:
+    subprocess.run([sys.executable, "-c", _EARLY_IMPOSTOR], check=True)

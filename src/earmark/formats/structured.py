@@ -6,7 +6,6 @@ and a file with no records is an error: an empty file is never a result.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar, cast
@@ -34,6 +33,8 @@ def suffix_format(path: Path) -> str | None:
 
 def delimited_records(path: Path, delimiter: str) -> Iterator[tuple[int, dict[str, str]]]:
     """(line, header -> value) per row of a CSV or TSV file; blank rows are skipped."""
+    import csv
+
     # csv pulls lines as it needs them (a quoted field may span lines) and counts them in
     # `line_num`; each line is cut at "\n" only, so U+2028 and friends stay in their field.
     lines = (line + "\n" for _, line in read_records(path))

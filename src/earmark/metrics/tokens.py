@@ -62,10 +62,14 @@ def mixed(text: str) -> list[str]:
 
 def is_cjk_unit(char: str) -> bool:
     """True for a character that is a mixed unit on its own (`我`, `か`), False for `a`, `한`."""
-    return _CJK.fullmatch(char) is not None
+    return _cjk().fullmatch(char) is not None
 
 
-_CJK = re.compile(f"[{_CJK_RANGES}]")
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """One CJK unit character; compiled on first use (~3 ms, which a start-up whose
+    texts need no mixed units would pay for nothing)."""
+    return re.compile(f"[{_CJK_RANGES}]")
 
 
 @functools.cache

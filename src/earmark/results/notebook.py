@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
-from html import escape
 from typing import TYPE_CHECKING
 
 from earmark.errors import EarmarkError
@@ -48,6 +47,8 @@ def markdown_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Ce
 
 def html_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     """The same table as HTML, every cell escaped (a transcript or arm name stays text)."""
+    from html import escape
+
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(_text(c))}</td>" for c in row) + "</tr>" for row in rows

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from earmark.errors import EarmarkError
-from earmark.formats.sclite_markup import markup_slots, plain_text
 from earmark.metrics.alignment import (
     Alignment,
     AlignmentTooLarge,
@@ -48,15 +47,13 @@ from earmark.metrics.alignment import (
     check_alignment_size,
     count_errors_array,
 )
-from earmark.metrics.kaldi_alignment import align_kaldi
-from earmark.metrics.sclite_alignment import align_sclite
-from earmark.metrics.slot_alignment import Slot, align_slots
-from earmark.scoring.glm import MAX_SLOT_CELLS, Glm
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     from earmark.formats.rows import ScoringRow
+    from earmark.metrics.slot_alignment import Slot
+    from earmark.scoring.glm import Glm
 
 AlignmentName = Literal["earmark", "sclite", "kaldi"]
 ALIGNMENTS: tuple[AlignmentName, ...] = ("earmark", "sclite", "kaldi")
@@ -94,9 +91,15 @@ def align_words(
     reference: Sequence[str], hypothesis: Sequence[str], alignment: AlignmentName
 ) -> Alignment:
     """One pair's columns and counts under the named alignment."""
+    # The other alignments, the markup and the GLM rules are imported where a run asks for
+    # them: the earmark alignment's start-up does not pay for them.
     if alignment == "sclite":
+        from earmark.metrics.sclite_alignment import align_sclite
+
         return align_sclite(reference, hypothesis)
     if alignment == "kaldi":
+        from earmark.metrics.kaldi_alignment import align_kaldi
+
         return align_kaldi(reference, hypothesis)
     return align(reference, hypothesis)
 
@@ -145,6 +148,8 @@ class WordCounter:
         if len(batch) == len(pairs) and (unit != "word" or self._plain_batch):
             units: Literal["given", "words"] = "words" if unit == "word" else "given"
             return count_errors_array(pairs, units=units, tallies=tallies)
+        from earmark.scoring.glm import MAX_SLOT_CELLS
+
         for k, markup in enumerate(markups):
             if markup is None:
                 continue
@@ -165,6 +170,8 @@ class WordCounter:
         return self.alignment == "earmark" and self.glm is None
 
     def _slots(self, markup: str, reference: str, row_id: str, where: str) -> list[Slot]:
+        from earmark.formats.sclite_markup import markup_slots, plain_text
+
         slots = markup_slots(markup)
         if plain_text(slots).split() != reference.split():
             raise EarmarkError(
@@ -179,6 +186,8 @@ class WordCounter:
     def _align_slots(self, slots: list[Slot], hypothesis: list[str]) -> Alignment:
         if self.glm is not None:
             return self.glm.align(slots, hypothesis)
+        from earmark.metrics.slot_alignment import align_slots
+
         return align_slots(slots, hypothesis)
 
     def _count_plain(
@@ -202,6 +211,8 @@ class WordCounter:
             elif self.glm is not None:
                 out[at] = self.glm.count_pairs(chosen, tallies=chosen_tallies)
             else:
+                from earmark.scoring.glm import MAX_SLOT_CELLS
+
                 for j, (ref_text, hyp_text) in enumerate(chosen):
                     reference, hypothesis = ref_text.split(), hyp_text.split()
                     check_alignment_size(len(reference), len(hypothesis), MAX_SLOT_CELLS, index=j)
