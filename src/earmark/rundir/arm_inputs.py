@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import cast
 
 from earmark.collector import collector_paused
-from earmark.comparison.loading import ArmData, SharedValues
+from earmark.comparison.loading import ArmData, ArmTransfer, SharedValues
 from earmark.errors import EarmarkError
 from earmark.records import (
     decode_records,
@@ -326,18 +326,29 @@ def load_arm_specs(specs: list[str], jobs: int = 1) -> dict[str, ArmData]:
 
     With `jobs` > 1 the specs are read in forked workers, a spec each at a time (a row
     costs ~5x more to read than to send back); what arrives shares one copy of each
-    equal text with the other arms (`ArmData.share`), as when read here. Errors are
+    equal text with the other arms (`ArmData.received`), as when read here. Errors are
     raised in spec order, as reading them one after another raises them."""
     shared = SharedValues()
     if jobs > 1 and len(specs) > 1:
         from earmark.comparison.parallel import fork_map
 
-        def arrived(found: list[ArmData] | Exception) -> list[ArmData] | Exception:
-            for arm in [] if isinstance(found, Exception) else found:
-                arm.share(shared)
-            return found
+        # Per spec index, the arms that arrived: a later spec's may be patched onto them.
+        bases: dict[int, list[ArmData]] = {}
 
-        read: list[list[ArmData] | Exception] = fork_map(_read_spec, specs, jobs, arrived)
+        def arrived(found: _Read) -> list[ArmData] | Exception:
+            if isinstance(found, Exception):
+                return found
+            at, sent = found
+            arms = [
+                ArmData.received(s, shared, None if s.base is None else bases[s.base][0])
+                for s in sent
+            ]
+            bases[at] = arms
+            return arms
+
+        read: list[list[ArmData] | Exception] = fork_map(
+            _SpecReader(), list(enumerate(specs)), jobs, arrived
+        )
     else:
         read = []
     out: dict[str, ArmData] = {}
@@ -355,9 +366,29 @@ def load_arm_specs(specs: list[str], jobs: int = 1) -> dict[str, ArmData]:
     return out
 
 
-def _read_spec(spec: str) -> list[ArmData] | Exception:
-    """A worker's arms of one spec, or the error reading it gave (raised in spec order)."""
-    try:
-        return [arm.for_transfer() for arm in load_arms(spec)]
-    except Exception as exc:  # re-raised by the parent, in spec order
-        return exc
+#: What a worker sends back for one spec: its index and arms, or the error reading it gave.
+_Read = tuple[int, list[ArmTransfer]] | Exception
+
+
+class _SpecReader:
+    """A worker's reading of specs, one at a time: the first spec it reads whole is the
+    base of the rest, which share its values (one `SharedValues` per worker) and travel
+    as the rows where they differ from its first arm (`ArmData.for_transfer`). Each
+    forked worker has its own copy of this object."""
+
+    def __init__(self) -> None:
+        self.shared = SharedValues()
+        self.base: tuple[int, ArmData] | None = None
+
+    def __call__(self, item: tuple[int, str]) -> _Read:
+        at, spec = item
+        try:
+            arms = load_arms(spec, self.shared)
+        except Exception as exc:  # re-raised by the parent, in spec order
+            return exc
+        if self.base is None:
+            self.base = (at, arms[0])
+            # The base stays whole here, to patch the next specs' arms against.
+            return at, [arm.for_transfer() for arm in arms]
+        base_at, base = self.base
+        return at, [arm.for_transfer(base, base_at) for arm in arms]
