@@ -281,23 +281,42 @@ def _arms_in_file(
     # Per arm, the lines and records not added yet (two lists: no tuple per row).
     pending: dict[str, tuple[list[int], list[JSONObject]]] = {}
     count = 0
-    for line, record in (row for lines, found in blocks for row in zip(lines, found, strict=True)):
-        arm_field = record.get("arm")
-        name = arm_field if isinstance(arm_field, str) and arm_field else default_name
-        if wanted is not None and name != wanted:
-            seen[str(arm_field or default_name)] = None
+    for lines, found in blocks:
+        if found and wanted is None and not any([r.get("arm") for r in found]):
+            # No row of the block names an arm (a predictions file of one): every row is
+            # the default arm's, added in the same blocks of `_BLOCK_ROWS` as row by row.
+            if default_name not in arms:
+                arms[default_name] = ArmData(
+                    name=default_name, source=source, recorded=recorded.get(default_name)
+                )
+            at = 0
+            while at < len(found):
+                mine = pending.setdefault(default_name, ([], []))
+                take = min(_BLOCK_ROWS - count, len(found) - at)
+                mine[0].extend(lines[at : at + take])
+                mine[1].extend(found[at : at + take])
+                at, count = at + take, count + take
+                if count == _BLOCK_ROWS:
+                    _add_block(pending, arms, source, shared)
+                    pending, count = {}, 0
             continue
-        block = pending.get(name)
-        if block is None:
-            if name not in arms:
-                arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
-            block = pending[name] = ([], [])
-        block[0].append(line)
-        block[1].append(record)
-        count += 1
-        if count == _BLOCK_ROWS:
-            _add_block(pending, arms, source, shared)
-            pending, count = {}, 0
+        for line, record in zip(lines, found, strict=True):
+            arm_field = record.get("arm")
+            name = arm_field if isinstance(arm_field, str) and arm_field else default_name
+            if wanted is not None and name != wanted:
+                seen[str(arm_field or default_name)] = None
+                continue
+            block = pending.get(name)
+            if block is None:
+                if name not in arms:
+                    arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
+                block = pending[name] = ([], [])
+            block[0].append(line)
+            block[1].append(record)
+            count += 1
+            if count == _BLOCK_ROWS:
+                _add_block(pending, arms, source, shared)
+                pending, count = {}, 0
     _add_block(pending, arms, source, shared)
     if wanted is not None and wanted not in arms:
         names = sorted(seen)
