@@ -291,6 +291,39 @@ def test_arms_read_in_workers_are_the_arms_read_here(tmp_path: Path) -> None:
     assert first.clusters[4] is first.keys[4][0]
 
 
+def test_arms_patched_onto_a_workers_first_arm_are_the_arms_read_here(tmp_path: Path) -> None:
+    """A worker sends its later arms as the rows where they differ from its first one
+    (`ArmData.for_transfer`): rows reordered, ids, clips, a duration 0.0 where the first
+    has -0.0 (equal, written differently), None where it has a text, and an arm of
+    another length all arrive as read here."""
+    rows = _hostile_arm_rows(0)
+    variants = [
+        rows,
+        rows[::-1],
+        [
+            {**r, "audio_seconds": 0.0 if r["audio_seconds"] == 0 else r["audio_seconds"]}
+            for r in rows
+        ],
+        [{**r, "id": f"v{k}", "clip": None} for k, r in enumerate(rows)],
+        [{**r, "hypothesis": None, "language": "fr", "language_mismatch": True} for r in rows],
+        [{**r, "slices": ["t"], "status": "failed"} for r in rows],
+        rows[:4],
+        rows,
+    ]
+    specs = [write_rows(tmp_path / f"v{i}.jsonl", v) for i, v in enumerate(variants)]
+    serial, forked = load_arm_specs(specs), load_arm_specs(specs, jobs=2)
+    assert list(serial) == list(forked)
+    for name, arm in serial.items():
+        other = forked[name]
+        for column in _COLUMNS:
+            assert repr(getattr(other, column)) == repr(getattr(arm, column)), (name, column)
+        assert dict(other.index()) == dict(arm.index())
+        assert list(other._lines) == list(arm._lines)
+    first, last = forked["v0"], forked["v7"]
+    assert all(x is y for x, y in zip(first.references, last.references, strict=True))
+    assert all(x is y for x, y in zip(first.keys, last.keys, strict=True))
+
+
 def test_workers_raise_the_error_reading_in_order_raises(tmp_path: Path) -> None:
     good = write_rows(tmp_path / "good.jsonl", _hostile_arm_rows(0))
     bad = tmp_path / "bad.jsonl"

@@ -8,9 +8,9 @@ Reading arms from run folders and prediction files (the command line's arm specs
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn, cast
+from typing import Any, NoReturn, cast
 
 from earmark.errors import EarmarkError
 from earmark.results.codec import JSONObject, JSONValue
@@ -78,11 +78,65 @@ class ArmData:
         self._positions = {}
         self._lines = array("q")
 
-    def for_transfer(self) -> ArmData:
-        """This arm without its key index, to send from a worker that read it (`share`
-        rebuilds the index where it arrives)."""
+    def for_transfer(self, base: ArmData | None = None, base_at: int | None = None) -> ArmTransfer:
+        """This arm as it travels from the worker that read it: each row column whole, or,
+        given `base` (an arm the same worker read and sent before, sent as spec `base_at`),
+        only the rows where it differs from `base`'s. A dozen arms of the same utterances
+        differ in a few hypotheses: the parent then copies the base's already shared
+        columns instead of unpickling and sharing every value again (issue 25)."""
+        from itertools import count
+
+        columns: dict[str, _Column] = {}
+        for name in _ROW_COLUMNS:
+            mine: list[Any] = getattr(self, name)
+            theirs: list[Any] | None = None if base is None else getattr(base, name)
+            if theirs is None or len(theirs) != len(mine):
+                columns[name] = mine
+                continue
+            # Read with the base's `SharedValues`, equal values are mostly the same object.
+            at = [p for p, a, b in zip(count(), mine, theirs) if a is not b and not _same(a, b)]
+            columns[name] = _Patch(at, [mine[p] for p in at])
         self._positions = {}
-        return self
+        at_base = None if base is None else base_at
+        return ArmTransfer(self.name, self.source, self.recorded, self._lines, at_base, columns)
+
+    @classmethod
+    def received(
+        cls, sent: ArmTransfer, shared: SharedValues, base: ArmData | None = None
+    ) -> ArmData:
+        """The arm `for_transfer` sent, every value shared with `shared` (as `share`
+        shares them); `base`, the arm its patches are against, arrived (and was shared)
+        before it."""
+        arm = cls(name=sent.name, source=sent.source, recorded=sent.recorded)
+        arm._lines = sent.lines
+        patches = {k: v for k, v in sent.columns.items() if isinstance(v, _Patch)}
+        if base is None or len(patches) != len(_ROW_COLUMNS):
+            for name, column in sent.columns.items():
+                if isinstance(column, _Patch):
+                    assert base is not None
+                    column = column.applied(getattr(base, name))
+                setattr(arm, name, column)
+            arm.share(shared)
+            return arm
+        # Every column is the base's (already shared) but for a few rows: share those.
+        value_of = _sharers(shared)
+        for name in _ROW_COLUMNS:
+            patch = patches[name]
+            if name == "clusters":  # a row's default clip is its shared key's id
+                keys = arm.keys
+                values = [
+                    keys[p][0] if c == keys[p][0] else value_of["references"](c)
+                    for p, c in zip(patch.at, patch.values, strict=True)
+                ]
+            else:
+                values = list(map(value_of[name], patch.values))
+            setattr(arm, name, _Patch(patch.at, values).applied(getattr(base, name)))
+        arm._positions = (
+            base._positions.copy()
+            if not patches["keys"].at
+            else dict(zip(arm.keys, range(len(arm.keys)), strict=True))
+        )
+        return arm
 
     def share(self, shared: SharedValues) -> None:
         """Point every column at `shared`'s copy of each equal value and rebuild the key
@@ -287,6 +341,76 @@ class PreparedRows:
     clusters: list[str]
     audio_seconds: list[float | None]
     language_mismatch: list[bool]
+
+
+#: An `ArmData`'s row columns (what `release_rows` empties and `for_transfer` sends).
+_ROW_COLUMNS = (
+    "keys",
+    "references",
+    "hypotheses",
+    "languages",
+    "slices",
+    "statuses",
+    "clusters",
+    "audio_seconds",
+    "language_mismatch",
+)
+
+
+@dataclass(frozen=True)
+class _Patch:
+    """A column as the rows where it differs from another arm's: their positions and values."""
+
+    at: list[int]
+    values: list[Any]
+
+    def applied(self, base: list[Any]) -> list[Any]:
+        """`base`'s column (a copy) with these rows' values."""
+        out = base.copy()
+        for p, value in zip(self.at, self.values, strict=True):
+            out[p] = value
+        return out
+
+
+#: A row column as it is sent: whole, or patched onto the base arm's.
+_Column = list[Any] | _Patch
+
+
+@dataclass(frozen=True)
+class ArmTransfer:
+    """An arm on its way from the worker that read it (`ArmData.for_transfer`), rebuilt
+    where it arrives (`ArmData.received`); `base`, when set, is the spec whose (first)
+    arm the patched columns are against."""
+
+    name: str
+    source: str
+    recorded: JSONObject | None
+    lines: array[int]
+    base: int | None
+    columns: dict[str, _Column]
+
+
+def _same(a: object, b: object) -> bool:
+    """Can `b` stand for `a` in a column? Equal and of one type; a zero duration never
+    (0.0 and -0.0 are equal but written differently)."""
+    return a is b or (type(a) is type(b) and a == b and (type(a) is not float or a != 0))
+
+
+def _sharers(shared: SharedValues) -> dict[str, Callable[[Any], Any]]:
+    """Per row column, `share`'s shared value of one of its values (clusters aside: a
+    row's default clip is its key's id)."""
+    key, text = shared.keys.setdefault, shared.texts.setdefault
+    seconds, slices = shared.seconds.setdefault, shared.slices.setdefault
+    return {
+        "keys": lambda k: key(k, k),
+        "references": lambda t: text(t, t),
+        "hypotheses": lambda h: h and text(h, h),
+        "languages": lambda v: v if v is None else text(v, v),
+        "statuses": lambda v: text(v, v),
+        "slices": lambda v: slices(v, v),
+        "audio_seconds": lambda v: v and seconds(v, v),
+        "language_mismatch": lambda v: v,
+    }
 
 
 _STR = frozenset((str,))

@@ -49,12 +49,16 @@ def evaluation_letters(
 ) -> str:
     """One letter per aligned column (C, S, D, I): what MAPSSWE segments, by earmark's
     alignment or by sclite's (`metrics.sclite_alignment`, as sc_stats reads it)."""
-    ref = reference.split() if unit == "word" else list(reference)
-    hyp = hypothesis.split() if unit == "word" else list(hypothesis)
+    ref: Sequence[str]
+    hyp: Sequence[str]
+    if unit == "word":
+        ref, hyp = reference.split(), hypothesis.split()
+    else:  # characters: rapidfuzz aligns a string's code points as it aligns their list
+        ref, hyp = reference, hypothesis
     if ref == hyp:
         return "C" * len(ref)
     if alignment == "sclite":
-        return sclite_evaluation_letters(ref, hyp)
+        return sclite_evaluation_letters(list(ref), list(hyp))
     # The opcodes behind `metrics.alignment.align` (same columns), without its objects.
     out = []
     for block in Levenshtein.opcodes(ref, hyp):

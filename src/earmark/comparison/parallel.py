@@ -20,10 +20,11 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import SimpleQueue
-from typing import TypeVar, cast
+from typing import Any, TypeVar, overload
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+Kept = TypeVar("Kept")
 
 
 def default_jobs() -> int:
@@ -54,18 +55,32 @@ def _serve(
         results.close()
 
 
+@overload
+def fork_map(func: Callable[[Item], Result], items: Sequence[Item], jobs: int) -> list[Result]: ...
+
+
+@overload
 def fork_map(
     func: Callable[[Item], Result],
     items: Sequence[Item],
     jobs: int,
-    arrived: Callable[[Result], Result] | None = None,
-) -> list[Result]:
+    arrived: Callable[[Result], Kept],
+) -> list[Kept]: ...
+
+
+def fork_map(
+    func: Callable[[Item], Any],
+    items: Sequence[Item],
+    jobs: int,
+    arrived: Callable[[Any], Any] | None = None,
+) -> list[Any]:
     """`[func(x) for x in items]`, spread over up to `jobs` forked processes, in order.
 
     A task that raises re-raises here (the first one in item order); a worker that dies
     without answering is an error too, never a missing result. `arrived` is applied in
     this process to each result as it comes in (in any order), before the next is read:
-    what it lets go (an arm's own copies of shared texts) is not held for the rest."""
+    what it lets go (an arm's own copies of shared texts) is not held for the rest; what
+    it returns is what the list holds."""
     if jobs <= 1 or len(items) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return [func(item) if arrived is None else arrived(func(item)) for item in items]
     ctx = multiprocessing.get_context("fork")
@@ -85,11 +100,11 @@ def fork_map(
 
 def _fork_map(
     ctx: ForkContext,
-    func: Callable[[Item], Result],
+    func: Callable[[Item], Any],
     items: Sequence[Item],
     jobs: int,
-    arrived: Callable[[Result], Result] | None,
-) -> list[Result]:
+    arrived: Callable[[Any], Any] | None,
+) -> list[Any]:
     n_workers = min(jobs, len(items))
     todo: SimpleQueue[int | None] = ctx.SimpleQueue()
     for index in range(len(items)):
@@ -103,7 +118,7 @@ def _fork_map(
         worker.start()
         send.close()
         readers[receive] = worker
-    answers: dict[int, tuple[bool, Result | BaseException]] = {}
+    answers: dict[int, tuple[bool, Any]] = {}
     try:
         while readers:
             for conn in wait(list(readers)):
@@ -122,12 +137,12 @@ def _fork_map(
             process.terminate()
             process.join()
             conn.close()
-    out: list[Result] = []
+    out: list[Any] = []
     for index in range(len(items)):
         if index not in answers:
             raise RuntimeError(f"a worker process died before returning task {index}")
         ok, value = answers[index]
         if isinstance(value, BaseException) and not ok:
             raise value
-        out.append(cast("Result", value))
+        out.append(value)
     return out

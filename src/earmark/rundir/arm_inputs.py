@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import cast
 
 from earmark.collector import collector_paused
-from earmark.comparison.loading import ArmData, SharedValues
+from earmark.comparison.loading import ArmData, ArmTransfer, SharedValues
 from earmark.errors import EarmarkError
 from earmark.records import (
     decode_records,
@@ -281,23 +281,42 @@ def _arms_in_file(
     # Per arm, the lines and records not added yet (two lists: no tuple per row).
     pending: dict[str, tuple[list[int], list[JSONObject]]] = {}
     count = 0
-    for line, record in (row for lines, found in blocks for row in zip(lines, found, strict=True)):
-        arm_field = record.get("arm")
-        name = arm_field if isinstance(arm_field, str) and arm_field else default_name
-        if wanted is not None and name != wanted:
-            seen[str(arm_field or default_name)] = None
+    for lines, found in blocks:
+        if found and wanted is None and not any([r.get("arm") for r in found]):
+            # No row of the block names an arm (a predictions file of one): every row is
+            # the default arm's, added in the same blocks of `_BLOCK_ROWS` as row by row.
+            if default_name not in arms:
+                arms[default_name] = ArmData(
+                    name=default_name, source=source, recorded=recorded.get(default_name)
+                )
+            at = 0
+            while at < len(found):
+                mine = pending.setdefault(default_name, ([], []))
+                take = min(_BLOCK_ROWS - count, len(found) - at)
+                mine[0].extend(lines[at : at + take])
+                mine[1].extend(found[at : at + take])
+                at, count = at + take, count + take
+                if count == _BLOCK_ROWS:
+                    _add_block(pending, arms, source, shared)
+                    pending, count = {}, 0
             continue
-        block = pending.get(name)
-        if block is None:
-            if name not in arms:
-                arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
-            block = pending[name] = ([], [])
-        block[0].append(line)
-        block[1].append(record)
-        count += 1
-        if count == _BLOCK_ROWS:
-            _add_block(pending, arms, source, shared)
-            pending, count = {}, 0
+        for line, record in zip(lines, found, strict=True):
+            arm_field = record.get("arm")
+            name = arm_field if isinstance(arm_field, str) and arm_field else default_name
+            if wanted is not None and name != wanted:
+                seen[str(arm_field or default_name)] = None
+                continue
+            block = pending.get(name)
+            if block is None:
+                if name not in arms:
+                    arms[name] = ArmData(name=name, source=source, recorded=recorded.get(name))
+                block = pending[name] = ([], [])
+            block[0].append(line)
+            block[1].append(record)
+            count += 1
+            if count == _BLOCK_ROWS:
+                _add_block(pending, arms, source, shared)
+                pending, count = {}, 0
     _add_block(pending, arms, source, shared)
     if wanted is not None and wanted not in arms:
         names = sorted(seen)
@@ -326,18 +345,29 @@ def load_arm_specs(specs: list[str], jobs: int = 1) -> dict[str, ArmData]:
 
     With `jobs` > 1 the specs are read in forked workers, a spec each at a time (a row
     costs ~5x more to read than to send back); what arrives shares one copy of each
-    equal text with the other arms (`ArmData.share`), as when read here. Errors are
+    equal text with the other arms (`ArmData.received`), as when read here. Errors are
     raised in spec order, as reading them one after another raises them."""
     shared = SharedValues()
     if jobs > 1 and len(specs) > 1:
         from earmark.comparison.parallel import fork_map
 
-        def arrived(found: list[ArmData] | Exception) -> list[ArmData] | Exception:
-            for arm in [] if isinstance(found, Exception) else found:
-                arm.share(shared)
-            return found
+        # Per spec index, the arms that arrived: a later spec's may be patched onto them.
+        bases: dict[int, list[ArmData]] = {}
 
-        read: list[list[ArmData] | Exception] = fork_map(_read_spec, specs, jobs, arrived)
+        def arrived(found: _Read) -> list[ArmData] | Exception:
+            if isinstance(found, Exception):
+                return found
+            at, sent = found
+            arms = [
+                ArmData.received(s, shared, None if s.base is None else bases[s.base][0])
+                for s in sent
+            ]
+            bases[at] = arms
+            return arms
+
+        read: list[list[ArmData] | Exception] = fork_map(
+            _SpecReader(), list(enumerate(specs)), jobs, arrived
+        )
     else:
         read = []
     out: dict[str, ArmData] = {}
@@ -355,9 +385,29 @@ def load_arm_specs(specs: list[str], jobs: int = 1) -> dict[str, ArmData]:
     return out
 
 
-def _read_spec(spec: str) -> list[ArmData] | Exception:
-    """A worker's arms of one spec, or the error reading it gave (raised in spec order)."""
-    try:
-        return [arm.for_transfer() for arm in load_arms(spec)]
-    except Exception as exc:  # re-raised by the parent, in spec order
-        return exc
+#: What a worker sends back for one spec: its index and arms, or the error reading it gave.
+_Read = tuple[int, list[ArmTransfer]] | Exception
+
+
+class _SpecReader:
+    """A worker's reading of specs, one at a time: the first spec it reads whole is the
+    base of the rest, which share its values (one `SharedValues` per worker) and travel
+    as the rows where they differ from its first arm (`ArmData.for_transfer`). Each
+    forked worker has its own copy of this object."""
+
+    def __init__(self) -> None:
+        self.shared = SharedValues()
+        self.base: tuple[int, ArmData] | None = None
+
+    def __call__(self, item: tuple[int, str]) -> _Read:
+        at, spec = item
+        try:
+            arms = load_arms(spec, self.shared)
+        except Exception as exc:  # re-raised by the parent, in spec order
+            return exc
+        if self.base is None:
+            self.base = (at, arms[0])
+            # The base stays whole here, to patch the next specs' arms against.
+            return at, [arm.for_transfer() for arm in arms]
+        base_at, base = self.base
+        return at, [arm.for_transfer(base, base_at) for arm in arms]

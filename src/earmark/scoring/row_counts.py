@@ -84,12 +84,12 @@ class PairTable:
     _blocks: dict[tuple[str, str], list[tuple[int, IntArray]]] = field(default_factory=dict)
     _flat: dict[tuple[str, str], IntArray] = field(default_factory=dict)
     _counted: dict[tuple[str, str], BoolArray] = field(default_factory=dict)
-    _no_mixed: dict[str, str] = field(default_factory=dict)
     _pending: dict[tuple[str, str, str], list[TokenPair]] = field(default_factory=dict)
     _pending_at: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
     _by_language: dict[str | None, str] = field(default_factory=dict)
     _normalizers: dict[str, Normalizer] = field(default_factory=dict)
     _mixed: dict[str, tuple[str, MixedPair] | None] = field(default_factory=dict)
+    _plans: dict[str, _Plan] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for kind in VIEW_KINDS:
@@ -154,11 +154,29 @@ class PairTable:
         pending.append(pair)
         self._pending_at[key].append(entry)
 
+    def _plan(self, name: str) -> _Plan:
+        """What `_add` asks of a normaliser, found once (not per pair)."""
+        plan = self._plans.get(name)
+        if plan is None:
+            norm = self.normalizer(name)
+            spec = self._mixed[name]
+            plan = self._plans[name] = _Plan(
+                norm=norm,
+                units=tuple(norm.units),
+                views={kind: self.view(name, kind) for kind in VIEW_KINDS},
+                mixed={
+                    kind: spec[1] if spec is not None and self.has_mixed(name, kind) else None
+                    for kind in VIEW_KINDS
+                },
+                no_mixed=f"normaliser {name} has no mixed unit on this view",
+            )
+        return plan
+
     def _add(self, name: str, ref: str, hyp: str, kinds: tuple[str, ...]) -> int:
-        norm = self.normalizer(name)
+        plan = self._plans.get(name) or self._plan(name)
         entry = len(self.normalizer_of)
         self.normalizer_of.append(name)
-        pairs = norm.normalize_pair(ref, hyp)
+        pairs = plan.norm.normalize_pair(ref, hyp)
         for kind in VIEW_KINDS:
             view_reasons = self._reasons[(kind, "view")]
             mixed_reasons = self._reasons[(kind, MIXED)]
@@ -170,7 +188,7 @@ class PairTable:
                     self.primary_reference.append("")
                     self.primary_hypothesis.append("")
                 continue
-            texts = _texts(pairs[self.view(name, kind)])
+            texts = _texts(pairs[plan.views[kind]])
             if isinstance(texts, str):
                 view_reasons.append(texts)
                 if kind == PRIMARY:
@@ -181,39 +199,42 @@ class PairTable:
                 if kind == PRIMARY:
                     self.primary_reference.append(texts[0])
                     self.primary_hypothesis.append(texts[1])
-                for unit in norm.units:
+                for unit in plan.units:
                     self._queue(kind, unit, name, entry, texts)
-            mixed_reasons.append(self._add_mixed(name, kind, entry, ref, hyp))
+            # The mixed unit's tokens, as `score` renders them: from the raw texts.
+            render = plan.mixed[kind]
+            if render is None:
+                mixed_reasons.append(plan.no_mixed)
+                continue
+            rendered = _texts(render(ref, hyp))
+            if isinstance(rendered, str):
+                mixed_reasons.append(rendered)
+                continue
+            self._queue(kind, MIXED, name, entry, (mixed(rendered[0]), mixed(rendered[1])))
+            mixed_reasons.append("")
         return entry
-
-    def _add_mixed(self, name: str, kind: str, entry: int, ref: str, hyp: str) -> str:
-        """Queue the mixed unit's tokens (as `score` renders them: from the raw texts)."""
-        spec = self._mixed[name]
-        if spec is None or not self.has_mixed(name, kind):
-            found = self._no_mixed.get(name)
-            if found is None:
-                found = self._no_mixed[name] = f"normaliser {name} has no mixed unit on this view"
-            return found
-        rendered = _texts(spec[1](ref, hyp))
-        if isinstance(rendered, str):
-            return rendered
-        self._queue(kind, MIXED, name, entry, (mixed(rendered[0]), mixed(rendered[1])))
-        return ""
 
     def _flush(self) -> None:
         """Count the queued pairs into a block of the entries added since the last flush
-        (a (kind, unit) with nothing queued gets no block: its rows read as zeros)."""
+        (a (kind, unit) with nothing queued gets no block: its rows read as zeros). A
+        pair of texts queued on two view kinds (a raw view that normalising left as it
+        was) is aligned once."""
         total = len(self.normalizer_of)
-        for key in {(kind, unit) for kind, unit, _ in self._pending}:
+        aligned: dict[tuple[str, str], tuple[list[TokenPair], list[int], IntArray]] = {}
+        # Primary first: the raw view's pairs are looked up among its own.
+        queued = sorted(self._pending.items(), key=lambda item: item[0][0] != PRIMARY)
+        for key in dict.fromkeys((kind, unit) for (kind, unit, _), _ in queued):
             blocks = self._blocks.setdefault(key, [])
             start = blocks[-1][0] + len(blocks[-1][1]) if blocks else 0
             block = np.zeros((total - start, 4), dtype=np.int64)
-            for (pk, pu, name), pairs in self._pending.items():
+            for (pk, pu, name), pairs in queued:
                 if (pk, pu) != key or not pairs:
                     continue
-                counted = count_errors_array(pairs, units="words" if pu == "word" else "given")
-                at = np.asarray(self._pending_at[(pk, pu, name)], dtype=np.int64) - start
-                block[at] = counted
+                entries = self._pending_at[(pk, pu, name)]
+                counted = _count_once(pairs, entries, pu, aligned.get((pu, name)))
+                if pu != MIXED:
+                    aligned.setdefault((pu, name), (pairs, entries, counted))
+                block[np.asarray(entries, dtype=np.int64) - start] = counted
             blocks.append((start, block))
             self._flat.pop(key, None)
         self._pending.clear()
@@ -247,6 +268,53 @@ class PairTable:
                 (r == "" for r in reasons), dtype=bool, count=len(reasons)
             )
         return found
+
+
+def _count_once(
+    pairs: list[TokenPair],
+    entries: list[int],
+    unit: str,
+    before: tuple[list[TokenPair], list[int], IntArray] | None,
+) -> IntArray:
+    """`count_errors_array` of the pairs of `entries` (S, D, I, hits each), taking the
+    counts of an entry whose pair `before` (the same unit's pairs, entries and counts
+    on another view kind) holds the same texts from there: the same alignment."""
+
+    def count(todo: list[TokenPair]) -> IntArray:
+        return count_errors_array(todo, units="words" if unit == "word" else "given")
+
+    if before is None:
+        return count(pairs)
+    old_pairs, old_entries, old_counts = before
+    row_of = dict(zip(old_entries, range(len(old_entries)), strict=True))
+    found = [row_of.get(e, -1) for e in entries]
+    same = [
+        k
+        for k, (row, pair) in enumerate(zip(found, pairs, strict=True))
+        if row >= 0 and old_pairs[row] == pair
+    ]
+    if not same:
+        return count(pairs)
+    out = np.empty((len(pairs), 4), dtype=np.int64)
+    taken = np.zeros(len(pairs), dtype=bool)
+    taken[same] = True
+    out[same] = old_counts[[found[k] for k in same]]
+    todo = np.flatnonzero(~taken).tolist()
+    if todo:
+        out[todo] = count([pairs[k] for k in todo])
+    return out
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A normaliser as `PairTable._add` reads it: its units, each kind's view, each
+    kind's mixed-unit renderer (None where it counts none) and the reason then."""
+
+    norm: Normalizer
+    units: tuple[str, ...]
+    views: dict[str, str]
+    mixed: dict[str, MixedPair | None]
+    no_mixed: str
 
 
 #: Why an entry's view kind has no counts, when the kind was not asked for.
