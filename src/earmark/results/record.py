@@ -59,6 +59,38 @@ def _specs(cls: type[Record]) -> list[_Spec]:
     return out
 
 
+#: Reads (or writes) of a class before its code is written out (`_fast_decoder`,
+#: `_fast_encoder`, `_ordered_encoder`): writing the code of one class costs ~0.3-1 ms,
+#: ~100 reads on the checked path, so a record met a few times (the one arm of a
+#: one-pair score, its probes) is read and written by the loops over its field specs.
+WARM_AFTER = 16
+
+
+def _warm(cls: type[Record], attr: str) -> bool:
+    """Count one use of `cls` under `attr`; whether it has been used `WARM_AFTER` times."""
+    used: int = cls.__dict__.get(attr, 0)
+    if used >= WARM_AFTER:
+        return True
+    setattr(cls, attr, used + 1)
+    return False
+
+
+def _encode_by_specs(record: Record) -> dict[str, JSONValue]:
+    """What `_fast_encoder`'s code gives, by a loop over the field specs."""
+    order = record.key_order
+    values = record.__dict__
+    out: dict[str, JSONValue] = {}
+    for f, key, codec, required in _specs(type(record)):
+        value = values[f.name]
+        if value is not None:
+            out[key] = value if codec.plain is not None else codec.encode(value)
+        elif required or key in order:
+            out[key] = None
+    for key, extra in record.extra.items():
+        out[key] = copy_json(extra)
+    return out
+
+
 def _fast_decoder(cls: type[R], copy: bool) -> Callable[[Any], R]:
     """`cls`'s decoder without paths (see `Codec`), written out as code once per class.
 
@@ -331,8 +363,11 @@ class Record:
 
         `copy=False` shares the open-ended JSON (extras, engine figures) with `data`
         instead of copying it: for a caller that parsed `data` itself and drops it."""
+        decode = cls.__dict__.get("_earmark_fast_copy" if copy else "_earmark_fast_shared")
+        if decode is None and not _warm(cls, "_earmark_reads"):
+            return cls._from_dict_checked(data, path)  # the same record (see WARM_AFTER)
         try:
-            record: R = _fast_decoder(cls, copy)(data)
+            record: R = (decode or _fast_decoder(cls, copy))(data)
             return record
         except (Invalid, EarmarkError):
             pass  # decoded again below, on the path that says what is wrong and where
@@ -377,12 +412,14 @@ class Record:
 
     def to_dict(self) -> dict[str, JSONValue]:
         """The JSON object, keys in the order read (or declared), absent keys absent."""
+        cls = type(self)
         order = self.key_order
-        if order and not self.extra:
-            encode = _ordered_encoder(type(self), order)
+        warm = _warm(cls, "_earmark_writes")
+        if order and not self.extra and warm:
+            encode = _ordered_encoder(cls, order)
             if encode is not None:
                 return encode(self)
-        out = _fast_encoder(type(self))(self)
+        out = _fast_encoder(cls)(self) if warm else _encode_by_specs(self)
         if order and len(_distinct_keys(order)) == len(order):
             # The keys of `key_order` first, in its order, then the others as they came:
             # the stable sort by rank below, without sorting.
