@@ -40,6 +40,8 @@ from earmark.results.io import read_text, write_text
 T = TypeVar("T")
 R = TypeVar("R", bound="Record")
 
+#: A record's encoder: the record in, its JSON object out.
+_Encoder = Callable[[Any], dict[str, JSONValue]]
 #: One field as a record reads it: the dataclass field, its JSON key, its codec, required.
 _Spec = tuple[dataclasses.Field[Any], str, Codec[Any], bool]
 
@@ -176,10 +178,7 @@ def _fast_encoder(cls: type[Record]) -> Callable[[Any], dict[str, JSONValue]]:
     lines = ["def encode(self):", "    order = self.key_order", "    out = {}"]
     for n, (f, key, codec, required) in enumerate(_specs(cls)):
         v = f"v{n}"
-        write = v
-        if codec.plain is None:
-            env[f"E{n}"] = codec.encode
-            write = f"E{n}({v})"
+        write = codec.inline(v, env)
         lines.append(f"    {v} = self.{f.name}")
         if required:
             lines += [f"    out[{key!r}] = None if {v} is None else {write}"]
@@ -232,8 +231,7 @@ def _ordered_encoder(
     def value(n: int, f: dataclasses.Field[Any], codec: Codec[Any]) -> str:
         lines.append(f"    v{n} = self.{f.name}")
         if codec.plain is None:
-            env[f"E{n}"] = codec.encode
-            return f"None if v{n} is None else E{n}(v{n})"
+            return f"None if v{n} is None else {codec.inline(f'v{n}', env)}"
         return f"v{n}"
 
     listed = []
@@ -326,6 +324,9 @@ class Nested(Codec[R]):
     def encode(self, value: R) -> JSONValue:
         return value.to_dict()
 
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        return f"{expr}.to_dict()"
+
     def fast(self, copy: bool) -> Fast:
         if isinstance(self._cls, type):
             return _fast_decoder(self._cls, copy)
@@ -414,12 +415,19 @@ class Record:
         """The JSON object, keys in the order read (or declared), absent keys absent."""
         cls = type(self)
         order = self.key_order
-        warm = _warm(cls, "_earmark_writes")
-        if order and not self.extra and warm:
-            encode = _ordered_encoder(cls, order)
-            if encode is not None:
-                return encode(self)
-        out = _fast_encoder(cls)(self) if warm else _encode_by_specs(self)
+        known: dict[tuple[str, ...], _Encoder] | None = cls.__dict__.get("_earmark_ordered")
+        if order and known is not None and not self.extra:  # filled only once warm
+            found = known.get(order)
+            if found is not None:
+                return found(self)
+        encode: _Encoder | None = cls.__dict__.get("_earmark_encode")
+        if encode is None:
+            encode = _fast_encoder(cls) if _warm(cls, "_earmark_writes") else _encode_by_specs
+        if order and not self.extra and encode is not _encode_by_specs:
+            ordered_encode = _ordered_encoder(cls, order)
+            if ordered_encode is not None:
+                return ordered_encode(self)
+        out = encode(self)
         if order and len(_distinct_keys(order)) == len(order):
             # The keys of `key_order` first, in its order, then the others as they came:
             # the stable sort by rank below, without sorting.
