@@ -96,3 +96,13 @@ def test_a_failed_arm_reads_and_round_trips(failed_arm: dict) -> None:
     md = render_results_markdown(failed_arm)
     assert "- Model load:" not in md  # no resources: no speed line
     assert "12.28% [4.27, 21.82]" in md  # the figures still print
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True), st.booleans())
+def test_a_rate_is_spelt_as_formatted_however_often_it_was_spelt(rate: float, twice: bool) -> None:
+    """The remembered spellings are the formatted ones: `-0.00` and `0.00` stay apart."""
+    for _ in range(1 + twice):
+        for x in (rate, -rate, 0.0, -0.0):
+            assert fmt_rate({"value": x}) == f"{100 * x:.2f}%"
+            expected = f"{100 * x:.2f}% [{100 * -x:.2f}, {100 * x:.2f}]"
+            assert fmt_rate({"value": x, "ci95": [-x, x]}) == expected
