@@ -10,7 +10,7 @@ so scoring, compare and post-processing reports can use it without importing `re
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 #: Every line break a Markdown renderer (or `str.splitlines`) might honour; inside one
 #: cell, list item or heading a break would end the block and start a new one.
@@ -124,12 +124,18 @@ def md_fence(text: str) -> list[str]:
 
 
 def md_table(
-    header: Sequence[object], rows: Sequence[Sequence[object]], *, right: Collection[int] = ()
+    header: Sequence[object],
+    rows: Sequence[Sequence[object]],
+    *,
+    right: Collection[int] = (),
+    cell: Callable[[object], str] = md_text,
 ) -> str:
     """A GFM table; every header and body cell is plain text, escaped with `md_text`.
 
-    Columns whose index is in `right` are right-aligned (`---:`), as counts read best."""
+    Columns whose index is in `right` are right-aligned (`---:`), as counts read best.
+    `cell` writes the body cells instead, for a caller that remembers their spellings
+    (10,000 speaker rows repeat a few hundred rates)."""
     rule = "".join("---:|" if k in right else "---|" for k in range(len(header)))
     lines = ["| " + " | ".join(md_text(h) for h in header) + " |", "|" + rule]
-    lines += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
     return "\n".join(lines)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, TypeVar, Union, cast
 
 from earmark.errors import EarmarkError, json_type_name
 
@@ -103,8 +103,25 @@ class Codec(Generic[T]):
 
         return decode
 
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        """Python source for `encode(<expr>)`, for a record's encoder written out as code
+        (`earmark.results.record`), its names put in `env`: a codec whose encoding is a
+        container of records spells it out, one call per record instead of three.
+        `expr` is a name or an attribute of one, and may be evaluated more than once."""
+        if self.plain is not None:
+            return expr  # kept as it is, both ways
+        name = fresh_name(env, "I")
+        env[name] = self.encode
+        return f"{name}({expr})"
+
     def _wrong(self, value: object, path: str) -> EarmarkError:
         return malformed(path, f"expected {self.what}, found {json_type_name(value)}")
+
+
+def fresh_name(env: dict[str, object], prefix: str) -> str:
+    """A name no other part of the code being written uses (`Codec.inline`)."""
+    count = env["#names"] = cast(int, env.get("#names", 0)) + 1
+    return f"{prefix}{count}"
 
 
 class _Str(Codec[str]):
@@ -144,6 +161,9 @@ class OneOf(Codec[str]):
 
     def encode(self, value: str) -> JSONValue:
         return value
+
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        return expr
 
     def fast(self, copy: bool) -> Fast:
         choices = frozenset(self.choices)
@@ -281,6 +301,9 @@ class Nullable(Codec[T | None]):
     def encode(self, value: T | None) -> JSONValue:
         return None if value is None else self.inner.encode(value)
 
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        return f"(None if {expr} is None else {self.inner.inline(expr, env)})"
+
     def fast(self, copy: bool) -> Fast:
         inner = self.inner.fast(copy)
 
@@ -304,7 +327,10 @@ class MapOf(Codec[Mapping[str, T]]):
 
     def decode(self, value: object, path: str) -> Mapping[str, T]:
         # The fast decoder first (a view's metrics, read 10,000 times for as many
-        # speakers); the checked one only to say what is wrong and where.
+        # speakers); the checked one only to say what is wrong and where. An empty one
+        # needs neither (nor the inner records' code written: `record.WARM_AFTER`).
+        if type(value) is dict and not value:
+            return {}
         try:
             fast: Mapping[str, T] = self._fast_copy(value)
             return fast
@@ -316,6 +342,10 @@ class MapOf(Codec[Mapping[str, T]]):
 
     def encode(self, value: Mapping[str, T]) -> JSONValue:
         return {k: self.inner.encode(v) for k, v in value.items()}
+
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        key, item = fresh_name(env, "k"), fresh_name(env, "x")
+        return f"{{{key}: {self.inner.inline(item, env)} for {key}, {item} in {expr}.items()}}"
 
     def fast(self, copy: bool) -> Fast:
         inner = self.inner.fast(copy)
@@ -344,6 +374,10 @@ class TupleOf(Codec[tuple[T, ...]]):
     def encode(self, value: tuple[T, ...]) -> JSONValue:
         return [self.inner.encode(v) for v in value]
 
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        item = fresh_name(env, "x")
+        return f"[{self.inner.inline(item, env)} for {item} in {expr}]"
+
     def fast(self, copy: bool) -> Fast:
         inner = self.inner.fast(copy)
 
@@ -369,6 +403,9 @@ class _Interval(Codec[tuple[float, float]]):
 
     def encode(self, value: tuple[float, float]) -> JSONValue:
         return [value[0], value[1]]
+
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        return f"[{expr}[0], {expr}[1]]"
 
     def fast(self, copy: bool) -> Fast:
         number = NUMBER.fast(copy)

@@ -118,5 +118,12 @@ class ViewResult:
         return self.estimate("mixed_er")
 
 
+class _View(Via[ViewResult]):
+    """A view in a scope's `views` mapping: its metrics spelt out in a scope's encoder."""
+
+    def inline(self, expr: str, env: dict[str, object]) -> str:
+        return _METRICS.inline(f"{expr}.metrics", env)
+
+
 #: A view in a scope's `views` mapping.
-VIEW = Via(ViewResult.from_dict, ViewResult.to_dict)
+VIEW: Via[ViewResult] = _View(ViewResult.from_dict, ViewResult.to_dict)
