@@ -458,20 +458,20 @@ def _speaker_markdown(arm: ArmResult) -> list[str]:
     )
     if not rows:
         return []
-    # Each cell escaped twice, as this table always was (a speaker `a*b` reads `a\\\*b`),
-    # and each spelling once: the counts and rates of 10,000 speakers repeat.
+    # Each cell escaped once (it was escaped twice, so a speaker `a*b` showed as `a\*b`), and
+    # each spelling made once: the counts and rates of 10,000 speakers repeat.
     spelt: dict[object, str] = {}
 
-    def twice(text: object) -> str:
+    def once(text: object) -> str:
         found = spelt.get(text)
         if found is None:
-            found = spelt[text] = md_text(md_text(text))
+            found = spelt[text] = md_text(text)
         return found
 
     return [
         "### Speakers (primary view; each speaker's interval resamples its clips)",
         "",
-        md_table(["language / speaker", "N", "WER", "CER"], rows, cell=twice),
+        md_table(["language / speaker", "N", "WER", "CER"], rows, cell=once),
         "",
     ]
 
