@@ -98,6 +98,8 @@ def test_what_a_caller_froze_stays_frozen() -> None:
         frozen = gc.get_freeze_count()
         with collector_paused():
             _ = [[i] for i in range(100)]
-        assert gc.get_freeze_count() >= frozen
+        # A frozen object still dies by reference count, so the count may fall by a few
+        # (a fresh-clone run saw 812,994 -> 812,992); a released freeze leaves none.
+        assert gc.get_freeze_count() > frozen // 2
     finally:
         gc.unfreeze()
