@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import NoReturn
 
 from earmark import __version__
+from earmark.cli import blas_threads
 from earmark.collector import collector_paused
 from earmark.errors import EarmarkError
 
@@ -102,6 +103,8 @@ def _run_command(argv: Sequence[str] | None) -> int:
     command = words[0] if words and words[0] in _MODULE_OF else None
     # Importing and building the parser makes no reference cycles for the collector to find.
     with collector_paused():
+        if argv is None and command in blas_threads.COMMANDS:  # this process is the command's
+            blas_threads.load_numpy_single_threaded()
         parser = build_parser(command)
         args = parser.parse_args(words)
     if not getattr(args, "func", None):
