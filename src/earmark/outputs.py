@@ -119,11 +119,16 @@ def _identity(path: str | os.PathLike[str]) -> tuple[int, ...]:
 
 
 def _remember_written(target: Path, hexdigest: str) -> None:
+    """Remember a file just written; one that cannot be looked at is simply hashed later."""
     key = os.path.abspath(target)
     _WRITTEN.pop(key, None)
+    try:
+        identity = _identity(target)
+    except OSError:
+        return
     if len(_WRITTEN) >= _WRITTEN_MAX:
         del _WRITTEN[next(iter(_WRITTEN))]
-    _WRITTEN[key] = (hexdigest, _identity(target))
+    _WRITTEN[key] = (hexdigest, identity)
 
 
 def written_digest(path: str | os.PathLike[str]) -> str | None:

@@ -9,14 +9,16 @@ and scopes nesting scopes (a language's speakers and slices).
 from __future__ import annotations
 
 import json
-from dataclasses import fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import pytest
 
 from earmark.results import Results, ScopeResult
 from earmark.results import record as record_module
+from earmark.results.codec import INT, STR, json_key
 from earmark.results.metric import MetricResult, ViewResult
+from earmark.results.record import Nested
 
 EXAMPLE = (
     Path(__file__).resolve().parent.parent / "report" / "data" / "example-run" / "results.json"
@@ -91,3 +93,27 @@ def test_nested_records_are_written_as_to_dict_writes_them(
         assert _written(whole) == cold
     assert "_earmark_encode" in ScopeResult.__dict__
     assert "_earmark_encode" in MetricResult.__dict__
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Ping(record_module.Record):
+    name: str = field(metadata=json_key(STR))
+    pong: _Pong | None = field(default=None, metadata=json_key(Nested(lambda: _Pong)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Pong(record_module.Record):
+    n: int = field(metadata=json_key(INT))
+    ping: _Ping | None = field(default=None, metadata=json_key(Nested(lambda: _Ping)))
+
+
+def test_records_nesting_each_other_are_written_as_to_dict_writes_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chain = _Ping(name="a", pong=_Pong(n=1, ping=_Ping(name="b", pong=_Pong(n=2, extra={"x": 1}))))
+    _all_cold(monkeypatch)
+    cold = json.dumps(chain.to_dict())
+    monkeypatch.setattr(record_module, "WARM_AFTER", 0)
+    for _ in range(3):
+        assert json.dumps(chain.to_dict()) == cold
+    assert "_earmark_encode" in _Ping.__dict__ and "_earmark_encode" in _Pong.__dict__
