@@ -8,10 +8,14 @@ and its string escapes are all held here against the stdlib, the oracle.
 
 from __future__ import annotations
 
+import collections
+import dataclasses
+import datetime
 import enum
 import hashlib
 import json
 import math
+import uuid
 from collections import OrderedDict
 from pathlib import Path
 
@@ -160,6 +164,132 @@ def test_plain_records_are_never_written_whole_twice(monkeypatch: pytest.MonkeyP
     whole record, compact or indented (it took ~0.4 s for 10,000 speakers)."""
     real = json.dumps
     record = {f"spk{i}": {"value": i / 7, "ci95": [i / 9, 0.0], "n": i} for i in range(50)}
+
+    def not_whole(value: object, **kw: object) -> str:
+        assert value is not record, "the stdlib spelled the whole record"
+        return real(value, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(json, "dumps", not_whole)
+    assert json_text(record) == real(record, indent=2, ensure_ascii=False)
+
+
+# What the fast proof rests on (`outputs._orjson_indented`): every string and integer
+# orjson accepts is spelled as the stdlib spells it, so only floats are compared.
+
+
+def test_every_code_point_orjson_writes_is_spelled_as_the_stdlib_spells_it() -> None:
+    """Escapes are per character, so every string is proven by every code point, alone
+    (as a value and as a key) and all together; lone surrogates are refused by orjson."""
+    import orjson
+
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for char in points[:0x3000]:  # every ASCII, Latin, control, U+2028/9 alone
+        value = {char: [char, f"a{char}b"]}
+        assert orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() == _stdlib(value)
+    whole = "".join(points)
+    assert orjson.dumps([whole]).decode() == json.dumps(
+        [whole], ensure_ascii=False, separators=(",", ":")
+    )
+    for lone in ("\ud800", "\udfff", "a\udc80b"):
+        with pytest.raises(TypeError):
+            orjson.dumps(lone)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=-(2**63), max_value=2**64 - 1))
+def test_every_integer_orjson_writes_is_spelled_as_the_stdlib_spells_it(number: int) -> None:
+    import orjson
+
+    assert orjson.dumps(number).decode() == json.dumps(number)
+
+
+@pytest.mark.parametrize("number", [-(2**63), 2**63 - 1, 2**63, 2**64 - 1, 0, -1])
+def test_integers_at_orjson_bounds(number: int) -> None:
+    import orjson
+
+    assert orjson.dumps({"n": number}, option=orjson.OPT_INDENT_2).decode() == _stdlib(
+        {"n": number}
+    )
+    assert json_text({"n": number}) == _stdlib({"n": number})
+
+
+@pytest.mark.parametrize("number", [2**64, -(2**63) - 1, 10**40])
+def test_integers_past_orjson_bounds_are_written_by_the_stdlib(number: int) -> None:
+    import orjson
+
+    with pytest.raises(TypeError):
+        orjson.dumps(number)
+    assert json_text({"n": [number, 0.5]}) == _stdlib({"n": [number, 0.5]})
+
+
+@pytest.mark.parametrize("key", [1, None, True, 2.5, ("t",)])
+def test_orjson_refuses_every_key_but_a_string(key: object) -> None:
+    """The fast proof never looks at keys: orjson, which writes first, refuses these."""
+    import orjson
+
+    with pytest.raises(TypeError):
+        orjson.dumps({key: 1})
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Float(float):
+    pass
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+
+
+_Pair = collections.namedtuple("_Pair", "a b")
+
+
+def _moved_ordered_dict() -> OrderedDict[str, int]:
+    ordered = OrderedDict(a=1, b=2, c=3)
+    ordered.move_to_end("a")
+    return ordered
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"colour": _Colour.RED},  # orjson writes "red"; the stdlib refuses
+        {"id": uuid.UUID(int=5)},  # orjson writes the text; the stdlib refuses
+        {"point": _Point(1)},  # orjson writes an object; the stdlib refuses
+        {"when": datetime.date(2026, 12, 2)},
+        [0.5, {"deep": [uuid.UUID(int=1)]}],
+    ],
+)
+def test_what_only_orjson_writes_is_refused_as_the_stdlib_refuses_it(value: object) -> None:
+    with pytest.raises(TypeError) as stdlib_error:
+        _stdlib(value)
+    with pytest.raises(TypeError) as fast_error:
+        json_text(value)
+    assert str(fast_error.value) == str(stdlib_error.value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"f": _Float(1e-05), "g": _Float(0.5)},  # a float subclass: the stdlib's spelling
+        {"pair": _Pair(1, 1e16)},  # a namedtuple is a list to the stdlib
+        {"moved": _moved_ordered_dict()},  # iterated in its own order by the stdlib
+        {"tuples": ((), (1,), ((0.5, -0.0), [1e-05]))},
+        {"in_tuple": (math.nan,)},
+        {"int_enum_key": {_Str("k"): _Level.HIGH}},
+    ],
+)
+def test_subclasses_and_tuples_give_the_stdlib_text(value: object) -> None:
+    assert json_text(value) == _stdlib(value)
+
+
+def test_plain_tuples_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tuples are written as lists by both writers: proven by their floats alone."""
+    real = json.dumps
+    record = {"ci95": (0.25, 0.5), "units": ("word", "char"), "n": (1, 2)}
 
     def not_whole(value: object, **kw: object) -> str:
         assert value is not record, "the stdlib spelled the whole record"

@@ -8,13 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import earmark.results.display as display
 from earmark.render.markdown import render_results_markdown
 from earmark.results import MetricResult, Results
 from earmark.results.display import fmt_rate, fmt_sdi, fmt_stat
+from earmark.results.estimate import Estimate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "report" / "data" / "example-run"
 
@@ -106,3 +107,28 @@ def test_a_rate_is_spelt_as_formatted_however_often_it_was_spelt(rate: float, tw
             assert fmt_rate({"value": x}) == f"{100 * x:.2f}%"
             expected = f"{100 * x:.2f}% [{100 * -x:.2f}, {100 * x:.2f}]"
             assert fmt_rate({"value": x, "ci95": [-x, x]}) == expected
+
+
+_RATES = st.one_of(
+    st.floats(min_value=-1.0, max_value=10.0, allow_nan=False),
+    st.sampled_from([0.0, -0.0, 0.5, 1e-05, 0.13205, 0.132049999]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_RATES, _RATES, _RATES)
+def test_a_rate_with_its_interval_is_spelt_as_its_three_numbers(
+    value: float, low: float, high: float
+) -> None:
+    """Spelt once per distinct three numbers and remembered: both zeros keep their own
+    spelling (`-0.00`, `0.00`), whichever was spelt first."""
+    expected = f"{100 * value:.2f}% [{100 * low:.2f}, {100 * high:.2f}]"
+    fmt_rate(Estimate(_other_zero(value), (_other_zero(low), _other_zero(high))))
+    assert fmt_rate(Estimate(value, (low, high))) == expected
+    assert fmt_rate(Estimate(value, (low, high))) == expected
+    assert fmt_rate({"value": value, "ci95": [low, high]}) == expected
+
+
+def _other_zero(number: float) -> float:
+    """The other zero for a zero (equal to it, spelt otherwise); any other number as is."""
+    return -number if number == 0 else number

@@ -344,6 +344,8 @@ class MapOf(Codec[Mapping[str, T]]):
         return {k: self.inner.encode(v) for k, v in value.items()}
 
     def inline(self, expr: str, env: dict[str, object]) -> str:
+        if self.inner.plain is not None:
+            return f"dict({expr})"  # the values kept as they are: a copy, in C
         key, item = fresh_name(env, "k"), fresh_name(env, "x")
         return f"{{{key}: {self.inner.inline(item, env)} for {key}, {item} in {expr}.items()}}"
 
@@ -375,6 +377,8 @@ class TupleOf(Codec[tuple[T, ...]]):
         return [self.inner.encode(v) for v in value]
 
     def inline(self, expr: str, env: dict[str, object]) -> str:
+        if self.inner.plain is not None:
+            return f"list({expr})"  # the items kept as they are: a copy, in C
         item = fresh_name(env, "x")
         return f"[{self.inner.inline(item, env)} for {item} in {expr}]"
 

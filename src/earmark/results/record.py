@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -32,6 +33,7 @@ from earmark.results.codec import (
     as_is,
     copy_json,
     field_spec,
+    fresh_name,
     json_path,
     malformed,
 )
@@ -177,9 +179,14 @@ def _fast_encoder(cls: type[Record]) -> Callable[[Any], dict[str, JSONValue]]:
         return cached
     env: dict[str, object] = {"COPY": copy_json}
     lines = ["def encode(self):", "    order = self.key_order", "    out = {}"]
-    for n, (f, key, codec, required) in enumerate(_specs(cls)):
+    writing = _writing()
+    writing.append(cls)
+    try:
+        writes = [codec.inline(f"v{n}", env) for n, (_, _, codec, _) in enumerate(_specs(cls))]
+    finally:
+        writing.pop()
+    for n, ((f, key, _, required), write) in enumerate(zip(_specs(cls), writes, strict=True)):
         v = f"v{n}"
-        write = codec.inline(v, env)
         lines.append(f"    {v} = self.{f.name}")
         if required:
             lines += [f"    out[{key!r}] = None if {v} is None else {write}"]
@@ -199,6 +206,17 @@ def _fast_encoder(cls: type[Record]) -> Callable[[Any], dict[str, JSONValue]]:
     encode = cast("Callable[[Any], dict[str, JSONValue]]", env["encode"])
     cls._earmark_encode = encode  # type: ignore[attr-defined]
     return encode
+
+
+#: The classes whose encoder this thread is writing, innermost last (`Nested.inline`).
+_WRITING = threading.local()
+
+
+def _writing() -> list[type[Record]]:
+    stack: list[type[Record]] | None = getattr(_WRITING, "classes", None)
+    if stack is None:
+        stack = _WRITING.classes = []
+    return stack
 
 
 def _ordered_encoder(
@@ -326,7 +344,33 @@ class Nested(Codec[R]):
         return value.to_dict()
 
     def inline(self, expr: str, env: dict[str, object]) -> str:
-        return f"{expr}.to_dict()"
+        """`expr.to_dict()` without its call for the records producers build: one of this
+        very class without extras is written by the class's encoder (`_fast_encoder`),
+        or by its encoder for the record's key order once `to_dict` has written one
+        (`_ordered_encoder`), read from the class when called (a scope's speakers are
+        scopes: their encoder is the one being written); anything else by `to_dict`,
+        as are classes nesting each other (one's encoder would be in place before the
+        other's, and another thread could call it).
+        The 10,000 speakers of a results file are ~50,000 records."""
+        cls: type[R] = self._cls if isinstance(self._cls, type) else self._cls()
+        writing = _writing()
+        if cls in writing[:-1]:
+            return f"{expr}.to_dict()"  # records nesting each other: see below
+        if cls not in writing:
+            # Written first, so no encoder is in place before those it calls; a record
+            # nesting its own class calls the encoder being written, in place last.
+            _fast_encoder(cls)
+        if cls.__dict__.get("_earmark_ordered") is None:
+            cls._earmark_ordered = {}  # type: ignore[attr-defined]
+        names = {part: fresh_name(env, part) for part in ("C", "O", "T")}
+        env[names["C"]], env[names["T"]] = cls, cls.to_dict
+        env[names["O"]] = cls.__dict__["_earmark_ordered"]
+        c, o, t = names["C"], names["O"], names["T"]
+        by_order = f"({o}.get({expr}.key_order) or {t})({expr})"
+        return (
+            f"(({c}._earmark_encode({expr}) if not {expr}.key_order else {by_order})"
+            f" if type({expr}) is {c} and not {expr}.extra else {expr}.to_dict())"
+        )
 
     def fast(self, copy: bool) -> Fast:
         if isinstance(self._cls, type):
