@@ -73,18 +73,11 @@ class ErrorCounts:
 
     def match_error_rate(self) -> float | None:
         """MER as jiwer defines it: (S + D + I) / (S + D + I + C)."""
-        total = self.errors + self.hits
-        if total == 0:
-            return None
-        return self.errors / total
+        return match_error_rate(self.errors, self.hits)
 
     def word_information_lost(self) -> float | None:
         """WIL as jiwer defines it: 1 - (C / N_ref) * (C / N_hyp)."""
-        if self.ref_units == 0 and self.hyp_units == 0:
-            return None
-        if self.ref_units == 0 or self.hyp_units == 0:
-            return 1.0
-        return 1.0 - (self.hits / self.ref_units) * (self.hits / self.hyp_units)
+        return word_information_lost(self.hits, self.ref_units, self.hyp_units)
 
     def word_information_preserved(self) -> float:
         """WIP exactly as jiwer computes it: (C / N_ref) * (C / N_hyp); 1.0 when both
@@ -95,11 +88,7 @@ class ErrorCounts:
         >>> ErrorCounts(0, 0, 0, 0).word_information_preserved()
         1.0
         """
-        if self.ref_units == 0:
-            return 1.0 if self.hyp_units == 0 else 0.0
-        if self.hyp_units == 0:
-            return 0.0
-        return (self.hits / self.ref_units) * (self.hits / self.hyp_units)
+        return word_information_preserved(self.hits, self.ref_units, self.hyp_units)
 
     def utterance_rate(self) -> float:
         """Per-utterance rate for macro averaging.
@@ -120,3 +109,33 @@ class ErrorCounts:
             "ref_units": self.ref_units,
             "hyp_units": self.hyp_units,
         }
+
+
+# The rates of one set of counts as functions of its integers: what `ErrorCounts`' methods
+# return, for a caller holding the integers of many one-row blocks (no object per row).
+
+
+def match_error_rate(errors: int, hits: int) -> float | None:
+    """MER from S + D + I and C; None when both are 0."""
+    total = errors + hits
+    if total == 0:
+        return None
+    return errors / total
+
+
+def word_information_lost(hits: int, ref_units: int, hyp_units: int) -> float | None:
+    """WIL from C, N_ref and N_hyp; None when both sides are empty, 1.0 when one is."""
+    if ref_units == 0 and hyp_units == 0:
+        return None
+    if ref_units == 0 or hyp_units == 0:
+        return 1.0
+    return 1.0 - (hits / ref_units) * (hits / hyp_units)
+
+
+def word_information_preserved(hits: int, ref_units: int, hyp_units: int) -> float:
+    """WIP from C, N_ref and N_hyp (`ErrorCounts.word_information_preserved`)."""
+    if ref_units == 0:
+        return 1.0 if hyp_units == 0 else 0.0
+    if hyp_units == 0:
+        return 0.0
+    return (hits / ref_units) * (hits / hyp_units)

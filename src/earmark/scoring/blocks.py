@@ -36,6 +36,7 @@ from earmark.scoring.metric import (
     SMALL,
     MetricSettings,
     metric_result,
+    one_row_result,
 )
 from earmark.scoring.options import ClusterUnit, ScoringOptions
 from earmark.scoring.policy import headline_unit
@@ -152,23 +153,132 @@ def _compute_block(
         for code in _distinct(rows_at(facts.language_code, rows, whole))
     )
     primary = available[norm.primary_view]
-    # Every field given, without the frozen dataclass's `__init__` (~3 us of a one-row
-    # speaker block's ~30): the breakdowns are added later, by `replace`.
+    return _block_record(
+        group,
+        normalizer=_normalizer_info(norm, languages, group.mixed_view),
+        n_utterances=int(len(positions)),
+        n_clusters=len(_distinct(cluster_codes)),
+        n_speakers=n_speakers if n_speakers or options.min_speakers is not None else None,
+        views=views,
+        statuses=_statuses(rows_at(facts.status_code, rows, whole), facts.status_names),
+        hallucination=_hallucination_record(_hallucination(group, positions, primary, every)),
+    )
+
+
+def one_row_blocks(
+    group: Group, positions: np.ndarray, facts: RowFacts, options: ScoringOptions
+) -> list[ScopeResult]:
+    """Each position's own block: `scope_block(group, positions[k:k + 1], facts, options,
+    "clip", speakers=False)` for every k, figure for figure.
+
+    A corpus of one-utterance speakers has a block per row, and numpy's cost per call on
+    one-element arrays was most of each block's: here every column is read once for all
+    positions, and each block is built from its row's Python numbers (a row resamples to
+    itself, so no cluster code is read). A row some view leaves out, and a protocol
+    drawing with Python's `random`, take the general path.
+    """
+    if options.protocol is not None and options.protocol.generator == "python-random":
+        return [
+            _general_one_row(group, positions[k : k + 1], facts, options)
+            for k in range(len(positions))
+        ]
+    norm = group.normalizer
+    rows = group.indices[positions]
+    settings = _metric_settings(options)
+    counted = [(view, unit) for view in norm.views for unit in norm.units]
+    counts = {key: group.counts[key][positions].tolist() for key in counted}
+    usable = np.ones(len(positions), dtype=bool)
+    for view in norm.views:
+        usable &= group.available[view][positions]
+    mixed = group.mixed_view
+    if mixed is not None:
+        usable &= group.mixed_available[positions]
+        mixed_counts = group.mixed_counts[positions].tolist()
+    loops = group.repetition[positions].tolist()
+    language_codes = facts.language_code[rows].tolist()
+    statuses = facts.status_code[rows].tolist()
+    has_speaker = (facts.speaker_code[rows] >= 0).tolist()
+    headline = (norm.primary_view, norm.units[0])
+    info: dict[int, NormalizerInfo] = {}
+    # Rows with the same counts have the same (frozen) metric record: a few hundred
+    # distinct word rows among 10,000 one-utterance speakers.
+    made: dict[tuple[int, ...], MetricResult] = {}
+
+    def metric_of(row: list[int]) -> MetricResult:
+        key = tuple(row)
+        found = made.get(key)
+        if found is None:
+            found = made[key] = one_row_result(row, settings)
+        return found
+
+    out: list[ScopeResult] = []
+    for k, ok in enumerate(usable.tolist()):
+        if not ok:
+            out.append(_general_one_row(group, positions[k : k + 1], facts, options))
+            continue
+        views = {}
+        for view in norm.views:
+            metrics = {
+                METRIC_FOR_UNIT[unit]: metric_of(counts[(view, unit)][k]) for unit in norm.units
+            }
+            if view == mixed:
+                metrics[MIXED_METRIC] = metric_of(mixed_counts[k])
+            views[view] = ViewResult(metrics)
+        code = language_codes[k]
+        if code not in info:
+            languages = frozenset({base_language(facts.language_names[code])})
+            info[code] = _normalizer_info(norm, languages, mixed)
+        s, d, i, h = counts[headline][k]
+        block = _block_record(
+            group,
+            normalizer=info[code],
+            n_utterances=1,
+            n_clusters=1,
+            n_speakers=1 if has_speaker[k] else 0 if options.min_speakers is not None else None,
+            views=views,
+            statuses={facts.status_names[statuses[k]]: 1},
+            hallucination=_hallucination_record(
+                _row_hallucination(s + d + h, s + i + h, bool(loops[k]))
+            ),
+        )
+        out.append(_apply_minimums(block, options, speakers=False))
+    return out
+
+
+def _general_one_row(
+    group: Group, position: np.ndarray, facts: RowFacts, options: ScoringOptions
+) -> ScopeResult:
+    """`one_row_blocks`' block of one position by the general path."""
+    return scope_block(group, position, facts, options, "clip", speakers=False)
+
+
+def _block_record(
+    group: Group,
+    *,
+    normalizer: NormalizerInfo,
+    n_utterances: int,
+    n_clusters: int,
+    n_speakers: int | None,
+    views: dict[str, ViewResult],
+    statuses: dict[str, int],
+    hallucination: Hallucination,
+) -> ScopeResult:
+    """A block's record with no breakdowns yet (they are added later, by `replace`):
+    every field given, without the frozen dataclass's `__init__` (~3 us of a one-row
+    speaker block's ~30). `n_speakers` is None where rows carry no speakers (and no
+    minimum asks for them), so speakerless results keep their shape."""
     return ScopeResult.built(
         {
             "extra": {},
             "key_order": (),
-            "normalizer": _normalizer_info(norm, languages, group.mixed_view),
-            "n_utterances": int(len(positions)),
-            "n_clusters": len(_distinct(cluster_codes)),
-            # Only where rows carry speakers, so speakerless results keep their shape.
-            "n_speakers": n_speakers if n_speakers or options.min_speakers is not None else None,
-            "primary_view": norm.primary_view,
+            "normalizer": normalizer,
+            "n_utterances": n_utterances,
+            "n_clusters": n_clusters,
+            "n_speakers": n_speakers,
+            "primary_view": group.normalizer.primary_view,
             "views": views,
-            "statuses": _statuses(rows_at(facts.status_code, rows, whole), facts.status_names),
-            "hallucination": _hallucination_record(
-                _hallucination(group, positions, primary, every)
-            ),
+            "statuses": statuses,
+            "hallucination": hallucination,
             "below_minimum": None,
             "by_slice": None,
             "by_speaker": None,

@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from earmark.results.scope import ScopeResult
-from earmark.scoring.blocks import scope_block
+from earmark.scoring.blocks import one_row_blocks, scope_block
 from earmark.scoring.columns import every_row, present_codes, rows_at
 from earmark.scoring.groups import Group
 from earmark.scoring.options import ScoringOptions
@@ -64,16 +64,23 @@ def _speaker_blocks(
     order = np.argsort(codes[has], kind="stable")
     sorted_codes = codes[has][order]
     sorted_positions = positions[has][order]
-    starts = [0, *(np.flatnonzero(np.diff(sorted_codes)) + 1).tolist()]
-    ends = [*starts[1:], len(sorted_codes)]
-    speakers = {
-        facts.speaker_names[code]: sorted_positions[start:end]
-        for code, start, end in zip(sorted_codes[starts].tolist(), starts, ends, strict=True)
-    }
-    return {
-        sp: scope_block(group, ps, facts, options, "clip", speakers=False)
-        for sp, ps in sorted(speakers.items())
-    }
+    starts = np.flatnonzero(np.r_[True, np.diff(sorted_codes) != 0])
+    ends = np.r_[starts[1:], len(sorted_codes)]
+    names = [facts.speaker_names[code] for code in sorted_codes[starts].tolist()]
+    # Speakers of one row (every speaker, for ids without a `-`) built together.
+    single = ends - starts == 1
+    blocks = dict(
+        zip(
+            [name for name, one in zip(names, single.tolist(), strict=True) if one],
+            one_row_blocks(group, sorted_positions[starts[single]], facts, options),
+            strict=True,
+        )
+    )
+    for name, start, end in zip(names, starts.tolist(), ends.tolist(), strict=True):
+        if end - start > 1:
+            ps = sorted_positions[start:end]
+            blocks[name] = scope_block(group, ps, facts, options, "clip", speakers=False)
+    return {name: blocks[name] for name in sorted(blocks)}
 
 
 def _slice_positions(group: Group, positions: np.ndarray, facts: RowFacts) -> dict[str, list[int]]:
