@@ -255,20 +255,21 @@ def count_errors_array(
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
-    if not isinstance(pairs, Sequence):
-        pairs = list(pairs)
-    _refuse_oversized(pairs, units)
+    batch: Sequence[tuple[Sequence[Hashable], Sequence[Hashable]]] = (
+        pairs if isinstance(pairs, Sequence) else list(pairs)
+    )
+    _refuse_oversized(batch, units)
     if tallies is not None or distinct is not None:
         if tallies is None:
-            tallies = [None] * len(pairs)
-        return _count_and_tally(pairs, units, tallies, distinct)
+            tallies = [None] * len(batch)
+        return _count_and_tally(batch, units, tallies, distinct)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
     # Two copies of one loop so the per-pair path carries no branch on `units`;
     # the arithmetic is `_split` inlined (a call per pair costs ~10% here).
     if units == "words":
-        for ref_text, hyp_text in pairs:
+        for ref_text, hyp_text in batch:
             reference = ref_text.split()  # type: ignore[attr-defined]
             n_ref = len(reference)
             if ref_text == hyp_text:
@@ -288,7 +289,7 @@ def count_errors_array(
             deletions = (indels + spread) // 2
             push((subs, deletions, indels - deletions, n_ref - subs - deletions))
     else:
-        for reference, hypothesis in pairs:
+        for reference, hypothesis in batch:
             n_ref = len(reference)
             if reference == hypothesis:
                 push((0, 0, 0, n_ref))
