@@ -274,7 +274,7 @@ def _plain_objects(
     if not lines or max(map(len, lines)) > limit:
         return None
     try:
-        objects = [loads(line) for line in lines]
+        objects = list(map(loads, lines))
     except ValueError:  # orjson.JSONDecodeError
         return None
     if set(map(type, objects)) != {dict} or not plain.issuperset(

@@ -87,3 +87,17 @@ def test_score_names_the_utterance_in_one_line(
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("earmark: error: utterance 'loop|<script>': aligning 150,000")
     assert "over the limit of 20,000,000,000 cells" in line
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_refused_batch_counts_nothing(shared: bool) -> None:
+    # The sizes are checked before any pair is counted: a generator's pairs, a huge
+    # third pair, and the tallies and distinct counts of the two before it left empty.
+    tally = EditTally()
+    tallies = [tally] * 3 if shared else [tally, EditTally(), EditTally()]
+    distinct: list[int] = []
+    pairs = (p for p in [("a b", "a c"), ("x", "y z"), ("a " * HUGE, "b " * HUGE)])
+    with pytest.raises(AlignmentTooLarge) as caught:
+        count_errors_array(pairs, units="words", tallies=tallies, distinct=distinct)
+    assert caught.value.index == 2
+    assert tally == EditTally() and distinct == []

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter, mul
 from typing import TYPE_CHECKING, Any, Literal
 
 from rapidfuzz.distance import Levenshtein
@@ -114,6 +115,24 @@ def _bounded(
                 reference, hypothesis = reference.split(), hypothesis.split()  # type: ignore[attr-defined]
             check_alignment_size(len(reference), len(hypothesis), limit, index=k)
         yield pair
+
+
+def _refuse_oversized(
+    pairs: Sequence[tuple[Sequence[Hashable], Sequence[Hashable]]], units: Units
+) -> None:
+    """Raise `AlignmentTooLarge` for the first pair over `MAX_ALIGNMENT_CELLS`, before
+    any pair is counted: the products of the lengths as given in one C-level pass (a
+    text has at least as many characters as words), `_bounded` only where one is over,
+    so the counting loops carry no check per pair."""
+    if not pairs:
+        return
+    lengths = map(mul, map(len, map(_FIRST, pairs)), map(len, map(_SECOND, pairs)))
+    if max(lengths) > MAX_ALIGNMENT_CELLS:
+        for _ in _bounded(pairs, units):
+            pass
+
+
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +247,7 @@ def count_errors_array(
     `tallies`, one entry per pair (several pairs may share one `EditTally`, e.g. all rows
     of a language), records each pair's substituted, inserted and deleted units from the
     same alignment; `None` entries are not recorded. A pair over `MAX_ALIGNMENT_CELLS`
-    raises `AlignmentTooLarge` (with its position) before any pair after it is counted.
+    raises `AlignmentTooLarge` (with its position) before any pair is counted.
     `distinct`, a list, receives the number of distinct units of each pair's hypothesis
     (from the split the count made: what a caller screening for repeated units needs).
     """
@@ -236,24 +255,21 @@ def count_errors_array(
 
     if units not in ("given", "words"):
         raise ValueError(f"units must be 'given' or 'words', not {units!r}")
+    batch: Sequence[tuple[Sequence[Hashable], Sequence[Hashable]]] = (
+        pairs if isinstance(pairs, Sequence) else list(pairs)
+    )
+    _refuse_oversized(batch, units)
     if tallies is not None or distinct is not None:
-        if not isinstance(pairs, Sequence):
-            pairs = list(pairs)
         if tallies is None:
-            tallies = [None] * len(pairs)
-        return _count_and_tally(pairs, units, tallies, distinct)
+            tallies = [None] * len(batch)
+        return _count_and_tally(batch, units, tallies, distinct)
     editops = Levenshtein.editops
     flat: list[int] = []
     push = flat.extend
-    limit = MAX_ALIGNMENT_CELLS
     # Two copies of one loop so the per-pair path carries no branch on `units`;
-    # the arithmetic is `_split` inlined (a call per pair costs ~10% here), and so is
-    # `_bounded`'s check (one multiplication a pair; the pair over it goes through
-    # `_bounded` itself for its error).
+    # the arithmetic is `_split` inlined (a call per pair costs ~10% here).
     if units == "words":
-        for k, (ref_text, hyp_text) in enumerate(pairs):
-            if len(ref_text) * len(hyp_text) > limit:
-                next(_bounded([(ref_text, hyp_text)], units, start=k))
+        for ref_text, hyp_text in batch:
             reference = ref_text.split()  # type: ignore[attr-defined]
             n_ref = len(reference)
             if ref_text == hyp_text:
@@ -273,10 +289,8 @@ def count_errors_array(
             deletions = (indels + spread) // 2
             push((subs, deletions, indels - deletions, n_ref - subs - deletions))
     else:
-        for k, (reference, hypothesis) in enumerate(pairs):
+        for reference, hypothesis in batch:
             n_ref = len(reference)
-            if n_ref * len(hypothesis) > limit:
-                next(_bounded([(reference, hypothesis)], units, start=k))
             if reference == hypothesis:
                 push((0, 0, 0, n_ref))
                 continue
@@ -299,7 +313,7 @@ def count_errors_array(
 
 
 def _count_and_tally(
-    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
+    pairs: Sequence[tuple[Sequence[Hashable], Sequence[Hashable]]],
     units: Units,
     tallies: Sequence[EditTally | None],
     distinct: list[int] | None = None,
@@ -311,6 +325,7 @@ def _count_and_tally(
     in bulk at the end (`Counter.update`, C speed): the same counts, inserted in the same
     order, as adding them one by one. Pairs that share one tally (a part of one
     language, the common case) go through `_tally_one`, without a look-up per pair.
+    Sizes are checked before (`_refuse_oversized`).
     """
     import numpy as np
 
@@ -327,10 +342,7 @@ def _count_and_tally(
         tuple[EditTally, list[tuple[Hashable, Hashable]], list[Hashable], list[Hashable]],
     ] = {}
     keep = None if distinct is None else distinct.append
-    limit = MAX_ALIGNMENT_CELLS
-    for k, ((reference, hypothesis), tally) in enumerate(zip(pairs, tallies, strict=True)):
-        if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
-            next(_bounded([(reference, hypothesis)], units, start=k))
+    for (reference, hypothesis), tally in zip(pairs, tallies, strict=True):
         if split:
             reference = reference.split()  # type: ignore[attr-defined]
             hypothesis = hypothesis.split()  # type: ignore[attr-defined]
@@ -371,7 +383,7 @@ def _count_and_tally(
 
 
 def _tally_one(
-    pairs: Iterable[tuple[Sequence[Hashable], Sequence[Hashable]]],
+    pairs: Sequence[tuple[Sequence[Hashable], Sequence[Hashable]]],
     units: Units,
     tally: EditTally | None,
     flat: list[int],
@@ -387,10 +399,7 @@ def _tally_one(
     deleted: list[Hashable] = []
     add_sub, add_ins, add_del = substituted.append, inserted.append, deleted.append
     keep = None if distinct is None else distinct.append
-    limit = MAX_ALIGNMENT_CELLS
-    for k, (reference, hypothesis) in enumerate(pairs):
-        if len(reference) * len(hypothesis) > limit:  # `_bounded`'s check, inlined
-            next(_bounded([(reference, hypothesis)], units, start=k))
+    for reference, hypothesis in pairs:
         if reference == hypothesis:
             # Equal texts split alike: one split, no alignment (a pair in five).
             if split:

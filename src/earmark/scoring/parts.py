@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import repeat
 from operator import attrgetter, is_, itemgetter
 from typing import cast
@@ -235,21 +236,21 @@ class Part:
             line.add((b"," if k else b"") + orjson_dumps(view) + b":{")
             for metric, unit in metrics:
                 if metric < "hypothesis":
-                    line.add(orjson_dumps(metric) + b":", self._count_blocks(view, unit), b",")
+                    line.add(orjson_dumps(metric) + b":", *self._count_pieces(view, unit), b",")
             same_hyp = all(map(is_, view_hyps, hypotheses))
             same_ref = all(map(is_, view_refs, references))
             line.add(b'"hypothesis":"', raw_hyp if same_hyp else json_contents(view_hyps))
             line.add(b'","reference":"', raw_ref if same_ref else json_contents(view_refs), b'"')
             for metric, unit in metrics:
                 if metric > "reference":
-                    line.add(b"," + orjson_dumps(metric) + b":", self._count_blocks(view, unit))
+                    line.add(b"," + orjson_dumps(metric) + b":", *self._count_pieces(view, unit))
             line.add(b"}")
         line.add(b"}}\n")
         return line.join()
 
-    def _count_blocks(self, view: str, unit: str) -> list[bytes]:
-        """Per row, the (view, unit) counts as orjson writes them (`_COUNTS_JSON`)."""
-        return count_blocks(self.counts[(view, unit)])
+    def _count_pieces(self, view: str, unit: str) -> list[bytes | list[bytes]]:
+        """The (view, unit) counts' pieces of each line (`count_pieces`)."""
+        return count_pieces(self.counts[(view, unit)])
 
     def _line_plan(
         self,
@@ -333,53 +334,45 @@ _CLUSTER, _EXTRA = attrgetter("cluster"), attrgetter("extra")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
-#: Counts below this pack into one int key (four 15-bit fields) for `count_blocks`.
-_PACKED = 1 << 15
-#: Packed S/D/I/hits -> its `_COUNTS_JSON` bytes, kept across chunks: a corpus repeats a
-#: few thousand count blocks, so after the first chunks nearly every block is a look-up.
-#: A pure function's memo (the bytes depend on the four counts only), emptied when full.
-_BLOCKS: dict[int, bytes] = {}
-_BLOCKS_KEPT = 1 << 16
+#: Decimal bytes of the counts below this are looked up (`_decimals`), not formatted.
+_DECIMAL_TABLE = 1 << 12
+#: A counts block's bytes around its six values, in key order: `{"deletions":`, ...,
+#: `,"substitutions":`, `}`.
+_COUNTS_AROUND = _COUNTS_JSON.split(b"%d")
 
 
-def count_blocks(counts: np.ndarray) -> list[bytes]:
-    """Per row of an n x 4 S/D/I/hits array, its counts as orjson writes them with
-    sorted keys (`_COUNTS_JSON`), each distinct block formatted once per process.
+def count_pieces(counts: np.ndarray) -> list[bytes | list[bytes]]:
+    """Per row of an n x 4 S/D/I/hits array, the pieces of its counts as orjson writes
+    them with sorted keys (`_COUNTS_JSON`): the bytes every row shares, and a column of
+    each row's decimal bytes per value, for `_Line` to join into each row's line.
 
-    >>> count_blocks(np.array([[1, 0, 2, 3]]))
+    Each value is a look-up, with no block formatted per row: a corpus's character
+    counts hold tens of thousands of distinct blocks, each formatted once costing more
+    than the six look-ups.
+
+    >>> _Line.of(count_pieces(np.array([[1, 0, 2, 3]]))).join()
     [b'{"deletions":0,"hits":3,"hyp_units":6,"insertions":2,"ref_units":4,"substitutions":1}']
     """
-    if not len(counts):
-        return []
-    if int(counts.max()) >= _PACKED or int(counts.min()) < 0:
-        return _count_blocks_unpacked(counts)
-    packed = counts @ np.array([1 << 45, 1 << 30, 1 << 15, 1], dtype=np.int64)
-    keys = packed.tolist()
-    blocks = _BLOCKS
-    try:
-        return list(map(blocks.__getitem__, keys))
-    except KeyError:  # blocks not seen before: formatted once, then looked up
-        pass
-    missing = set(keys).difference(blocks)
-    if len(blocks) + len(missing) > _BLOCKS_KEPT:
-        blocks.clear()
-        missing = set(keys)
-    mask = _PACKED - 1
-    for key in missing:
-        s, d, i, h = key >> 45, (key >> 30) & mask, (key >> 15) & mask, key & mask
-        blocks[key] = _COUNTS_JSON % (d, h, s + i + h, i, s + d + h, s)
-    return list(map(blocks.__getitem__, keys))
-
-
-def _count_blocks_unpacked(counts: np.ndarray) -> list[bytes]:
-    """`count_blocks` for counts too large to pack: each distinct block formatted once."""
     s, d, i, h = counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3]
-    columns = [column.tolist() for column in (d, h, s + i + h, i, s + d + h, s)]
-    keys = list(zip(*columns, strict=True))
-    blocks: dict[tuple[int, ...], bytes] = dict.fromkeys(keys, b"")
-    for key in blocks:
-        blocks[key] = _COUNTS_JSON % key
-    return list(map(blocks.__getitem__, keys))
+    pieces: list[bytes | list[bytes]] = []
+    for before, values in zip(_COUNTS_AROUND, (d, h, s + i + h, i, s + d + h, s), strict=False):
+        pieces += [before, _decimals(values)]
+    pieces.append(_COUNTS_AROUND[-1])
+    return pieces
+
+
+def _decimals(values: np.ndarray) -> list[bytes]:
+    """Each value's decimal bytes (as orjson writes an int), looked up where small."""
+    ints = values.tolist()
+    if not ints or (int(values.min()) >= 0 and int(values.max()) < _DECIMAL_TABLE):
+        return list(map(_decimal_table().__getitem__, ints))
+    return [b"%d" % value for value in ints]
+
+
+@cache
+def _decimal_table() -> list[bytes]:
+    """`b"%d" % n` for every n below `_DECIMAL_TABLE`, made once per process."""
+    return [b"%d" % n for n in range(_DECIMAL_TABLE)]
 
 
 def orjson_dumps(value: object) -> bytes:
@@ -421,6 +414,13 @@ class _Line:
 
     def __init__(self) -> None:
         self.pieces: list[bytes | list[bytes]] = []
+
+    @classmethod
+    def of(cls, pieces: Sequence[bytes | list[bytes]]) -> _Line:
+        """The line of `pieces`, in order."""
+        line = cls()
+        line.add(*pieces)
+        return line
 
     def add(self, *pieces: bytes | list[bytes]) -> None:
         for piece in pieces:
