@@ -33,6 +33,7 @@ from earmark.stats.paired_tests import (
     holm_adjust,
     mapsswe_from_columns,
     mcnemar_test,
+    segment_columns,
     sign_test,
     wilcoxon_signed_rank,
 )
@@ -93,10 +94,6 @@ def row_letters(
     return out
 
 
-#: One sentence's MAPSSWE segments: (reference words, x errors, y errors) each.
-Segments = list[tuple[int, int, int]]
-
-
 @dataclass(frozen=True)
 class SegmentColumns:
     """MAPSSWE segments of many rows, column by column, in row order: each segment's row
@@ -113,14 +110,13 @@ class SegmentColumns:
     n_rows: int
 
     @classmethod
-    def of_sentences(cls, rows: Sequence[int], found: Sequence[Segments]) -> SegmentColumns:
-        """The columns of each row's segments (`found[i]` is row `rows[i]`'s)."""
-        counts = [len(segments) for segments in found]
-        table = np.asarray([seg for segments in found for seg in segments], dtype=np.int64).reshape(
-            -1, 3
-        )
-        at = np.repeat(np.asarray(rows, dtype=np.int64), counts)
-        return cls(at, table[:, 0], table[:, 1], table[:, 2], len(rows))
+    def of_letters(
+        cls, rows: IntArray, x_letters: Sequence[str], y_letters: Sequence[str]
+    ) -> SegmentColumns:
+        """The segments of each row's letters (`x_letters[i]`, `y_letters[i]` are row
+        `rows[i]`'s), found for all the rows at once (`segment_columns`)."""
+        sentence, refs, errors_x, errors_y = segment_columns(x_letters, y_letters)
+        return cls(rows[sentence], refs, errors_x, errors_y, int(rows.size))
 
     def of_rows(self, positions: IntArray, n_all: int) -> SegmentColumns:
         """The segments of the rows at `positions` (sorted, among `n_all` rows)."""
