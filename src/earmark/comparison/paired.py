@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,6 +44,8 @@ IntArray = NDArray[np.int64]
 
 #: (reference, hypothesis) -> aligned evaluation letters C/S/D/I, per unit.
 _LETTERS = {"equal": "C", "replace": "S", "delete": "D"}
+#: One opcode as rapidfuzz's `Opcodes.as_list` gives it: tag, source and dest spans.
+_Block = tuple[str, int, int, int, int]
 
 
 def evaluation_letters(
@@ -62,8 +65,9 @@ def evaluation_letters(
         return sclite_evaluation_letters(list(ref), list(hyp))
     # The opcodes behind `metrics.alignment.align` (same columns), as plain tuples (a
     # sixth faster than reading each block's attributes).
+    blocks = cast("list[_Block]", Levenshtein.opcodes(ref, hyp).as_list())
     out = []
-    for tag, src_start, src_end, dest_start, dest_end in Levenshtein.opcodes(ref, hyp).as_list():
+    for tag, src_start, src_end, dest_start, dest_end in blocks:
         if tag == "insert":
             out.append("I" * (dest_end - dest_start))
         else:

@@ -284,12 +284,6 @@ def mapsswe_segments(
     for name, evals in (("x_evals", x_evals), ("y_evals", y_evals)):
         if not _LETTERS.issuperset(evals):
             raise EarmarkError("evaluation letters are C, S, D and I", field=name)
-    if len(x_evals) - x_evals.count("I") != len(y_evals) - y_evals.count("I"):
-        raise EarmarkError(
-            "the two alignments cover different numbers of reference words",
-            field="y_evals",
-            hint="align both systems to the same reference",
-        )
     _, refs, errors_x, errors_y = segment_columns([x_evals], [y_evals], min_good)
     return list(zip(refs.tolist(), errors_x.tolist(), errors_y.tolist(), strict=True))
 
@@ -299,8 +293,10 @@ def segment_columns(
 ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """`mapsswe_segments` of many sentences as columns (sentence index, reference words,
     x errors, y errors), in sentence order, with numpy over all their letters at once
-    and without its checks: for letters earmark's own alignment wrote (a comparison
-    segments 100,000s of sentences; a column-by-column loop was most of MAPSSWE's time).
+    and without checking the letters: for letters earmark's own alignment wrote (a
+    comparison segments 100,000s of sentences; a column-by-column loop was most of
+    MAPSSWE's time). A sentence whose two alignments cover different numbers of
+    reference words is refused.
 
     The state machine in words: both alignments cover the same reference words, so it
     walks them in step. A word is good when both systems have C there; a run of good
@@ -342,6 +338,10 @@ class _Letters:
         self.word_counts = _prefix_counts(is_word)
         self.error_counts = _prefix_counts(letters != _C)
 
+    def words_per_sentence(self) -> IntArray:
+        """Reference words (columns not I) of each sentence."""
+        return self.word_counts[self.at[1:]] - self.word_counts[self.at[:-1]]
+
     def gap_before(self, first: NDArray[np.bool_], sentence: IntArray) -> NDArray[np.bool_]:
         """Per word: some column (an insertion) lies between it and the previous word
         of its sentence, or the sentence start."""
@@ -368,7 +368,13 @@ def _chunk_segments(
     x: _Letters, y: _Letters, min_good: int
 ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """`segment_columns` of one chunk of sentences (sentence indices within it)."""
-    n_words = x.word_counts[x.at[1:]] - x.word_counts[x.at[:-1]]
+    n_words = x.words_per_sentence()
+    if y is not x and not np.array_equal(n_words, y.words_per_sentence()):
+        raise EarmarkError(
+            "the two alignments cover different numbers of reference words",
+            field="y_evals",
+            hint="align both systems to the same reference",
+        )
     sentence = np.repeat(np.arange(n_words.size, dtype=np.int64), n_words)
     first = np.ones(sentence.size, dtype=bool)
     first[1:] = sentence[1:] != sentence[:-1]
