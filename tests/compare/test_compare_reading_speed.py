@@ -6,6 +6,7 @@ compare.json."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -13,24 +14,21 @@ from compare_fixtures import write_rows
 
 from earmark.comparison.api import _groups
 from earmark.comparison.inputs import take
-from earmark.comparison.loading import ArmData
+from earmark.comparison.loading import ROW_COLUMNS, ArmData, PreparedRows
 from earmark.comparison.pairing import align_arms
 from earmark.errors import EarmarkError
 from earmark.file_comparison import compare
 from earmark.records import json_objects, read_records
 from earmark.rundir.arm_inputs import load_arm_specs, load_arms
 
-_COLUMNS = (
-    "keys",
-    "references",
-    "hypotheses",
-    "languages",
-    "slices",
-    "statuses",
-    "clusters",
-    "audio_seconds",
-    "language_mismatch",
-)
+
+def test_row_columns_are_every_per_row_field_of_an_arm() -> None:
+    """`ROW_COLUMNS` (what the reader compares, releases, appends and sends) is every
+    field of `ArmData` but its name, source, recorded summary and private indexes, and
+    `PreparedRows` carries each of them: a new column cannot be forgotten."""
+    per_row = {f.name for f in fields(ArmData)} - {"name", "source", "recorded"}
+    assert set(ROW_COLUMNS) == {name for name in per_row if not name.startswith("_")}
+    assert set(ROW_COLUMNS) <= {f.name for f in fields(PreparedRows)}
 
 
 def _careful(path: Path) -> ArmData:
@@ -57,7 +55,7 @@ def test_rows_with_floats_and_big_integers_read_as_json_reads_them(tmp_path: Pat
     path.write_text("\n".join(lines) + "\n", "utf-8")
     (fast,) = load_arms(str(path))
     slow = _careful(path)
-    for column in _COLUMNS:
+    for column in ROW_COLUMNS:
         got, want = getattr(fast, column), getattr(slow, column)
         assert repr(got) == repr(want), column
     assert fast.keys[2] == ("c", 10**30)
@@ -234,7 +232,7 @@ def test_nested_nul_huge_and_odd_rows_read_as_the_careful_reader(tmp_path: Path,
         )
         return
     slow = _careful(path)
-    for column in _COLUMNS:
+    for column in ROW_COLUMNS:
         assert repr(getattr(fast, column)) == repr(getattr(slow, column)), column
 
 
@@ -278,7 +276,7 @@ def test_arms_read_in_workers_are_the_arms_read_here(tmp_path: Path) -> None:
     assert list(serial) == list(forked) == ["arm0", "arm1", "arm2", "arm3", "m1", "m2", "other"]
     for name, arm in serial.items():
         other = forked[name]
-        for column in _COLUMNS:
+        for column in ROW_COLUMNS:
             assert repr(getattr(other, column)) == repr(getattr(arm, column)), (name, column)
         assert dict(other.index()) == dict(arm.index())
         assert other.source == arm.source
@@ -315,7 +313,7 @@ def test_arms_patched_onto_a_workers_first_arm_are_the_arms_read_here(tmp_path: 
     assert list(serial) == list(forked)
     for name, arm in serial.items():
         other = forked[name]
-        for column in _COLUMNS:
+        for column in ROW_COLUMNS:
             assert repr(getattr(other, column)) == repr(getattr(arm, column)), (name, column)
         assert dict(other.index()) == dict(arm.index())
         assert list(other._lines) == list(arm._lines)
@@ -403,7 +401,7 @@ def test_hostile_files_read_as_json_reads_them_line_by_line(
         assert (str(fast_error.value), fast_error.value.line) == (str(exc), exc.line)
         return
     (fast,) = load_arms(str(path))
-    for column in _COLUMNS:
+    for column in ROW_COLUMNS:
         assert repr(getattr(fast, column)) == repr(getattr(slow, column)), column
 
 

@@ -14,18 +14,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from earmark.errors import EarmarkError
 from earmark.metrics.sclite_alignment import align_sclite
 from earmark.stats.paired_tests import (
-    _state_machine_segments,
     mapsswe_from_columns,
     mapsswe_from_segments,
     mapsswe_segments,
     mapsswe_test,
     mcnemar_test,
-    same_alignment_segments,
+    segment_columns,
     sign_test,
 )
 
@@ -131,10 +132,10 @@ def test_mapsswe_segments_laws() -> None:
         assert all(s[1] or s[2] for s in segs)
 
 
-def test_same_alignment_path_equals_the_state_machine() -> None:
-    """When both systems share one alignment `mapsswe_segments` reads runs of C instead
-    of stepping sclite's state machine: equal on every string of up to 7 letters, at
-    each `min_good`, and on long random ones."""
+def test_one_alignment_on_both_sides_equals_the_column_by_column_machine() -> None:
+    """Two arms that agree on a sentence (most sentences of a weight-type sweep): equal
+    to the oracle on every string of up to 7 letters, at each `min_good`, and on long
+    random ones."""
     strings = ["".join(t) for k in range(8) for t in itertools.product("CSDI", repeat=k)]
     rng = random.Random(5)
     for _ in range(300):
@@ -143,15 +144,16 @@ def test_same_alignment_path_equals_the_state_machine() -> None:
         strings.append("".join(letters))
     for min_good in (1, 2, 3, 4):
         for x in strings:
-            assert same_alignment_segments(x, min_good) == _state_machine_segments(
-                x, x, min_good
-            ), (x, min_good)
+            assert mapsswe_segments(x, x, min_good) == _column_by_column(x, x, min_good), (
+                x,
+                min_good,
+            )
     assert mapsswe_segments("CCSCCIC", "CCSCCIC") == [(5, 1, 1), (3, 1, 1)]
 
 
 def _column_by_column(x_evals: str, y_evals: str, min_good: int) -> list[tuple[int, int, int]]:
     """sclite's state machine one column at a time, as earmark ran it before issue 25
-    (it now crosses a stretch both systems got right in one step): the oracle."""
+    (it now segments every sentence at once with numpy, `segment_columns`): the oracle."""
     n1, n2 = len(x_evals), len(y_evals)
     out: list[tuple[int, int, int]] = []
 
@@ -201,19 +203,65 @@ def _system(rng: random.Random, words: int, rate: float) -> str:
     return "".join(out)
 
 
-def test_the_state_machine_equals_the_column_by_column_one() -> None:
+def test_mapsswe_segments_equal_the_column_by_column_machine() -> None:
     rng = random.Random(25)
     for trial in range(3000):
         words = rng.randint(0, 60)
         rate = rng.choice([0.02, 0.1, 0.3, 0.7])
         x, y = _system(rng, words, rate), _system(rng, words, rate / 2)
         for min_good in (1, 2, 3):
-            assert _state_machine_segments(x, y, min_good) == _column_by_column(x, y, min_good), (
+            assert mapsswe_segments(x, y, min_good) == _column_by_column(x, y, min_good), (
                 trial,
                 x,
                 y,
                 min_good,
             )
+
+
+def _oracle_columns(pairs: list[tuple[str, str]], min_good: int) -> list[tuple[int, int, int, int]]:
+    return [
+        (i, *segment)
+        for i, (x, y) in enumerate(pairs)
+        for segment in _column_by_column(x, y, min_good)
+    ]
+
+
+def test_segment_columns_of_many_sentences_equal_the_oracle_sentence_by_sentence() -> None:
+    """Many sentences at once (more than one numpy chunk, sentences without columns or
+    with insertions only among them) give each sentence's segments, in order."""
+    rng = random.Random(26)
+    pairs = [("", ""), ("", "I"), ("II", ""), ("C", "C")]
+    for _ in range(5000):
+        words = rng.randint(0, 40)
+        rate = rng.choice([0.0, 0.02, 0.1, 0.3, 0.7])
+        x = _system(rng, words, rate)
+        pairs.append((x, x) if rng.random() < 0.5 else (x, _system(rng, words, rate / 2)))
+    rng.shuffle(pairs)
+    for min_good in (1, 2, 3, 4):
+        columns = segment_columns([x for x, _ in pairs], [y for _, y in pairs], min_good)
+        got = list(zip(*(c.tolist() for c in columns), strict=True))
+        assert got == _oracle_columns(pairs, min_good), min_good
+        xs = [x for x, _ in pairs]  # one list on both sides: its letters are read once
+        got = list(zip(*(c.tolist() for c in segment_columns(xs, xs, min_good)), strict=True))
+        assert got == _oracle_columns([(x, x) for x in xs], min_good), min_good
+    assert all(c.size == 0 for c in segment_columns([], []))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text("CSDI", max_size=12), st.text("CSDI", max_size=12)).filter(
+            lambda p: len(p[0]) - p[0].count("I") == len(p[1]) - p[1].count("I")
+        ),
+        max_size=6,
+    ),
+    st.integers(1, 4),
+)
+def test_segment_columns_property(pairs: list[tuple[str, str]], min_good: int) -> None:
+    columns = segment_columns([x for x, _ in pairs], [y for _, y in pairs], min_good)
+    assert list(zip(*(c.tolist() for c in columns), strict=True)) == _oracle_columns(
+        pairs, min_good
+    )
 
 
 def test_mapsswe_from_segments_is_the_test_over_sentences() -> None:

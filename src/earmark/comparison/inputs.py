@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from earmark.comparison.diagnostics import DiagnosticsMemo, dominant_script
 from earmark.comparison.loading import ArmData
 from earmark.comparison.options import CompareOptions
-from earmark.comparison.paired import SegmentColumns, Segments
+from earmark.comparison.paired import SegmentColumns
 from earmark.comparison.pairing import SharedRows, cluster_codes, row_scopes
 from earmark.scoring.policy import NormalizerPolicy
 from earmark.scoring.row_counts import PRIMARY, VIEW_KINDS, PairTable, RowCounts, RowNormalizers
@@ -137,8 +137,6 @@ class CompareInputs:
     letter_memo: dict[str, dict[int, str]] = field(default_factory=dict)
     #: unit -> the reference arm's MAPSSWE segments against itself, every row of the unit.
     segment_memo: dict[str, SegmentColumns] = field(default_factory=dict)
-    #: unit -> (reference arm's entry, challenger's entry) -> that row's MAPSSWE segments.
-    pair_segment_memo: dict[str, dict[tuple[int, int], Segments]] = field(default_factory=dict)
     #: Scripts and loop flags the diagnostics found (per process, like the memos above).
     diagnostics_memo: DiagnosticsMemo = field(default_factory=DiagnosticsMemo)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, NoReturn, cast
 
 from earmark.errors import EarmarkError
@@ -32,21 +32,25 @@ class SharedValues:
         self.seconds: dict[float, float] = {}
 
 
+#: The metadata marking a field of `ArmData` as a row column (one value per row).
+_ROW = {"row_column": True}
+
+
 @dataclass
 class ArmData:
     """One system's outputs, one entry per (utterance, repeat), in file order."""
 
     name: str
     source: str
-    keys: list[RowKey] = field(default_factory=list)
-    references: list[str] = field(default_factory=list)
-    hypotheses: list[str | None] = field(default_factory=list)
-    languages: list[str | None] = field(default_factory=list)
-    slices: list[tuple[str, ...]] = field(default_factory=list)
-    statuses: list[str] = field(default_factory=list)
-    clusters: list[str] = field(default_factory=list)
-    audio_seconds: list[float | None] = field(default_factory=list)
-    language_mismatch: list[bool] = field(default_factory=list)
+    keys: list[RowKey] = field(default_factory=list, metadata=_ROW)
+    references: list[str] = field(default_factory=list, metadata=_ROW)
+    hypotheses: list[str | None] = field(default_factory=list, metadata=_ROW)
+    languages: list[str | None] = field(default_factory=list, metadata=_ROW)
+    slices: list[tuple[str, ...]] = field(default_factory=list, metadata=_ROW)
+    statuses: list[str] = field(default_factory=list, metadata=_ROW)
+    clusters: list[str] = field(default_factory=list, metadata=_ROW)
+    audio_seconds: list[float | None] = field(default_factory=list, metadata=_ROW)
+    language_mismatch: list[bool] = field(default_factory=list, metadata=_ROW)
     #: The results.json arm summary this arm came with, when there is one.
     recorded: JSONObject | None = None
     _positions: dict[RowKey, int] = field(default_factory=dict, repr=False)
@@ -63,18 +67,8 @@ class ArmData:
         """Empty the row columns and the key index (name, source and the recorded summary
         stay): a comparison that has taken what it reads of them lets them go before its
         workers fork."""
-        for column in (
-            self.keys,
-            self.references,
-            self.hypotheses,
-            self.languages,
-            self.slices,
-            self.statuses,
-            self.clusters,
-            self.audio_seconds,
-            self.language_mismatch,
-        ):
-            column.clear()
+        for name in ROW_COLUMNS:
+            getattr(self, name).clear()
         self._positions = {}
         self._lines = array("q")
 
@@ -87,7 +81,7 @@ class ArmData:
         from itertools import count
 
         columns: dict[str, _Column] = {}
-        for name in _ROW_COLUMNS:
+        for name in ROW_COLUMNS:
             mine: list[Any] = getattr(self, name)
             theirs: list[Any] | None = None if base is None else getattr(base, name)
             if theirs is None or len(theirs) != len(mine):
@@ -110,7 +104,7 @@ class ArmData:
         arm = cls(name=sent.name, source=sent.source, recorded=sent.recorded)
         arm._lines = sent.lines
         patches = {k: v for k, v in sent.columns.items() if isinstance(v, _Patch)}
-        if base is None or len(patches) != len(_ROW_COLUMNS):
+        if base is None or len(patches) != len(ROW_COLUMNS):
             for name, column in sent.columns.items():
                 if isinstance(column, _Patch):
                     assert base is not None
@@ -120,7 +114,7 @@ class ArmData:
             return arm
         # Every column is the base's (already shared) but for a few rows: share those.
         value_of = _sharers(shared)
-        for name in _ROW_COLUMNS:
+        for name in ROW_COLUMNS:
             patch = patches[name]
             if name == "clusters":  # a row's default clip is its shared key's id
                 keys = arm.keys
@@ -299,15 +293,8 @@ class ArmData:
         """Append what `prepare` found (for this arm, with no row added in between)."""
         self._lines.extend(rows.lines)
         self._positions.update(rows.positions)
-        self.keys += rows.keys
-        self.references += rows.references
-        self.hypotheses += rows.hypotheses
-        self.languages += rows.languages
-        self.slices += rows.slices
-        self.statuses += rows.statuses
-        self.clusters += rows.clusters
-        self.audio_seconds += rows.audio_seconds
-        self.language_mismatch += rows.language_mismatch
+        for name in ROW_COLUMNS:
+            getattr(self, name).extend(getattr(rows, name))
 
     @staticmethod
     def _invalid(record: Mapping[str, JSONValue], file: str, line: int) -> NoReturn:
@@ -343,18 +330,9 @@ class PreparedRows:
     language_mismatch: list[bool]
 
 
-#: An `ArmData`'s row columns (what `release_rows` empties and `for_transfer` sends).
-_ROW_COLUMNS = (
-    "keys",
-    "references",
-    "hypotheses",
-    "languages",
-    "slices",
-    "statuses",
-    "clusters",
-    "audio_seconds",
-    "language_mismatch",
-)
+#: An `ArmData`'s row columns (what `release_rows` empties, `commit` appends to and
+#: `for_transfer` sends): its fields marked `_ROW`, so a new column is never left out.
+ROW_COLUMNS = tuple(f.name for f in fields(ArmData) if f.metadata.get("row_column"))
 
 
 @dataclass(frozen=True)

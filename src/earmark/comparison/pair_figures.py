@@ -19,7 +19,6 @@ from earmark.comparison.paired import (
 )
 from earmark.results.comparison import PairedDifference
 from earmark.scoring.row_counts import METRIC_FOR_UNIT
-from earmark.stats.paired_tests import mapsswe_segments, same_alignment_segments
 
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
@@ -108,9 +107,7 @@ def _reference_segments(inputs: CompareInputs, unit: str) -> SegmentColumns:
         rows = rows[(counts[:, 0] + counts[:, 1] + counts[:, 2]) > 0]
         entries = inputs.vs_human[inputs.reference].entries[rows]
         letters = _letters(inputs, entries, unit)
-        found = SegmentColumns.of_sentences(
-            rows.tolist(), [same_alignment_segments(x) for x in letters]
-        )
+        found = SegmentColumns.of_letters(rows, letters, letters)
         inputs.segment_memo[unit] = found
     return found
 
@@ -118,8 +115,7 @@ def _reference_segments(inputs: CompareInputs, unit: str) -> SegmentColumns:
 def _challenger_segments(inputs: CompareInputs, challenger: str, unit: str) -> SegmentColumns:
     """Each row's MAPSSWE segments (x: reference arm, y: challenger) on one unit, every
     row the unit's scopes can hold: the reference arm's own where the two agree, else
-    found from both rows' letters (memoised by entry pair, shared by the challengers a
-    worker handles)."""
+    found from both rows' letters (each entry aligned once per worker: `_letters`)."""
     n = len(inputs.columns.labels)
     rows = _unit_rows(inputs, challenger, unit)
     x_entries = inputs.vs_human[inputs.reference].entries
@@ -129,13 +125,7 @@ def _challenger_segments(inputs: CompareInputs, challenger: str, unit: str) -> S
     own = _reference_segments(inputs, unit)
     same = own.of_rows(np.flatnonzero(agree), n)
     at = np.flatnonzero(differ)
-    pairs = list(zip(x_entries[at].tolist(), y_entries[at].tolist(), strict=True))
-    memo = inputs.pair_segment_memo.setdefault(unit, {})
-    todo = list({pair: None for pair in pairs if pair not in memo})
-    if todo:
-        xs, ys = (np.asarray(side, dtype=np.int64) for side in zip(*todo, strict=True))
-        x_letters = _letters(inputs, xs, unit)
-        y_letters = _letters(inputs, ys, unit)
-        memo.update(zip(todo, map(mapsswe_segments, x_letters, y_letters), strict=True))
-    changed = SegmentColumns.of_sentences(at.tolist(), [memo[pair] for pair in pairs])
+    x_letters = _letters(inputs, x_entries[at], unit)
+    y_letters = _letters(inputs, y_entries[at], unit)
+    changed = SegmentColumns.of_letters(at, x_letters, y_letters)
     return SegmentColumns.merged([same, changed], int(rows.sum()))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +34,7 @@ from earmark.stats.paired_tests import (
     holm_adjust,
     mapsswe_from_columns,
     mcnemar_test,
+    segment_columns,
     sign_test,
     wilcoxon_signed_rank,
 )
@@ -42,6 +44,8 @@ IntArray = NDArray[np.int64]
 
 #: (reference, hypothesis) -> aligned evaluation letters C/S/D/I, per unit.
 _LETTERS = {"equal": "C", "replace": "S", "delete": "D"}
+#: One opcode as rapidfuzz's `Opcodes.as_list` gives it: tag, source and dest spans.
+_Block = tuple[str, int, int, int, int]
 
 
 def evaluation_letters(
@@ -59,14 +63,15 @@ def evaluation_letters(
         return "C" * len(ref)
     if alignment == "sclite":
         return sclite_evaluation_letters(list(ref), list(hyp))
-    # The opcodes behind `metrics.alignment.align` (same columns), without its objects.
+    # The opcodes behind `metrics.alignment.align` (same columns), as plain tuples (a
+    # sixth faster than reading each block's attributes).
+    blocks = cast("list[_Block]", Levenshtein.opcodes(ref, hyp).as_list())
     out = []
-    for block in Levenshtein.opcodes(ref, hyp):
-        tag = block.tag
+    for tag, src_start, src_end, dest_start, dest_end in blocks:
         if tag == "insert":
-            out.append("I" * (block.dest_end - block.dest_start))
+            out.append("I" * (dest_end - dest_start))
         else:
-            out.append(_LETTERS[tag] * (block.src_end - block.src_start))
+            out.append(_LETTERS[tag] * (src_end - src_start))
     return "".join(out)
 
 
@@ -93,10 +98,6 @@ def row_letters(
     return out
 
 
-#: One sentence's MAPSSWE segments: (reference words, x errors, y errors) each.
-Segments = list[tuple[int, int, int]]
-
-
 @dataclass(frozen=True)
 class SegmentColumns:
     """MAPSSWE segments of many rows, column by column, in row order: each segment's row
@@ -113,14 +114,13 @@ class SegmentColumns:
     n_rows: int
 
     @classmethod
-    def of_sentences(cls, rows: Sequence[int], found: Sequence[Segments]) -> SegmentColumns:
-        """The columns of each row's segments (`found[i]` is row `rows[i]`'s)."""
-        counts = [len(segments) for segments in found]
-        table = np.asarray([seg for segments in found for seg in segments], dtype=np.int64).reshape(
-            -1, 3
-        )
-        at = np.repeat(np.asarray(rows, dtype=np.int64), counts)
-        return cls(at, table[:, 0], table[:, 1], table[:, 2], len(rows))
+    def of_letters(
+        cls, rows: IntArray, x_letters: Sequence[str], y_letters: Sequence[str]
+    ) -> SegmentColumns:
+        """The segments of each row's letters (`x_letters[i]`, `y_letters[i]` are row
+        `rows[i]`'s), found for all the rows at once (`segment_columns`)."""
+        sentence, refs, errors_x, errors_y = segment_columns(x_letters, y_letters)
+        return cls(rows[sentence], refs, errors_x, errors_y, int(rows.size))
 
     def of_rows(self, positions: IntArray, n_all: int) -> SegmentColumns:
         """The segments of the rows at `positions` (sorted, among `n_all` rows)."""

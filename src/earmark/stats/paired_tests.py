@@ -8,7 +8,6 @@ test oracle.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
@@ -256,7 +255,9 @@ MAPSSWE_MIN_GOOD = 2
 
 
 _LETTERS = frozenset("CSDI")
-_CORRECT_RUN = re.compile("C+")
+_C, _I = ord("C"), ord("I")
+
+IntArray = NDArray[np.int64]
 
 
 def mapsswe_segments(
@@ -272,116 +273,211 @@ def mapsswe_segments(
     belong to the segment, so neighbouring segments may share them. Segments where
     neither system errs are not segments. This is the state machine of sclite's
     `mtchprs.c` (states b, e, g), run until *both* alignments are used up, so trailing
-    insertions of either system count (sc_stats counts them too).
+    insertions of either system count (sc_stats counts them too); `segment_columns`
+    finds the same segments for many sentences at once.
 
-    When both alignments are the same string (two arms that agree on a sentence: most
-    sentences of a weight-type sweep) the segments are found from its runs of C instead
-    of the state machine; a property test pins the two equal.
+    >>> mapsswe_segments("CSCCCIC", "CCCCCC")
+    [(4, 1, 0), (3, 1, 0)]
     """
     if min_good < 1:
         raise EarmarkError("min_good must be at least 1", field="min_good")
     for name, evals in (("x_evals", x_evals), ("y_evals", y_evals)):
         if not _LETTERS.issuperset(evals):
             raise EarmarkError("evaluation letters are C, S, D and I", field=name)
-    if len(x_evals) - x_evals.count("I") != len(y_evals) - y_evals.count("I"):
+    _, refs, errors_x, errors_y = segment_columns([x_evals], [y_evals], min_good)
+    return list(zip(refs.tolist(), errors_x.tolist(), errors_y.tolist(), strict=True))
+
+
+def segment_columns(
+    x_evals: Sequence[str], y_evals: Sequence[str], min_good: int = MAPSSWE_MIN_GOOD
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """`mapsswe_segments` of many sentences as columns (sentence index, reference words,
+    x errors, y errors), in sentence order, with numpy over all their letters at once
+    and without checking the letters: for letters earmark's own alignment wrote (a
+    comparison segments 100,000s of sentences; a column-by-column loop was most of
+    MAPSSWE's time). A sentence whose two alignments cover different numbers of
+    reference words is refused.
+
+    The state machine in words: both alignments cover the same reference words, so it
+    walks them in step. A word is good when both systems have C there; a run of good
+    words is broken by a word that is not good or by an insertion (either system's)
+    before a word. A run bounds when it has `min_good` words or more, or when it opens
+    the sentence (the machine starts between segments). A segment ends at the
+    `min_good`-th word of a bounding run and starts `min_good - 1` columns before the
+    last word of the previous bounding run (or at the sentence start); what follows the
+    last bounding run is the final segment, unless that run ends the sentence in both
+    alignments (no trailing insertion)."""
+    same = x_evals is y_evals  # one alignment on both sides: its letters read once
+    found = []
+    for at in range(0, max(len(x_evals), 1), _CHUNK):
+        x = _Letters(x_evals[at : at + _CHUNK])
+        y = x if same else _Letters(y_evals[at : at + _CHUNK])
+        sentence, refs, errors_x, errors_y = _chunk_segments(x, y, min_good)
+        found.append((sentence + at, refs, errors_x, errors_y))
+    sentence, refs, errors_x, errors_y = (np.concatenate(c) for c in zip(*found, strict=True))
+    return sentence, refs, errors_x, errors_y
+
+
+#: Sentences segmented per numpy pass: a few arrays per letter live at once, so a
+#: bounded chunk keeps them small (and in cache) however many sentences there are.
+_CHUNK = 2048
+
+
+class _Letters:
+    """One system's letters of a chunk of sentences, joined, with what segmenting reads:
+    where each sentence starts, the column of each reference word (not I), and prefix
+    counts of reference words and of errors (not C), so a span's count is a difference."""
+
+    def __init__(self, evals: Sequence[str]) -> None:
+        self.at = np.zeros(len(evals) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, evals), dtype=np.int64, count=len(evals)), out=self.at[1:])
+        letters = np.frombuffer("".join(evals).encode("ascii"), dtype=np.uint8)
+        is_word = letters != _I
+        self.words: IntArray = np.flatnonzero(is_word)
+        self.correct: NDArray[np.bool_] = letters[self.words] == _C
+        self.word_counts = _prefix_counts(is_word)
+        self.error_counts = _prefix_counts(letters != _C)
+
+    def words_per_sentence(self) -> IntArray:
+        """Reference words (columns not I) of each sentence."""
+        return self.word_counts[self.at[1:]] - self.word_counts[self.at[:-1]]
+
+    def gap_before(self, first: NDArray[np.bool_], sentence: IntArray) -> NDArray[np.bool_]:
+        """Per word: some column (an insertion) lies between it and the previous word
+        of its sentence, or the sentence start."""
+        expected = np.empty(self.words.size, dtype=np.int64)
+        expected[1:] = self.words[:-1] + 1
+        expected[first] = self.at[sentence[first]]
+        gap: NDArray[np.bool_] = self.words != expected
+        return gap
+
+    def span_counts(self, start: IntArray, stop: IntArray) -> tuple[IntArray, IntArray]:
+        """Reference words and errors in each span [start, stop) of the joined letters."""
+        words, errors = self.word_counts, self.error_counts
+        return words[stop] - words[start], errors[stop] - errors[start]
+
+
+def _prefix_counts(mask: NDArray[np.bool_]) -> IntArray:
+    """counts[i] = how many of mask[:i] are set."""
+    counts = np.zeros(mask.size + 1, dtype=np.int64)
+    np.cumsum(mask, out=counts[1:])
+    return counts
+
+
+def _chunk_segments(
+    x: _Letters, y: _Letters, min_good: int
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """`segment_columns` of one chunk of sentences (sentence indices within it)."""
+    n_words = x.words_per_sentence()
+    if y is not x and not np.array_equal(n_words, y.words_per_sentence()):
         raise EarmarkError(
             "the two alignments cover different numbers of reference words",
             field="y_evals",
             hint="align both systems to the same reference",
         )
-    if x_evals == y_evals:
-        return same_alignment_segments(x_evals, min_good)
-    return _state_machine_segments(x_evals, y_evals, min_good)
+    sentence = np.repeat(np.arange(n_words.size, dtype=np.int64), n_words)
+    first = np.ones(sentence.size, dtype=bool)
+    first[1:] = sentence[1:] != sentence[:-1]
+    broken = x.gap_before(first, sentence)
+    if y is not x:
+        broken |= y.gap_before(first, sentence)
+    good = x.correct if y is x else x.correct & y.correct
+    starts, ends, opening = _bounding_runs(good, first, broken, min_good)
+    owner = sentence[starts]
+    last = _last_per_sentence(owner, ends, n_words.size)
+    owners, opened_by, close_word = _segment_ends(
+        owner, starts, ends, opening, last, _ends_open(x, y, last), min_good
+    )
+    refs_x, errors_x = x.span_counts(*_spans(x, owners, opened_by, close_word, min_good))
+    if y is x:
+        refs_y, errors_y = refs_x, errors_x
+    else:
+        refs_y, errors_y = y.span_counts(*_spans(y, owners, opened_by, close_word, min_good))
+    kept = (errors_x + errors_y) > 0
+    refs = (refs_x + refs_y) // 2
+    return owners[kept], refs[kept], errors_x[kept], errors_y[kept]
 
 
-def same_alignment_segments(
-    evals: str, min_good: int = MAPSSWE_MIN_GOOD
-) -> list[tuple[int, int, int]]:
-    """`mapsswe_segments(evals, evals)` from the runs of C, without its checks: for
-    letters earmark's own alignment wrote (a comparison segments 100,000s of them).
-
-    With one alignment on both sides a word is good when it is C, and any other letter
-    (I included) ends a run of good words. The state machine closes a segment at the
-    `min_good`-th C of a run of at least `min_good`, and the next one opens `min_good - 1`
-    columns before the end of that run; the sentence opens in the "between segments"
-    state, so a leading run of any length bounds too. What follows the last bounding
-    run (never only C's, runs being maximal) is the final segment.
-    """
-    out: list[tuple[int, int, int]] = []
-    bound_end = -1  # last column of the run that bounds the open stretch on the left
-    for run in _CORRECT_RUN.finditer(evals):
-        start, end = run.span()
-        if start == 0:
-            bound_end = end - 1
-        elif end - start >= min_good:
-            out.append(_segment(evals, max(bound_end - (min_good - 1), 0), start + min_good))
-            bound_end = end - 1
-    if bound_end < len(evals) - 1:
-        out.append(_segment(evals, max(bound_end - (min_good - 1), 0), len(evals)))
-    return out
+def _bounding_runs(
+    good: NDArray[np.bool_], first: NDArray[np.bool_], broken: NDArray[np.bool_], min_good: int
+) -> tuple[IntArray, IntArray, NDArray[np.bool_]]:
+    """First and last word of each run of good words that bounds a segment (`min_good`
+    words or more, or opening its sentence), and whether it opens its sentence."""
+    goes_on = good & ~first & ~broken
+    goes_on[1:] &= good[:-1]
+    starts = np.flatnonzero(good & ~goes_on)
+    next_goes_on = np.zeros(goes_on.size, dtype=bool)
+    next_goes_on[:-1] = goes_on[1:]
+    ends = np.flatnonzero(good & ~next_goes_on)
+    opening = first[starts] & ~broken[starts]
+    bounding = opening | (ends - starts + 1 >= min_good)
+    return starts[bounding], ends[bounding], opening[bounding]
 
 
-def _segment(evals: str, start: int, stop: int) -> tuple[int, int, int]:
-    span = evals[start:stop]
-    errors = len(span) - span.count("C")
-    return (len(span) - span.count("I"), errors, errors)
+def _last_per_sentence(owner: IntArray, ends: IntArray, n: int) -> IntArray:
+    """Per sentence: the last word of its last bounding run (-1: none); the runs are in
+    order, with their sentences (`owner`)."""
+    last = np.full(n, -1, dtype=np.int64)
+    is_last = np.ones(owner.size, dtype=bool)
+    is_last[:-1] = owner[1:] != owner[:-1]
+    last[owner[is_last]] = ends[is_last]
+    return last
 
 
-def _state_machine_segments(
-    x_evals: str, y_evals: str, min_good: int
-) -> list[tuple[int, int, int]]:
-    """sclite's state machine, column by column (see `mapsswe_segments`)."""
-    n1, n2 = len(x_evals), len(y_evals)
-    out: list[tuple[int, int, int]] = []
-
-    def close(beg1: int, beg2: int, end1: int, end2: int) -> None:
-        s1, s2 = x_evals[max(beg1, 0) : end1 + 1], y_evals[max(beg2, 0) : end2 + 1]
-        e1 = len(s1) - s1.count("C")
-        e2 = len(s2) - s2.count("C")
-        if e1 or e2:
-            refs = (len(s1) - s1.count("I") + len(s2) - s2.count("I")) // 2
-            out.append((refs, e1, e2))
-
-    # Where the run of C holding each column ends: between segments ("b") a stretch both
-    # systems got right only moves the segment start along, so it is crossed in one step.
-    end1, end2 = _run_ends(x_evals), _run_ends(y_evals)
-    i1 = i2 = eog1 = eog2 = good = 0
-    state = "b"
-    while i1 < n1 or i2 < n2:
-        while i1 < n1 and x_evals[i1] == "I":
-            i1, state = i1 + 1, "e"
-        while i2 < n2 and y_evals[i2] == "I":
-            i2, state = i2 + 1, "e"
-        both = i1 < n1 and i2 < n2 and x_evals[i1] == "C" and y_evals[i2] == "C"
-        if state == "b":
-            if both:
-                step = min(end1[i1] - i1, end2[i2] - i2)
-                eog1, eog2 = i1 + step - 1, i2 + step - 1
-                i1, i2 = i1 + step, i2 + step
-                continue
-            state = "e"
-        elif both:
-            good = 1 if state == "e" else good + 1
-            state = "g"
-            if good == min_good:
-                close(eog1 - (min_good - 1), eog2 - (min_good - 1), i1, i2)
-                eog1, eog2, state = i1, i2, "b"
-        else:
-            state = "e"
-        i1 = min(i1 + 1, n1)
-        i2 = min(i2 + 1, n2)
-    if state != "b":
-        close(eog1 - (min_good - 1), eog2 - (min_good - 1), n1 - 1, n2 - 1)
-    return out
+def _ends_open(x: _Letters, y: _Letters, last: IntArray) -> NDArray[np.bool_]:
+    """Per sentence: whether the machine ends inside a segment. It ends between segments
+    only after a bounding run that reaches both alignments' last column (`last`: each
+    sentence's last bounding word), or in a sentence without any column."""
+    inside = (x.at[1:] > x.at[:-1]) | (y.at[1:] > y.at[:-1])
+    has = np.flatnonzero(last >= 0)
+    word = last[has]
+    reaches = (x.words[word] + 1 == x.at[has + 1]) & (y.words[word] + 1 == y.at[has + 1])
+    inside[has[reaches]] = False
+    return inside
 
 
-def _run_ends(evals: str) -> list[int]:
-    """Per column: one past the last column of the run of C it is in (itself if not C)."""
-    ends = list(range(len(evals)))
-    for run in _CORRECT_RUN.finditer(evals):
-        start, stop = run.span()
-        ends[start:stop] = [stop] * (stop - start)
-    return ends
+def _segment_ends(
+    owner: IntArray,
+    starts: IntArray,
+    ends: IntArray,
+    opening: NDArray[np.bool_],
+    last: IntArray,
+    open_at_end: NDArray[np.bool_],
+    min_good: int,
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Each segment in order: its sentence, the last word of the bounding run before it
+    (-1: none, it starts with its sentence) and its closing word (-1: it runs to the
+    sentence's end). A bounding run that does not open its sentence closes one; a
+    sentence the machine ends inside of has a final one after its `last` run."""
+    before = np.full(starts.size, -1, dtype=np.int64)
+    same = np.flatnonzero(owner[1:] == owner[:-1]) + 1
+    before[same] = ends[same - 1]
+    closing = ~opening
+    final = np.flatnonzero(open_at_end)
+    keys = np.concatenate([owner[closing] * 2, final * 2 + 1])
+    order = np.argsort(keys, kind="stable")
+    owners = np.concatenate([owner[closing], final])[order]
+    opened_by = np.concatenate([before[closing], last[final]])[order]
+    close_word = np.concatenate(
+        [starts[closing] + (min_good - 1), np.full(final.size, -1, dtype=np.int64)]
+    )[order]
+    return owners, opened_by, close_word
+
+
+def _spans(
+    letters: _Letters, owners: IntArray, opened_by: IntArray, close_word: IntArray, min_good: int
+) -> tuple[IntArray, IntArray]:
+    """Each segment's columns [start, stop) in one system's joined letters: from
+    `min_good - 1` columns before the word that opens it (not before its sentence), to
+    its closing word, or to its sentence's end."""
+    begin = letters.at[owners]
+    start = begin.copy()
+    opened = opened_by >= 0
+    start[opened] = np.maximum(letters.words[opened_by[opened]] - (min_good - 1), begin[opened])
+    stop = letters.at[owners + 1]
+    closes = close_word >= 0
+    stop[closes] = letters.words[close_word[closes]] + 1
+    return start, stop
 
 
 @dataclass(frozen=True, slots=True)
