@@ -1,5 +1,5 @@
 """`write_artefacts(known=...)`: a digest its writer already computed is used, not re-read
-(given, or remembered by `earmark.outputs` for a file it wrote that is unchanged since),
+(given, as `write_results` returns them for the files it wrote),
 and the listing `earmark score` writes still matches the files (hashlib as the oracle)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 
 from earmark.artefacts import LISTING, read_listing, write_artefacts
 from earmark.file_scoring import ScoreFigures, ScoreInputs, score_predictions
-from earmark.outputs import atomic_write_json, atomic_write_text, written_digest
+from earmark.outputs import atomic_write_json
+from earmark.rundir.results_file import write_results
 
 
 def test_known_digest_is_taken_as_given(tmp_path: Path) -> None:
@@ -41,15 +42,16 @@ def test_score_listing_matches_the_files(tmp_path: Path) -> None:
         assert digest == hashlib.sha256((out / name).read_bytes()).hexdigest()
 
 
-def test_a_file_written_through_outputs_is_not_read_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("resamples", [0, 50])
+def test_score_reads_back_none_of_its_own_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resamples: int
 ) -> None:
-    """results.json as written is listed by the digest its writer computed."""
+    """Every file `earmark score` writes is listed by the digest its writer computed
+    (`write_results` returns them): the listing step reads none of them again."""
     import earmark.artefacts as artefacts
 
-    digest = atomic_write_json(tmp_path / "results.json", {"value": 0.5})
-    atomic_write_text(tmp_path / "results.md", "# results\n")
-    (tmp_path / "other.txt").write_bytes(b"abc")
+    src = tmp_path / "p.jsonl"
+    src.write_text('{"id": "u1", "reference": "a b", "hypothesis": "a c"}\n', encoding="utf-8")
     read: list[str] = []
     real = artefacts.sha256_file
 
@@ -58,45 +60,29 @@ def test_a_file_written_through_outputs_is_not_read_again(
         return real(path)
 
     monkeypatch.setattr(artefacts, "sha256_file", counted)
-    write_artefacts(tmp_path)
-    assert read == ["other.txt"]
-    listing = read_listing(tmp_path / LISTING)
-    assert listing["results.json"] == digest
-    for name, found in listing.items():
-        assert found == hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
+    out = tmp_path / "out"
+    score_predictions(
+        ScoreInputs(src), ScoreFigures(normalizer="none", resamples=resamples), out_dir=out
+    )
+    assert read == []
+    for name, found in read_listing(out / LISTING).items():
+        assert found == _sha(out / name)
 
 
-@pytest.mark.parametrize("change", ["rewrite", "replace", "append"])
-def test_a_file_changed_after_it_was_written_is_hashed_again(tmp_path: Path, change: str) -> None:
-    """Written in place (same size and inode), replaced or grown: the listing holds the
-    bytes that lie there, never the digest remembered from the write."""
-    target = tmp_path / "results.json"
-    atomic_write_json(target, {"value": 0.5})
-    text, before = target.read_bytes(), target.stat()
-    if change == "rewrite":
-        with open(target, "r+b") as handle:
-            handle.write(text.replace(b"0.5", b"0.6"))
-        # A timestamp a clock tick could leave equal moves by a nanosecond at least.
-        os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns + 1))
-        assert target.stat().st_size == before.st_size
-    elif change == "replace":
-        spare = tmp_path / "spare"
-        spare.write_bytes(text.replace(b"0.5", b"0.7"))
-        os.replace(spare, target)
-    else:
-        with open(target, "ab") as handle:
-            handle.write(b" ")
-    assert written_digest(target) is None
-    write_artefacts(tmp_path)
-    assert read_listing(tmp_path / LISTING)["results.json"] == _sha(target)
+def test_write_results_returns_the_digests_of_what_it_wrote(tmp_path: Path) -> None:
+    """The digests handed on are those of the bytes that lie in the folder."""
+    digests = write_results(tmp_path, {"schema": "x"}, [{"id": "u1"}], probes=[], markdown="# r\n")
+    assert sorted(digests) == ["predictions.jsonl", "results.json", "results.md"]
+    for name, digest in digests.items():
+        assert digest == _sha(tmp_path / name)
 
 
-def test_a_remembered_file_that_is_gone_is_not_listed(tmp_path: Path) -> None:
+def test_a_file_not_named_in_known_is_hashed_from_disk(tmp_path: Path) -> None:
+    """A file a writer did not report (written by hand, or changed since) is read."""
     atomic_write_json(tmp_path / "results.json", {"value": 0.5})
-    (tmp_path / "results.json").unlink()
-    assert written_digest(tmp_path / "results.json") is None
+    (tmp_path / "results.json").write_bytes(b"{}\n")
     write_artefacts(tmp_path)
-    assert read_listing(tmp_path / LISTING) == {}
+    assert read_listing(tmp_path / LISTING)["results.json"] == _sha(tmp_path / "results.json")
 
 
 def _sha(path: Path) -> str:

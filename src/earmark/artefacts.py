@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from earmark.errors import EarmarkError
-from earmark.outputs import atomic_write_text, written_digest
+from earmark.outputs import atomic_write_text
 from earmark.records import require_regular_file
 
 LISTING = "artefacts.sha256"
@@ -68,24 +68,19 @@ def write_artefacts(folder: str | os.PathLike[str], known: Mapping[str, str] | N
 
     `known` maps a file (relative POSIX path) to the SHA-256 its writer computed while
     writing it, under the folder's lock: that file is not read a second time
-    (predictions.jsonl of 100,000 rows is ~80 MB; hashing it again cost ~40 ms). So is
-    a file this process wrote through `earmark.outputs` that is unchanged since
-    (`written_digest`: results.json, results.md). A name in `known` that is not among
-    the outputs is ignored; every other output is hashed.
+    (predictions.jsonl of 100,000 rows is ~80 MB; hashing it again cost ~40 ms):
+    `write_results` returns the digests of what it wrote for this. A name in `known`
+    that is not among the outputs is ignored; every other output is hashed.
     """
     root = Path(folder)
     given = known or {}
     hashes = {
-        name: given[name] if name in given else _digest(root / name) for name in output_files(root)
+        name: given[name] if name in given else sha256_file(root / name)
+        for name in output_files(root)
     }
     path = root / LISTING
     atomic_write_text(path, format_listing(hashes))
     return path
-
-
-def _digest(path: Path) -> str:
-    """The file's SHA-256: as it was written in this process when it is unchanged since."""
-    return written_digest(path) or sha256_file(path)
 
 
 def read_listing(path: str | os.PathLike[str]) -> dict[str, str]:

@@ -463,9 +463,9 @@ def _write_folder(
         os.replace(spool, out / PREDICTIONS)
         fsync_folder(out)
     # Refuses (writing nothing) when a probe failed.
-    write_results(out, results, probes=probes, markdown=markdown)
-    # last, over every file the score wrote; predictions.jsonl was hashed as written
-    write_artefacts(out, known={written["file"]: written["sha256"]})
+    digests = write_results(out, results, probes=probes, markdown=markdown)
+    # last, over every file the score wrote; each was hashed as it was written
+    write_artefacts(out, known={written["file"]: written["sha256"], **digests})
     return typed
 
 

@@ -98,51 +98,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], chunks: Iterable[bytes]) ->
             raise OSError(exc.errno, exc.strerror, str(target)) from exc
         raise
     fsync_folder(target.parent)
-    hexdigest = digest.hexdigest()
-    _remember_written(target, hexdigest)
-    return hexdigest, size
-
-
-#: The SHA-256 of each file `atomic_write_bytes` wrote in this process, by path, with
-#: the file's identity then (`_identity`): `artefacts.write_artefacts` lists a folder's
-#: files last and need not read again what was hashed as it was written (results.json
-#: of 10,000 speakers is 26 MB, ~25 ms to read and hash). Bounded: the oldest go first.
-_WRITTEN: dict[str, tuple[str, tuple[int, ...]]] = {}
-_WRITTEN_MAX = 256
-
-
-def _identity(path: str | os.PathLike[str]) -> tuple[int, ...]:
-    """What changes when a file is replaced or written to: device, inode, size and the
-    modification and change times in nanoseconds."""
-    st = os.stat(path, follow_symlinks=False)
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _remember_written(target: Path, hexdigest: str) -> None:
-    """Remember a file just written; one that cannot be looked at is simply hashed later."""
-    key = os.path.abspath(target)
-    _WRITTEN.pop(key, None)
-    try:
-        identity = _identity(target)
-    except OSError:
-        return
-    if len(_WRITTEN) >= _WRITTEN_MAX:
-        del _WRITTEN[next(iter(_WRITTEN))]
-    _WRITTEN[key] = (hexdigest, identity)
-
-
-def written_digest(path: str | os.PathLike[str]) -> str | None:
-    """The SHA-256 `atomic_write_bytes` computed while writing `path` in this process,
-    when the file there is still the one it wrote (same inode, size and times); else
-    None, and the caller hashes the file."""
-    found = _WRITTEN.get(os.path.abspath(path))
-    if found is None:
-        return None
-    try:
-        same = _identity(path) == found[1]
-    except OSError:
-        return None
-    return found[0] if same else None
+    return digest.hexdigest(), size
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> str:

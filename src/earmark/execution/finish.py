@@ -99,9 +99,9 @@ def finish_run(
             if scored.result.failure is not None
         ),
     )
-    atomic_write_json(out / PROVENANCE, provenance)
+    known = {PROVENANCE: atomic_write_json(out / PROVENANCE, provenance)}
     document = results.to_dict()
-    write_results(
+    known |= write_results(
         out,
         document,
         cast(
@@ -111,7 +111,8 @@ def finish_run(
         probes=probes,
         markdown=render_results_markdown(results.to_dict(), title="earmark run"),
     )
-    write_artefacts(out)  # last: the listing names every file as finished
+    # last: the listing names every file as finished (those written here, by their digests)
+    write_artefacts(out, known=known)
     written = document.get("predictions")
     if isinstance(written, dict):
         results = replace(results, predictions=PredictionsRef.from_dict(written))

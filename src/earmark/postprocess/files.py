@@ -163,11 +163,11 @@ def write_outputs(
     out.mkdir(parents=True, exist_ok=True)
     claim_output_folder(out, "postprocess")
     text = json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n"
-    atomic_write_text(out / POSTPROCESS, text)
-    atomic_write_text(
-        out / PREDICTIONS,
-        "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in delivered),
-    )
-    atomic_write_text(out / POSTPROCESS_MARKDOWN, markdown)
-    write_artefacts(out)  # last: sha256sum -c checks the folder without earmark
+    rows = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in delivered)
+    known = {
+        POSTPROCESS: atomic_write_text(out / POSTPROCESS, text),
+        PREDICTIONS: atomic_write_text(out / PREDICTIONS, rows),
+        POSTPROCESS_MARKDOWN: atomic_write_text(out / POSTPROCESS_MARKDOWN, markdown),
+    }
+    write_artefacts(out, known=known)  # last: sha256sum -c checks the folder without earmark
     return out

@@ -64,9 +64,13 @@ def write_results(
     *,
     probes: list[ProbeResult],
     markdown: str | None = None,
-) -> Path:
+) -> dict[str, str]:
     """Write results.json (+ predictions.jsonl, results.md). Refuses when a probe failed:
-    a scorer that fails its own known-good/known-bad checks must not publish numbers."""
+    a scorer that fails its own known-good/known-bad checks must not publish numbers.
+
+    Returns the SHA-256 of each file written, by its name in the folder: the caller
+    hands them to `write_artefacts(known=...)`, which then need not read back what was
+    hashed as it was written (results.json of 10,000 speakers is 26 MB)."""
     bad = failed(probes)
     if bad:
         names = "; ".join(f"{p.name} (expected {p.expected}, got {p.observed})" for p in bad)
@@ -76,6 +80,7 @@ def write_results(
         )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    digests: dict[str, str] = {}
     if records is not None:
         lines = PredictionLines(records)
         digest, size = atomic_write_bytes(out / PREDICTIONS, lines)
@@ -87,10 +92,11 @@ def write_results(
             "bytes": size,
             "rows": lines.rows,
         }
-    atomic_write_json(out / RESULTS, results)
+        digests[PREDICTIONS] = digest
+    digests[RESULTS] = atomic_write_json(out / RESULTS, results)
     if markdown is not None:
-        atomic_write_text(out / RESULTS_MARKDOWN, markdown)
-    return out / RESULTS
+        digests[RESULTS_MARKDOWN] = atomic_write_text(out / RESULTS_MARKDOWN, markdown)
+    return digests
 
 
 class PredictionLines:
