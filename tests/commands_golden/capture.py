@@ -34,6 +34,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from earmark.engines.cpu_runtime import PIN_VARIABLES
+from earmark.execution.provenance import THREAD_VARIABLES
+
 TESTS = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
 EXAMPLE_RUN = TESTS / "compare" / "data" / "example-run"
@@ -256,7 +259,11 @@ def _measured_out(name: str, text: str) -> str | None:
 
 def capture(work: Path, python_path: str | None = None) -> dict[str, str]:
     """Every case's output, by `case/file` name, cleaned of clock and folder."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EARMARK_")}
+    # The host's own thread and code-path settings (a machine image may set
+    # OPENBLAS_CORETYPE) would be recorded in provenance.json: the goldens hold the
+    # command's own, as on a host that sets none.
+    ambient = set(THREAD_VARIABLES) | set(PIN_VARIABLES)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EARMARK_") and k not in ambient}
     if python_path is not None:
         env["PYTHONPATH"] = python_path
     env["PYTHONHASHSEED"] = "0"
