@@ -336,8 +336,11 @@ def test_tiny_en_on_ray_matches_local(tmp_path: Path, ray_session: Any, demo_sub
     finish(plan, tmp_path / "local")
     ray_rows, local_rows = rows(tmp_path / "ray"), rows(tmp_path / "local")
     assert ray_rows == local_rows
-    # Real speech came back as English text (not empty), and the run is scored alike.
-    assert "fox" in next(r["hypothesis"] for r in ray_rows if r["id"] == "en-01").lower()
+    # Real speech came back as English text (not empty), and the run is scored alike. The
+    # plan pins no CPU code path, so int8 greedy's words for "brown fox jumps" depend on
+    # the host's kernels ("round-fark stump" on an AMD EPYC host): the sentence's ends do not.
+    hypothesis = next(r["hypothesis"] for r in ray_rows if r["id"] == "en-01").lower()
+    assert hypothesis.startswith("the quick") and "over the lazy" in hypothesis
     assert results_without_timing(tmp_path / "ray") == results_without_timing(tmp_path / "local")
     model = json.loads((tmp_path / "ray" / "arms" / "tiny" / "model.json").read_text())
     assert len(model["file_sha256"]["model.bin"]) == 64
