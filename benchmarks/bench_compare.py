@@ -7,6 +7,7 @@
                                                        # cProfile of one serial compare()
     python benchmarks/bench_compare.py --corpus /tmp/c100k --bootstrap-generator numpy-pcg64
                                                        # reuse the arm files written there
+    python benchmarks/bench_compare.py --scaling       # 3x25k, 12x25k, 12x100k: growth
 
 The synthetic corpus imitates seed 002's weight-type sweep: a reference arm at ~10% word
 errors against the human reference (~15 words from a 3,000-word vocabulary, three
@@ -20,7 +21,8 @@ normalising (crude-v1) and counting, bootstrapping every figure (per arm, langua
 slice) and every pair, the paired tests with MAPSSWE, diagnostics, and writing
 compare.json and compare.md); peak RSS is the largest of that process and its workers.
 `--in-process` times the `compare()` call in this process instead (what the README's
-figure used to be).
+figure used to be). `--scaling` runs the whole command at 3 x 25k, 12 x 25k and 12 x 100k
+(or the sizes given) and reports how time and peak RSS grow in arms x rows.
 """
 
 from __future__ import annotations
@@ -28,9 +30,12 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import math
+import os
 import pstats
 import random
 import resource
+import shutil
 import string
 import subprocess
 import sys
@@ -133,6 +138,70 @@ def _corpus(folder: Path, args: argparse.Namespace) -> list[str]:
     return specs
 
 
+def _measured(command: list[str]) -> tuple[float, float, float]:
+    """(wall s, CPU s of the process and its workers, peak RSS MiB of the largest) of one
+    fresh process."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def _slope(xs: list[float], ys: list[float]) -> float:
+    """The least-squares slope of log y on log x: 1.0 is linear."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum(
+        (a - mx) ** 2 for a in lx
+    )
+
+
+def scaling(sizes: list[tuple[int, int]], args: argparse.Namespace) -> int:
+    """The whole command at each (arms, rows): time and memory against arms x rows.
+
+    CPU time (process and workers) is the figure that holds on a loaded machine; its
+    fitted exponent in arms x rows should be 1 (linear). Memory has a floor (the
+    interpreter, numpy, the modules), so its growth is judged per extra arm-row instead:
+    the goal keeps per-arm counts, not rows, so the bytes per arm-row stay flat."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for arms, n in sizes:
+            folder = Path(tmp) / f"{arms}x{n}"
+            folder.mkdir()
+            specs = write_corpus(folder, n, arms)
+            command = [sys.executable, "-m", "earmark", "compare", *specs, "--quiet"]
+            command += ["--normalizer", args.normalizer, "--bootstrap", str(args.bootstrap)]
+            command += ["--seed", "1", "--out", str(folder / "out")]
+            rows.append((arms, n, *_measured(command)))
+            shutil.rmtree(folder)
+    print(f"earmark compare, whole process, B = {args.bootstrap}, {args.normalizer}")
+    print(f"{'arms':>5} {'rows':>9} {'wall s':>8} {'CPU s':>8} {'peak RSS':>10} {'us/arm-row':>11}")
+    for arms, n, wall, cpu, rss in rows:
+        per = cpu / (arms * n) * 1e6
+        print(f"{arms:>5} {n:>9,} {wall:8.1f} {cpu:8.1f} {rss:7.0f} MiB {per:11.2f}")
+    cells = [float(arms * n) for arms, n, *_ in rows]
+    k_cpu = _slope(cells, [cpu for *_, cpu, _ in rows])
+    k_wall = _slope(cells, [wall for *_, wall, _, _ in rows])
+    (a0, n0, *_, r0), (a1, n1, *_, r1) = rows[0], rows[-1]
+    per_cell = (r1 - r0) * 1024 * 1024 / (a1 * n1 - a0 * n0)
+    linear = k_cpu <= 1.1
+    print(
+        f"goal (issue 25): time linear in arms x rows: CPU ~ (arms x rows)^{k_cpu:.2f}, "
+        f"wall ^{k_wall:.2f}  {'met' if linear else 'NOT met'} (exponent <= 1.1, by CPU)"
+    )
+    k_rss = _slope(cells, [rss for *_, rss in rows])
+    print(
+        f"goal (issue 25): memory linear in arms x rows: peak RSS ~ (arms x rows)^{k_rss:.2f}, "
+        f"{per_cell:.0f} B per extra arm-row ({a0} x {n0:,} -> {a1} x {n1:,})  "
+        f"{'met' if k_rss <= 1.1 else 'NOT met'} (exponent <= 1.1; the floor of modules and "
+        "interpreter makes it less than 1)"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
@@ -157,7 +226,18 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="write the arm files in DIR, or reuse them when DIR holds this size's files",
     )
+    parser.add_argument(
+        "--scaling",
+        metavar="AxN,...",
+        nargs="?",
+        const="3x25000,12x25000,12x100000",
+        help="time and memory of the whole command at each arms x rows (default "
+        "3x25000,12x25000,12x100000) and their growth in arms x rows",
+    )
     args = parser.parse_args(argv)
+    if args.scaling:
+        sizes = [tuple(int(v) for v in size.split("x")) for size in args.scaling.split(",")]
+        return scaling([(a, n) for a, n in sizes], args)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         started = time.perf_counter()
