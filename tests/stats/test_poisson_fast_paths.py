@@ -145,3 +145,34 @@ def test_replicates_are_those_drawn_before_the_shortcuts(
     for workers in (1, 2):
         totals = poisson_resample_totals(values, resamples, 20260926, workers=workers)
         assert hashlib.sha256(totals.tobytes()).hexdigest() == PINNED[name]
+
+
+def _fresh_tables(means: list[float]) -> dict[str, np.ndarray]:
+    """Every array of `_PoissonTables(means)` with an empty table cache."""
+    poisson_resampling._TABLES.clear()
+    tables = poisson_resampling._PoissonTables(np.array(means), rows=3)
+    names = ("cdf", "guide", "sure", "guide_offset", "length", "base", "lengths", "offsets")
+    return {name: getattr(tables, name) for name in names}
+
+
+def test_cached_tables_are_the_bytes_of_fresh_ones() -> None:
+    means = [0.0, 0.5, 3.97, 47.5, 9_900.0, 3.97, 250.0]
+    fresh = _fresh_tables(means)
+    for warm in ([], means[2:5], means, [9_900.0, 0.5]):
+        poisson_resampling._TABLES.clear()
+        poisson_resampling._PoissonTables(np.array(warm or [1.0]))
+        cached = poisson_resampling._PoissonTables(np.array(means), rows=3)
+        for name, array in fresh.items():
+            got = getattr(cached, name)
+            assert got.dtype == array.dtype and got.tobytes() == array.tobytes(), name
+
+
+def test_table_cache_keeps_its_budget_and_rebuilds_the_same() -> None:
+    cache = poisson_resampling._TableCache(budget=200_000)
+    for mean in (9_900.0, 400.0, 3.0, 9_900.0, 0.5, 2_000.0):
+        table = cache.get(mean)
+        again = poisson_resampling._Table.build(mean)
+        for name in ("cdf", "guide", "sure"):
+            assert getattr(table, name).tobytes() == getattr(again, name).tobytes()
+        assert table.low == again.low and not table.cdf.flags.writeable
+        assert cache.nbytes == sum(t.nbytes for t in cache.tables.values()) <= cache.budget
