@@ -213,15 +213,32 @@ def _block_generator(seed: int, block: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block,))))
 
 
+#: The threads a bootstrap draws on when its caller names none: None for the usable
+#: cores, or this process's share of them (`share_cores`).
+_core_share: int | None = None
+
+
+def share_cores(threads: int) -> None:
+    """Draw on at most `threads` threads (at least one) when a caller names none: for a
+    forked worker whose siblings use the other cores, where more threads only contend
+    (and each pool costs its start-up). The numbers do not depend on it."""
+    global _core_share
+    _core_share = max(1, int(threads))
+
+
 def _threads(workers: int | None, n_blocks: int, work: int) -> int:
     if workers is None:
         if work < PARALLEL_MIN_DRAWS:
             return 1
-        try:
-            workers = len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            workers = os.cpu_count() or 1
+        workers = _core_share or _usable_cores()
     return max(1, min(int(workers), n_blocks))
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class _Plan:
