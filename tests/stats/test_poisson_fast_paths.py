@@ -168,11 +168,12 @@ def test_cached_tables_are_the_bytes_of_fresh_ones() -> None:
 
 
 def test_table_cache_keeps_its_budget_and_rebuilds_the_same() -> None:
-    cache = poisson_resampling._TableCache(budget=200_000)
-    for mean in (9_900.0, 400.0, 3.0, 9_900.0, 0.5, 2_000.0):
+    cache = poisson_resampling._TableCache(budget=200_000, most_cells=5_000)
+    for mean in (9_900.0, 400.0, 3.0, 9_900.0, 0.5, 2_000.0, 9_000_000.0):
         table = cache.get(mean)
         again = poisson_resampling._Table.build(mean)
         for name in ("cdf", "guide", "sure"):
             assert getattr(table, name).tobytes() == getattr(again, name).tobytes()
         assert table.low == again.low and not table.cdf.flags.writeable
         assert cache.nbytes == sum(t.nbytes for t in cache.tables.values()) <= cache.budget
+    assert 9_000_000.0 not in cache.tables  # over `most_cells`: built, not kept
