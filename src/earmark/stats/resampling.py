@@ -291,10 +291,31 @@ def _distinct_rows(values: FloatMatrix) -> tuple[FloatMatrix, NDArray[np.int64]]
             key = np.zeros(values.shape[0], dtype=np.int64)
             for j, bits in enumerate(widths):
                 key = (key << bits) | values[:, j].astype(np.int64)
+            top = int(key.max()) + 1
+            if top <= _DENSE_KEYS_PER_ROW * key.size and not np.signbit(values).any():
+                return _distinct_dense(values, key, top)
             _, first, counts = np.unique(key, return_index=True, return_counts=True)
             return values[first], counts.astype(np.int64)
     distinct, counts = np.unique(values, axis=0, return_counts=True)
     return distinct, counts.astype(np.int64)
+
+
+# Keys below this many per row are counted in an array (a bincount) instead of sorted:
+# the array costs about what sorting would.
+_DENSE_KEYS_PER_ROW = 4
+
+
+def _distinct_dense(
+    values: FloatMatrix, key: NDArray[np.int64], top: int
+) -> tuple[FloatMatrix, NDArray[np.int64]]:
+    """`_distinct_rows` of rows whose keys are below `top`: the keys counted, not sorted
+    (several times faster), the distinct keys in increasing order. Any row of a key is
+    that key's row (non-negative integers without -0.0: the same bits)."""
+    counts = np.bincount(key, minlength=top)
+    keys = np.flatnonzero(counts)
+    row_of = np.empty(top, dtype=np.intp)
+    row_of[key] = np.arange(key.size, dtype=np.intp)
+    return values[row_of[keys]], counts[keys].astype(np.int64)
 
 
 class _PackedTotals:
