@@ -78,3 +78,17 @@ def test_a_callers_own_freeze_is_left_in_place() -> None:
         assert gc.get_freeze_count() >= frozen and len(keep) == 100
     finally:
         gc.unfreeze()
+
+
+def _core_share(_: int) -> int | None:
+    from earmark.stats import resampling
+
+    return resampling._core_share
+
+
+def test_each_worker_bootstraps_on_its_share_of_the_cores() -> None:
+    from earmark.stats import resampling
+
+    share = max(1, parallel.default_jobs() // 2)
+    assert fork_map(_core_share, [0, 1, 2], jobs=2) == [share] * 3
+    assert resampling._core_share is None  # the parent keeps all of its cores

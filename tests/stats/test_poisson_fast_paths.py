@@ -16,7 +16,7 @@ import pytest
 
 from earmark.stats import poisson_resampling
 from earmark.stats.poisson_resampling import poisson_resample_totals
-from earmark.stats.resampling import _PackedTotals
+from earmark.stats.resampling import _distinct_rows, _PackedTotals
 
 
 def _bucket_edges(length: int) -> np.ndarray:
@@ -145,3 +145,57 @@ def test_replicates_are_those_drawn_before_the_shortcuts(
     for workers in (1, 2):
         totals = poisson_resample_totals(values, resamples, 20260926, workers=workers)
         assert hashlib.sha256(totals.tobytes()).hexdigest() == PINNED[name]
+
+
+def _fresh_tables(means: list[float]) -> dict[str, np.ndarray]:
+    """Every array of `_PoissonTables(means)` with an empty table cache."""
+    poisson_resampling._TABLES.clear()
+    tables = poisson_resampling._PoissonTables(np.array(means), rows=3)
+    names = ("cdf", "guide", "sure", "guide_offset", "length", "base", "lengths", "offsets")
+    return {name: getattr(tables, name) for name in names}
+
+
+def test_cached_tables_are_the_bytes_of_fresh_ones() -> None:
+    means = [0.0, 0.5, 3.97, 47.5, 9_900.0, 3.97, 250.0]
+    fresh = _fresh_tables(means)
+    for warm in ([], means[2:5], means, [9_900.0, 0.5]):
+        poisson_resampling._TABLES.clear()
+        poisson_resampling._PoissonTables(np.array(warm or [1.0]))
+        cached = poisson_resampling._PoissonTables(np.array(means), rows=3)
+        for name, array in fresh.items():
+            got = getattr(cached, name)
+            assert got.dtype == array.dtype and got.tobytes() == array.tobytes(), name
+
+
+def test_table_cache_keeps_its_budget_and_rebuilds_the_same() -> None:
+    cache = poisson_resampling._TableCache(budget=200_000, most_cells=5_000)
+    for mean in (9_900.0, 400.0, 3.0, 9_900.0, 0.5, 2_000.0, 9_000_000.0):
+        table = cache.get(mean)
+        again = poisson_resampling._Table.build(mean)
+        for name in ("cdf", "guide", "sure"):
+            assert getattr(table, name).tobytes() == getattr(again, name).tobytes()
+        assert table.low == again.low and not table.cdf.flags.writeable
+        assert cache.nbytes == sum(t.nbytes for t in cache.tables.values()) <= cache.budget
+    assert 9_000_000.0 not in cache.tables  # over `most_cells`: built, not kept
+
+
+def _value_sets() -> Iterator[np.ndarray]:
+    rng = np.random.default_rng(3)
+    yield rng.integers(0, 30, (5_000, 2)).astype(float)  # dense keys: counted
+    yield rng.integers(0, 2**20, (300, 3)).astype(float)  # sparse keys: sorted
+    yield np.array([[-0.0, 2.0], [0.0, 2.0], [1.0, 0.0], [0.0, 2.0]])  # -0.0: sorted
+    yield rng.random((200, 2)).round(1)  # fractions: the general path
+
+
+@pytest.mark.parametrize("values", list(_value_sets()))
+def test_distinct_rows_are_numpys_unique_rows(values: np.ndarray) -> None:
+    distinct, counts = _distinct_rows(values)
+    expected, expected_counts = np.unique(values, axis=0, return_counts=True)
+    assert distinct.tobytes() == values[_first_rows(values, expected)].tobytes()
+    assert np.array_equal(distinct, expected) and np.array_equal(counts, expected_counts)
+    assert counts.dtype == np.int64
+
+
+def _first_rows(values: np.ndarray, distinct: np.ndarray) -> list[int]:
+    """The first row equal to each distinct row (the bits `np.unique` keeps)."""
+    return [int(np.flatnonzero((values == row).all(axis=1))[0]) for row in distinct]

@@ -5,8 +5,9 @@ a figure never changes it; a test checks `jobs=1` and `jobs=2` give identical ou
 Workers are forked and run the function they are given, inputs bound to it included
 (`functools.partial(work, inputs)`): a forked child inherits it as it is, so the parent's
 already-counted tables reach the workers without being pickled or stored anywhere global.
-Only task indices go in and results come back through pipes. Where `fork` is unavailable
-(Windows) everything runs in this process.
+Only task indices go in and results come back through pipes. Each worker's bootstraps draw
+on its share of the cores (`earmark.stats.resampling.share_cores`), not on all of them.
+Where `fork` is unavailable (Windows) everything runs in this process.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from multiprocessing.context import ForkContext
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import SimpleQueue
 from typing import Any, TypeVar, overload
+
+from earmark.stats.resampling import share_cores
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -40,8 +43,11 @@ def _serve(
     items: Sequence[Item],
     todo: SimpleQueue[int | None],
     results: Connection,
+    threads: int,
 ) -> None:
-    """A worker: take task indices until told to stop; send (index, ok, value) back."""
+    """A worker: take task indices until told to stop; send (index, ok, value) back. Its
+    bootstraps draw on `threads` threads, its share of the cores."""
+    share_cores(threads)
     try:
         while (index := todo.get()) is not None:
             try:
@@ -112,9 +118,11 @@ def _fork_map(
     for _ in range(n_workers):
         todo.put(None)
     readers: dict[Connection, BaseProcess] = {}
+    threads = max(1, default_jobs() // n_workers)
     for _ in range(n_workers):
         receive, send = ctx.Pipe(duplex=False)
-        worker = ctx.Process(target=_serve, args=(func, items, todo, send), daemon=True)
+        args = (func, items, todo, send, threads)
+        worker = ctx.Process(target=_serve, args=args, daemon=True)
         worker.start()
         send.close()
         readers[receive] = worker

@@ -23,7 +23,8 @@ The algorithm (its constants are part of it: a change changes the numbers for a 
    `Generator.random` double `u` per count; the count is the first cell whose cumulative
    probability exceeds `u`, searched from the cell a guide table of L entries (`GUIDE`
    per cell) names for `floor(u * L)` (the guide only saves search steps: the count is
-   the same whatever its size). A block is drawn in passes of
+   the same whatever its size; tables are built once per process for each exact mean and
+   reused, the same bytes as fresh ones). A block is drawn in passes of
    `rows = max(1, PASS_ELEMENTS // columns)` replicates (so memory stays bounded however
    many groups there are), each pass making steps 3 to 5 for its replicates: the doubles
    of every column of every replicate (row-major); replicates whose counts sum to more
@@ -46,12 +47,14 @@ holds less than 1e-20 of each law.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from earmark.errors import EarmarkError
 from earmark.stats.resampling import (
+    BLOCK_REPLICATES,
     CHUNK,
     FloatMatrix,
     _distinct_rows,
@@ -77,6 +80,12 @@ PASS_ELEMENTS = 1 << 17
 SPREAD = 12.0
 # Guide entries per table cell: most searches end at the guide's cell or the next.
 GUIDE = 4
+# Bytes of tables kept per process for reuse, and the most cells a kept table has (not
+# part of the algorithm: a cached table is the same bytes as a fresh one). Group sizes up
+# to ~450 recur across a comparison's scopes and arms; larger ones mostly do not, and at
+# 12 arms x 100k kept would push the small ones out (3.5 times the misses).
+TABLE_CACHE_BYTES = 40 << 20
+TABLE_CACHE_CELLS = 512
 
 
 def poisson_resample_totals(
@@ -96,34 +105,28 @@ def poisson_resample_totals(
 
 
 class _PoissonTables:
-    """Inversion tables of Poisson laws with guide tables, one per distinct mean,
-    concatenated: column j's counts are the cells of its table (`cdf`) and its guide
-    (`guide`, one entry per cell plus one) starts the search."""
+    """Inversion tables of Poisson laws with guide tables, one per distinct mean (from
+    `_TABLES`), concatenated: column j's counts are the cells of its table (`cdf`) and its
+    guide (`guide`, one entry per cell plus one) starts the search."""
 
     def __init__(self, means: NDArray[np.float64], rows: int = 1) -> None:
         distinct, which = np.unique(means, return_inverse=True)
-        cdfs, guides, starts, guide_starts, lengths, lows = [], [], [], [], [], []
-        start = guide_start = 0
-        for mean in distinct.tolist():
-            low, pmf = _poisson_pmf(mean)
-            cdf, guide = _guided_cdf(pmf)
-            cdfs.append(cdf)
-            guides.append(guide + start)
-            starts.append(start)
-            guide_starts.append(guide_start)
-            lengths.append(guide.size - 1)
-            lows.append(low)
-            start += cdf.size
-            guide_start += guide.size
-        self.cdf = np.concatenate(cdfs)
-        self.guide = np.concatenate(guides)
+        tables = [_TABLES.get(mean) for mean in distinct.tolist()]
+        sizes = np.array([table.cdf.size for table in tables], dtype=np.int64)
+        starts = np.cumsum(sizes) - sizes
+        guide_sizes = GUIDE * sizes + 1
+        guide_starts = np.cumsum(guide_sizes) - guide_sizes
+        self.cdf = np.concatenate([table.cdf for table in tables])
+        # Each guide names cells of its own table: shifted to where that table starts.
+        self.guide = np.concatenate([table.guide for table in tables])
+        self.guide += np.repeat(starts, guide_sizes)
+        self.sure = np.concatenate([table.sure for table in tables])
         inverse = which.reshape(-1)
-        self.guide_offset = np.asarray(guide_starts, dtype=np.int64)[inverse]
-        self.length = np.asarray(lengths, dtype=np.float64)[inverse]
+        self.guide_offset = guide_starts[inverse]
+        self.length = (GUIDE * sizes).astype(np.float64)[inverse]
         # A cell's count is its place in its table plus the table's lowest count.
-        table_base = np.asarray(starts, dtype=np.int64) - np.asarray(lows, dtype=np.int64)
-        self.base = table_base[inverse]
-        self.sure = _sure_counts(self.cdf, self.guide, lengths, table_base)
+        lows = np.array([table.low for table in tables], dtype=np.int64)
+        self.base = (starts - lows)[inverse]
         # Each column's L and guide offset repeated for `rows` replicates: numpy's
         # broadcast along rows costs several times a flat pass.
         self.lengths, self.offsets = self._tiled(rows)
@@ -230,29 +233,81 @@ def _floor_index(x: NDArray[np.float64]) -> NDArray[np.int64]:
     return index
 
 
-def _sure_counts(
-    cdf: NDArray[np.float64],
-    guide: NDArray[np.int64],
-    lengths: list[int],
-    table_base: NDArray[np.int64],
-) -> NDArray[np.int64]:
-    """Per guide entry, the count `search` gives every double of its bucket, or -1 where
-    that depends on the double. A double `u` lands in bucket i of L when `floor(u * L) ==
-    i` (as rounded), so `u * L < i + 1` exactly and `u <= (i + 1) / L` as rounded (no
-    double lies between that quotient and its rounding): a guide cell whose cumulative
-    probability exceeds the rounded `(i + 1) / L` (or is 1) is the answer for all of them.
-    The last entry (a `u * L` that rounds up to L) names the table's last cell, whose
-    cumulative probability is 1: sure too."""
-    sure = np.full(guide.size, -1, dtype=np.int64)
-    start = 0
-    for table, length in enumerate(lengths):
-        entries = guide[start : start + length + 1]
-        first = cdf[entries[:-1]]
-        upper = np.arange(1, length + 1) / length  # the guide's own edges, one bucket on
-        fits = np.append((first > upper) | (first >= 1.0), True)
-        sure[start : start + length + 1] = np.where(fits, entries - table_base[table], -1)
-        start += length + 1
+def _sure_counts(cdf: NDArray[np.float64], guide: NDArray[np.int64], low: int) -> NDArray[np.int64]:
+    """Per guide entry of one table, the count `search` gives every double of its bucket,
+    or -1 where that depends on the double. A double `u` lands in bucket i of L when
+    `floor(u * L) == i` (as rounded), so `u * L < i + 1` exactly and `u <= (i + 1) / L` as
+    rounded (no double lies between that quotient and its rounding): a guide cell whose
+    cumulative probability exceeds the rounded `(i + 1) / L` (or is 1) is the answer for
+    all of them. The last entry (a `u * L` that rounds up to L) names the table's last
+    cell, whose cumulative probability is 1: sure too."""
+    length = guide.size - 1
+    first = cdf[guide[:-1]]
+    upper = np.arange(1, length + 1) / length  # the guide's own edges, one bucket on
+    fits = np.append((first > upper) | (first >= 1.0), True)
+    sure: NDArray[np.int64] = np.where(fits, guide + low, -1)
     return sure
+
+
+@dataclass(frozen=True)
+class _Table:
+    """One Poisson law's inversion table: its lowest count, the cumulative probabilities,
+    the guide (cells of this table) and the sure counts (`_sure_counts`), read-only: the
+    same arrays serve every plan whose columns have this mean."""
+
+    low: int
+    cdf: NDArray[np.float64]
+    guide: NDArray[np.int64]
+    sure: NDArray[np.int64]
+
+    @classmethod
+    def build(cls, mean: float) -> _Table:
+        low, pmf = _poisson_pmf(mean)
+        cdf, guide = _guided_cdf(pmf)
+        sure = _sure_counts(cdf, guide, low)
+        for array in (cdf, guide, sure):
+            array.setflags(write=False)
+        return cls(low, cdf, guide, sure)
+
+    @property
+    def nbytes(self) -> int:
+        return self.cdf.nbytes + self.guide.nbytes + self.sure.nbytes
+
+
+class _TableCache:
+    """The tables of at most `most_cells` cells built in this process, by the exact mean
+    (a float: the same bits, the same table), oldest dropped first beyond `budget` bytes.
+    A comparison bootstraps many scopes of the same size, whose group sizes and so means
+    mostly recur; building a table (Python per mean) cost more than drawing from it."""
+
+    def __init__(self, budget: int, most_cells: int = TABLE_CACHE_CELLS) -> None:
+        self.budget = budget
+        self.most_cells = most_cells
+        self.tables: dict[float, _Table] = {}
+        self.nbytes = 0
+
+    def get(self, mean: float) -> _Table:
+        table = self.tables.get(mean)
+        if table is None:
+            table = _Table.build(mean)
+            self._keep(mean, table)
+        return table
+
+    def _keep(self, mean: float, table: _Table) -> None:
+        if table.cdf.size > self.most_cells or table.nbytes > self.budget:
+            return
+        while self.tables and self.nbytes + table.nbytes > self.budget:
+            self.nbytes -= self.tables.pop(next(iter(self.tables))).nbytes
+        self.tables[mean] = table
+        self.nbytes += table.nbytes
+
+    def clear(self) -> None:
+        self.tables.clear()
+        self.nbytes = 0
+
+
+#: This process's tables (~72 bytes per cell: a mean of 10,000 is ~0.2 MB).
+_TABLES = _TableCache(TABLE_CACHE_BYTES)
 
 
 class _PoissonPlan:
@@ -278,7 +333,9 @@ class _PoissonPlan:
         lam = max(0.0, 1.0 - Z / math.sqrt(self.n))
         self.width = columns.size
         self.rows_per_pass = max(1, PASS_ELEMENTS // self.width)
-        self.tables = _PoissonTables(lam * columns.astype(np.float64), self.rows_per_pass)
+        # No pass draws more replicates than a block holds.
+        tiled = min(self.rows_per_pass, BLOCK_REPLICATES)
+        self.tables = _PoissonTables(lam * columns.astype(np.float64), tiled)
         # The column each cluster of the layout counts in (int32: a smaller table to gather).
         self.owner = np.repeat(np.arange(self.width, dtype=np.int32), columns)
 
