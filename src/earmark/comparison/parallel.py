@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
@@ -23,7 +22,7 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.queues import SimpleQueue
 from typing import Any, TypeVar, overload
 
-from earmark.stats.resampling import share_cores
+from earmark.stats.resampling import share_cores, usable_cores
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -32,10 +31,7 @@ Kept = TypeVar("Kept")
 
 def default_jobs() -> int:
     """Cores this process may use (affinity-aware where the OS says)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 def _serve(

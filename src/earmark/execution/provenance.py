@@ -17,7 +17,7 @@ from pathlib import Path
 
 from earmark import __version__
 from earmark.engines.cpu_runtime import PIN_VARIABLES, cpu_flags
-from earmark.execution.resources import available_cores
+from earmark.stats.resampling import usable_cores
 
 #: Packages whose versions can change a number; recorded when installed.
 TRACKED_PACKAGES = (
@@ -115,7 +115,7 @@ def host_profile() -> dict[str, object]:
         "arch": platform.machine(),
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
-        "cores_available": available_cores(),
+        "cores_available": usable_cores(),
         "memory_bytes": total_memory_bytes(),
         "cpu_governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
         # Which kernels numeric runtimes may pick (avx2/avx512/vnni...): results can differ.

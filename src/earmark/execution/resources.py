@@ -7,7 +7,6 @@ elsewhere); CPU time from `getrusage` (user + system, all threads of the process
 from __future__ import annotations
 
 import math
-import os
 import resource
 import sys
 from collections.abc import Iterable, Mapping
@@ -220,13 +219,6 @@ def read_resources_record(arm_dir: Path) -> dict[str, object] | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
 
 
 END_TO_END_DEFINITION = (

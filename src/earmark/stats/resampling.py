@@ -230,15 +230,18 @@ def _threads(workers: int | None, n_blocks: int, work: int) -> int:
     if workers is None:
         if work < PARALLEL_MIN_DRAWS:
             return 1
-        workers = _core_share or _usable_cores()
+        workers = _core_share or usable_cores()
     return max(1, min(int(workers), n_blocks))
 
 
-def _usable_cores() -> int:
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells it, else
+    the machine's count): what the bootstrap's threads, compare's workers and a run's
+    provenance (`cores_available`) all mean by "the cores"."""
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class _Plan:
