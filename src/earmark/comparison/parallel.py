@@ -22,7 +22,8 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.queues import SimpleQueue
 from typing import Any, TypeVar, overload
 
-from earmark.stats.resampling import share_cores, usable_cores
+from earmark.stats.cores import usable_cores
+from earmark.stats.resampling import share_cores
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

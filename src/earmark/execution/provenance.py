@@ -17,7 +17,7 @@ from pathlib import Path
 
 from earmark import __version__
 from earmark.engines.cpu_runtime import PIN_VARIABLES, cpu_flags
-from earmark.stats.resampling import usable_cores
+from earmark.stats.cores import usable_cores
 
 #: Packages whose versions can change a number; recorded when installed.
 TRACKED_PACKAGES = (

@@ -46,7 +46,6 @@ across releases; PCG64's raw output is stable), on little-endian hosts.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,6 +53,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from earmark.errors import EarmarkError
+from earmark.stats.cores import usable_cores
 
 # A group this large is cheaper as one binomial draw (~90 ns with numpy's BTPE, whose
 # set-up is redone per replicate) than as `m` index draws and gathers in the tail (~3 ns
@@ -232,16 +232,6 @@ def _threads(workers: int | None, n_blocks: int, work: int) -> int:
             return 1
         workers = _core_share or usable_cores()
     return max(1, min(int(workers), n_blocks))
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the OS tells it, else
-    the machine's count): what the bootstrap's threads, compare's workers and a run's
-    provenance (`cores_available`) all mean by "the cores"."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 class _Plan:
