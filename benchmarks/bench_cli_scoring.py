@@ -241,22 +241,6 @@ def measure(argv: list[str]) -> Measured:
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out)
 
 
-def run_process(argv: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MiB, stdout) of one fresh process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=CHILD_ENV
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    out = proc.stdout.read() if proc.stdout else ""
-    err = proc.stderr.read() if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, out
-
-
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 
 
@@ -473,6 +457,16 @@ def _one_core_same(argv: list[str], work: Path) -> str:
     )
 
 
+def log_log_slope(xs: list[float], ys: list[float]) -> float:
+    """The least-squares slope of log y on log x: how a cost grows with a size (1.0 is
+    linear)."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum(
+        (a - mx) ** 2 for a in lx
+    )
+
+
 def scaling(sizes: list[int], repeats: int, bootstrap: int) -> None:
     work = Path(tempfile.mkdtemp(prefix="earmark-scaling-"))
     try:
@@ -490,19 +484,16 @@ def scaling(sizes: list[int], repeats: int, bootstrap: int) -> None:
                 "--out",
                 str(work / "o"),
             ]
-            runs = [run_process(argv)[:2] for _ in range(repeats)]
-            wall = statistics.median(w for w, _ in runs)
-            peak = max(p for _, p in runs)
+            runs = [measure(argv) for _ in range(repeats)]
+            wall = statistics.median(m.wall for m in runs)
+            peak = max(m.rss for m in runs)
             rows.append((n, wall, peak))
             data.unlink()
         print(f"earmark score --normalizer none --bootstrap {bootstrap}; median of {repeats}")
         print(f"{'pairs':>10} {'wall s':>8} {'us/pair':>8} {'peak RSS':>10}")
         for n, wall, peak in rows:
             print(f"{n:>10,} {wall:8.2f} {wall / n * 1e6:8.1f} {peak:7.0f} MiB")
-        xs = [math.log(n) for n, _, _ in rows]
-        ys = [math.log(w) for _, w, _ in rows]
-        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        slope = log_log_slope([n for n, _, _ in rows], [w for _, w, _ in rows])
         print(f"time ~ pairs^{slope:.2f} (log-log least squares; 1.00 = linear)")
         if len(rows) >= 2:
             (n0, _, r0), (n1, _, r1) = rows[-2], rows[-1]

@@ -30,8 +30,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
-import math
-import os
 import pstats
 import random
 import resource
@@ -44,6 +42,9 @@ import time
 from pathlib import Path
 
 from earmark.file_comparison import compare
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_cli_scoring import log_log_slope, measure  # noqa: E402
 
 
 def _mutate(rng: random.Random, words: list[str], vocab: list[str], rate: float) -> list[str]:
@@ -138,27 +139,6 @@ def _corpus(folder: Path, args: argparse.Namespace) -> list[str]:
     return specs
 
 
-def _measured(command: list[str]) -> tuple[float, float, float]:
-    """(wall s, CPU s of the process and its workers, peak RSS MiB of the largest) of one
-    fresh process."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(command)} failed")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
-
-
-def _slope(xs: list[float], ys: list[float]) -> float:
-    """The least-squares slope of log y on log x: 1.0 is linear."""
-    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
-    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum(
-        (a - mx) ** 2 for a in lx
-    )
-
-
 def scaling(sizes: list[tuple[int, int]], args: argparse.Namespace) -> int:
     """The whole command at each (arms, rows): time and memory against arms x rows.
 
@@ -175,7 +155,8 @@ def scaling(sizes: list[tuple[int, int]], args: argparse.Namespace) -> int:
             command = [sys.executable, "-m", "earmark", "compare", *specs, "--quiet"]
             command += ["--normalizer", args.normalizer, "--bootstrap", str(args.bootstrap)]
             command += ["--seed", "1", "--out", str(folder / "out")]
-            rows.append((arms, n, *_measured(command)))
+            run = measure(command)
+            rows.append((arms, n, run.wall, run.cpu, run.rss))
             shutil.rmtree(folder)
     print(f"earmark compare, whole process, B = {args.bootstrap}, {args.normalizer}")
     print(f"{'arms':>5} {'rows':>9} {'wall s':>8} {'CPU s':>8} {'peak RSS':>10} {'us/arm-row':>11}")
@@ -183,8 +164,8 @@ def scaling(sizes: list[tuple[int, int]], args: argparse.Namespace) -> int:
         per = cpu / (arms * n) * 1e6
         print(f"{arms:>5} {n:>9,} {wall:8.1f} {cpu:8.1f} {rss:7.0f} MiB {per:11.2f}")
     cells = [float(arms * n) for arms, n, *_ in rows]
-    k_cpu = _slope(cells, [cpu for *_, cpu, _ in rows])
-    k_wall = _slope(cells, [wall for *_, wall, _, _ in rows])
+    k_cpu = log_log_slope(cells, [cpu for *_, cpu, _ in rows])
+    k_wall = log_log_slope(cells, [wall for *_, wall, _, _ in rows])
     (a0, n0, *_, r0), (a1, n1, *_, r1) = rows[0], rows[-1]
     per_cell = (r1 - r0) * 1024 * 1024 / (a1 * n1 - a0 * n0)
     linear = k_cpu <= 1.1
@@ -192,7 +173,7 @@ def scaling(sizes: list[tuple[int, int]], args: argparse.Namespace) -> int:
         f"goal (issue 25): time linear in arms x rows: CPU ~ (arms x rows)^{k_cpu:.2f}, "
         f"wall ^{k_wall:.2f}  {'met' if linear else 'NOT met'} (exponent <= 1.1, by CPU)"
     )
-    k_rss = _slope(cells, [rss for *_, rss in rows])
+    k_rss = log_log_slope(cells, [rss for *_, rss in rows])
     print(
         f"goal (issue 25): memory linear in arms x rows: peak RSS ~ (arms x rows)^{k_rss:.2f}, "
         f"{per_cell:.0f} B per extra arm-row ({a0} x {n0:,} -> {a1} x {n1:,})  "
@@ -200,6 +181,19 @@ def scaling(sizes: list[tuple[int, int]], args: argparse.Namespace) -> int:
         "interpreter makes it less than 1)"
     )
     return 0
+
+
+def _sizes(text: str, parser: argparse.ArgumentParser) -> list[tuple[int, int]]:
+    """`3x25000,12x25000`: (arms, rows) pairs, each at least 1; anything else is refused."""
+    sizes = []
+    for size in text.split(","):
+        arms, _, rows = size.strip().partition("x")
+        if not (arms.isdigit() and rows.isdigit() and int(arms) >= 1 and int(rows) >= 1):
+            parser.error(f"--scaling: {size!r} is not ARMSxROWS (e.g. 12x25000)")
+        sizes.append((int(arms), int(rows)))
+    if len(sizes) < 2:
+        parser.error("--scaling needs at least two sizes to fit a growth")
+    return sizes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -236,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.scaling:
-        sizes = [tuple(int(v) for v in size.split("x")) for size in args.scaling.split(",")]
-        return scaling([(a, n) for a, n in sizes], args)
+        return scaling(_sizes(args.scaling, parser), args)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         started = time.perf_counter()
