@@ -34,6 +34,7 @@ def test_the_package_reexports_nothing() -> None:
     # Only submodules that something has imported appear as attributes.
     assert names <= {
         "bootstrap",
+        "cores",
         "delta_method",
         "paired_tests",
         "settings",
